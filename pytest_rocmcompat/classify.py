@@ -1,0 +1,139 @@
+"""Turn pytest reports into outcomes, applying known-bad rules and their signatures.
+
+A rule whose action is ``xfail`` turns a failure into ``known-bad`` only when
+the failure text matches its signature; any other failure stays ``fail``. A
+test such a rule reaches that passes is ``stale-rule`` (a failure under
+``--rocm-strict``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from .rules.model import Rule
+
+_XFAIL_PREFIX = "rocmcompat "
+
+
+def attach(item: pytest.Item, rules: list[Rule]) -> None:
+    """Apply collection-time actions: skip now; mark isolate; xfail is decided after the call."""
+    skip = next((r for r in rules if r.action == "skip"), None)
+    if skip is not None:
+        item.add_marker(pytest.mark.skip(reason=skip.describe()))
+        _prop(item, None, PROP_RULE, skip.id)
+    isolate = next((r for r in rules if r.action == "isolate"), None)
+    if isolate is not None and item.get_closest_marker("isolated") is None:
+        item.add_marker(pytest.mark.isolated(rule=isolate.id))
+
+
+def failure_text(report: pytest.TestReport) -> str:
+    """Everything a signature may match: the failure representation and captured output."""
+    parts = [report.longreprtext or ""]
+    parts.extend(content for name, content in report.sections if name.startswith("Captured"))
+    return "\n".join(parts)
+
+
+def classify(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport,
+             rules: list[Rule], *, strict: bool) -> None:
+    """Adjust ``report`` in place for the item's rules and record the outcome as properties."""
+    if report.when != "call" or not rules:
+        return
+    xfail_rules = [r for r in rules if r.action == "xfail"]
+    if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
+        return
+    if report.failed:
+        text = failure_text(report)
+        matched = next((r for r in xfail_rules if r.signature_matches(text)), None)
+        if matched is not None:
+            report.outcome = "skipped"
+            report.wasxfail = _XFAIL_PREFIX + matched.describe()
+            _prop(item, report, PROP_OUTCOME, Outcome.KNOWN_BAD.value)
+            _prop(item, report, PROP_RULE, matched.id)
+            if matched.signature is not None:
+                _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
+        else:
+            ids = ", ".join(r.id for r in xfail_rules)
+            report.sections.append((
+                "rocmcompat",
+                f"known-bad rule(s) {ids} apply to this test, but the failure text does not match "
+                "their signature: this is a real failure, not the known issue.",
+            ))
+            _prop(item, report, PROP_OUTCOME, Outcome.FAIL.value)
+    elif report.passed:
+        rule = xfail_rules[0]
+        _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)
+        _prop(item, report, PROP_RULE, rule.id)
+        if strict:
+            report.outcome = "failed"
+            report.longrepr = (f"[stale-rule] {rule.describe()}: the test passed although the rule "
+                               f"says it fails here ({rule.location}); the rule may be obsolete "
+                               "(failing because of --rocm-strict)")
+        else:
+            report.wasxfail = _XFAIL_PREFIX + rule.describe()
+
+
+def _prop(item: pytest.Item, report: pytest.TestReport | None, name: str, value: str) -> None:
+    """Record on the item (reaches JUnit via the teardown report) and on this report."""
+    if (name, value) not in item.user_properties:
+        item.user_properties.append((name, value))
+    if report is not None and (name, value) not in report.user_properties:
+        report.user_properties.append((name, value))
+
+
+def _props(report: pytest.TestReport) -> dict[str, str]:
+    return {k: str(v) for k, v in report.user_properties if isinstance(k, str) and k.startswith("rocm_")}
+
+
+def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, str | None, str]:
+    """``(outcome, rule id, signature, message)`` of one phase's report; ``None`` if it says nothing."""
+    props = _props(report)
+    explicit = props.get(PROP_OUTCOME)
+    rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
+    if report.when != "call" and report.passed:
+        return None, None, None, ""
+    if explicit and report.when == "call":
+        outcome = Outcome(explicit)
+        if outcome is Outcome.STALE_RULE and report.failed:
+            return outcome, rule, signature, _short(report)
+        return outcome, rule, signature, _short(report) if report.failed or report.skipped else ""
+    if report.failed:
+        return Outcome.FAIL, rule, signature, _short(report)
+    if report.skipped:
+        if hasattr(report, "wasxfail"):
+            return Outcome.KNOWN_BAD, rule, signature, str(report.wasxfail)
+        return Outcome.SKIPPED, rule, signature, _skip_reason(report)
+    if hasattr(report, "wasxfail"):  # the test's own xfail(strict=False) passed
+        return Outcome.PASS, rule, signature, ""
+    return Outcome.PASS, rule, signature, ""
+
+
+def teststatus(report: pytest.TestReport):
+    """Terminal words for the outcomes pytest has no name for."""
+    if report.when != "call":
+        return None
+    outcome = _props(report).get(PROP_OUTCOME)
+    if outcome == Outcome.KNOWN_BAD.value:
+        return "xfailed", "x", ("KNOWN-BAD", {"yellow": True})
+    if outcome == Outcome.STALE_RULE.value:
+        if report.failed:
+            return "failed", "F", ("STALE-RULE", {"red": True})
+        return "xpassed", "X", ("STALE-RULE", {"yellow": True})
+    return None
+
+
+def _short(report: pytest.TestReport) -> str:
+    if isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return str(crash.message)
+    text = (report.longreprtext or "").strip().splitlines()
+    return text[-1] if text else ""
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    if isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+    return _short(report)

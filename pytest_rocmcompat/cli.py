@@ -1,0 +1,110 @@
+"""``rocmcompat``: probe this machine, lint and expand matrices.
+
+Exit status: 0 success, 1 a matrix or input has mistakes, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .errors import ConfigError
+
+
+def _cmd_probe(args: argparse.Namespace) -> int:
+    from .matrix.loader import load_matrix
+    from .probe.live import probe
+
+    extra: tuple[str, ...] = ()
+    if args.matrix:
+        extra = load_matrix(args.matrix).library_names
+    env = probe(extra)
+    if args.json:
+        print(env.to_json())
+        return 0
+    print(env.summary())
+    for gpu in env.gpus:
+        memory = f"{gpu.memory_bytes / 2**30:.1f} GiB" if gpu.memory_bytes else "memory unknown"
+        print(f"  gpu {gpu.index}: {gpu.name} ({gpu.arch}, {memory})")
+    for name, version in env.libraries.items():
+        print(f"  {name}=={version}")
+    for name, value in env.env.items():
+        print(f"  ${name}={value}")
+    for note in env.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from .matrix.expand import count_cells
+    from .matrix.loader import load_matrix
+
+    status = 0
+    for path in args.matrices:
+        try:
+            matrix = load_matrix(path)
+        except ConfigError as exc:
+            print(exc, file=sys.stderr)
+            status = 1
+            continue
+        planned, excluded = count_cells(matrix)
+        print(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
+              f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)")
+    return status
+
+
+def _cmd_expand(args: argparse.Namespace) -> int:
+    from .matrix.expand import expand
+    from .matrix.loader import load_matrix
+
+    try:
+        matrix = load_matrix(args.matrix)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    cells = [cell.as_dict() for cell in expand(matrix)]
+    if args.format == "github":
+        for cell in cells:
+            cell.update({"matrix": matrix.name, "platform": matrix.platform or ""})
+        print(json.dumps({"include": cells}))
+    elif args.format == "json":
+        print(json.dumps(cells, indent=2))
+    else:
+        from tabulate import tabulate
+
+        print(tabulate([list(c.values()) for c in cells], headers=list(matrix.axis_names)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rocmcompat", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("probe", help="print this machine's GPU stack (JSON with --json)")
+    p.add_argument("--json", action="store_true", help="write the environment as JSON (for --rocm-env)")
+    p.add_argument("--matrix", help="also record the library versions this matrix names")
+    p.set_defaults(func=_cmd_probe)
+    p = sub.add_parser("lint", help="validate matrix files; exit 1 if any has mistakes")
+    p.add_argument("matrices", nargs="+", metavar="MATRIX")
+    p.set_defaults(func=_cmd_lint)
+    p = sub.add_parser("expand", help="list the planned cells of a matrix")
+    p.add_argument("matrix", metavar="MATRIX")
+    p.add_argument("--format", choices=("table", "json", "github"), default="table",
+                   help="github: a GitHub Actions matrix object ({'include': [...]})")
+    p.set_defaults(func=_cmd_expand)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

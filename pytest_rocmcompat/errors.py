@@ -1,0 +1,30 @@
+"""User-facing configuration errors: one paragraph naming file, line and key path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One mistake in a configuration file."""
+
+    file: str
+    line: int | None
+    path: str  # key path such as ``known_bad[3].when.torch``; "" for the whole file
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+class ConfigError(Exception):
+    """One or more :class:`Problem` s; ``str()`` lists each on its own line."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)

@@ -1,0 +1,140 @@
+"""Load a matrix file and everything it includes into one validated :class:`Matrix`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import ConfigError, Problem
+from .checker import Checker
+from .model import Matrix
+from .schema import FileContent, check_file
+from .yaml_lines import load_yaml
+
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled_matrices"
+KNOWN_BAD_NAME = "known_bad.yaml"
+
+
+def bundled_matrices_dir() -> Path:
+    """Where the bundled matrices live: ``matrices/`` of a checkout or the installed copy."""
+    checkout = Path(__file__).resolve().parents[2] / "matrices"
+    if (checkout / KNOWN_BAD_NAME).is_file():
+        return checkout
+    return BUNDLED_DIR
+
+
+def bundled_known_bad() -> Path:
+    """The shared known-bad database that applies when no matrix is given."""
+    return bundled_matrices_dir() / KNOWN_BAD_NAME
+
+
+def load_matrix(path: str | os.PathLike[str]) -> Matrix:
+    """Read, validate and merge ``path`` with its includes; raise :class:`ConfigError`."""
+    problems: list[Problem] = []
+    contents: list[tuple[str, FileContent]] = []
+    _load_tree(str(path), included=False, chain=(), problems=problems, out=contents, seen=set())
+    if problems:
+        raise ConfigError(problems)
+    return _merge(str(path), contents)
+
+
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        what = "file not found"
+    except IsADirectoryError:
+        what = "is a directory, not a matrix file"
+    except UnicodeDecodeError as exc:
+        what = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except OSError as exc:
+        what = f"cannot be read: {exc.strerror or exc}"
+    if at is not None:
+        problems.append(Problem(at.file, at.line, at.path, f"{at.message}: {what}"))
+    else:
+        problems.append(Problem(_display(path), None, "", what))
+    return None
+
+
+def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: list[Problem],
+               out: list[tuple[str, FileContent]], seen: set[str], at: Problem | None = None) -> None:
+    real = os.path.realpath(path)
+    if real in chain:
+        cycle = " -> ".join(_display(p) for p in (*chain[chain.index(real):], real))
+        assert at is not None
+        problems.append(Problem(at.file, at.line, at.path, f"include cycle: {cycle}"))
+        return
+    if real in seen:  # included twice through different routes: merge once
+        return
+    seen.add(real)
+    text = _read(path, problems, at)
+    if text is None:
+        return
+    name = _display(path)
+    if not text.strip():
+        problems.append(Problem(name, None, "", "the file is empty"))
+        return
+    try:
+        data = load_yaml(text, name)
+    except ConfigError as exc:
+        problems.extend(exc.problems)
+        return
+    ck = Checker(name)
+    content = check_file(data, ck, included=included)
+    problems.extend(ck.problems)
+    for i, (include, line) in enumerate(content.includes):
+        target = _resolve_include(path, include)
+        where = Problem(name, line, f"include[{i}]", f"cannot include {include!r}")
+        _load_tree(target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen, at=where)
+    out.append((name, content))
+
+
+def _resolve_include(including: str, include: str) -> str:
+    """Relative to the including file; a bare name missing there falls back to the bundled copy."""
+    candidate = os.path.join(os.path.dirname(os.path.abspath(including)), include)
+    if os.path.exists(candidate):
+        return candidate
+    bundled = bundled_matrices_dir() / include
+    if os.sep not in include and "/" not in include and bundled.is_file():
+        return str(bundled)
+    return candidate
+
+
+def _merge(path: str, contents: list[tuple[str, FileContent]]) -> Matrix:
+    """Included files come first (their rules before the including file's)."""
+    main_name, main = contents[-1]
+    rules = []
+    first_seen: dict[str, str] = {}
+    problems = []
+    for _, content in contents:
+        for rule in content.rules:
+            if rule.id in first_seen:
+                problems.append(Problem(rule.file, rule.line, "known_bad",
+                                        f"duplicate rule id {rule.id!r} (first defined at {first_seen[rule.id]})"))
+                continue
+            first_seen[rule.id] = rule.location
+            rules.append(rule)
+    if problems:
+        raise ConfigError(problems)
+    return Matrix(
+        name=main.name or Path(path).stem,
+        file=main_name,
+        platform=main.platform,
+        archs=main.archs,
+        axes=tuple(main.axes.items()),
+        excludes=tuple(main.excludes),
+        suites=main.suites,
+        floors=dict(main.floors),
+        expect=dict(main.expect),
+        rules=tuple(rules),
+        files=tuple(name for name, _ in contents),
+    )

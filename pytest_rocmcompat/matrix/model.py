@@ -1,0 +1,62 @@
+"""The validated matrix: axes, exclusions, suites, floors and compiled rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules.model import Rule
+
+SUITES: tuple[str, ...] = ("preflight", "gpu", "collectives", "ppo", "libs")
+# Axis order used for cells, tables and the GitHub matrix.
+BASE_AXES: tuple[str, ...] = ("arch", "rocm", "cuda", "torch", "python")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One planned combination: axis name -> value (``lib.vllm`` for libraries)."""
+
+    values: tuple[tuple[str, str], ...]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.values)
+
+    @property
+    def key(self) -> str:
+        """``arch=gfx942 rocm=6.3 torch=2.6 python=3.12``."""
+        return " ".join(f"{k}={v}" for k, v in self.values)
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """A loaded matrix file with its includes merged."""
+
+    name: str
+    file: str
+    platform: str | None = None
+    archs: tuple[str, ...] = ()
+    axes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    excludes: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
+    suites: tuple[str, ...] = ()
+    floors: dict[str, float] = field(default_factory=dict)
+    expect: dict[str, float] = field(default_factory=dict)
+    rules: tuple[Rule, ...] = ()
+    files: tuple[str, ...] = ()  # this file and every file it included
+
+    @property
+    def axis_names(self) -> tuple[str, ...]:
+        names = ("arch",) if self.archs else ()
+        return names + tuple(name for name, _ in self.axes)
+
+    def axis_values(self, name: str) -> tuple[str, ...]:
+        if name == "arch":
+            return self.archs
+        return dict(self.axes).get(name, ())
+
+    @property
+    def library_names(self) -> tuple[str, ...]:
+        """Libraries the matrix names anywhere (axes and rule conditions), for the probe."""
+        names = [n[4:] for n, _ in self.axes if n.startswith("lib.")]
+        for rule in self.rules:
+            names.extend(name for name, _ in rule.when.libraries)
+            names.extend(rule.applies_to.uses)
+        return tuple(dict.fromkeys(names))

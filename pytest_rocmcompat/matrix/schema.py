@@ -1,0 +1,203 @@
+"""Validate one parsed matrix file (its own keys; includes are resolved by the loader)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..arch import is_valid_arch_pattern, normalize_arch
+from ..metrics import METRICS
+from ..probe.environment import PLATFORMS, normalize_library
+from ..rules.model import Rule
+from ..rules.schema import parse_rule
+from .checker import Checker, join_path
+from .yaml_lines import line_of
+from .model import SUITES
+
+TOP_KEYS = ("name", "description", "platform", "arch", "axes", "exclude", "include",
+            "suites", "floors", "expect", "known_bad")
+INCLUDED_KEYS = ("name", "description", "include", "known_bad")
+AXIS_KEYS = ("rocm", "cuda", "torch", "python", "libraries")
+EXPECT_KEYS = ("min_gpu_memory_gib", "min_gpus")
+
+
+@dataclass
+class FileContent:
+    """What one file contributes before includes are merged."""
+
+    name: str | None = None
+    platform: str | None = None
+    archs: tuple[str, ...] = ()
+    axes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    excludes: list[tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=list)
+    includes: list[tuple[str, int | None]] = field(default_factory=list)  # (path text, line)
+    suites: tuple[str, ...] = ()
+    floors: dict[str, float] = field(default_factory=dict)
+    expect: dict[str, float] = field(default_factory=dict)
+    rules: list[Rule] = field(default_factory=list)
+
+
+def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
+    """Validate a file's top-level mapping, recording every problem in ``ck``."""
+    out = FileContent()
+    if data is None:
+        ck.add(None, None, "", "the file is empty; a matrix needs at least a name or known_bad rules")
+        return out
+    if not isinstance(data, dict):
+        ck.add(data, None, "", "the top level must be a mapping of keys such as name, axes, known_bad")
+        return out
+    if not data:
+        ck.add(data, None, "", "the file is an empty mapping")
+        return out
+    ck.keys(data, TOP_KEYS, "")
+    if included:
+        for key in [k for k in data if k in TOP_KEYS and k not in INCLUDED_KEYS]:
+            ck.add(data, key, key, f"is not allowed in an included file (only {', '.join(INCLUDED_KEYS)})")
+    if "name" in data:
+        out.name = ck.string(data, "name", "name", data["name"])
+    if "description" in data:
+        ck.string(data, "description", "description", data["description"])
+    if "platform" in data:
+        value = data["platform"]
+        if value not in PLATFORMS:
+            ck.add(data, "platform", "platform", f"{value!r} is not a platform; use one of {', '.join(PLATFORMS)}")
+        else:
+            out.platform = value
+    if "arch" in data:
+        archs = []
+        for c, k, path, text in ck.string_list(data, "arch", "arch", data["arch"]):
+            if "*" in text or "?" in text or not is_valid_arch_pattern(text):
+                ck.add(c, k, path, f"{text!r} is not a GPU architecture name (gfx906, gfx942, sm_90, ...)")
+            else:
+                archs.append(normalize_arch(text))
+        _no_duplicates(ck, data, "arch", archs)
+        out.archs = tuple(archs)
+    if "axes" in data:
+        out.axes = _check_axes(data["axes"], ck, data)
+    if "exclude" in data:
+        out.excludes = _check_excludes(data["exclude"], ck, data, out)
+    if "include" in data:
+        for c, k, path, text in ck.string_list(data, "include", "include", data["include"]):
+            out.includes.append((text, line_of(c, k)))
+    if "suites" in data:
+        suites = []
+        for c, k, path, text in ck.string_list(data, "suites", "suites", data["suites"]):
+            if text not in SUITES:
+                ck.unknown(c, k, path, text, SUITES, "suite")
+            else:
+                suites.append(text)
+        out.suites = tuple(dict.fromkeys(suites))
+    if "floors" in data:
+        floors = ck.mapping(data, "floors", "floors", data["floors"])
+        for name, value in (floors or {}).items():
+            path = join_path("floors", name)
+            if name not in METRICS:
+                ck.unknown(floors, name, path, name, tuple(METRICS), "metric")
+            elif (number := ck.number(floors, name, path, value)) is not None:
+                out.floors[name] = number
+    if "expect" in data:
+        expect = ck.mapping(data, "expect", "expect", data["expect"])
+        if expect is not None:
+            ck.keys(expect, EXPECT_KEYS, "expect")
+            for name in EXPECT_KEYS:
+                if name in expect and (n := ck.number(expect, name, join_path("expect", name), expect[name])):
+                    out.expect[name] = n
+    if "known_bad" in data:
+        rules = data["known_bad"]
+        if not isinstance(rules, list):
+            ck.add(data, "known_bad", "known_bad", "expected a list of rules")
+        else:
+            for i, raw in enumerate(rules):
+                rule = parse_rule(raw, ck, rules, i, join_path("known_bad", i))
+                if rule is not None:
+                    out.rules.append(rule)
+    return out
+
+
+def _check_axes(raw: Any, ck: Checker, parent: Any) -> dict[str, tuple[str, ...]]:
+    axes = ck.mapping(parent, "axes", "axes", raw)
+    if axes is None:
+        return {}
+    ck.keys(axes, AXIS_KEYS, "axes")
+    out: dict[str, tuple[str, ...]] = {}
+    for axis in AXIS_KEYS[:-1]:
+        if axis in axes:
+            values = _version_list(axes[axis], ck, axes, axis, join_path("axes", axis))
+            if values:
+                out[axis] = values
+    if "libraries" in axes:
+        libs = ck.mapping(axes, "libraries", "axes.libraries", axes["libraries"])
+        for name, values in (libs or {}).items():
+            path = join_path("axes.libraries", name)
+            if not isinstance(name, str) or not name.strip():
+                ck.add(libs, name, path, f"{name!r} is not a distribution name")
+                continue
+            parsed = _version_list(values, ck, libs, name, path)
+            if parsed:
+                out["lib." + normalize_library(name)] = parsed
+    return out
+
+
+def _version_list(raw: Any, ck: Checker, parent: Any, key: Any, path: str) -> tuple[str, ...]:
+    if not isinstance(raw, list):
+        if isinstance(raw, (str, int, float)) and not isinstance(raw, bool):
+            raw_list = [raw]
+            values = [ck.version_text(parent, key, path, raw)]
+        else:
+            ck.add(parent, key, path, "expected a list of version strings such as ['2.5', '2.6']")
+            return ()
+    else:
+        if not raw:
+            ck.add(parent, key, path, "must not be an empty list")
+        raw_list = raw
+        values = [ck.version_text(raw, i, join_path(path, i), v) for i, v in enumerate(raw)]
+    good = [v for v in values if v]
+    if len(good) == len(raw_list):
+        _no_duplicates(ck, parent, key, good, path)
+    return tuple(good)
+
+
+def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
+    if not isinstance(raw, list):
+        ck.add(parent, "exclude", "exclude", "expected a list of mappings such as {rocm: '6.2', torch: '2.7'}")
+        return []
+    known = {"arch": out.archs, **out.axes}
+    excludes = []
+    for i, entry in enumerate(raw):
+        path = join_path("exclude", i)
+        entry = ck.mapping(raw, i, path, entry)
+        if entry is None:
+            continue
+        if not entry:
+            ck.add(raw, i, path, "an empty exclude would remove every cell")
+            continue
+        parsed = []
+        for axis, value in entry.items():
+            axis_key = "lib." + normalize_library(axis[4:]) if isinstance(axis, str) and axis.startswith("lib.") else axis
+            sub = join_path(path, axis)
+            if axis_key not in known:
+                ck.unknown(entry, axis, sub, str(axis), tuple(known) or ("(no axes defined)",), "axis")
+                continue
+            values = [value] if not isinstance(value, list) else value
+            texts = []
+            for v in values:
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    ck.add(entry, axis, sub, f"{v!r} is a number, quote it: '{v}'")
+                    continue
+                text = normalize_arch(v) if axis_key == "arch" and isinstance(v, str) else v
+                if text not in known[axis_key]:
+                    ck.add(entry, axis, sub,
+                           f"{v!r} is not a value of the {axis_key} axis ({', '.join(known[axis_key])})")
+                    continue
+                texts.append(text)
+            parsed.append((axis_key, tuple(texts)))
+        excludes.append(tuple(parsed))
+    return excludes
+
+
+def _no_duplicates(ck: Checker, parent: Any, key: Any, values: list[str], path: str | None = None) -> None:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            ck.add(parent, key, path or str(key), f"{v!r} is listed twice")
+        seen.add(v)

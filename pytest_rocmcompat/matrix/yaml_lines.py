@@ -1,0 +1,102 @@
+"""``yaml.safe_load`` that remembers where each value came from.
+
+The loader is :class:`yaml.SafeLoader` (no Python tags, no arbitrary objects)
+whose mappings and sequences record the line of each key and item, so every
+validation error can say ``file:line``. Duplicate keys, which PyYAML silently
+collapses, are reported instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from ..errors import ConfigError, Problem
+
+
+class LineDict(dict):
+    """A mapping with ``line`` (its own) and ``key_lines`` (each key's line, 1-based)."""
+
+    line: int = 0
+    key_lines: dict[Any, int]
+
+
+class LineList(list):
+    """A sequence with ``line`` (its own) and ``item_lines`` (each item's line, 1-based)."""
+
+    line: int = 0
+    item_lines: list[int]
+
+
+class _Loader(yaml.SafeLoader):
+    def __init__(self, stream: str, filename: str) -> None:
+        super().__init__(stream)
+        self.filename = filename
+        self.duplicates: list[Problem] = []
+
+    def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
+        data = LineDict()
+        data.line = node.start_mark.line + 1
+        data.key_lines = {}
+        yield data
+        self.flatten_mapping(node)
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark,
+                    "found an unhashable key", key_node.start_mark,
+                ) from None
+            line = key_node.start_mark.line + 1
+            if key in data:
+                self.duplicates.append(Problem(
+                    self.filename, line, "",
+                    f"duplicate key {key!r} (first on line {data.key_lines[key]})",
+                ))
+            data[key] = self.construct_object(value_node, deep=True)
+            data.key_lines[key] = line
+
+    def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
+        data = LineList()
+        data.line = node.start_mark.line + 1
+        data.item_lines = [child.start_mark.line + 1 for child in node.value]
+        yield data
+        data.extend(self.construct_sequence(node, deep=True))
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
+_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_yaml_seq)
+
+
+def load_yaml(text: str, filename: str) -> Any:
+    """Parse YAML text safely; raise :class:`ConfigError` with ``file:line`` on any mistake."""
+    loader = _Loader(text, filename)
+    try:
+        data = loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = exc.problem or exc.context or "invalid YAML"
+        if isinstance(exc, yaml.constructor.ConstructorError) and "could not determine a constructor" in what:
+            what = (f"{what.split(' for the tag ')[-1].strip()} tags are not allowed: "
+                    "matrices are plain data (loaded with yaml.safe_load)")
+        raise ConfigError([Problem(filename, line, "", f"not valid YAML: {what}")]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError([Problem(filename, None, "", f"not valid YAML: {exc}")]) from None
+    finally:
+        loader.dispose()
+    if loader.duplicates:
+        raise ConfigError(loader.duplicates)
+    return data
+
+
+def line_of(container: Any, key: Any, default: int | None = None) -> int | None:
+    """Line of ``container[key]`` when the loader recorded it, else ``default``."""
+    if isinstance(container, LineDict):
+        return container.key_lines.get(key, default or container.line)
+    if isinstance(container, LineList) and isinstance(key, int) and 0 <= key < len(container.item_lines):
+        return container.item_lines[key]
+    return getattr(container, "line", None) or default

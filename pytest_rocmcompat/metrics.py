@@ -1,0 +1,20 @@
+"""Performance metrics that matrices may set ``floors`` for: name -> (unit, meaning)."""
+
+from __future__ import annotations
+
+METRICS: dict[str, tuple[str, str]] = {
+    "gemm_bf16_tflops": ("TFLOP/s", "bf16 matrix multiply throughput"),
+    "gemm_fp16_tflops": ("TFLOP/s", "fp16 matrix multiply throughput"),
+    "gemm_fp32_tflops": ("TFLOP/s", "fp32 matrix multiply throughput"),
+    "gemm_fp8_tflops": ("TFLOP/s", "fp8 matrix multiply throughput"),
+    "copy_d2d_gbps": ("GB/s", "device-to-device copy, bytes read plus written"),
+    "copy_h2d_gbps": ("GB/s", "host-to-device copy from pinned memory"),
+    "copy_d2h_gbps": ("GB/s", "device-to-host copy into pinned memory"),
+    "allreduce_busbw_gbps": ("GB/s", "all_reduce bus bandwidth at the largest size"),
+    "allgather_busbw_gbps": ("GB/s", "all_gather bus bandwidth at the largest size"),
+    "reducescatter_busbw_gbps": ("GB/s", "reduce_scatter bus bandwidth at the largest size"),
+    "broadcast_busbw_gbps": ("GB/s", "broadcast bus bandwidth at the largest size"),
+    "alltoall_busbw_gbps": ("GB/s", "all_to_all bus bandwidth at the largest size"),
+    "ppo_train_tokens_per_s": ("tokens/s", "mini-PPO training throughput"),
+    "ppo_rollout_tokens_per_s": ("tokens/s", "mini-PPO rollout throughput"),
+}

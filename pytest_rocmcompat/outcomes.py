@@ -1,0 +1,45 @@
+"""The outcome vocabulary shared by terminal, JUnit, Markdown and HTML output."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    """What happened to one test (see DESIGN.md)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    KNOWN_BAD = "known-bad"
+    STALE_RULE = "stale-rule"
+    SKIPPED = "skipped"
+    CRASHED = "crashed"
+    HANG = "hang"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+MEANING: dict[Outcome, str] = {
+    Outcome.PASS: "ran and passed",
+    Outcome.FAIL: "ran and failed, no known issue matches: a real regression",
+    Outcome.KNOWN_BAD: "failed the way a known-bad rule says it fails",
+    Outcome.STALE_RULE: "a known-bad rule's test passed: the rule may be obsolete",
+    Outcome.SKIPPED: "not run, with the reason",
+    Outcome.CRASHED: "the process died (signal, abort, fatal HIP/CUDA error)",
+    Outcome.HANG: "killed by the time limit",
+}
+# Precedence when a test has several reports (setup, call, teardown): the worst wins.
+SEVERITY: dict[Outcome, int] = {
+    Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.KNOWN_BAD: 2, Outcome.STALE_RULE: 3,
+    Outcome.FAIL: 4, Outcome.HANG: 5, Outcome.CRASHED: 6,
+}
+# Property names written on test reports (and so into JUnit).
+PROP_OUTCOME = "rocm_outcome"
+PROP_RULE = "rocm_rule"
+PROP_SIGNATURE = "rocm_signature"
+
+
+def worst(a: Outcome | None, b: Outcome) -> Outcome:
+    """The more severe of two outcomes (``a`` may be unset)."""
+    return b if a is None or SEVERITY[b] >= SEVERITY[a] else a

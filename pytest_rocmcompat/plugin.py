@@ -1,0 +1,166 @@
+"""Thin pytest glue: options, markers, header, collection, report classification, summary.
+
+The decisions live elsewhere (``session``, ``rules``, ``classify``, ``report``);
+each hook here only hands pytest's objects to them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Generator
+
+import pytest
+
+from . import classify
+from .options import add_options, register_markers
+from .rules.engine import TestFacts, uses_of
+from .session import WORKER_ENV_KEY, CompatState, build_state
+
+STATE_KEY = pytest.StashKey[CompatState]()
+RULES_KEY = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    register_markers(config)
+    if config.option.help or config.option.version:
+        return
+    config.stash[STATE_KEY] = build_state(config)
+
+
+def state_of(config: pytest.Config) -> CompatState | None:
+    return config.stash.get(STATE_KEY, None)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = state_of(config)
+    if state is None:
+        return []
+    lines = [f"rocmcompat: {state.env.summary()}"]
+    if state.location is not None:
+        lines.append(f"rocmcompat: {state.location.describe()}")
+    elif state.matrix is not None and state.matrix.axis_names == ():
+        lines.append(f"rocmcompat: rules from {state.rules_source} (no axes: no cell to locate)")
+    lines.append(f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
+                 f"active ({state.rules_source})")
+    for note in state.env.notes:
+        if config.option.verbose > 0:
+            lines.append(f"rocmcompat: probe note: {note}")
+    return lines
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = state_of(config)
+    if state is None:
+        return
+    available = len(state.env.gpus)
+    for item in items:
+        known = _known_issue_ids(item, state)
+        facts = TestFacts(
+            nodeid=item.nodeid,
+            markers=frozenset(m.name for m in item.iter_markers()),
+            uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
+            known_issues=known,
+        )
+        rules = state.rules.match(facts) if state.rules.active else []
+        if rules:
+            item.stash[RULES_KEY] = rules
+            state.applied[item.nodeid] = [r.id for r in rules]
+            classify.attach(item, rules)
+        gpus = item.get_closest_marker("gpus")
+        if gpus is not None:
+            need = int(gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1))
+            if need > available:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"needs {need} GPU(s), this environment has {available}"))
+
+
+def _known_issue_ids(item: pytest.Item, state: CompatState) -> tuple[str, ...]:
+    ids = []
+    for mark in item.iter_markers("known_issue"):
+        for rule_id in (*mark.args, *([mark.kwargs["rule_id"]] if "rule_id" in mark.kwargs else [])):
+            if rule_id not in state.rules.by_id:
+                close = difflib.get_close_matches(str(rule_id), list(state.rules.by_id), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise pytest.UsageError(
+                    f"rocmcompat: {item.nodeid}: known_issue({rule_id!r}) names no rule of "
+                    f"{state.rules_source}{hint}")
+            ids.append(str(rule_id))
+    return tuple(ids)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = state_of(session.config)
+    if state is None or not session.config.option.collectonly or not state.applied:
+        return
+    tr = session.config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None:
+        return
+    tr.write_sep("-", "rocmcompat: known-bad rules that apply")
+    for nodeid, rule_ids in state.applied.items():
+        for rule_id in rule_ids:
+            rule = state.rules.by_id[rule_id]
+            tr.write_line(f"{nodeid}: {rule.action.upper()} {rule.describe()}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    state = state_of(item.config)
+    if state is not None:
+        classify.classify(item, call, report, item.stash.get(RULES_KEY, []), strict=state.strict)
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    return classify.teststatus(report)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    state = state_of(session.config)
+    if state is not None:
+        session.config.pluginmanager.register(_Recorder(state), "rocmcompat-recorder")
+
+
+class _Recorder:
+    """Collects every test's outcome in the process that writes reports (xdist controller)."""
+
+    def __init__(self, state: CompatState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        outcome, rule, signature, message = classify.from_report(report)
+        if outcome is not None:
+            self.state.record(report.nodeid, outcome, rule, signature, message, report.duration)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # pytest-xdist: hand the probed environment to workers
+    state = state_of(node.config)
+    if state is not None:
+        node.workerinput[WORKER_ENV_KEY] = state.env.to_json(indent=None)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    state = state_of(config)
+    if state is None:
+        return
+    from .report.terminal import write_summary
+
+    write_summary(terminalreporter, state)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    state = state_of(session.config)
+    if state is None or state.report_path is None or hasattr(session.config, "workerinput"):
+        return
+    from .report.markdown import write_run_report
+
+    write_run_report(state, state.report_path, exitstatus=int(exitstatus))
+

@@ -1,0 +1,35 @@
+"""Capture the GPU-stack environment variables worth reporting, secrets redacted."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from ..redact import REDACTED, is_secret_name
+
+# Variables that change how the GPU stack behaves (visibility, allocator,
+# collectives, arch overrides, Ray device handling, build targets).
+ALLOWED: tuple[str, ...] = (
+    "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+    "HSA_*", "HIP_*", "ROCM_PATH", "ROCM_HOME", "HIPCC_*", "AMD_*", "AMDGPU_TARGETS", "GPU_TARGETS",
+    "PYTORCH_*_ALLOC_CONF", "PYTORCH_ROCM_ARCH", "PYTORCH_NVML_BASED_CUDA_CHECK", "PYTORCH_TUNABLEOP_*",
+    "TORCH_CUDA_ARCH_LIST", "TORCH_NCCL_*", "TORCH_DISTRIBUTED_DEBUG", "TORCH_BLAS_PREFER_HIPBLASLT",
+    "NCCL_*", "RCCL_*", "MIOPEN_*", "ROCBLAS_*", "HIPBLASLT_*",
+    "CUDA_HOME", "CUDA_PATH", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+    "RAY_EXPERIMENTAL_*", "VLLM_*", "OMP_NUM_THREADS", "LD_LIBRARY_PATH",
+)
+_ALLOWED = re.compile("|".join(fnmatch.translate(p) for p in ALLOWED))
+
+
+def is_allowed(name: str) -> bool:
+    """Whether a variable belongs to the GPU stack's allow-list."""
+    return bool(_ALLOWED.match(name))
+
+
+def capture_env(environ: dict[str, str]) -> dict[str, str]:
+    """Allow-listed variables; values of secret-looking names replaced by ``<redacted>``."""
+    return {
+        name: (REDACTED if is_secret_name(name) else value)
+        for name, value in sorted(environ.items())
+        if is_allowed(name)
+    }

@@ -1,0 +1,84 @@
+"""``--rocm-set KEY=VALUE``: change fields of a probed or replayed environment."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from ..arch import arch_vendor, is_valid_arch, normalize_arch
+from ..versions import InvalidVersion, parse_version
+from .environment import GPU, PLATFORMS, Environment, normalize_library
+
+VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python")
+KEYS = ("platform", "arch", *VERSION_KEYS, "lib.NAME", "env.NAME")
+
+
+class OverrideError(ValueError):
+    """A ``--rocm-set`` value that cannot be applied; the message says which and why."""
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``"lib.torchao=0.7.0"`` -> ``("lib.torchao", "0.7.0")``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise OverrideError(f"--rocm-set {text!r}: expected KEY=VALUE with KEY one of {', '.join(KEYS)}")
+    return key, value.strip()
+
+
+def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
+    """Apply each assignment in order; the result is labelled ``source="overridden"``."""
+    if not assignments:
+        return env
+    changes: dict = {}
+    libraries, variables, gpus = dict(env.libraries), dict(env.env), list(env.gpus)
+    for text in assignments:
+        key, value = parse_assignment(text)
+        where = f"--rocm-set {text!r}"
+        if key == "platform":
+            if value not in PLATFORMS:
+                raise OverrideError(f"{where}: platform must be one of {', '.join(PLATFORMS)}")
+            changes["platform"] = value
+        elif key == "arch":
+            archs = [normalize_arch(a) for a in value.split(",") if a.strip()]
+            bad = [a for a in archs if not is_valid_arch(a)]
+            if not archs or bad:
+                raise OverrideError(f"{where}: {', '.join(bad) or 'nothing'} is not a GPU architecture "
+                                    "(gfx906, gfx942, sm_90; several separated by commas)")
+            gpus = _with_archs(gpus, archs)
+        elif key in VERSION_KEYS:
+            changes[key] = _version(where, value) if value else None
+        elif key.startswith("lib.") and len(key) > 4:
+            name = normalize_library(key[4:])
+            if value:
+                libraries[name] = _version(where, value)
+            else:
+                libraries.pop(name, None)
+        elif key.startswith("env.") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key[4:]):
+            if value:
+                variables[key[4:]] = value
+            else:
+                variables.pop(key[4:], None)
+        else:
+            raise OverrideError(f"{where}: unknown key {key!r}; use one of {', '.join(KEYS)}")
+    origin = "; ".join(assignments)
+    if env.source == "replay":
+        origin = f"{env.origin} + {origin}"
+    return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
+                   gpus=tuple(gpus), source="overridden", origin=origin)
+
+
+def _version(where: str, value: str) -> str:
+    try:
+        parse_version(value)
+    except InvalidVersion:
+        raise OverrideError(f"{where}: {value!r} is not a valid version (PEP 440)") from None
+    return value
+
+
+def _with_archs(gpus: list[GPU], archs: list[str]) -> list[GPU]:
+    """Give existing devices the new arch(es); with none, describe one device per arch."""
+    if not gpus:
+        return [GPU(i, f"(overridden {a})", a, None, arch_vendor(a)) for i, a in enumerate(archs)]
+    return [GPU(g.index, g.name, archs[i % len(archs)], g.memory_bytes, arch_vendor(archs[i % len(archs)]))
+            for i, g in enumerate(gpus)]

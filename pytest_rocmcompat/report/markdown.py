@@ -1,0 +1,106 @@
+"""The Markdown report of one run (``--rocm-report``)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from tabulate import tabulate
+
+from ..outcomes import MEANING, Outcome
+from ..session import CompatState
+from .atomic import write_atomic
+from .escape import md_cell
+
+SYMBOL: dict[Outcome, str] = {
+    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.STALE_RULE: "♻️",
+    Outcome.SKIPPED: "⏭️", Outcome.CRASHED: "💥", Outcome.HANG: "⏳",
+}
+
+
+def suite_of(nodeid: str) -> str:
+    """``suites/gpu/test_x.py::t`` -> ``gpu``; other tests are grouped by their file."""
+    path = nodeid.split("::", 1)[0]
+    parts = path.split("/")
+    if "suites" in parts and parts.index("suites") + 1 < len(parts) - 1:
+        return parts[parts.index("suites") + 1]
+    return path
+
+
+def render_run_report(state: CompatState, exitstatus: int) -> str:
+    env = state.env
+    lines = ["# rocmcompat run report", ""]
+    if env.source != "live":
+        lines += [f"> **{env.source.upper()}**: these results are for a {env.source} environment "
+                  f"({md_cell(env.origin)}), not for the machine's probed one.", ""]
+    lines += ["## Environment", ""]
+    rows = [("platform", env.platform), ("source", env.source)]
+    rows += [(f"gpu {g.index}", f"{g.name} ({g.arch}, {_gib(g.memory_bytes)})") for g in env.gpus]
+    rows += [(k, getattr(env, k)) for k in ("rocm", "hip", "cuda", "driver", "torch") if getattr(env, k)]
+    rows += [("python", env.python), ("os", env.os)]
+    rows += [(f"lib {k}", v) for k, v in env.libraries.items()]
+    rows += [(f"env {k}", v) for k, v in env.env.items()]
+    lines += [_table(("field", "value"), rows), ""]
+    lines += ["## Matrix", ""]
+    if state.location is not None:
+        lines.append(md_cell(state.location.describe()))
+    else:
+        lines.append(f"Rules from {md_cell(state.rules_source)}; no matrix cell located.")
+    lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
+    lines += _outcomes_section(state)
+    lines += _rules_section(state)
+    lines += _failures_section(state)
+    lines += ["## Legend", "", _table(("", "outcome", "meaning"),
+                                      [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]), ""]
+    lines.append(f"pytest exit status: {exitstatus}")
+    return "\n".join(lines) + "\n"
+
+
+def write_run_report(state: CompatState, path: str, exitstatus: int) -> None:
+    write_atomic(os.fspath(path), render_run_report(state, exitstatus))
+
+
+def _outcomes_section(state: CompatState) -> list[str]:
+    per_suite: dict[str, Counter] = {}
+    for result in state.results.values():
+        if result.outcome is not None:
+            per_suite.setdefault(suite_of(result.nodeid), Counter())[result.outcome] += 1
+    rows = [(s, *(c[o] or "" for o in Outcome)) for s, c in sorted(per_suite.items())]
+    total = Counter()
+    for c in per_suite.values():
+        total.update(c)
+    rows.append(("**total**", *(total[o] for o in Outcome)))
+    return ["## Outcomes", "", _table(("suite", *(f"{SYMBOL[o]} {o.value}" for o in Outcome)), rows), ""]
+
+
+def _rules_section(state: CompatState) -> list[str]:
+    hits: dict[str, Counter] = {}
+    for result in state.results.values():
+        if result.rule and result.outcome is not None:
+            hits.setdefault(result.rule, Counter())[result.outcome] += 1
+    if not hits:
+        return []
+    rows = []
+    for rule_id, counts in sorted(hits.items()):
+        rule = state.rules.by_id.get(rule_id)
+        rows.append((rule_id, ", ".join(f"{n} {o.value}" for o, n in counts.items()),
+                     rule.reason if rule else "", rule.links[0] if rule and rule.links else ""))
+    return ["## Known issues hit", "", _table(("rule", "outcomes", "reason", "link"), rows), ""]
+
+
+def _failures_section(state: CompatState) -> list[str]:
+    bad = [r for r in state.results.values() if r.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
+    if not bad:
+        return []
+    rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]
+    return ["## Failures", "", _table(("test", "outcome", "signature", "message"), rows), ""]
+
+
+def _table(headers, rows) -> str:
+    """A GitHub table; every text cell escaped here (callers pass raw text)."""
+    body = [[md_cell(c) if isinstance(c, str) else c for c in row] for row in rows]
+    return tabulate(body, headers=[md_cell(h) for h in headers], tablefmt="github", disable_numparse=True)
+
+
+def _gib(n: int | None) -> str:
+    return f"{n / 2**30:.0f} GiB" if n else "memory unknown"

@@ -1,0 +1,80 @@
+"""Rules compiled against one environment, then matched to tests.
+
+Conditions are evaluated once per session; matching a test is then a few set
+look-ups plus one combined regular expression over node ids.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..probe.environment import Environment, normalize_library
+from .model import Rule
+
+
+@dataclass(frozen=True)
+class TestFacts:
+    """What rule matching needs to know of one collected test."""
+
+    nodeid: str
+    markers: frozenset[str]
+    uses: frozenset[str]
+    known_issues: tuple[str, ...] = ()
+
+
+class ActiveRules:
+    """The rules whose ``when`` holds for the environment, indexed for matching."""
+
+    def __init__(self, rules: Iterable[Rule], env: Environment) -> None:
+        self.all_rules = tuple(rules)
+        self.by_id = {r.id: r for r in self.all_rules}
+        self.active = tuple(r for r in self.all_rules if r.when.holds(env))
+        self._everything: list[Rule] = []
+        self._by_marker: dict[str, list[Rule]] = defaultdict(list)
+        self._by_use: dict[str, list[Rule]] = defaultdict(list)
+        self._globbed: list[tuple[re.Pattern[str], Rule]] = []
+        for rule in self.active:
+            a = rule.applies_to
+            if a.everything:
+                self._everything.append(rule)
+            for m in a.markers:
+                self._by_marker[m].append(rule)
+            for u in a.uses:
+                self._by_use[u].append(rule)
+            if a.nodeids:
+                self._globbed.append((re.compile("|".join(_glob(g) for g in a.nodeids)), rule))
+        # One pass rejects most node ids before any per-rule pattern runs.
+        self._any_glob = re.compile("|".join(p.pattern for p, _ in self._globbed)) if self._globbed else None
+        self._order = {r.id: i for i, r in enumerate(self.active)}
+
+    def match(self, test: TestFacts) -> list[Rule]:
+        """Active rules that reach this test, in definition order, without repeats."""
+        found: dict[str, Rule] = {r.id: r for r in self._everything}
+        for m in test.markers & self._by_marker.keys():
+            found.update((r.id, r) for r in self._by_marker[m])
+        for u in test.uses & self._by_use.keys():
+            found.update((r.id, r) for r in self._by_use[u])
+        if self._any_glob is not None and self._any_glob.match(test.nodeid):
+            found.update((r.id, r) for p, r in self._globbed if p.match(test.nodeid))
+        for rule_id in test.known_issues:
+            rule = self.by_id.get(rule_id)
+            if rule is not None and rule in self.active:
+                found[rule.id] = rule
+        return sorted(found.values(), key=lambda r: self._order[r.id])
+
+
+def _glob(pattern: str) -> str:
+    """A node-id glob; a pattern without wildcards also matches ids below it (a file, a class)."""
+    translated = fnmatch.translate(pattern)[4:-3]  # strip (?s: ... )\Z
+    if not any(c in pattern for c in "*?["):
+        return f"(?s:{translated}(?:(?:::|\\[|/).*)?)\\Z"
+    return f"(?s:{translated})\\Z"
+
+
+def uses_of(args: Iterable[object]) -> frozenset[str]:
+    """Normalised library names from ``uses(...)`` marker arguments."""
+    return frozenset(normalize_library(str(a)) for a in args)

@@ -1,0 +1,104 @@
+"""Everything the plugin decides once per session: environment, matrix, cell, active rules."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .errors import ConfigError
+from .matrix.loader import bundled_known_bad, load_matrix
+from .matrix.locate import Location, locate
+from .matrix.model import Matrix
+from .outcomes import Outcome, worst
+from .probe.environment import Environment, EnvironmentFileError
+from .probe.overrides import OverrideError, apply_overrides
+from .rules.engine import ActiveRules
+
+WORKER_ENV_KEY = "rocmcompat_environment"
+
+
+@dataclass
+class TestResult:
+    """The controller's record of one test, built from its reports."""
+
+    nodeid: str
+    outcome: Outcome | None = None
+    rule: str | None = None
+    signature: str | None = None
+    message: str = ""
+    duration: float = 0.0
+
+
+@dataclass
+class CompatState:
+    env: Environment
+    matrix: Matrix | None
+    rules_source: str
+    location: Location | None
+    rules: ActiveRules
+    strict: bool
+    report_path: str | None
+    applied: dict[str, list[str]] = field(default_factory=dict)  # nodeid -> rule ids at collection
+    results: dict[str, TestResult] = field(default_factory=dict)
+
+    def record(self, nodeid: str, outcome: Outcome, rule: str | None, signature: str | None,
+               message: str, duration: float) -> None:
+        result = self.results.setdefault(nodeid, TestResult(nodeid))
+        new = worst(result.outcome, outcome)
+        if new != result.outcome:
+            result.outcome = new
+            result.rule = rule or result.rule
+            result.signature = signature or result.signature
+            result.message = message or result.message
+        result.duration += duration
+
+
+def build_state(config: pytest.Config) -> CompatState:
+    """Load matrix, environment and rules; any user mistake becomes a ``UsageError`` (exit 4)."""
+    try:
+        matrix, rules_source = _load_rules_file(config)
+        env = _environment(config, matrix)
+    except (ConfigError, EnvironmentFileError, OverrideError) as exc:
+        raise pytest.UsageError(f"rocmcompat: {exc}") from None
+    rules = ActiveRules(matrix.rules if matrix else (), env)
+    location = locate(matrix, env) if matrix is not None and matrix.axis_names else None
+    strict = config.getoption("rocm_strict")
+    if strict is None:
+        strict = bool(config.getini("rocm_strict"))
+    report = config.getoption("rocm_report") or _ini_path(config, "rocm_report")
+    return CompatState(env, matrix, rules_source, location, rules, strict, report)
+
+
+def _ini_path(config: pytest.Config, name: str) -> str | None:
+    value = str(config.getini(name) or "").strip()
+    return str(Path(config.rootpath, value)) if value else None
+
+
+def _load_rules_file(config: pytest.Config) -> tuple[Matrix | None, str]:
+    path = config.getoption("rocm_matrix") or _ini_path(config, "rocm_matrix")
+    if path:
+        return load_matrix(path), str(path)
+    if config.getoption("rocm_no_bundled"):
+        return None, "none (--rocm-no-bundled)"
+    bundled = bundled_known_bad()
+    if not bundled.is_file():
+        return None, "none (bundled known_bad.yaml not found)"
+    return load_matrix(bundled), f"bundled {bundled.name}"
+
+
+def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:
+    worker_input = getattr(config, "workerinput", None)
+    if worker_input and WORKER_ENV_KEY in worker_input:  # probed once, in the xdist controller
+        return Environment.from_dict(json.loads(worker_input[WORKER_ENV_KEY]))
+    replay = config.getoption("rocm_env")
+    if replay:
+        env = Environment.load(os.fspath(replay))
+    else:
+        from .probe.live import probe
+
+        env = probe(matrix.library_names if matrix else ())
+    return apply_overrides(env, config.getoption("rocm_set") or [])
