@@ -36,12 +36,18 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
     environ = dict(os.environ if environ is None else environ)
     notes: list[str] = []
     jobs: dict[str, Callable[[], Any]] = {"native": lambda: _run_native(environ)}
-    for tool, args, parse in _tool_commands(environ):
-        jobs[tool] = (lambda a=args, p=parse: p(_run_tool(a, environ)))
+    try:
+        for tool, args, parse in _tool_commands(environ):
+            jobs[tool] = (lambda a=args, p=parse: p(_run_tool(a, environ)))
+    except Exception as exc:  # the probe never raises: a broken source is a note
+        notes.append(f"vendor tools: {type(exc).__name__}: {exc}")
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(fn) for name, fn in jobs.items()}
         libraries = installed_versions(extra_libraries)
-        rocm_file, rocm_note = _rocm_version(environ)
+        try:
+            rocm_file, rocm_note = _rocm_version(environ)
+        except Exception as exc:
+            rocm_file, rocm_note = None, f"ROCm version files: {type(exc).__name__}: {exc}"
         results: dict[str, Any] = {}
         for name, future in futures.items():
             try:

@@ -31,8 +31,9 @@ def render_run_report(state: CompatState, exitstatus: int) -> str:
     env = state.env
     lines = ["# rocmcompat run report", ""]
     if env.source != "live":
-        lines += [f"> **{env.source.upper()}**: these results are for a {env.source} environment "
-                  f"({md_cell(env.origin)}), not for the machine's probed one.", ""]
+        what = "replayed from a recording" if env.source == "replay" else "overridden by hand"
+        lines += [f"> **{env.source.upper()}**: these results are for an environment {what} "
+                  f"({md_cell(env.origin)}), not for the hardware this ran on.", ""]
     lines += ["## Environment", ""]
     rows = [("platform", env.platform), ("source", env.source)]
     rows += [(f"gpu {g.index}", f"{g.name} ({g.arch}, {_gib(g.memory_bytes)})") for g in env.gpus]
