@@ -12,8 +12,9 @@ from collections.abc import Generator
 import pytest
 
 from . import classify
+from .matrix.model import SUITES
 from .options import add_options, register_markers
-from .rules.engine import TestFacts, uses_of
+from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
@@ -53,6 +54,17 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return lines
 
 
+def pytest_ignore_collect(collection_path, config: pytest.Config) -> bool | None:
+    """Bundled suites the matrix does not list (``suites: [...]``) are not collected."""
+    state = state_of(config)
+    if state is None or state.matrix is None or not state.matrix.suites:
+        return None
+    if collection_path.parent.name == "suites" and collection_path.name in SUITES \
+            and collection_path.name not in state.matrix.suites:
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     state = state_of(config)
     if state is None:
@@ -60,7 +72,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     available = len(state.env.gpus)
     for item in items:
         known = _known_issue_ids(item, state)
-        facts = TestFacts(
+        facts = ItemFacts(
             nodeid=item.nodeid,
             markers=frozenset(m.name for m in item.iter_markers()),
             uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),

@@ -17,7 +17,7 @@ from .model import Rule
 
 
 @dataclass(frozen=True)
-class TestFacts:
+class ItemFacts:
     """What rule matching needs to know of one collected test."""
 
     nodeid: str
@@ -51,7 +51,7 @@ class ActiveRules:
         self._any_glob = re.compile("|".join(p.pattern for p, _ in self._globbed)) if self._globbed else None
         self._order = {r.id: i for i, r in enumerate(self.active)}
 
-    def match(self, test: TestFacts) -> list[Rule]:
+    def match(self, test: ItemFacts) -> list[Rule]:
         """Active rules that reach this test, in definition order, without repeats."""
         found: dict[str, Rule] = {r.id: r for r in self._everything}
         for m in test.markers & self._by_marker.keys():

@@ -14,7 +14,7 @@ from typing import Literal
 from packaging.specifiers import SpecifierSet
 
 from ..arch import arch_matches
-from ..probe.environment import Environment, normalize_library
+from ..probe.environment import Environment
 from ..versions import specifier_contains
 
 Action = Literal["skip", "xfail", "isolate"]
@@ -80,12 +80,13 @@ class When:
                 return False
         for name, spec in self.libraries:
             installed = environment.field_version("lib." + name)
-            if spec == NOT_INSTALLED:
-                if normalize_library(name) in environment.libraries:
+            if isinstance(spec, SpecifierSet):
+                if installed is None or not specifier_contains(spec, installed):
                     return False
-            elif installed is None:
-                return False
-            elif isinstance(spec, SpecifierSet) and not specifier_contains(spec, installed):
+            elif spec == NOT_INSTALLED:
+                if name in environment.libraries:
+                    return False
+            elif installed is None and name not in environment.libraries:  # "*": any version
                 return False
         return all(cond.holds(environment.env) for cond in self.env)
 

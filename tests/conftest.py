@@ -1,0 +1,63 @@
+"""Shared helpers for the plugin's own tests."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_rocmcompat.probe.environment import GPU, Environment
+
+pytest_plugins = ["pytester"]
+
+DATA = Path(__file__).parent / "data"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def env_json(env: Environment) -> str:
+    return env.to_json()
+
+
+CPU_ENV = Environment(platform="cpu", python="3.11.7", torch="2.13.0+cpu", os="Linux 6.1")
+MI50_ENV = Environment(
+    platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766",
+    rocm="6.2.4", gpus=(GPU(0, "AMD Instinct MI50", "gfx906:sramecc+:xnack-", 34342961152, "amd"),),
+    libraries={"torch": "2.5.1+rocm6.2", "transformers": "4.57.1", "peft": "0.13.2"},
+)
+MI300_ENV = Environment(
+    platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766",
+    rocm="6.2.4", gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942:sramecc+:xnack-", 206141652992, "amd")
+                             for i in range(8)),
+    libraries={"torch": "2.5.1+rocm6.2"},
+)
+
+
+@pytest.fixture
+def env_file(tmp_path: Path):
+    """Write an Environment as a replay file; returns its path."""
+    def make(env: Environment = CPU_ENV, name: str = "env.json") -> Path:
+        path = tmp_path / name
+        path.write_text(env.to_json(), encoding="utf-8")
+        return path
+    return make
+
+
+@pytest.fixture
+def matrix_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Write a matrix YAML file (dedented) in the working directory; returns its path."""
+    monkeypatch.chdir(tmp_path)
+    def make(text: str, name: str = "m.yaml") -> Path:
+        return write(tmp_path / name, text)
+    return make
+
+
+def load_json(path: Path):
+    return json.loads(path.read_text(encoding="utf-8"))
