@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 MARKERS: dict[str, str] = {
-    "uses": "uses(*libraries): the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
+    "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
             "known-bad rules with applies_to.uses reach it",
-    "gpus": "gpus(n=1): the test needs n GPUs; skipped when the machine has fewer",
-    "isolated": "isolated(timeout=None): run the test in a fresh process with a time limit "
+    "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
+    "isolated(timeout=None)": "run the test in a fresh process with a time limit "
                 "(crash and hang become outcomes)",
-    "known_issue": "known_issue(rule_id): this test is affected by the named known-bad rule "
+    "known_issue(rule_id)": "this test is affected by the named known-bad rule "
                    "whenever the rule's conditions hold",
 }
 

@@ -7,6 +7,7 @@ each hook here only hands pytest's objects to them.
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Generator
 
 import pytest
@@ -174,5 +175,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from .report.markdown import write_run_report
 
-    write_run_report(state, state.report_path, exitstatus=int(exitstatus))
+    try:
+        write_run_report(state, state.report_path, exitstatus=int(exitstatus))
+    except OSError as exc:  # the run's results stand; say why the report is missing
+        message = f"rocmcompat: could not write the report to {state.report_path}: {exc.strerror or exc}"
+        tr = session.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None:
+            tr.write_line(message, red=True)
+        else:
+            print(message, file=sys.stderr)
 

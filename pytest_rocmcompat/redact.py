@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-REDACTED = "<redacted>"
+REDACTED = "[redacted]"
 
 _SECRET_NAME = re.compile(
     r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT",
@@ -29,7 +29,7 @@ def is_secret_name(name: str) -> bool:
 
 
 def redact_text(text: str, secret_values: tuple[str, ...] = ()) -> str:
-    """Replace token-shaped substrings and the given secret values with ``<redacted>``."""
+    """Replace token-shaped substrings and the given secret values with ``[redacted]``."""
     for value in secret_values:
         if value and len(value) >= 6:
             text = text.replace(value, REDACTED)

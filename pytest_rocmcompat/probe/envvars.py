@@ -27,7 +27,7 @@ def is_allowed(name: str) -> bool:
 
 
 def capture_env(environ: dict[str, str]) -> dict[str, str]:
-    """Allow-listed variables; values of secret-looking names replaced by ``<redacted>``."""
+    """Allow-listed variables; values of secret-looking names replaced by ``[redacted]``."""
     return {
         name: (REDACTED if is_secret_name(name) else value)
         for name, value in sorted(environ.items())
