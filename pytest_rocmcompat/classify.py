@@ -14,6 +14,7 @@ from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
 
 _XFAIL_PREFIX = "rocmcompat "
+_OUTCOMES = {o.value for o in Outcome}
 
 
 def attach(item: pytest.Item, rules: list[Rule]) -> None:
@@ -92,20 +93,16 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
     rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
     if report.when != "call" and report.passed:
         return None, None, None, ""
-    if explicit and report.when == "call":
-        outcome = Outcome(explicit)
-        if outcome is Outcome.STALE_RULE and report.failed:
-            return outcome, rule, signature, _short(report)
-        return outcome, rule, signature, _short(report) if report.failed or report.skipped else ""
+    if explicit in _OUTCOMES and report.when == "call":
+        message = _short(report) if report.failed or report.skipped else ""
+        return Outcome(explicit), rule, signature, message
     if report.failed:
         return Outcome.FAIL, rule, signature, _short(report)
     if report.skipped:
-        if hasattr(report, "wasxfail"):
+        if hasattr(report, "wasxfail"):  # a rule's xfail, or the test's own pytest.xfail
             return Outcome.KNOWN_BAD, rule, signature, str(report.wasxfail)
         return Outcome.SKIPPED, rule, signature, _skip_reason(report)
-    if hasattr(report, "wasxfail"):  # the test's own xfail(strict=False) passed
-        return Outcome.PASS, rule, signature, ""
-    return Outcome.PASS, rule, signature, ""
+    return Outcome.PASS, rule, signature, ""  # includes the test's own non-strict xpass
 
 
 def teststatus(report: pytest.TestReport):
