@@ -86,7 +86,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             classify.attach(item, rules)
         gpus = item.get_closest_marker("gpus")
         if gpus is not None:
-            need = int(gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1))
+            need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+            if isinstance(need, bool) or not isinstance(need, int) or need < 0:
+                raise pytest.UsageError(
+                    f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
             if need > available:
                 item.add_marker(pytest.mark.skip(
                     reason=f"needs {need} GPU(s), this environment has {available}"))

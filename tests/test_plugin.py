@@ -188,6 +188,13 @@ def test_gpus_marker_skips_when_too_few(pytester: pytest.Pytester, env_file) -> 
     assert result.parseoutcomes() == {"passed": 3}
 
 
+def test_gpus_marker_bad_count_is_usage_error(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makepyfile("import pytest\n@pytest.mark.gpus('two')\ndef test_x(): pass\n")
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file()))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_x: gpus('two'): the GPU count must be a whole number >= 0"])
+
+
 def test_markers_registered_under_strict_markers(pytester: pytest.Pytester, env_file) -> None:
     pytester.makepyfile("""
         import pytest
