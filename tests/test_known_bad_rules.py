@@ -1,0 +1,352 @@
+"""Every rule of the shared database ``matrices/known_bad.yaml``, replayed.
+
+For each rule: one environment that triggers it and one just outside its
+conditions. A rule added to the database without a case here fails
+``test_every_rule_has_a_case``. Where a rule has a signature, it must match the
+real error text quoted in its public source (quotes kept below with the URL).
+See docs/known-bad-sources.md for what each source says.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from pytest_rocmcompat.matrix.loader import load_matrix
+from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.probe.overrides import apply_overrides
+from pytest_rocmcompat.rules.engine import ActiveRules
+from pytest_rocmcompat.versions import specifier_contains
+
+KNOWN_BAD = Path(__file__).resolve().parents[1] / "matrices" / "known_bad.yaml"
+BASE = Environment(platform="cpu", python="3.11.7")
+
+ROCM, CUDA = "platform=rocm", "platform=cuda"
+EXPANDABLE = "expandable_segments:True"
+
+# rule id -> (overrides that trigger it, overrides just outside its conditions)
+CASES: dict[str, tuple[list[str], list[str]]] = {
+    "torch-2.5.1-rocm6.2-gfx906-memory-fault": (
+        [ROCM, "arch=gfx906", "torch=2.5.1+rocm6.2"],
+        [ROCM, "arch=gfx906", "torch=2.4.1+rocm6.0"],
+    ),
+    "gfx906-torch-rocm6.4-plus-no-gfx906-kernels": (
+        [ROCM, "arch=gfx906", "torch=2.7.1+rocm6.4"],
+        [ROCM, "arch=gfx906", "torch=2.6.0+rocm6.3"],
+    ),
+    "gfx906-hsa-override-gfx-version-foreign-arch": (
+        [ROCM, "arch=gfx906", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"],
+        [ROCM, "arch=gfx906", "env.HSA_OVERRIDE_GFX_VERSION=9.0.6"],
+    ),
+    "gfx900-torch-rocm6.0-gpu-hang": (
+        [ROCM, "arch=gfx900", "torch=2.3.1+rocm6.0"],
+        [ROCM, "arch=gfx900", "torch=2.3.1+rocm6.1"],
+    ),
+    "gfx900-torch-rocm7.2-no-tensile-library": (
+        [ROCM, "arch=gfx900", "torch=2.12.0.dev20260408+rocm7.2"],
+        [ROCM, "arch=gfx900", "torch=2.11.0+rocm7.1"],
+    ),
+    "gfx1100-torch-2.8.0-rocm6.3-native-crashes": (
+        [ROCM, "arch=gfx1100", "torch=2.8.0+rocm6.3"],
+        [ROCM, "arch=gfx1100", "torch=2.8.0+rocm6.4"],
+    ),
+    "gfx103x-torch-rocm7-unsloth-import-segfault": (
+        [ROCM, "arch=gfx1030", "torch=2.9.1+rocm7.0", "lib.unsloth=2026.1.1"],
+        [ROCM, "arch=gfx1030", "torch=2.7.1+rocm6.4", "lib.unsloth=2026.1.1"],
+    ),
+    "torchao-needs-torch-int1": (
+        ["torch=2.4.1+rocm6.0", "lib.torchao=0.15.0"],
+        ["torch=2.6.0+rocm6.2.4", "lib.torchao=0.15.0"],
+    ),
+    "torchao-needs-torch-float8-dtypes": (
+        ["torch=2.0.0", "lib.torchao=0.1"],
+        ["torch=2.1.0", "lib.torchao=0.1"],
+    ),
+    "torchao-0.8-inductor-config-import": (
+        ["torch=2.5.1", "lib.torchao=0.8.0"],
+        ["torch=2.5.1", "lib.torchao=0.7.0"],
+    ),
+    "torchao-0.13-cpp-abi-torch-2.9": (
+        ["torch=2.9.0", "lib.torchao=0.13.0"],
+        ["torch=2.8.0", "lib.torchao=0.13.0"],
+    ),
+    "torchao-float8-training-needs-torch-2.5": (
+        ["torch=2.4.1", "lib.torchao=0.7.0"],
+        ["torch=2.5.1", "lib.torchao=0.7.0"],
+    ),
+    "rocm-python313-needs-torch-2.6": (
+        [ROCM, "python=3.13.1", "torch=2.5.1+rocm6.2"],
+        [ROCM, "python=3.12.3", "torch=2.5.1+rocm6.2"],
+    ),
+    "numpy2-torch-built-against-numpy1": (
+        ["torch=2.2.2", "lib.numpy=2.0.0"],
+        ["torch=2.2.2", "lib.numpy=1.26.4"],
+    ),
+    "bitsandbytes-rocm-4bit-before-0.50": (
+        [ROCM, "arch=gfx90a", "lib.bitsandbytes=0.49.2"],
+        [ROCM, "arch=gfx90a", "lib.bitsandbytes=0.50.0"],
+    ),
+    "bitsandbytes-nf4-gfx1100-rocm6.4-wheel": (
+        [ROCM, "arch=gfx1100", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.50.3.dev0"],
+        [ROCM, "arch=gfx942", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.50.3.dev0"],
+    ),
+    "bitsandbytes-0.48-no-maxwell": (
+        [CUDA, "arch=sm_52", "lib.bitsandbytes=0.48.1"],
+        [CUDA, "arch=sm_52", "lib.bitsandbytes=0.47.0"],
+    ),
+    "ray-2.45-rocm-cuda-visible-devices-assert": (
+        [ROCM, "lib.ray=2.45.0", "env.CUDA_VISIBLE_DEVICES=1"],
+        [ROCM, "lib.ray=2.45.0", "env.CUDA_VISIBLE_DEVICES=1", "env.HIP_VISIBLE_DEVICES=1"],
+    ),
+    "ray-2.45-rocm-rocr-visible-devices-rejected": (
+        [ROCM, "lib.ray=2.45.0", "env.ROCR_VISIBLE_DEVICES=0"],
+        [ROCM, "lib.ray=2.44.1", "env.ROCR_VISIBLE_DEVICES=0"],
+    ),
+    "verl-ray-2.45-needs-noset-hip": (
+        [ROCM, "lib.ray=2.46.0", "lib.verl=0.4.1"],
+        [ROCM, "lib.ray=2.46.0", "lib.verl=0.4.1", "env.RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1"],
+    ),
+    "verl-ray-pre-2.45-needs-noset-rocr": (
+        [ROCM, "lib.ray=2.40.0", "lib.verl=0.3.0"],
+        [ROCM, "lib.ray=2.40.0", "lib.verl=0.3.0", "env.RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES=1"],
+    ),
+    "ray-rocm-num-gpus-rocr-visible-devices": (
+        [ROCM, "lib.ray=2.32.0", "env.ROCR_VISIBLE_DEVICES=0,1"],
+        [ROCM, "lib.ray=2.32.0"],
+    ),
+    "ray-cli-click-8.3-sentinel": (
+        ["lib.ray=2.48.0", "lib.click=8.3.0"],
+        ["lib.ray=2.48.0", "lib.click=8.2.1"],
+    ),
+    "vllm-sleep-mode-expandable-segments": (
+        [CUDA, "lib.vllm=0.10.0", f"env.PYTORCH_CUDA_ALLOC_CONF={EXPANDABLE}"],
+        [CUDA, "lib.vllm=0.20.1", f"env.PYTORCH_CUDA_ALLOC_CONF={EXPANDABLE}"],
+    ),
+    "vllm-custom-allreduce-expandable-segments": (
+        [CUDA, "lib.vllm=0.11.0", f"env.PYTORCH_CUDA_ALLOC_CONF={EXPANDABLE}"],
+        [CUDA, "lib.vllm=0.11.0", "env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False"],
+    ),
+    "vllm-custom-allreduce-expandable-segments-hip": (
+        [ROCM, "lib.vllm=0.11.0", f"env.PYTORCH_HIP_ALLOC_CONF={EXPANDABLE}"],
+        [CUDA, "lib.vllm=0.11.0", f"env.PYTORCH_HIP_ALLOC_CONF={EXPANDABLE}"],
+    ),
+    "vllm-requires-sm70": (
+        [CUDA, "arch=sm_60", "lib.vllm=0.2.0"],
+        [CUDA, "arch=sm_70", "lib.vllm=0.2.0"],
+    ),
+    "bf16-requires-ampere": (
+        [CUDA, "arch=sm_70"],
+        [CUDA, "arch=sm_80"],
+    ),
+    "tf32-requires-ampere": (
+        [CUDA, "arch=sm_75", "lib.transformers=4.28.0"],
+        [CUDA, "arch=sm_86", "lib.transformers=4.28.0"],
+    ),
+    "fp8-scaled-mm-cuda-pre-sm89": (
+        [CUDA, "arch=sm_80", "torch=2.4.1+cu121"],
+        [CUDA, "arch=sm_89", "torch=2.4.1+cu121"],
+    ),
+    "fp8-scaled-mm-rocm-pre-mi300": (
+        [ROCM, "arch=gfx90a", "torch=2.5.1+rocm6.2"],
+        [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2"],
+    ),
+}
+
+# rule id -> real error text quoted in the rule's public source: (URL, quote)
+QUOTES: dict[str, list[tuple[str, str]]] = {
+    "torch-2.5.1-rocm6.2-gfx906-memory-fault": [(
+        "https://github.com/bigattichouse/worldmodel/blob/2ca5b27b04ee4e5c3e5cb3f5aa513448eeda747f/"
+        "docs/rocm_troubleshooting.md",
+        "Memory access fault by GPU node-1 on address (nil). Reason: Page not present or supervisor privilege.",
+    )],
+    "gfx906-torch-rocm6.4-plus-no-gfx906-kernels": [(
+        "https://github.com/ROCm/legacy-rocm-build/issues/4625",
+        "rocBLAS error: Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat: "
+        "No such file or directory for GPU arch : gfx906",
+    )],
+    "gfx906-hsa-override-gfx-version-foreign-arch": [(
+        "https://github.com/bigattichouse/worldmodel/blob/2ca5b27b04ee4e5c3e5cb3f5aa513448eeda747f/"
+        "docs/rocm_troubleshooting.md",
+        "Memory access fault by GPU node-1 on address (nil). Reason: Page not present or supervisor privilege.",
+    )],
+    "gfx900-torch-rocm7.2-no-tensile-library": [(
+        "https://github.com/pytorch/pytorch/issues/179865",
+        "rocBLAS error: Cannot read /media/HDD/programs/AI/ComfyUI/venv-linux/lib/python3.12/site-packages/"
+        "torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : gfx900",
+    )],
+    "torchao-needs-torch-int1": [
+        ("https://github.com/bigattichouse/worldmodel/blob/405f7ed8f7f73488253ab091a03ecbed1b44484b/"
+         "ROCm_Training_Success_Guide.md",
+         "AttributeError: module 'torch' has no attribute 'int1'"),
+    ],
+    "torchao-needs-torch-float8-dtypes": [
+        ("https://github.com/pytorch/ao/issues/1095",
+         "Cannot import torchao because AttributeError: module 'torch' has no attribute 'float8_e4m3fn'"),
+    ],
+    "torchao-0.8-inductor-config-import": [
+        ("https://github.com/pytorch/ao/issues/1613",
+         "AttributeError: module 'torch._inductor' has no attribute 'config'"),
+    ],
+    "torchao-0.13-cpp-abi-torch-2.9": [
+        ("https://github.com/pytorch/ao/issues/2901",
+         "python -X faulthandler -c \"import torchao\"\nFatal Python error: Aborted"),
+    ],
+    "numpy2-torch-built-against-numpy1": [
+        ("https://github.com/pytorch/pytorch/issues/132179",
+         "Numpy Compatibility Issue with PyTorch DataLoaders (RuntimeError: Numpy is not available)"),
+        ("https://github.com/xai4space/meteors/issues/20",
+         "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash."),
+    ],
+    "ray-2.45-rocm-cuda-visible-devices-assert": [
+        ("https://github.com/ray-project/ray/issues/52701",
+         "AssertionError: Inconsistant values found. Please use either HIP_VISIBLE_DEVICES or "
+         "CUDA_VISIBLE_DEVICES."),
+    ],
+    "ray-2.45-rocm-rocr-visible-devices-rejected": [
+        # amd_gpu.py raises f"Please use {HIP_VISIBLE_DEVICES_ENV_VAR} instead of ROCR_VISIBLE_DEVICES"
+        # with HIP_VISIBLE_DEVICES_ENV_VAR = "HIP_VISIBLE_DEVICES"; this is the rendered message.
+        ("https://github.com/ray-project/ray/blob/008e15e9d62fe09bcd0a2f31990a1b73f1b2bd69/"
+         "python/ray/_private/accelerators/amd_gpu.py",
+         "RuntimeError: Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"),
+    ],
+    "ray-cli-click-8.3-sentinel": [
+        ("https://github.com/alibaba/ROLL/pull/477",
+         "ValueError: <object object at 0x7fa70eca36e0> is not a valid Sentinel"),
+    ],
+    "vllm-sleep-mode-expandable-segments": [
+        ("https://github.com/vllm-project/vllm-ascend/pull/9242 (quoting vLLM's CuMemAllocator)",
+         'assert "expandable_segments:True" not in conf, (\n    "Expandable segments are not compatible '
+         'with memory pool. "'),
+        ("https://github.com/OpenPipe/ART/issues/405",
+         "RuntimeError: torch.cuda.MemPool doesn't currently support expandable_segments."),
+    ],
+    "vllm-custom-allreduce-expandable-segments": [
+        ("https://github.com/vllm-project/vllm/issues/42609",
+         "Failed: Cuda error custom_all_reduce.cuh:455 'invalid argument'"),
+        ("https://github.com/vllm-project/vllm/pull/56193",
+         "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'"),
+    ],
+    "vllm-requires-sm70": [
+        ("https://github.com/vllm-project/vllm/issues/1284",
+         "RuntimeError: GPUs with compute capability below 7.0 are not supported."),
+    ],
+    "bf16-requires-ampere": [
+        ("https://github.com/vllm-project/vllm/issues/946",
+         "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+         "Your Tesla V100-SXM2-32GB GPU has compute capability 7.0."),
+        ("https://github.com/lm-sys/FastChat/issues/399",
+         "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0"),
+        ("https://github.com/karpathy/nanoGPT/pull/277",
+         "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16."),
+    ],
+    "tf32-requires-ampere": [
+        ("https://github.com/lm-sys/FastChat/issues/1191",
+         "ValueError: --tf32 requires Ampere or a newer GPU arch, cuda>=11 and torch>=1.7"),
+    ],
+    "fp8-scaled-mm-cuda-pre-sm89": [
+        ("https://github.com/pytorch/pytorch/pull/164251",
+         "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 "
+         "or 8.9, or ROCm MI300+"),
+        ("https://github.com/pytorch/pytorch/issues/118703",
+         "RuntimeError: torch._scaled_mm is only supported on devices with compute capability >= 9.0)"),
+    ],
+    "fp8-scaled-mm-rocm-pre-mi300": [
+        ("https://github.com/pytorch/pytorch/pull/164251",
+         "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 "
+         "or 8.9, or ROCm MI300+"),
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_matrix(str(KNOWN_BAD)).rules
+
+
+def _active_ids(rules, overrides: list[str]) -> set[str]:
+    env = apply_overrides(BASE, overrides)
+    return {r.id for r in ActiveRules(rules, env).active}
+
+
+def test_every_rule_has_a_case(rules) -> None:
+    ids = [r.id for r in rules]
+    assert len(ids) == len(set(ids))
+    missing = sorted(set(ids) - set(CASES))
+    assert not missing, f"rules without a trigger/outside case in CASES: {missing}"
+    stale = sorted(set(CASES) - set(ids))
+    assert not stale, f"CASES for rules that are not in known_bad.yaml: {stale}"
+
+
+def test_database_is_not_trivially_small(rules) -> None:
+    assert len(rules) >= 30
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_triggers(rules, rule_id: str) -> None:
+    trigger, _ = CASES[rule_id]
+    assert rule_id in _active_ids(rules, trigger), f"{rule_id} did not trigger for {trigger}"
+
+
+@pytest.mark.parametrize("rule_id", sorted(CASES))
+def test_rule_does_not_trigger_just_outside(rules, rule_id: str) -> None:
+    _, outside = CASES[rule_id]
+    assert rule_id not in _active_ids(rules, outside), f"{rule_id} triggered for {outside}"
+
+
+def test_rules_do_not_fire_on_the_base_environment(rules) -> None:
+    assert ActiveRules(rules, BASE).active == ()
+
+
+def test_every_rule_has_a_public_link(rules) -> None:
+    for rule in rules:
+        assert rule.links, f"{rule.id} has no link"
+        for link in rule.links:
+            assert link.startswith("https://"), f"{rule.id}: {link}"
+
+
+def test_xfail_rules_have_a_signature(rules) -> None:
+    for rule in rules:
+        if rule.action == "xfail":
+            assert rule.signature is not None, f"xfail rule {rule.id} has no signature"
+
+
+def test_every_signature_has_a_quoted_source(rules) -> None:
+    with_signature = {r.id for r in rules if r.signature is not None}
+    missing = sorted(with_signature - set(QUOTES))
+    assert not missing, f"signatures without a quoted error text from the source: {missing}"
+
+
+@pytest.mark.parametrize("rule_id", sorted(QUOTES))
+def test_signature_matches_the_quoted_error(rules, rule_id: str) -> None:
+    rule = {r.id: r for r in rules}[rule_id]
+    assert rule.signature is not None, f"{rule_id} has quotes but no signature"
+    for url, quote in QUOTES[rule_id]:
+        assert rule.signature.search(quote), f"{rule_id}: signature does not match the text quoted in {url}"
+
+
+def test_signatures_do_not_match_unrelated_failures(rules) -> None:
+    unrelated = "AssertionError: assert 1 == 2\nRuntimeError: CUDA out of memory."
+    for rule in rules:
+        if rule.signature is not None:
+            assert not rule.signature.search(unrelated), rule.id
+
+
+def test_fixed_in_lies_outside_the_rule(rules) -> None:
+    """A ``fixed_in`` version must not satisfy the rule's own condition on that axis or library."""
+    for rule in rules:
+        specs: dict[str, SpecifierSet] = dict(rule.when.versions)
+        specs.update((name, spec) for name, spec in rule.when.libraries if isinstance(spec, SpecifierSet))
+        for name, version in rule.fixed_in:
+            if name in specs:
+                assert not specifier_contains(specs[name], version), f"{rule.id}: fixed_in {name} {version}"
+
+
+def test_memory_fault_rule_is_kept_as_specified(rules) -> None:
+    rule = {r.id: r for r in rules}["torch-2.5.1-rocm6.2-gfx906-memory-fault"]
+    assert rule.when.archs == ("gfx906",)
+    assert dict(rule.when.versions) == {
+        "torch": SpecifierSet("==2.5.1"), "torch_rocm": SpecifierSet("==6.2.*"),
+    }
+    assert "https://github.com/ROCm/ROCm/issues/4166" not in rule.links
