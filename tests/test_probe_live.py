@@ -107,3 +107,13 @@ def test_live_probe_garbage_tool_output_never_raises(replay_machine, tmp_path: P
         _fake_tool(bindir, tool, junk)
     env = probe(environ=environ)
     assert env.gpus == () and any(n.startswith("amd-smi:") for n in env.notes)
+
+
+def test_recorded_h100_environment_replays(tmp_path: Path) -> None:
+    """A probe recorded on a real H100 (device machine) loads as a replay and locates correctly."""
+    from pytest_rocmcompat.probe.environment import Environment
+
+    env = Environment.load(str(DATA / "env_h100_live.json"))
+    assert env.source == "replay" and env.platform == "cuda" and env.archs == ("sm_90",)
+    assert env.torch == "2.11.0+cu130" and str(env.torch_cuda) == "13.0" and env.driver == "580.159.04"
+    assert env.gpus[0].memory_bytes == 85520809984  # nvidia-smi's 81559 MiB
