@@ -344,3 +344,23 @@ def test_xdist_workers_get_the_controller_environment(pytester: pytest.Pytester,
         assert data["source"] == "overridden" and data["libraries"]["torchao"] == "0.7.0"
     report = (pytester.path / "r.md").read_text()
     assert "1 known-bad" in report and "1 stale-rule" in report
+
+
+def test_report_path_from_ini(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makeini("[pytest]\nrocm_report = out/COMPAT.md\n")
+    pytester.makepyfile("def test_x(): pass\n")
+    pytester.runpytest("--rocm-env", str(env_file()))
+    import re
+    assert re.search(r"\| \*\*total\*\* +\| 1 ", (pytester.path / "out" / "COMPAT.md").read_text())
+
+
+def test_matrix_suites_select_bundled_suite_directories(pytester: pytest.Pytester, env_file) -> None:
+    for suite in ("gpu", "ppo", "libs"):
+        pytester.makepyfile(**{f"suites/{suite}/test_{suite}": "def test_x(): pass\n"})
+    pytester.makefile(".yaml", matrix="name: m\nsuites: [gpu, libs]\n")
+    result = pytester.runpytest("--rocm-matrix", "matrix.yaml", "--rocm-env", str(env_file()), "suites",
+                                "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["suites/gpu/test_gpu.py::test_x", "suites/libs/test_libs.py::test_x"])
+    assert "test_ppo" not in result.stdout.str()
+    result = pytester.runpytest("--rocm-env", str(env_file()), "suites", "--collect-only", "-q")
+    assert "suites/ppo/test_ppo.py::test_x" in result.stdout.str()  # no matrix: everything
