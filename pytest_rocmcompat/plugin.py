@@ -123,13 +123,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             tr.write_line(f"{nodeid}: {rule.action.upper()} {rule.describe()}")
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, None, None]:
+    outcome = yield  # old-style wrapper: works with every pytest >= 7
+    report: pytest.TestReport = outcome.get_result()
     state = state_of(item.config)
     if state is not None:
         classify.classify(item, call, report, item.stash.get(RULES_KEY, []), strict=state.strict)
-    return report
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
