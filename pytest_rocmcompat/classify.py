@@ -12,6 +12,7 @@ import pytest
 
 from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
+from .signatures import match_builtin
 
 _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value for o in Outcome}
@@ -38,10 +39,10 @@ def failure_text(report: pytest.TestReport) -> str:
 def classify(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport,
              rules: list[Rule], *, strict: bool) -> None:
     """Adjust ``report`` in place for the item's rules and record the outcome as properties."""
-    if report.when != "call" or not rules:
-        return
-    xfail_rules = [r for r in rules if r.action == "xfail"]
+    xfail_rules = [r for r in rules if r.action == "xfail"] if report.when == "call" else []
     if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
+        if report.failed:
+            _builtin_signature(item, report, failure_text(report))
         return
     if report.failed:
         text = failure_text(report)
@@ -54,6 +55,7 @@ def classify(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport
             if matched.signature is not None:
                 _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
         else:
+            _builtin_signature(item, report, text)
             ids = ", ".join(r.id for r in xfail_rules)
             report.sections.append((
                 "rocmcompat",
@@ -72,6 +74,14 @@ def classify(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport
                                "(failing because of --rocm-strict)")
         else:
             report.wasxfail = _XFAIL_PREFIX + rule.describe()
+
+
+def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) -> None:
+    """Name an unexplained failure by the built-in signature table."""
+    signature = match_builtin(text)
+    if signature is not None:
+        _prop(item, report, PROP_SIGNATURE, signature.id)
+        report.sections.append(("rocmcompat", f"failure signature {signature.id}: {signature.explanation}"))
 
 
 def _prop(item: pytest.Item, report: pytest.TestReport | None, name: str, value: str) -> None:
