@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 import subprocess
 import sys
 import textwrap
@@ -39,7 +38,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_rocmcompat.errors import ConfigError, Problem
@@ -402,7 +401,7 @@ VALUE_CASES: list[tuple[str, tuple, Any, str]] = [
     ("suite", ("suites", 0), "smoke", "unknown suite 'smoke'"),
     ("floor", ("floors", "gemm_bf16_tflops"), 0, "must be greater than 0"),
     ("floor", ("floors", "gemm_bf16_tflops"), -600, "must be greater than 0"),
-    ("floor", ("floors", "gemm_bf16_tflops"), float("nan"), "must be greater than 0"),
+    ("floor", ("floors", "gemm_bf16_tflops"), float("nan"), "must be a finite number"),
     ("floor", ("floors", "gemm_bf16_tflops"), "600", "expected a number"),
     ("expect", ("expect", "min_gpus"), 0, "must be greater than 0"),
     ("expect", ("expect", "min_gpus"), "8", "expected a number"),
@@ -650,10 +649,7 @@ def text_cases() -> list[Case]:
         ("name: MI300X", "name: !!timestamp x", None, BUG_SCALAR_TAGS),
         ("description: corpus base matrix", "description: !!map abc", None, BUG_SCALAR_TAGS),
         ("description: corpus base matrix", "description: !!seq abc", None, BUG_SCALAR_TAGS),
-        ("name: MI300X", "name: 2024-13-45", None, BUG_BAD_DATE),
-        ("description: corpus base matrix", "description: 2024-02-30", None, BUG_BAD_DATE),
         ("min_gpus: 8", "min_gpus: 1" + "0" * 5000, None, BUG_BIG_INT),
-        ("name: MI300X", "name: 2024-01-01", "expected a string", None),
     ]:
         text, n = _replace_line(BASE, needle, new)
         cases.append(Case(f"scalar-tag:{new[:40]}", text, lines=(n, n), contains=contains, bug=bug))
@@ -716,8 +712,11 @@ def text_cases() -> list[Case]:
                              (1000, "mapping", BUG_DEEP_NESTING), (50_000, "list", BUG_DEEP_NESTING)]:
         nested = "[" * depth + "]" * depth if kind == "list" else "{a: " * depth + "}" * depth
         text, n = _replace_line(BASE, "description: corpus base matrix", f"description: {nested}")
-        cases.append(Case(f"nesting:{kind}x{depth}", text, path="description", lines=(n, n),
-                          contains="expected a string", bug=bug))
+        if bug is None:
+            cases.append(Case(f"nesting:{kind}x{depth}", text, path="description", lines=(n, n),
+                              contains="expected a string"))
+        else:  # found BUG_DEEP_NESTING (fixed): a marked YAML error at the line where it nests too deep
+            cases.append(Case(f"nesting:{kind}x{depth}", text, lines=(n, n), contains="nested too deeply", bug=bug))
     # alias bombs in-process (moderate size: 9**6 leaves); the real one runs in a subprocess below
     for where, path, bug in [("bomb_holder_only", "bomb", None), ("name", "name", BUG_HUGE_ECHO),
                              ("exclude", "exclude[0].arch", BUG_HUGE_ECHO)]:
@@ -745,8 +744,7 @@ DESIGNED = [c for c in CORPUS if not c.may_be_valid]
 
 
 def _param(case: Case):
-    marks = [pytest.mark.xfail(strict=True, reason=case.bug)] if case.bug else []
-    return pytest.param(case, id=case.id, marks=marks)
+    return pytest.param(case, id=case.id)  # case.bug records the bug this case found (now fixed)
 
 
 # ---- the checks --------------------------------------------------------------------------
@@ -865,7 +863,7 @@ sys.exit(main(["lint", "bomb.yaml"]))
 
 @pytest.mark.parametrize("where", [
     "bomb_holder_only",
-    pytest.param("name", marks=pytest.mark.xfail(strict=True, reason=BUG_HUGE_ECHO)),
+    "name",  # found BUG_HUGE_ECHO (fixed: messages quote values through a bounded repr)
 ])
 def test_billion_laughs_finishes_quickly(tmp_path: Path, where: str) -> None:
     (tmp_path / "bomb.yaml").write_text(bomb_text(10, where), encoding="utf-8")  # 9**10 leaves
@@ -885,15 +883,6 @@ VOCAB = sorted({*TOP_KEYS, *AXIS_KEYS, *RULE_KEYS, *WHEN_KEYS, *APPLIES_KEYS, *E
 WORDS = ["2.5", "6.2", "6.10", ">=2.5", "<2.6", "==6.2.*", "gfx942", "gfx94*", "sm_90", "rocm", "cuda", "cpu",
          "xfail", "skip", "isolate", "present", "absent", "all", "installed", "*", "https://example.invalid/x",
          "(", "kb.yaml", "torchao", "gpu", "", "a-rule"]
-_YAML_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_BUG_TRIGGERS = re.compile(r"\d{4}-\d\d?-\d\d?|!!(int|float|bool|timestamp|map|seq)\b|\d{4000}|\{\d{10}")
-
-
-def _known_bug_trigger(text: str) -> bool:
-    """Inputs that hit bugs already in the corpus as strict xfails (control characters, bad dates,
-    explicit scalar tags, huge ints, huge regex repeats, deep nesting, NUL in include paths)."""
-    return bool(_YAML_PRINTABLE.search(text) or _BUG_TRIGGERS.search(text)
-                or text.count("[") + text.count("{") > 100 or "\x00" in text)
 
 
 safe_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cn")), max_size=12)
@@ -949,7 +938,6 @@ def test_any_document_gives_matrix_or_config_error(doc: Any, tmp_path: Path, mon
     monkeypatch.chdir(tmp_path)
     (tmp_path / "kb.yaml").write_text(KB, encoding="utf-8")
     text = dump(doc)
-    assume(not _known_bug_trigger(text) and "\\0" not in text and "\\x00" not in text)
     _load_outcome(tmp_path, text)
 
 
@@ -964,7 +952,6 @@ TOKENS = ["name", "known_bad", "id", "reason", "when", "axes", "torch", "include
 def test_any_text_gives_matrix_or_config_error(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "kb.yaml").write_text(KB, encoding="utf-8")
-    assume(not _known_bug_trigger(text))
     _load_outcome(tmp_path, text)
 
 

@@ -176,3 +176,9 @@ def test_non_utf8_file(tmp_path) -> None:
 def test_bare_include_falls_back_to_bundled_database(matrix_file) -> None:
     m = load_matrix(matrix_file("name: x\ninclude: [known_bad.yaml]\n"))
     assert m.rules and all("known_bad.yaml" in r.file for r in m.rules)
+
+
+def test_dates_are_text_not_timestamps(matrix_file) -> None:
+    """`name: 2024-13-45` once escaped as a ValueError from PyYAML's date parsing (corpus BUG_BAD_DATE)."""
+    m = load_matrix(matrix_file("name: 2024-13-45\ndescription: 2024-02-30\n"))
+    assert m.name == "2024-13-45"

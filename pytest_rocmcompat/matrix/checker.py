@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import math
+import reprlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -16,6 +18,27 @@ def join_path(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else str(key)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+_REPR.maxlevel = 2
+
+
+def show(value: Any, *, quotes: bool = True) -> str:
+    """A value as quoted in a message: bounded in length and depth, whatever the input."""
+    text = _REPR.repr(value)
+    if not quotes and isinstance(value, (int, float)):
+        return text
+    return " ".join(text.split())
+
+
+def got(value: Any) -> str:
+    """``a number 2.5``, ``nothing (null)``, ``a list`` — what a message says it found."""
+    if value is None or isinstance(value, (list, dict)):
+        return type_name(value)
+    return f"{type_name(value)} {show(value)}"
 
 
 def type_name(value: Any) -> str:
@@ -59,15 +82,16 @@ class Checker:
             if key in allowed:
                 continue
             if not isinstance(key, str):
-                self.add(mapping, key, path, f"keys must be strings, got {type_name(key)} {key!r}")
+                self.add(mapping, key, path, f"keys must be strings, got {got(key)}")
                 continue
             self.unknown(mapping, key, join_path(path, key), key, allowed, "key")
 
     def unknown(self, container: Any, key: Any, path: str, text: str, known: tuple[str, ...], what: str) -> None:
         """Report an unknown name, suggesting the closest known one."""
-        close = difflib.get_close_matches(text, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else f"; known {what}s: {', '.join(known)}"
-        self.add(container, key, path, f"unknown {what} {text!r}{hint}")
+        close = difflib.get_close_matches(str(text), known, n=1, cutoff=0.6)
+        plural = what[:-2] + "es" if what.endswith("is") else what + "s"
+        hint = f"; did you mean {close[0]!r}?" if close else f"; known {plural}: {', '.join(known)}"
+        self.add(container, key, path, f"unknown {what} {show(text)}{hint}")
 
     def string(self, container: Any, key: Any, path: str, value: Any, *, nonempty: bool = True) -> str | None:
         if isinstance(value, str) and (value.strip() or not nonempty):
@@ -75,7 +99,7 @@ class Checker:
         if isinstance(value, str):
             self.add(container, key, path, "must not be empty")
         else:
-            self.add(container, key, path, f"expected a string, got {type_name(value)} {value!r}")
+            self.add(container, key, path, f"expected a string, got {got(value)}")
         return None
 
     def string_list(self, container: Any, key: Any, path: str, value: Any) -> list[tuple[Any, Any, str, str]]:
@@ -100,7 +124,7 @@ class Checker:
             return None
         if isinstance(value, (int, float)):
             self.add(container, key, path,
-                     f"{value!r} is a number, write the version as a quoted string: '{value}' "
+                     f"{show(value)} is a number, write the version as a quoted string: '{show(value, quotes=False)}' "
                      "(YAML reads 6.10 as the number 6.1)")
             return None
         if not isinstance(value, str):
@@ -109,7 +133,7 @@ class Checker:
         try:
             parse_version(value)
         except InvalidVersion:
-            self.add(container, key, path, f"{value!r} is not a valid version (PEP 440, e.g. '2.6' or '6.2.4')")
+            self.add(container, key, path, f"{show(value)} is not a valid version (PEP 440, e.g. '2.6' or '6.2.4')")
             return None
         return value
 
@@ -117,7 +141,7 @@ class Checker:
         """A PEP 440 specifier such as ``'>=2.5,<2.7'`` (a bare version means ``==``)."""
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             self.add(container, key, path,
-                     f"{value!r} is a number, write the specifier as a quoted string: '=={value}.*' or '>={value}'")
+                     f"{show(value)} is a number, write the specifier as a quoted string: '=={show(value, quotes=False)}.*' or '>={show(value, quotes=False)}'")
             return None
         if not isinstance(value, str):
             self.add(container, key, path, f"expected a version specifier string, got {type_name(value)}")
@@ -126,15 +150,22 @@ class Checker:
             parse_specifier(value)
         except InvalidSpecifier:
             self.add(container, key, path,
-                     f"{value!r} is not a valid version specifier (PEP 440, e.g. '>=2.5,<2.7' or '==2.5.*')")
+                     f"{show(value)} is not a valid version specifier (PEP 440, e.g. '>=2.5,<2.7' or '==2.5.*')")
             return None
         return value
 
-    def number(self, container: Any, key: Any, path: str, value: Any, *, positive: bool = True) -> float | None:
+    def number(self, container: Any, key: Any, path: str, value: Any, *, positive: bool = True,
+               whole: bool = False) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.add(container, key, path, f"expected a number, got {type_name(value)} {value!r}")
+            self.add(container, key, path, f"expected a number, got {got(value)}")
+            return None
+        if not math.isfinite(value):
+            self.add(container, key, path, f"must be a finite number, got {show(value)}")
+            return None
+        if whole and value != int(value):
+            self.add(container, key, path, f"must be a whole number, got {show(value)}")
             return None
         if positive and not value > 0:
-            self.add(container, key, path, f"must be greater than 0, got {value!r}")
+            self.add(container, key, path, f"must be greater than 0, got {show(value)}")
             return None
         return float(value)

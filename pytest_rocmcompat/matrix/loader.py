@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ..errors import ConfigError, Problem
-from .checker import Checker
+from .checker import Checker, show
 from .model import Matrix
 from .schema import FileContent, check_file
 from .yaml_lines import load_yaml
@@ -34,7 +34,8 @@ def load_matrix(path: str | os.PathLike[str]) -> Matrix:
     contents: list[tuple[str, FileContent]] = []
     _load_tree(str(path), included=False, chain=(), problems=problems, out=contents, seen=set())
     if problems:
-        raise ConfigError(problems)
+        files = list(dict.fromkeys(p.file for p in problems))
+        raise ConfigError(sorted(problems, key=lambda p: (files.index(p.file), p.line or 0)))
     return _merge(str(path), contents)
 
 
@@ -58,6 +59,8 @@ def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
         what = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
     except OSError as exc:
         what = f"cannot be read: {exc.strerror or exc}"
+    except ValueError as exc:  # e.g. an embedded NUL in the name
+        what = f"is not a usable file name ({exc})"
     if at is not None:
         problems.append(Problem(at.file, at.line, at.path, f"{at.message}: {what}"))
     else:
@@ -67,7 +70,10 @@ def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
 
 def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: list[Problem],
                out: list[tuple[str, FileContent]], seen: set[str], at: Problem | None = None) -> None:
-    real = os.path.realpath(path)
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        real = path
     if real in chain:
         cycle = " -> ".join(_display(p) for p in (*chain[chain.index(real):], real))
         assert at is not None
@@ -93,7 +99,7 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
     problems.extend(ck.problems)
     for i, (include, line) in enumerate(content.includes):
         target = _resolve_include(path, include)
-        where = Problem(name, line, f"include[{i}]", f"cannot include {include!r}")
+        where = Problem(name, line, f"include[{i}]", f"cannot include {show(include)}")
         _load_tree(target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen, at=where)
     out.append((name, content))
 
@@ -101,11 +107,14 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
 def _resolve_include(including: str, include: str) -> str:
     """Relative to the including file; a bare name missing there falls back to the bundled copy."""
     candidate = os.path.join(os.path.dirname(os.path.abspath(including)), include)
-    if os.path.exists(candidate):
-        return candidate
-    bundled = bundled_matrices_dir() / include
-    if os.sep not in include and "/" not in include and bundled.is_file():
-        return str(bundled)
+    try:
+        if os.path.exists(candidate):
+            return candidate
+        bundled = bundled_matrices_dir() / include
+        if os.sep not in include and "/" not in include and bundled.is_file():
+            return str(bundled)
+    except (OSError, ValueError):  # unusable name: _read() reports it
+        pass
     return candidate
 
 

@@ -10,7 +10,7 @@ from ..metrics import METRICS
 from ..probe.environment import PLATFORMS, normalize_library
 from ..rules.model import Rule
 from ..rules.schema import parse_rule
-from .checker import Checker, join_path
+from .checker import Checker, join_path, show
 from .yaml_lines import line_of
 from .model import SUITES
 
@@ -60,14 +60,14 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
     if "platform" in data:
         value = data["platform"]
         if value not in PLATFORMS:
-            ck.add(data, "platform", "platform", f"{value!r} is not a platform; use one of {', '.join(PLATFORMS)}")
+            ck.add(data, "platform", "platform", f"{show(value)} is not a platform; use one of {', '.join(PLATFORMS)}")
         else:
             out.platform = value
     if "arch" in data:
         archs = []
         for c, k, path, text in ck.string_list(data, "arch", "arch", data["arch"]):
             if "*" in text or "?" in text or not is_valid_arch_pattern(text):
-                ck.add(c, k, path, f"{text!r} is not a GPU architecture name (gfx906, gfx942, sm_90, ...)")
+                ck.add(c, k, path, f"{show(text)} is not a GPU architecture name (gfx906, gfx942, sm_90, ...)")
             else:
                 archs.append(normalize_arch(text))
         _no_duplicates(ck, data, "arch", archs)
@@ -91,7 +91,9 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
         floors = ck.mapping(data, "floors", "floors", data["floors"])
         for name, value in (floors or {}).items():
             path = join_path("floors", name)
-            if name not in METRICS:
+            if not isinstance(name, str):
+                ck.add(floors, name, join_path("floors", str(name)), f"metric names must be strings, got {show(name)}")
+            elif name not in METRICS:
                 ck.unknown(floors, name, path, name, tuple(METRICS), "metric")
             elif (number := ck.number(floors, name, path, value)) is not None:
                 out.floors[name] = number
@@ -100,7 +102,8 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
         if expect is not None:
             ck.keys(expect, EXPECT_KEYS, "expect")
             for name in EXPECT_KEYS:
-                if name in expect and (n := ck.number(expect, name, join_path("expect", name), expect[name])):
+                if name in expect and (n := ck.number(expect, name, join_path("expect", name), expect[name],
+                                                      whole=name == "min_gpus")):
                     out.expect[name] = n
     if "known_bad" in data:
         rules = data["known_bad"]
@@ -130,7 +133,7 @@ def _check_axes(raw: Any, ck: Checker, parent: Any) -> dict[str, tuple[str, ...]
         for name, values in (libs or {}).items():
             path = join_path("axes.libraries", name)
             if not isinstance(name, str) or not name.strip():
-                ck.add(libs, name, path, f"{name!r} is not a distribution name")
+                ck.add(libs, name, path, f"{show(name)} is not a distribution name")
                 continue
             parsed = _version_list(values, ck, libs, name, path)
             if parsed:
@@ -179,15 +182,18 @@ def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
                 ck.unknown(entry, axis, sub, str(axis), tuple(known) or ("(no axes defined)",), "axis")
                 continue
             values = [value] if not isinstance(value, list) else value
+            if not values:
+                ck.add(entry, axis, sub, "must not be an empty list (it would match no cell)")
+                continue
             texts = []
             for v in values:
                 if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    ck.add(entry, axis, sub, f"{v!r} is a number, quote it: '{v}'")
+                    ck.add(entry, axis, sub, f"{show(v)} is a number, quote it: '{show(v, quotes=False)}'")
                     continue
                 text = normalize_arch(v) if axis_key == "arch" and isinstance(v, str) else v
                 if text not in known[axis_key]:
                     ck.add(entry, axis, sub,
-                           f"{v!r} is not a value of the {axis_key} axis ({', '.join(known[axis_key])})")
+                           f"{show(v)} is not a value of the {axis_key} axis ({', '.join(known[axis_key])})")
                     continue
                 texts.append(text)
             parsed.append((axis_key, tuple(texts)))
@@ -199,5 +205,5 @@ def _no_duplicates(ck: Checker, parent: Any, key: Any, values: list[str], path: 
     seen: set[str] = set()
     for v in values:
         if v in seen:
-            ck.add(parent, key, path or str(key), f"{v!r} is listed twice")
+            ck.add(parent, key, path or str(key), f"{show(v)} is listed twice")
         seen.add(v)

@@ -35,6 +35,17 @@ class _Loader(yaml.SafeLoader):
         self.filename = filename
         self.duplicates: list[Problem] = []
 
+    def construct_object(self, node: yaml.Node, deep: bool = False):  # type: ignore[override]
+        """A value PyYAML cannot build (``!!int abc``, a 5,000-digit number) is a marked error."""
+        try:
+            return super().construct_object(node, deep=deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read this value ({type(exc).__name__}: {_one_line(exc)})",
+                node.start_mark) from None
+
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
         data = LineDict()
         data.line = node.start_mark.line + 1
@@ -69,12 +80,23 @@ class _Loader(yaml.SafeLoader):
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_yaml_map)
 _Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_yaml_seq)
+# Matrices hold no dates: `name: 2024-13-45` is text, not an invalid date.
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load_yaml(text: str, filename: str) -> Any:
     """Parse YAML text safely; raise :class:`ConfigError` with ``file:line`` on any mistake."""
-    loader = _Loader(text, filename)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text, filename)
         data = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -83,14 +105,39 @@ def load_yaml(text: str, filename: str) -> Any:
         if isinstance(exc, yaml.constructor.ConstructorError) and "could not determine a constructor" in what:
             what = (f"{what.split(' for the tag ')[-1].strip()} tags are not allowed: "
                     "matrices are plain data (loaded with yaml.safe_load)")
-        raise ConfigError([Problem(filename, line, "", f"not valid YAML: {what}")]) from None
+        elif exc.context and exc.problem and "single document" in exc.context:
+            what = "expected a single document, but found another document (remove the '---' separator)"
+        raise ConfigError([Problem(filename, line, "", f"not valid YAML: {_one_line(what)}")]) from None
+    except yaml.reader.ReaderError as exc:  # control characters, invalid code points
+        line = _line_at(text, exc.position)
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise ConfigError([Problem(filename, line, "",
+                                   f"not valid YAML: control or invalid character U+{code:04X} is not allowed")]) from None
+    except RecursionError:
+        raise ConfigError([Problem(filename, _deep_line(text), "", "not valid YAML: nested too deeply")]) from None
     except yaml.YAMLError as exc:
-        raise ConfigError([Problem(filename, None, "", f"not valid YAML: {exc}")]) from None
+        raise ConfigError([Problem(filename, None, "", f"not valid YAML: {_one_line(exc)}")]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if loader.duplicates:
         raise ConfigError(loader.duplicates)
     return data
+
+
+def _deep_line(text: str, limit: int = 100) -> int | None:
+    """The first line where brackets nest deeper than ``limit`` (where the recursion began)."""
+    depth = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        for char in line:
+            depth += (char in "[{") - (char in "]}")
+            if depth > limit:
+                return number
+    return None
+
+
+def _line_at(text: str, position: int) -> int:
+    return text.count("\n", 0, max(0, position)) + 1
 
 
 def line_of(container: Any, key: Any, default: int | None = None) -> int | None:

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..arch import is_valid_arch_pattern, normalize_arch
-from ..matrix.checker import Checker, join_path, type_name
+from ..matrix.checker import Checker, join_path, show, type_name
 from ..probe.environment import PLATFORMS, normalize_library
 from ..versions import parse_specifier
 from .model import (
@@ -37,28 +37,28 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     if "id" in rule and ck.string(rule, "id", join_path(path, "id"), rule_id):
         if not _ID.match(rule_id):
             ck.add(rule, "id", join_path(path, "id"),
-                   f"{rule_id!r} is not a valid rule id (lower case letters, digits, '.', '_', '-')")
+                   f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')")
     reason = rule.get("reason")
     if "reason" in rule:
         ck.string(rule, "reason", join_path(path, "reason"), reason)
     action = rule.get("action", "skip")
     if action not in ACTIONS:
         ck.add(rule, "action", join_path(path, "action"),
-               f"{action!r} is not an action; use one of {', '.join(ACTIONS)}")
+               f"{show(action)} is not an action; use one of {', '.join(ACTIONS)}")
     signature = None
     if rule.get("signature") is not None:
         text = ck.string(rule, "signature", join_path(path, "signature"), rule["signature"])
         if text:
             try:
                 signature = re.compile(text)
-            except re.error as exc:
+            except (re.error, OverflowError, RecursionError, ValueError) as exc:
                 ck.add(rule, "signature", join_path(path, "signature"),
-                       f"{text!r} is not a valid regular expression: {exc}")
+                       f"{show(text)} is not a valid regular expression: {exc}")
     links: list[str] = []
     for c, k, item_path, link in ck.string_list(rule, "links", join_path(path, "links"), rule.get("links", [])) \
             if "links" in rule else ():
         if not _URL.match(link):
-            ck.add(c, k, item_path, f"{link!r} is not an http(s) URL")
+            ck.add(c, k, item_path, f"{show(link)} is not an http(s) URL")
         links.append(link)
     when = _parse_when(rule.get("when"), ck, rule, join_path(path, "when")) if "when" in rule else When()
     applies = _parse_applies(rule.get("applies_to"), ck, rule, join_path(path, "applies_to")) \
@@ -85,14 +85,14 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
     if "platform" in when:
         for c, k, item_path, text in ck.string_list(when, "platform", join_path(path, "platform"), when["platform"]):
             if text not in PLATFORMS:
-                ck.add(c, k, item_path, f"{text!r} is not a platform; use one of {', '.join(PLATFORMS)}")
+                ck.add(c, k, item_path, f"{show(text)} is not a platform; use one of {', '.join(PLATFORMS)}")
             platforms.append(text)
     archs: list[str] = []
     if "arch" in when:
         for c, k, item_path, text in ck.string_list(when, "arch", join_path(path, "arch"), when["arch"]):
             if not is_valid_arch_pattern(text):
                 ck.add(c, k, item_path,
-                       f"{text!r} is not a GPU architecture (gfx906, gfx94*, sm_90, ...)")
+                       f"{show(text)} is not a GPU architecture (gfx906, gfx94*, sm_90, ...)")
             archs.append(normalize_arch(text))
     versions = []
     for axis in VERSION_AXES:
@@ -106,7 +106,7 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
         for name, spec in (libs or {}).items():
             lib_path = join_path(join_path(path, "libraries"), name)
             if not isinstance(name, str) or not _LIB.match(name):
-                ck.add(libs, name, lib_path, f"{name!r} is not a distribution name")
+                ck.add(libs, name, lib_path, f"{show(name)} is not a distribution name")
                 continue
             if spec in ANY_VERSION or spec == NOT_INSTALLED:
                 libraries.append((normalize_library(name), spec if spec == NOT_INSTALLED else "*"))
@@ -118,7 +118,7 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
         for name, cond in (env_map or {}).items():
             env_path = join_path(join_path(path, "env"), name)
             if not isinstance(name, str) or not _ENV_NAME.match(name):
-                ck.add(env_map, name, env_path, f"{name!r} is not an environment variable name")
+                ck.add(env_map, name, env_path, f"{show(name)} is not an environment variable name")
                 continue
             parsed = _parse_env_condition(name, cond, ck, env_map, env_path)
             if parsed:
@@ -133,19 +133,19 @@ def _parse_env_condition(name: str, cond: Any, ck: Checker, parent: Any, path: s
         (op, value), = cond.items()
         if op in ("equals", "not_equals", "matches"):
             if not isinstance(value, str):
-                ck.add(cond, op, join_path(path, op),
-                       f"expected a string (quote numbers: '{value}'), got {type_name(value)}")
+                hint = f" (quote numbers: '{show(value, quotes=False)}')" if isinstance(value, (int, float)) else ""
+                ck.add(cond, op, join_path(path, op), f"expected a string{hint}, got {type_name(value)}")
                 return None
             if op == "matches":
                 try:
                     re.compile(value)
-                except re.error as exc:
-                    ck.add(cond, op, join_path(path, op), f"{value!r} is not a valid regular expression: {exc}")
+                except (re.error, OverflowError, RecursionError, ValueError) as exc:
+                    ck.add(cond, op, join_path(path, op), f"{show(value)} is not a valid regular expression: {exc}")
                     return None
             return EnvCondition(name, op, value)
     ck.add(parent, name, path,
            "expected 'present', 'absent', or one of {equals: VALUE}, {not_equals: VALUE}, {matches: REGEX}"
-           f", got {cond!r}")
+           f", got {show(cond)}")
     return None
 
 
@@ -178,7 +178,7 @@ def _parse_fixed_in(raw: Any, ck: Checker, parent: Any, path: str) -> tuple[tupl
     for name, version in (fixed or {}).items():
         sub = join_path(path, name)
         if not isinstance(name, str) or not _LIB.match(name):
-            ck.add(fixed, name, sub, f"{name!r} is not an axis or library name (torch, rocm, torchao, ...)")
+            ck.add(fixed, name, sub, f"{show(name)} is not an axis or library name (torch, rocm, torchao, ...)")
             continue
         if ck.version_text(fixed, name, sub, version):
             out.append((name, version))
