@@ -137,7 +137,7 @@ def test_all_problems_reported_at_once(matrix_file) -> None:
 
 def test_missing_include_names_the_including_line(matrix_file) -> None:
     errors = _errors(matrix_file, "name: x\ninclude:\n  - nope.yaml\n")
-    assert errors == [f"m.yaml:3: include[0]: cannot include 'nope.yaml': file not found"]
+    assert errors == ["m.yaml:3: include[0]: cannot include 'nope.yaml': file not found"]
 
 
 def test_include_cycle(matrix_file) -> None:
