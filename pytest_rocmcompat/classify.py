@@ -120,6 +120,8 @@ def teststatus(report: pytest.TestReport):
     if report.when != "call":
         return None
     outcome = _props(report).get(PROP_OUTCOME)
+    if outcome in (Outcome.CRASHED.value, Outcome.HANG.value) and report.failed:
+        return "failed", outcome[0].upper(), (outcome.upper(), {"red": True})
     if outcome == Outcome.KNOWN_BAD.value:
         return "xfailed", "x", ("KNOWN-BAD", {"yellow": True})
     if outcome == Outcome.STALE_RULE.value:

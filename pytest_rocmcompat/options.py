@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 MARKERS: dict[str, str] = {
     "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
             "known-bad rules with applies_to.uses reach it",
     "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
-    "isolated(timeout=None)": "run the test in a fresh process with a time limit "
-                "(crash and hang become outcomes)",
+    "isolated(timeout=None)": "run the test in a fresh process with a time limit in seconds "
+                "(default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an outcome",
     "known_issue(rule_id)": "this test is affected by the named known-bad rule "
                    "whenever the rule's conditions hold",
 }
@@ -45,6 +47,9 @@ def add_options(parser: pytest.Parser) -> None:
         "--rocm-no-bundled", action="store_true", default=False,
         help="Without --rocm-matrix, apply no rules at all instead of the bundled known-bad database.",
     )
+    # Internal: how the isolation runner talks to the child pytest it starts.
+    group.addoption("--rocm-child-result", default=None, help=argparse.SUPPRESS)
+    group.addoption("--rocm-child-env", default=None, help=argparse.SUPPRESS)
     parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")
     parser.addini("rocm_report", "Default for --rocm-report (relative to the rootdir).", default="")
     parser.addini("rocm_strict", "Default for --rocm-strict.", type="bool", default=False)

@@ -20,6 +20,7 @@ from .session import WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
 RULES_KEY = pytest.StashKey[list]()
+TIMEOUT_KEY = pytest.StashKey[float]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,6 +33,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.version:
         return
     config.stash[STATE_KEY] = build_state(config)
+    child_result = config.getoption("rocm_child_result")
+    if child_result:
+        from .isolation.child import ChildRecorder
+
+        config.pluginmanager.register(ChildRecorder(config, child_result), "rocmcompat-child")
 
 
 def state_of(config: pytest.Config) -> CompatState | None:
@@ -84,6 +90,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[RULES_KEY] = rules
             state.applied[item.nodeid] = [r.id for r in rules]
             classify.attach(item, rules)
+        isolated = item.get_closest_marker("isolated")
+        if isolated is not None:
+            item.stash[TIMEOUT_KEY] = _isolation_timeout(item, isolated)
         gpus = item.get_closest_marker("gpus")
         if gpus is not None:
             need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
@@ -121,6 +130,50 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         for rule_id in rule_ids:
             rule = state.rules.by_id[rule_id]
             tr.write_line(f"{nodeid}: {rule.action.upper()} {rule.describe()}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """Tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
+    state = state_of(item.config)
+    marker = item.get_closest_marker("isolated")
+    if state is None or marker is None or item.config.getoption("rocm_child_result"):
+        return None
+    from .isolation.runner import run_isolated
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    timeout = item.stash.get(TIMEOUT_KEY, None) or _isolation_timeout(item, marker)
+    reports = run_isolated(item, timeout, state.env.to_json(indent=None),
+                           _child_options(item.config, state), item.stash.get(RULES_KEY, []))
+    for report in reports:
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
+    value = marker.kwargs.get("timeout", marker.args[0] if marker.args else None)
+    source = f"{item.nodeid}: isolated(timeout={value!r})"
+    if value is None:
+        value, source = item.config.getini("rocm_isolate_timeout"), "ini rocm_isolate_timeout"
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not seconds > 0:
+        raise pytest.UsageError(f"rocmcompat: {source}: the time limit must be a number of seconds > 0")
+    return seconds
+
+
+def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
+    options = []
+    if state.matrix is not None and not state.rules_source.startswith("bundled"):
+        options += ["--rocm-matrix", str(config.invocation_params.dir / state.rules_source)]
+    elif state.matrix is None:
+        options.append("--rocm-no-bundled")
+    if state.strict:
+        options.append("--rocm-strict")
+    return options
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -91,6 +91,10 @@ def _load_rules_file(config: pytest.Config) -> tuple[Matrix | None, str]:
 
 
 def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:
+    child_env = config.getoption("rocm_child_env")
+    if child_env:  # an isolated child: the parent's environment, exactly
+        with open(child_env, encoding="utf-8") as fh:
+            return Environment.from_json(fh.read())
     worker_input = getattr(config, "workerinput", None)
     if worker_input and WORKER_ENV_KEY in worker_input:  # probed once, in the xdist controller
         return Environment.from_dict(json.loads(worker_input[WORKER_ENV_KEY]))

@@ -1,0 +1,1 @@
+"""Run crash-prone tests in a fresh process with a time limit; the session survives."""

@@ -1,0 +1,166 @@
+"""Isolated tests: real child processes that crash, abort, exit, hang or run out of memory."""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from .conftest import CPU_ENV
+
+SESSION = '''
+import ctypes, os, resource, subprocess, sys, time
+import pytest
+
+def test_plain_pass():
+    pass
+
+@pytest.mark.isolated(timeout=60)
+def test_isolated_pass():
+    pass
+
+@pytest.mark.isolated(timeout=60)
+def test_isolated_assert():
+    assert 1 == 2
+
+@pytest.mark.isolated(timeout=60)
+def test_segfault():
+    ctypes.string_at(0)
+
+@pytest.mark.isolated(timeout=60)
+def test_abort():
+    os.abort()
+
+@pytest.mark.isolated(timeout=60)
+def test_exit_3():
+    os._exit(3)
+
+@pytest.mark.isolated(timeout=3)
+def test_sleeps_forever():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)"])
+    with open("grandchild.pid", "w") as fh:
+        fh.write(str(child.pid))
+    time.sleep(1000)
+
+@pytest.mark.isolated(timeout=60)
+def test_memory_error():
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 << 20))
+
+@pytest.mark.isolated(timeout=60)
+def test_rocm_memory_fault():
+    # Recorded ROCm output (ROCm/legacy-rocm-build#2235, Radeon VII / gfx906), then the abort it causes.
+    sys.stderr.write("Memory access fault by GPU node-10 (Agent handle: 0x7538750) on address (nil). "
+                     "Reason: Page not present or supervisor privilege.\\n")
+    sys.stderr.flush()
+    os.abort()
+
+def test_plain_after():
+    pass
+'''
+
+
+@pytest.fixture
+def env_file(pytester: pytest.Pytester):
+    path = pytester.path / "env.json"
+    path.write_text(CPU_ENV.to_json(), encoding="utf-8")
+    return path
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "\nState:\tZ" not in fh.read()  # a zombie is dead, only not yet reaped
+    except FileNotFoundError:
+        return False
+
+
+def _outcomes(xml: Path) -> dict[str, dict[str, str]]:
+    root = ET.parse(xml).getroot()
+    return {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+            for case in root.iter("testcase")}
+
+
+def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makepyfile(test_session=SESSION)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "-p", "no:cacheprovider", "-v",
+                                           "--junitxml", "out.xml", "--rocm-report", "r.md", timeout=240)
+    result.stdout.fnmatch_lines_random([
+        "*test_plain_pass PASSED*", "*test_isolated_pass PASSED*", "*test_isolated_assert FAILED*",
+        "*test_segfault CRASHED*", "*test_abort CRASHED*", "*test_exit_3 CRASHED*",
+        "*test_sleeps_forever HANG*", "*test_memory_error FAILED*", "*test_rocm_memory_fault CRASHED*",
+        "*test_plain_after PASSED*",
+    ])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.parseoutcomes() == {"failed": 7, "passed": 3}
+    props = _outcomes(pytester.path / "out.xml")
+    assert props["test_segfault"] == {"rocm_outcome": "crashed", "rocm_signature": "segmentation-fault"}
+    assert props["test_abort"]["rocm_outcome"] == "crashed"
+    assert props["test_exit_3"]["rocm_outcome"] == "crashed"
+    assert props["test_sleeps_forever"]["rocm_outcome"] == "hang"
+    assert props["test_rocm_memory_fault"] == {"rocm_outcome": "crashed",
+                                               "rocm_signature": "hip-memory-access-fault"}
+    out = result.stdout.str()
+    assert "died from SIGSEGV" in out and "died from SIGABRT" in out and "exited with code 3" in out
+    assert "killed after the 3 s time limit" in out and "MemoryError" in out
+    assert "Memory access fault by GPU node-10" in out  # the child's output tail is attached
+    pid = int((pytester.path / "grandchild.pid").read_text())
+    assert not _alive(pid), "the hung test's grandchild survived the time limit"
+    report = (pytester.path / "r.md").read_text()
+    assert "💥 crashed" in report and "⏳ hang" in report and "hip-memory-access-fault" in report
+
+
+def test_rule_signature_turns_a_crash_into_known_bad(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makefile(".yaml", matrix='''
+        known_bad:
+          - id: fault
+            when: {platform: cpu}
+            applies_to: {nodeids: ["test_session.py::test_rocm_memory_fault", "test_session.py::test_abort"]}
+            action: isolate
+            signature: "Memory access fault by GPU node-\\\\d+"
+            reason: recorded fault
+    ''')
+    pytester.makepyfile(test_session=SESSION.replace("@pytest.mark.isolated(timeout=60)\ndef test_rocm",
+                                                     "def test_rocm"))
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml", "-v",
+                                           "-k", "rocm_memory_fault or abort", timeout=120)
+    # The rule isolates the unmarked test; its crash matches the signature; abort's does not.
+    result.stdout.fnmatch_lines_random(["*test_rocm_memory_fault KNOWN-BAD*", "*test_abort CRASHED*"])
+
+
+def test_timeout_from_ini_and_bad_timeout(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makeini("[pytest]\nrocm_isolate_timeout = 1.5\n")
+    pytester.makepyfile("""
+        import time, pytest
+        @pytest.mark.isolated
+        def test_slow():
+            time.sleep(60)
+    """)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), timeout=60)
+    result.stdout.fnmatch_lines(["*killed after the 1.5 s time limit*"])
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.isolated(timeout="soon")
+        def test_slow(): pass
+    """)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), timeout=60)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_slow: isolated(timeout='soon'): the time limit must be a number of seconds > 0"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_child_uses_the_parent_environment(pytester: pytest.Pytester, env_file) -> None:
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.isolated(timeout=60)
+        def test_env(request):
+            from pytest_rocmcompat.plugin import state_of
+            env = state_of(request.config).env
+            assert env.source == "overridden" and env.archs == ("gfx942",)
+    """)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-set", "arch=gfx942", timeout=60)
+    assert result.parseoutcomes() == {"passed": 1}
