@@ -84,6 +84,14 @@ def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) 
         report.sections.append(("rocmcompat", f"failure signature {signature.id}: {signature.explanation}"))
 
 
+def mark_worker_crash(report: pytest.TestReport) -> None:
+    """Label xdist's "worker crashed while running" report as ``crashed`` (worker died)."""
+    report.user_properties.append((PROP_OUTCOME, Outcome.CRASHED.value))
+    signature = match_builtin(report.longreprtext or "")
+    if signature is not None:
+        report.user_properties.append((PROP_SIGNATURE, signature.id))
+
+
 def _prop(item: pytest.Item, report: pytest.TestReport | None, name: str, value: str) -> None:
     """Record on the item (reaches JUnit via the teardown report) and on this report."""
     if (name, value) not in item.user_properties:
@@ -103,7 +111,7 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
     rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
     if report.when != "call" and report.passed:
         return None, None, None, ""
-    if explicit in _OUTCOMES and report.when == "call":
+    if explicit in _OUTCOMES and report.when in ("call", "???"):  # "???": xdist's crashed-worker report
         message = _short(report) if report.failed or report.skipped else ""
         return Outcome(explicit), rule, signature, message
     if report.failed:
@@ -117,7 +125,7 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
 
 def teststatus(report: pytest.TestReport):
     """Terminal words for the outcomes pytest has no name for."""
-    if report.when != "call":
+    if report.when not in ("call", "???"):
         return None
     outcome = _props(report).get(PROP_OUTCOME)
     if outcome in (Outcome.CRASHED.value, Outcome.HANG.value) and report.failed:

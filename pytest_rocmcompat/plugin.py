@@ -209,6 +209,12 @@ class _Recorder:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
+    """pytest-xdist lost a worker in mid-test: that test crashed, like an isolated one would."""
+    classify.mark_worker_crash(report)
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:  # pytest-xdist: hand the probed environment to workers
     state = state_of(node.config)
     if state is not None:

@@ -164,3 +164,27 @@ def test_child_uses_the_parent_environment(pytester: pytest.Pytester, env_file) 
     """)
     result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-set", "arch=gfx942", timeout=60)
     assert result.parseoutcomes() == {"passed": 1}
+
+
+def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) -> None:
+    """`pytest -n 2` with one worker killed: that test is `crashed`, every other result and the report remain."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_kill="""
+        import os, signal, pytest
+        @pytest.mark.parametrize("i", range(6))
+        def test_fine(i):
+            pass
+        def test_kills_its_worker():
+            os.kill(os.getpid(), signal.SIGKILL)
+        def test_fails():
+            assert 0
+    """)
+    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", str(env_file), "--rocm-report", "r.md",
+                                           "-p", "no:cacheprovider", "-rA", timeout=240)
+    result.stdout.fnmatch_lines(["*CRASHED*test_kills_its_worker*"])
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] == 6 and outcomes["failed"] == 2
+    report = (pytester.path / "r.md").read_text()
+    assert "test_kill.py::test_kills_its_worker" in report and "crashed while running" in report
+    import re
+    assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
