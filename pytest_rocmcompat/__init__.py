@@ -7,11 +7,17 @@ Public API (stable): :class:`Environment`, :func:`load_matrix`, :func:`probe`,
 from __future__ import annotations
 
 from .errors import ConfigError
-from .matrix.loader import load_matrix
 from .outcomes import Outcome
 from .probe.environment import GPU, Environment
 
 __version__ = "0.1.0"
+
+
+def load_matrix(path):  # noqa: ANN001 - lazy: keeps yaml out of the probe child's start-up
+    """Load and validate a matrix file (see :func:`pytest_rocmcompat.matrix.loader.load_matrix`)."""
+    from .matrix.loader import load_matrix as _load
+
+    return _load(path)
 
 
 def probe(extra_libraries=()) -> Environment:

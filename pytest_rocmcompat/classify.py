@@ -106,11 +106,11 @@ def _props(report: pytest.TestReport) -> dict[str, str]:
 
 def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, str | None, str]:
     """``(outcome, rule id, signature, message)`` of one phase's report; ``None`` if it says nothing."""
+    if report.when != "call" and report.passed:
+        return None, None, None, ""
     props = _props(report)
     explicit = props.get(PROP_OUTCOME)
     rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
-    if report.when != "call" and report.passed:
-        return None, None, None, ""
     if explicit in _OUTCOMES and report.when in ("call", "???"):  # "???": xdist's crashed-worker report
         message = _short(report) if report.failed or report.skipped else ""
         return Outcome(explicit), rule, signature, message
@@ -125,7 +125,7 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
 
 def teststatus(report: pytest.TestReport):
     """Terminal words for the outcomes pytest has no name for."""
-    if report.when not in ("call", "???"):
+    if report.when not in ("call", "???") or not report.user_properties:
         return None
     outcome = _props(report).get(PROP_OUTCOME)
     if outcome in (Outcome.CRASHED.value, Outcome.HANG.value) and report.failed:

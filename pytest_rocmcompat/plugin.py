@@ -77,36 +77,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state is None:
         return
     available = len(state.env.gpus)
+    matching = bool(state.rules.active)
     for item in items:
-        known = _known_issue_ids(item, state)
-        facts = ItemFacts(
-            nodeid=item.nodeid,
-            markers=frozenset(m.name for m in item.iter_markers()),
-            uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
-            known_issues=known,
-        )
-        rules = state.rules.match(facts) if state.rules.active else []
-        if rules:
-            item.stash[RULES_KEY] = rules
-            state.applied[item.nodeid] = [r.id for r in rules]
-            classify.attach(item, rules)
-        isolated = item.get_closest_marker("isolated")
-        if isolated is not None:
-            item.stash[TIMEOUT_KEY] = _isolation_timeout(item, isolated)
-        gpus = item.get_closest_marker("gpus")
-        if gpus is not None:
-            need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
-            if isinstance(need, bool) or not isinstance(need, int) or need < 0:
-                raise pytest.UsageError(
-                    f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
-            if need > available:
-                item.add_marker(pytest.mark.skip(
-                    reason=f"needs {need} GPU(s), this environment has {available}"))
+        marks = list(item.iter_markers())  # one walk of the marker chain serves every lookup below
+        names = {m.name for m in marks}
+        known = _known_issue_ids(item, state, marks) if "known_issue" in names else ()
+        if matching or known:
+            facts = ItemFacts(
+                nodeid=item.nodeid,
+                markers=frozenset(names),
+                uses=uses_of(a for m in marks if m.name == "uses" for a in m.args),
+                known_issues=known,
+            )
+            rules = state.rules.match(facts)
+            if rules:
+                item.stash[RULES_KEY] = rules
+                state.applied[item.nodeid] = [r.id for r in rules]
+                classify.attach(item, rules)
+                names = {m.name for m in item.iter_markers()}  # attach() may add isolated or skip
+        if "isolated" in names:
+            item.stash[TIMEOUT_KEY] = _isolation_timeout(item, item.get_closest_marker("isolated"))
+        if "gpus" in names:
+            _skip_without_gpus(item, item.get_closest_marker("gpus"), available)
 
 
-def _known_issue_ids(item: pytest.Item, state: CompatState) -> tuple[str, ...]:
+def _skip_without_gpus(item: pytest.Item, gpus: pytest.Mark, available: int) -> None:
+    need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+    if isinstance(need, bool) or not isinstance(need, int) or need < 0:
+        raise pytest.UsageError(
+            f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
+    if need > available:
+        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
+
+
+def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.Mark]) -> tuple[str, ...]:
     ids = []
-    for mark in item.iter_markers("known_issue"):
+    for mark in (m for m in marks if m.name == "known_issue"):
         for rule_id in (*mark.args, *([mark.kwargs["rule_id"]] if "rule_id" in mark.kwargs else [])):
             if rule_id not in state.rules.by_id:
                 close = difflib.get_close_matches(str(rule_id), list(state.rules.by_id), n=1)

@@ -53,16 +53,21 @@ class ActiveRules:
 
     def match(self, test: ItemFacts) -> list[Rule]:
         """Active rules that reach this test, in definition order, without repeats."""
+        markers = test.markers & self._by_marker.keys()
+        uses = test.uses & self._by_use.keys()
+        globbed = self._any_glob is not None and self._any_glob.match(test.nodeid) is not None
+        if not (self._everything or markers or uses or globbed or test.known_issues):
+            return []  # the common case: nothing can reach this test
         found: dict[str, Rule] = {r.id: r for r in self._everything}
-        for m in test.markers & self._by_marker.keys():
+        for m in markers:
             found.update((r.id, r) for r in self._by_marker[m])
-        for u in test.uses & self._by_use.keys():
+        for u in uses:
             found.update((r.id, r) for r in self._by_use[u])
-        if self._any_glob is not None and self._any_glob.match(test.nodeid):
+        if globbed:
             found.update((r.id, r) for p, r in self._globbed if p.match(test.nodeid))
         for rule_id in test.known_issues:
             rule = self.by_id.get(rule_id)
-            if rule is not None and rule in self.active:
+            if rule is not None and rule.id in self._order:  # named and active
                 found[rule.id] = rule
         return sorted(found.values(), key=lambda r: self._order[r.id])
 
