@@ -354,7 +354,7 @@ class _Micro:
                 nodeid=item.nodeid,
                 markers=frozenset(m.name for m in item.iter_markers()),
                 uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
-                known_issues=plugin._known_issue_ids(item, state),
+                known_issues=plugin._known_issue_ids(item, state, list(item.iter_markers())),
             ) for item in items]
 
         t_facts, facts = self._best(facts_of, r)

@@ -209,9 +209,12 @@ class _Recorder:
         self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" and report.passed and not report.user_properties:
+            if report.when == "teardown":
+                self.state.record(report.nodeid, "teardown", None, None, None, "")
+            return
         outcome, rule, signature, message = classify.from_report(report)
-        if outcome is not None:
-            self.state.record(report.nodeid, outcome, rule, signature, message, report.duration)
+        self.state.record(report.nodeid, report.when, outcome, rule, signature, message)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -233,6 +236,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         return
     from .report.terminal import write_summary
 
+    state.finish_all()
     write_summary(terminalreporter, state)
 
 
@@ -243,6 +247,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from .report.markdown import write_run_report
 
+    state.finish_all()
     try:
         write_run_report(state, state.report_path, exitstatus=int(exitstatus))
     except OSError as exc:  # the run's results stand; say why the report is missing

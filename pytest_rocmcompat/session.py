@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,14 +24,30 @@ WORKER_ENV_KEY = "rocmcompat_environment"
 
 @dataclass
 class TestResult:
-    """The controller's record of one test, built from its reports."""
+    """The controller's record of one test, built from its reports (worst phase wins)."""
 
     nodeid: str
     outcome: Outcome | None = None
     rule: str | None = None
     signature: str | None = None
     message: str = ""
-    duration: float = 0.0
+
+    def merge(self, outcome: Outcome, rule: str | None, signature: str | None, message: str) -> None:
+        new = worst(self.outcome, outcome)
+        if new != self.outcome:
+            self.outcome = new
+            self.rule = rule or self.rule
+            self.signature = signature or self.signature
+            self.message = message or self.message
+
+
+def suite_of(nodeid: str) -> str:
+    """``suites/gpu/test_x.py::t`` -> ``gpu``; other tests are grouped by their file."""
+    path = nodeid.split("::", 1)[0]
+    parts = path.split("/")
+    if "suites" in parts and parts.index("suites") + 1 < len(parts) - 1:
+        return parts[parts.index("suites") + 1]
+    return path
 
 
 @dataclass
@@ -43,18 +60,38 @@ class CompatState:
     strict: bool
     report_path: str | None
     applied: dict[str, list[str]] = field(default_factory=dict)  # nodeid -> rule ids at collection
-    results: dict[str, TestResult] = field(default_factory=dict)
+    # Finished tests: counts for all, details only for the notable (not a plain pass), so a
+    # large passing suite keeps no per-test objects alive.
+    counts: Counter = field(default_factory=Counter)  # (suite, Outcome) -> n
+    notable: dict[str, TestResult] = field(default_factory=dict)
+    _open: dict[str, TestResult] = field(default_factory=dict)  # tests whose teardown is pending
 
-    def record(self, nodeid: str, outcome: Outcome, rule: str | None, signature: str | None,
-               message: str, duration: float) -> None:
-        result = self.results.setdefault(nodeid, TestResult(nodeid))
-        new = worst(result.outcome, outcome)
-        if new != result.outcome:
-            result.outcome = new
-            result.rule = rule or result.rule
-            result.signature = signature or result.signature
-            result.message = message or result.message
-        result.duration += duration
+    def record(self, nodeid: str, when: str, outcome: Outcome | None, rule: str | None,
+               signature: str | None, message: str) -> None:
+        """Merge one phase's report; a test is final after its teardown (or xdist's crash report)."""
+        if outcome is not None:
+            self._open.setdefault(nodeid, TestResult(nodeid)).merge(outcome, rule, signature, message)
+        if when in ("teardown", "???"):
+            self._finish(nodeid)
+
+    def _finish(self, nodeid: str) -> None:
+        result = self._open.pop(nodeid, None)
+        if result is None or result.outcome is None:
+            return
+        self.counts[(suite_of(nodeid), result.outcome)] += 1
+        if result.outcome is not Outcome.PASS or result.rule:
+            self.notable[nodeid] = result
+
+    def finish_all(self) -> None:
+        """Tests that never reached teardown (interrupted, worker lost) count with what they have."""
+        for nodeid in list(self._open):
+            self._finish(nodeid)
+
+    def outcome_totals(self) -> Counter:
+        totals: Counter = Counter()
+        for (_, outcome), n in self.counts.items():
+            totals[outcome] += n
+        return totals
 
 
 def build_state(config: pytest.Config) -> CompatState:

@@ -18,15 +18,6 @@ SYMBOL: dict[Outcome, str] = {
 }
 
 
-def suite_of(nodeid: str) -> str:
-    """``suites/gpu/test_x.py::t`` -> ``gpu``; other tests are grouped by their file."""
-    path = nodeid.split("::", 1)[0]
-    parts = path.split("/")
-    if "suites" in parts and parts.index("suites") + 1 < len(parts) - 1:
-        return parts[parts.index("suites") + 1]
-    return path
-
-
 def render_run_report(state: CompatState, exitstatus: int) -> str:
     env = state.env
     lines = ["# rocmcompat run report", ""]
@@ -63,9 +54,8 @@ def write_run_report(state: CompatState, path: str, exitstatus: int) -> None:
 
 def _outcomes_section(state: CompatState) -> list[str]:
     per_suite: dict[str, Counter] = {}
-    for result in state.results.values():
-        if result.outcome is not None:
-            per_suite.setdefault(suite_of(result.nodeid), Counter())[result.outcome] += 1
+    for (suite, outcome), n in state.counts.items():
+        per_suite.setdefault(suite, Counter())[outcome] += n
     rows = [(s, *(c[o] or "" for o in Outcome)) for s, c in sorted(per_suite.items())]
     total = Counter()
     for c in per_suite.values():
@@ -76,7 +66,7 @@ def _outcomes_section(state: CompatState) -> list[str]:
 
 def _rules_section(state: CompatState) -> list[str]:
     hits: dict[str, Counter] = {}
-    for result in state.results.values():
+    for result in state.notable.values():
         if result.rule and result.outcome is not None:
             hits.setdefault(result.rule, Counter())[result.outcome] += 1
     if not hits:
@@ -90,7 +80,7 @@ def _rules_section(state: CompatState) -> list[str]:
 
 
 def _failures_section(state: CompatState) -> list[str]:
-    bad = [r for r in state.results.values() if r.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
+    bad = [r for r in state.notable.values() if r.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
     if not bad:
         return []
     rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]
