@@ -141,6 +141,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
     """Tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
+    if TIMEOUT_KEY not in item.stash:  # set at collection for isolated tests only
+        return None
     state = state_of(item.config)
     marker = item.get_closest_marker("isolated")
     if state is None or marker is None or item.config.getoption("rocm_child_result"):
@@ -148,7 +150,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     from .isolation.runner import run_isolated
 
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    timeout = item.stash.get(TIMEOUT_KEY, None) or _isolation_timeout(item, marker)
+    timeout = item.stash[TIMEOUT_KEY]
     reports = run_isolated(item, timeout, state.env.to_json(indent=None),
                            _child_options(item.config, state), item.stash.get(RULES_KEY, []))
     for report in reports:
@@ -182,13 +184,14 @@ def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
     return options
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, None, None]:
-    outcome = yield  # old-style wrapper: works with every pytest >= 7
-    report: pytest.TestReport = outcome.get_result()
-    state = state_of(item.config)
-    if state is not None:
-        classify.classify(item, call, report, item.stash.get(RULES_KEY, []), strict=state.strict)
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.failed or RULES_KEY in item.stash:  # nothing to classify for a plain pass or skip
+        state = state_of(item.config)
+        if state is not None:
+            classify.classify(item, call, report, item.stash.get(RULES_KEY, []), strict=state.strict)
+    return report
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
@@ -209,8 +212,10 @@ class _Recorder:
         self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call" and report.passed and not report.user_properties:
-            if report.when == "teardown":
+        if report.passed and not report.user_properties:  # the common case, kept cheap
+            if report.when == "call":
+                self.state.record_pass(report.nodeid)
+            elif report.when == "teardown":
                 self.state.record(report.nodeid, "teardown", None, None, None, "")
             return
         outcome, rule, signature, message = classify.from_report(report)

@@ -64,18 +64,28 @@ class CompatState:
     # large passing suite keeps no per-test objects alive.
     counts: Counter = field(default_factory=Counter)  # (suite, Outcome) -> n
     notable: dict[str, TestResult] = field(default_factory=dict)
-    _open: dict[str, TestResult] = field(default_factory=dict)  # tests whose teardown is pending
+    _open: dict[str, TestResult | Outcome] = field(default_factory=dict)  # teardown pending
+
+    def record_pass(self, nodeid: str) -> None:
+        """A passing call phase (no rule, no properties): no per-test object needed."""
+        self._open.setdefault(nodeid, Outcome.PASS)
 
     def record(self, nodeid: str, when: str, outcome: Outcome | None, rule: str | None,
                signature: str | None, message: str) -> None:
         """Merge one phase's report; a test is final after its teardown (or xdist's crash report)."""
         if outcome is not None:
-            self._open.setdefault(nodeid, TestResult(nodeid)).merge(outcome, rule, signature, message)
+            current = self._open.get(nodeid)
+            if not isinstance(current, TestResult):
+                current = self._open[nodeid] = TestResult(nodeid, current)
+            current.merge(outcome, rule, signature, message)
         if when in ("teardown", "???"):
             self._finish(nodeid)
 
     def _finish(self, nodeid: str) -> None:
         result = self._open.pop(nodeid, None)
+        if result is Outcome.PASS:
+            self.counts[(suite_of(nodeid), Outcome.PASS)] += 1
+            return
         if result is None or result.outcome is None:
             return
         self.counts[(suite_of(nodeid), result.outcome)] += 1
