@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -11,6 +12,14 @@ import pytest
 from pytest_rocmcompat.probe.environment import GPU, Environment
 
 pytest_plugins = ["pytester"]
+
+try:  # CI replays a fixed set of examples (a red CI blocks landing); locally hypothesis explores
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+except ImportError:  # hypothesis is a test extra
+    pass
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
