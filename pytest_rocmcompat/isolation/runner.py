@@ -65,8 +65,11 @@ def child_argv(item: pytest.Item, result: Path, env_file: Path, options: list[st
     return argv
 
 
-def run_child(argv: list[str], cwd: Path, timeout: float) -> ChildEnd:
-    """Run the child in a new session; on timeout kill its whole process group."""
+def run_child(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, float]:
+    """Run the child in a new session; on timeout kill its whole process group.
+
+    Returns ``(returncode or None when killed by the time limit, output, seconds)``.
+    """
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -79,7 +82,7 @@ def run_child(argv: list[str], cwd: Path, timeout: float) -> ChildEnd:
         returncode = None
     else:
         _kill_group(proc.pid)  # grandchildren the test left behind go too
-    return ChildEnd(returncode, output.decode("utf-8", "replace"), time.monotonic() - start, ())
+    return returncode, output.decode("utf-8", "replace"), time.monotonic() - start
 
 
 def _kill_group(pgid: int) -> None:
@@ -96,12 +99,13 @@ def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list
     with tempfile.TemporaryDirectory(prefix="rocmcompat-isolated-") as tmp:
         result, env_file = Path(tmp, "result.json"), Path(tmp, "env.json")
         env_file.write_text(env_json, encoding="utf-8")
-        end = run_child(child_argv(item, result, env_file, options), config.invocation_params.dir, timeout)
+        returncode, output, seconds = run_child(child_argv(item, result, env_file, options),
+                                                config.invocation_params.dir, timeout)
         try:
             reports = tuple(json.loads(result.read_text(encoding="utf-8"))["reports"])
         except (OSError, ValueError, KeyError):
             reports = ()
-    end = ChildEnd(end.returncode, end.output, end.seconds, reports)
+    end = ChildEnd(returncode, output, seconds, reports)
     mine = [config.hook.pytest_report_from_serializable(config=config, data=d) for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     if not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:

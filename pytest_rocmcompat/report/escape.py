@@ -18,12 +18,3 @@ def md_cell(text: object, limit: int = 400) -> str:
     """One Markdown table cell: secrets redacted, ``| < > &`` and newlines escaped."""
     out = html.escape(clean(str(text), limit), quote=False)
     return out.replace("|", "&#124;").replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")
-
-
-def md_code(text: object, limit: int = 2000) -> str:
-    """A fenced block whose fence is longer than any backtick run inside it."""
-    body = clean(str(text), limit)
-    fence = "```"
-    while fence in body:
-        fence += "`"
-    return f"{fence}text\n{body}\n{fence}"
