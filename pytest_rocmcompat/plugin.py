@@ -7,6 +7,7 @@ each hook here only hands pytest's objects to them.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from collections.abc import Generator
 
@@ -15,12 +16,14 @@ import pytest
 from . import classify
 from .matrix.model import SUITES
 from .options import add_options, register_markers
+from .pinning import pin_this_worker, publish
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
 RULES_KEY = pytest.StashKey[list]()
 TIMEOUT_KEY = pytest.StashKey[float]()
+PINNED_KEY = pytest.StashKey[int]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,11 +31,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """An xdist worker takes its GPUs before any conftest (and so torch) is imported."""
+    pinned = pin_this_worker(os.environ)
+    if pinned is not None:
+        early_config.stash[PINNED_KEY] = len(pinned)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     register_markers(config)
     if config.option.help or config.option.version:
         return
-    config.stash[STATE_KEY] = build_state(config)
+    config.stash[STATE_KEY] = state = build_state(config)
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        publish(state.env.platform, len(state.env.gpus), os.environ)  # inherited by the workers
     child_result = config.getoption("rocm_child_result")
     if child_result:
         from .isolation.child import ChildRecorder
@@ -76,7 +89,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = state_of(config)
     if state is None:
         return
-    available = len(state.env.gpus)
+    available = config.stash.get(PINNED_KEY, len(state.env.gpus))  # an xdist worker: its slice
     matching = bool(state.rules.active)
     for item in items:
         marks = list(item.iter_markers())  # one walk of the marker chain serves every lookup below
@@ -98,16 +111,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "isolated" in names:
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, item.get_closest_marker("isolated"))
         if "gpus" in names:
-            _skip_without_gpus(item, item.get_closest_marker("gpus"), available)
+            _skip_without_gpus(item, item.get_closest_marker("gpus"), available, PINNED_KEY in config.stash)
 
 
-def _skip_without_gpus(item: pytest.Item, gpus: pytest.Mark, available: int) -> None:
+def _skip_without_gpus(item: pytest.Item, gpus: pytest.Mark, available: int, pinned: bool) -> None:
     need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
         raise pytest.UsageError(
             f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
     if need > available:
-        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
+        where = "this pytest-xdist worker's share of the GPUs is" if pinned else "this environment has"
+        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), {where} {available}"))
 
 
 def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.Mark]) -> tuple[str, ...]:

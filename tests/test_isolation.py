@@ -188,3 +188,51 @@ def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) ->
     assert "test_kill.py::test_kills_its_worker" in report and "crashed while running" in report
     import re
     assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
+
+
+def test_pinning_slices() -> None:
+    from pytest_rocmcompat.pinning import pin_this_worker, publish, worker_slice
+
+    assert worker_slice(list("01234567"), 1, 4) == ["2", "3"]
+    assert worker_slice(list("01"), 2, 3) == ["0"]  # more workers than GPUs: shared, round-robin
+    env = {"CUDA_VISIBLE_DEVICES": "4,5,6,7"}
+    publish("cuda", 8, env)
+    assert env["ROCMCOMPAT_XDIST_DEVICES"] == "4,5,6,7"  # an existing restriction is respected
+    worker = dict(env, PYTEST_XDIST_WORKER="gw1", PYTEST_XDIST_WORKER_COUNT="2")
+    assert pin_this_worker(worker) == ["6", "7"] and worker["CUDA_VISIBLE_DEVICES"] == "6,7"
+    assert pin_this_worker({"CUDA_VISIBLE_DEVICES": "0"}) is None  # not an xdist worker
+    publish("cpu", 0, env := {})
+    assert env == {}
+
+
+def test_xdist_workers_pinned_to_disjoint_gpus(pytester: pytest.Pytester) -> None:
+    """A replayed 8-GPU MI300X node, -n 2: each worker sees its own four GPUs before conftest runs."""
+    pytest.importorskip("xdist")
+    from .conftest import MI300_ENV
+
+    (pytester.path / "env.json").write_text(MI300_ENV.to_json())
+    pytester.makeconftest("""
+        import os
+        SEEN_AT_CONFTEST = os.environ.get("HIP_VISIBLE_DEVICES")
+    """)
+    pytester.makepyfile("""
+        import os, pytest
+        import conftest
+        def test_where():
+            worker = os.environ["PYTEST_XDIST_WORKER"]
+            with open(worker + ".txt", "w") as fh:
+                fh.write(conftest.SEEN_AT_CONFTEST)
+        @pytest.mark.parametrize("i", range(4))
+        def test_more(i):
+            test_where()
+        @pytest.mark.gpus(4)
+        def test_four(): pass
+        @pytest.mark.gpus(8)
+        def test_eight(): pass
+    """)
+    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", "env.json", "-rs", "-p", "no:cacheprovider",
+                                           timeout=120)
+    result.stdout.fnmatch_lines(["*needs 8 GPU(s), this pytest-xdist worker's share of the GPUs is 4*"])
+    seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
+    assert seen == {"gw0": "0,1,2,3", "gw1": "4,5,6,7"}, seen
+    assert result.parseoutcomes() == {"passed": 6, "skipped": 1}
