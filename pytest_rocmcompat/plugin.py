@@ -259,10 +259,31 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     write_summary(terminalreporter, state)
 
 
+def _redact_junit(config: pytest.Config) -> None:
+    """pytest's JUnit file quotes captured output: take secret values and token shapes out of it.
+
+    Runs after pytest's own writer (trylast); the file is replaced atomically.
+    """
+    path = getattr(config.option, "xmlpath", None)
+    if not path or not os.path.isfile(path):
+        return
+    from .redact import redact_text, secret_values_from_env
+    from .report.atomic import write_atomic
+
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    clean = redact_text(text, secret_values_from_env(dict(os.environ)))
+    if clean != text:
+        write_atomic(path, clean)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = state_of(session.config)
-    if state is None or state.report_path is None or hasattr(session.config, "workerinput"):
+    if state is None or hasattr(session.config, "workerinput"):
+        return
+    _redact_junit(session.config)
+    if state.report_path is None:
         return
     from .report.markdown import write_run_report
 

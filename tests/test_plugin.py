@@ -364,3 +364,28 @@ def test_matrix_suites_select_bundled_suite_directories(pytester: pytest.Pyteste
     assert "test_ppo" not in result.stdout.str()
     result = pytester.runpytest("--rocm-env", str(env_file()), "suites", "--collect-only", "-q")
     assert "suites/ppo/test_ppo.py::test_x" in result.stdout.str()  # no matrix: everything
+
+
+def test_planted_secrets_reach_no_output_file(pytester: pytest.Pytester, env_file, monkeypatch) -> None:
+    secrets = {"HF_TOKEN": "hf_PlantedTokenValue0123456789abcdefXYZ",
+               "WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567",
+               "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+               "GITHUB_TOKEN": "ghp_PlantedGithubToken0123456789abcdefgh"}
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile("""
+        import os, sys
+        def test_prints_and_fails():
+            for name in ("HF_TOKEN", "WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN"):
+                print(name, os.environ[name])
+                sys.stderr.write(os.environ[name] + "\\n")
+            assert os.environ["HF_TOKEN"] == "wrong", os.environ["GITHUB_TOKEN"]
+    """)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file()), "--junitxml", "out.xml",
+                                           "--rocm-report", "r.md", "-o", "junit_logging=all")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    junit, report = (pytester.path / "out.xml").read_text(), (pytester.path / "r.md").read_text()
+    assert "[redacted]" in junit
+    for value in secrets.values():
+        assert value not in junit and value not in report
+    ET.fromstring(junit)  # still well-formed XML
