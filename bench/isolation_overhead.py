@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 from _common import default_out, interleave, summary, table, timed_run, write_json

@@ -10,7 +10,6 @@ round-robin, and ``gpus(n)`` tests see only the worker's slice.
 
 from __future__ import annotations
 
-import os
 from collections.abc import MutableMapping
 
 DEVICES_VAR = "ROCMCOMPAT_XDIST_DEVICES"
