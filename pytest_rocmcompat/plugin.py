@@ -14,7 +14,9 @@ from collections.abc import Generator
 import pytest
 
 from . import classify
+from .fixtures import FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, rocm_measure  # noqa: F401
 from .matrix.model import SUITES
+from .measurements import measurements_of
 from .options import add_options, register_markers
 from .pinning import pin_this_worker, publish
 from .rules.engine import ItemFacts, uses_of
@@ -200,6 +202,9 @@ def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if report.when == "call" and report.passed and FLOOR_MISSES_KEY in item.stash:
+        report.outcome = "failed"  # a figure worse than its floor is a regression
+        report.longrepr = floor_failure(item)
     if report.failed or RULES_KEY in item.stash:  # nothing to classify for a plain pass or skip
         state = state_of(item.config)
         if state is not None:
@@ -233,6 +238,8 @@ class _Recorder:
             return
         outcome, rule, signature, message = classify.from_report(report)
         self.state.record(report.nodeid, report.when, outcome, rule, signature, message)
+        if report.when == "teardown" and report.user_properties:
+            self.state.record_measurements(report.nodeid, measurements_of(report.user_properties))
 
 
 @pytest.hookimpl(optionalhook=True)

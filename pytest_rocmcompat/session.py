@@ -14,6 +14,7 @@ from .errors import ConfigError
 from .matrix.loader import bundled_known_bad, load_matrix
 from .matrix.locate import Location, locate
 from .matrix.model import Matrix
+from .measurements import Measurement
 from .outcomes import Outcome, worst
 from .probe.environment import Environment, EnvironmentFileError
 from .probe.overrides import OverrideError, apply_overrides
@@ -65,6 +66,10 @@ class CompatState:
     counts: Counter = field(default_factory=Counter)  # (suite, Outcome) -> n
     notable: dict[str, TestResult] = field(default_factory=dict)
     _open: dict[str, TestResult | Outcome] = field(default_factory=dict)  # teardown pending
+    measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (nodeid, figure)
+
+    def record_measurements(self, nodeid: str, found: list[Measurement]) -> None:
+        self.measurements.extend((nodeid, m) for m in found)
 
     def record_pass(self, nodeid: str) -> None:
         """A passing call phase (no rule, no properties): no per-test object needed."""
