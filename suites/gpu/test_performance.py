@@ -1,0 +1,46 @@
+"""Performance figures, recorded with ``rocm_measure`` next to the datasheet peak and
+compared with the matrix's floors. Device-event timing after warm-up, median of repeats,
+random inputs (``pytest_rocmcompat.gpubench``); bench/gpu_crosscheck.py times the same
+work with plain loops to show the harness does not under-measure."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat import gpubench as gb
+
+
+def _peak(gpu_peak, key: str):
+    if gpu_peak is None:
+        return None
+    if key == "memory":
+        return gpu_peak.memory_gbps
+    if key == "host":
+        return gpu_peak.host_gbps
+    return gpu_peak.get(key)
+
+
+def _detail(figure: gb.Figure, gpu_peak) -> str:
+    return figure.detail + (f"; peak from {gpu_peak.product} datasheet" if gpu_peak else "; device not in peaks table")
+
+
+@pytest.mark.gpus(1)
+def test_gemm_bf16_tflops(torch, gpu_device, gpu_peak, rocm_measure):
+    fig = gb.bench_gemm(torch, gpu_device, n=8192, dtype=torch.bfloat16)
+    m = rocm_measure("gemm_bf16_tflops", fig.value, peak=_peak(gpu_peak, "bf16"), detail=_detail(fig, gpu_peak))
+    assert fig.value > 0 and m.value == fig.value
+
+
+@pytest.mark.gpus(1)
+def test_copy_d2d_gbps(torch, gpu_device, gpu_peak, rocm_measure):
+    fig = gb.bench_copy_d2d(torch, gpu_device, nbytes=gb.GIB)
+    rocm_measure("copy_d2d_gbps", fig.value, peak=_peak(gpu_peak, "memory"), detail=_detail(fig, gpu_peak))
+    assert fig.value > 0
+
+
+@pytest.mark.gpus(1)
+@pytest.mark.parametrize("direction", ["h2d", "d2h"])
+def test_host_copy_gbps(torch, gpu_device, gpu_peak, rocm_measure, direction):
+    fig = gb.bench_host_copy(torch, gpu_device, direction)
+    rocm_measure(f"copy_{direction}_gbps", fig.value, peak=_peak(gpu_peak, "host"), detail=_detail(fig, gpu_peak))
+    assert fig.value > 0
