@@ -1,0 +1,283 @@
+"""Spawn one process per rank, time-limit them, kill what is left, read what they wrote.
+
+Every rank runs in its own session (``start_new_session``), so ``killpg`` reaches
+anything it started. When the wall-clock limit passes, or a rank ends badly and the
+others have not finished ``grace`` seconds later, every rank's group is killed; the
+processes of those groups (found in ``/proc``) are recorded and checked to be gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..signatures import match_builtin
+from .plan import Case
+from .world import World
+
+TAIL_CHARS = 3000
+WORKER = "pytest_rocmcompat.collectives.worker"
+
+
+@dataclass
+class RankRun:
+    """One rank's process and what it reported."""
+
+    rank: int
+    pid: int
+    returncode: int | None = None     # None: killed by the launcher
+    ended_at: float | None = None     # monotonic time the launcher saw it end
+    events: list[dict] = field(default_factory=list)
+    tail: str = ""
+
+    def last(self, event: str) -> dict | None:
+        return next((e for e in reversed(self.events) if e.get("event") == event), None)
+
+    @property
+    def error(self) -> dict | None:
+        return self.last("error")
+
+    @property
+    def done(self) -> bool:
+        return self.last("done") is not None
+
+    @property
+    def current(self) -> str | None:
+        """The case it began and did not finish, if any."""
+        for e in reversed(self.events):
+            if e.get("event") == "case":
+                return None
+            if e.get("event") == "begin":
+                return e.get("case")
+        return None
+
+    @property
+    def signal_name(self) -> str | None:
+        if self.returncode is not None and self.returncode < 0:
+            try:
+                return signal.Signals(-self.returncode).name
+            except ValueError:
+                return f"signal {-self.returncode}"
+        return None
+
+    def where(self) -> str:
+        if self.current:
+            return f"in {self.current}"
+        if self.last("init") is None:
+            return "before the process group was initialised"
+        return "between cases"
+
+    def status(self) -> str:
+        if self.returncode is None:
+            what = "killed by the launcher"
+        elif self.signal_name:
+            what = f"died from {self.signal_name}"
+        elif self.returncode == 0:
+            what = "finished"
+        else:
+            what = f"exited with code {self.returncode}"
+        return f"rank {self.rank} (pid {self.pid}): {what}" + ("" if self.done else f" {self.where()}")
+
+
+@dataclass
+class Launch:
+    world: World
+    outcome: str              # pass | fail | crashed | hang
+    message: str
+    ranks: list[RankRun]
+    seconds: float
+    signature: str | None = None
+    pids: list[int] = field(default_factory=list)       # every process seen in the ranks' groups
+    survivors: list[int] = field(default_factory=list)  # of those, still alive after the kill
+
+    def results(self, name: str) -> list[dict]:
+        """Every rank's finished results for the cases of test ``name``."""
+        return [e for r in self.ranks for e in r.events if e.get("event") == "case" and e.get("name") == name]
+
+    def info(self) -> dict:
+        """The first rank's ``init`` event (versions, device) and ``start`` event (settings)."""
+        first = min(self.ranks, key=lambda r: r.rank) if self.ranks else None
+        if first is None:
+            return {}
+        return {**(first.last("start") or {}), **(first.last("init") or {})}
+
+
+def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float, grace: float = 5.0,
+           iters: int = 5, warmup: int = 1, fault: dict | None = None) -> Launch:
+    """Run ``cases`` on every rank of ``world`` this session spawns; never raises for a rank's failure."""
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="rocmcompat-collectives-") as tmp:
+        tmp_path = Path(tmp)
+        spec = {"backend": world.backend, "device": world.device, "init_method": world.init_method(tmp_path),
+                "op_timeout_s": op_timeout, "result_dir": tmp, "iters": iters, "warmup": warmup,
+                "cases": [c.to_dict() for c in cases], "fault": fault}
+        spec_file = tmp_path / "spec.json"
+        spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        procs = _spawn(world, spec_file, tmp_path)
+        runs = {rank: RankRun(rank, p.pid) for rank, p in procs.items()}
+        limit_hit = _wait(procs, runs, start + timeout, grace)
+        pids = _members({p.pid for p in procs.values()})
+        for p in procs.values():
+            _killpg(p.pid)
+        for rank, p in procs.items():
+            code = p.wait()
+            if runs[rank].ended_at is None:
+                runs[rank].returncode = None  # it was still running: killed by us
+            else:
+                runs[rank].returncode = code
+            runs[rank].events = _read_events(tmp_path / f"rank{rank}.jsonl")
+            runs[rank].tail = _tail(tmp_path / f"rank{rank}.log")
+    ranks = [runs[r] for r in sorted(runs)]
+    pids = sorted(pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events
+                                                     if e.get("event") == "child"})
+    outcome, message, signature = judge(ranks, limit_hit, timeout)
+    return Launch(world, outcome, message, ranks, time.monotonic() - start, signature, pids, survivors(pids))
+
+
+def _spawn(world: World, spec_file: Path, tmp: Path) -> dict[int, subprocess.Popen]:
+    procs = {}
+    for rank, local in zip(world.ranks, world.local_ranks):
+        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
+               "LOCAL_WORLD_SIZE": str(len(world.ranks)), "PYTHONUNBUFFERED": "1"}
+        with open(tmp / f"rank{rank}.log", "wb") as log:
+            procs[rank] = subprocess.Popen([sys.executable, "-m", WORKER, str(spec_file)], stdout=log,
+                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                           start_new_session=True)
+    return procs
+
+
+def _wait(procs: dict[int, subprocess.Popen], runs: dict[int, RankRun], deadline: float, grace: float) -> bool:
+    """Wait for every rank; returns whether the wall-clock limit ended the wait."""
+    stop = deadline
+    while True:
+        now = time.monotonic()
+        for rank, p in procs.items():
+            if runs[rank].ended_at is None and p.poll() is not None:
+                runs[rank].ended_at, runs[rank].returncode = now, p.returncode
+                if p.returncode != 0:
+                    stop = min(stop, now + grace)  # the others will not get far without it
+        if all(r.ended_at is not None for r in runs.values()):
+            return False
+        if now >= stop:
+            return stop == deadline
+        time.sleep(0.05)
+
+
+def _killpg(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _members(sessions: set[int]) -> set[int]:
+    """Processes whose session or process group is one of ``sessions`` (Linux ``/proc``)."""
+    found = set()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path("/proc", entry, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 3 and (int(fields[2]) in sessions or int(fields[3]) in sessions):
+            found.add(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path("/proc", str(pid), "stat").read_text()
+    except OSError:
+        return True  # no /proc: trust kill(0)
+    return stat[stat.rfind(")") + 2:].split()[0] not in ("Z", "X")
+
+
+def survivors(pids: list[int], wait: float = 2.0) -> list[int]:
+    """The ``pids`` still alive after up to ``wait`` seconds (SIGKILL is delivered asynchronously)."""
+    end = time.monotonic() + wait
+    while True:
+        left = [p for p in pids if alive(p)]
+        if not left or time.monotonic() >= end:
+            return left
+        time.sleep(0.05)
+
+
+def _read_events(path: Path) -> list[dict]:
+    events = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return events
+    for line in lines:
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            pass  # a line cut short by the kill
+    return events
+
+
+def _tail(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-TAIL_CHARS:].decode("utf-8", "replace")
+
+
+def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, str, str | None]:
+    """``(outcome, message, signature id)`` of a launch from its ranks' ends.
+
+    hang: the wall-clock limit killed it, or the first rank to fail hit a collective or
+    rendezvous timeout; crashed: the first rank to fail died from a signal or exited
+    without reporting; fail: it reported an exception; pass: every rank finished.
+    """
+    states = "\n".join(r.status() for r in ranks)
+    if limit_hit:
+        stuck = [r for r in ranks if r.returncode is None]
+        first = stuck[0] if stuck else ranks[0]
+        sig = match_builtin("\n".join(r.tail for r in ranks))
+        return ("hang", f"killed after the {timeout:g} s wall-clock limit (every rank's process group "
+                f"killed)\n{states}\n{_tail_block(first)}", sig.id if sig else None)
+    bad = sorted((r for r in ranks if r.returncode not in (0, None)), key=lambda r: r.ended_at or 0.0)
+    if not bad:
+        if all(r.done for r in ranks):
+            return "pass", states, None
+        bad = [r for r in ranks if not r.done]
+    first = bad[0]
+    sig = match_builtin(first.tail + "\n" + ((first.error or {}).get("text") or ""))
+    error = first.error
+    if (error and error.get("timeout")) or (sig is not None and sig.id == "collective-timeout"):
+        outcome, what = "hang", f"rank {first.rank} timed out {first.where()}"
+    elif error is not None:
+        outcome, what = "fail", f"rank {first.rank} raised an exception {first.where()}"
+    elif first.signal_name:
+        outcome, what = "crashed", f"rank {first.rank} died from {first.signal_name} {first.where()}"
+    else:
+        outcome, what = "crashed", f"rank {first.rank} exited with code {first.returncode} {first.where()}"
+    if sig is not None:
+        what += f"\nfailure signature {sig.id}: {sig.explanation}"
+    return outcome, f"{what}\n{states}\n{_tail_block(first)}", sig.id if sig else None
+
+
+def _tail_block(rank: RankRun) -> str:
+    return f"--- last output of rank {rank.rank} ---\n{rank.tail.rstrip() or '(no output)'}"
