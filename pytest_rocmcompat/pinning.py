@@ -5,12 +5,16 @@ by the workers it spawns). Each worker takes its own slice by index, through the
 the runtime reads (``HIP_VISIBLE_DEVICES`` on ROCm, ``CUDA_VISIBLE_DEVICES`` on CUDA), in
 ``pytest_load_initial_conftests``: before conftest files, and so before torch, are imported.
 With more workers than GPUs the slices cannot be disjoint: workers then share one GPU each,
-round-robin, and ``gpus(n)`` tests see only the worker's slice.
+round-robin, and the GPU locks of ``gpu_locks`` keep their tests from running on it at once.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import MutableMapping
+
+from .gpu_locks import LOCK_DIR_VAR
 
 DEVICES_VAR = "ROCMCOMPAT_XDIST_DEVICES"
 PLATFORM_VAR = "ROCMCOMPAT_XDIST_PLATFORM"
@@ -26,11 +30,31 @@ def visible_devices(platform: str, count: int, environ: MutableMapping[str, str]
     return [str(i) for i in range(count)]
 
 
-def publish(platform: str, count: int, environ: MutableMapping[str, str]) -> None:
-    """Controller side: record the devices for the workers it is about to start."""
+def publish(platform: str, count: int, environ: MutableMapping[str, str]) -> str | None:
+    """Controller side: record the devices for the workers it is about to start.
+
+    Returns the session's GPU lock directory (the caller removes it at the end), if any.
+    """
     if platform in VISIBILITY and count > 0:
         environ[DEVICES_VAR] = ",".join(visible_devices(platform, count, environ))
         environ[PLATFORM_VAR] = platform
+        environ[LOCK_DIR_VAR] = tempfile.mkdtemp(prefix="rocmcompat-gpu-locks-")
+        return environ[LOCK_DIR_VAR]
+    return None
+
+
+def unpublish(environ: MutableMapping[str, str], remove_locks: bool = False) -> None:
+    """Forget the published devices (and, for the controller at the end, remove the locks)."""
+    for var in (DEVICES_VAR, PLATFORM_VAR):
+        environ.pop(var, None)
+    lock_dir = environ.pop(LOCK_DIR_VAR, None)
+    if lock_dir and remove_locks:
+        shutil.rmtree(lock_dir, ignore_errors=True)
+
+
+def published_devices(environ: MutableMapping[str, str]) -> list[str]:
+    """Every device the controller handed out (all workers' slices together)."""
+    return [d for d in environ.get(DEVICES_VAR, "").split(",") if d]
 
 
 def worker_slice(devices: list[str], index: int, workers: int) -> list[str]:

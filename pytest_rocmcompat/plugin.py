@@ -18,14 +18,16 @@ from .fixtures import FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, ro
 from .matrix.model import SUITES
 from .measurements import measurements_of
 from .options import add_options, register_markers
-from .pinning import pin_this_worker, publish
+from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
 RULES_KEY = pytest.StashKey[list]()
 TIMEOUT_KEY = pytest.StashKey[float]()
-PINNED_KEY = pytest.StashKey[int]()
+PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
+PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,7 +39,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """An xdist worker takes its GPUs before any conftest (and so torch) is imported."""
     pinned = pin_this_worker(os.environ)
     if pinned is not None:
-        early_config.stash[PINNED_KEY] = len(pinned)
+        early_config.stash[PINNED_KEY] = pinned
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -47,7 +49,15 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[STATE_KEY] = state = build_state(config)
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
-        publish(state.env.platform, len(state.env.gpus), os.environ)  # inherited by the workers
+        # inherited by the workers; removed again in pytest_unconfigure
+        config.stash[PUBLISHED_KEY] = publish(state.env.platform, len(state.env.gpus), os.environ) is not None
+    mine = config.stash.get(PINNED_KEY, None)
+    if mine is not None and os.environ.get(LOCK_DIR_VAR):
+        config.pluginmanager.register(
+            GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks")
+    from .report.junit_props import install as install_junit_properties
+
+    install_junit_properties(config, state)  # --junitxml: testsuite properties, rocm_uses
     child_result = config.getoption("rocm_child_result")
     if child_result:
         from .isolation.child import ChildRecorder
@@ -91,7 +101,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = state_of(config)
     if state is None:
         return
-    available = config.stash.get(PINNED_KEY, len(state.env.gpus))  # an xdist worker: its slice
+    mine = config.stash.get(PINNED_KEY, None)  # an xdist worker: its own slice of the GPUs
     matching = bool(state.rules.active)
     for item in items:
         marks = list(item.iter_markers())  # one walk of the marker chain serves every lookup below
@@ -110,20 +120,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 state.applied[item.nodeid] = [r.id for r in rules]
                 classify.attach(item, rules)
                 names = {m.name for m in item.iter_markers()}  # attach() may add isolated or skip
+        if "gpus" in names:
+            _allocate_gpus(item, item.get_closest_marker("gpus"), state, mine)
         if "isolated" in names:
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, item.get_closest_marker("isolated"))
-        if "gpus" in names:
-            _skip_without_gpus(item, item.get_closest_marker("gpus"), available, PINNED_KEY in config.stash)
+        elif BORROWED_KEY in item.stash:  # it must see other devices than its worker: a child process
+            item.stash[TIMEOUT_KEY] = _isolation_timeout(item, pytest.mark.isolated.mark)
 
 
-def _skip_without_gpus(item: pytest.Item, gpus: pytest.Mark, available: int, pinned: bool) -> None:
+def _allocate_gpus(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:
+    """Skip a test that needs more GPUs than the machine has; under xdist, borrow beyond the slice."""
     need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
         raise pytest.UsageError(
             f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
+    devices = published_devices(os.environ) if mine is not None else []
+    available = len(devices) if mine is not None else len(state.env.gpus)
     if need > available:
-        where = "this pytest-xdist worker's share of the GPUs is" if pinned else "this environment has"
-        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), {where} {available}"))
+        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
+    elif mine is not None and need > len(mine):
+        chosen = borrowed_set(mine, devices, need)
+        item.stash[DEVICES_KEY] = chosen
+        item.stash[BORROWED_KEY] = ",".join(chosen)
 
 
 def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.Mark]) -> tuple[str, ...]:
@@ -167,7 +185,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     timeout = item.stash[TIMEOUT_KEY]
     reports = run_isolated(item, timeout, state.env.to_json(indent=None),
-                           _child_options(item.config, state), item.stash.get(RULES_KEY, []))
+                           _child_options(item.config, state), item.stash.get(RULES_KEY, []),
+                           _child_environ(item, state))
     for report in reports:
         item.ihook.pytest_runtest_logreport(report=report)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
@@ -186,6 +205,18 @@ def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
     if not seconds > 0:
         raise pytest.UsageError(f"rocmcompat: {source}: the time limit must be a number of seconds > 0")
     return seconds
+
+
+def _child_environ(item: pytest.Item, state: CompatState) -> dict[str, str] | None:
+    """A test that borrows GPUs sees exactly those; it is no pinned worker any more."""
+    borrowed = item.stash.get(BORROWED_KEY, None)
+    var = VISIBILITY.get(state.env.platform)
+    if borrowed is None or var is None:
+        return None
+    environ = dict(os.environ)
+    unpublish(environ)  # the child must not pin itself to the worker's slice again
+    environ[var] = borrowed
+    return environ
 
 
 def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
@@ -265,6 +296,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     write_summary(terminalreporter, state)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(PUBLISHED_KEY, False):
+        unpublish(os.environ, remove_locks=True)
+
+
 def _redact_junit(config: pytest.Config) -> None:
     """pytest's JUnit file quotes captured output: take secret values and token shapes out of it.
 
@@ -289,6 +325,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None or hasattr(session.config, "workerinput"):
         return
     _redact_junit(session.config)
+    from .report.summary import append_step_summary
+
+    append_step_summary(state, int(exitstatus))  # $GITHUB_STEP_SUMMARY, when set
     if state.report_path is None:
         return
     from .report.markdown import write_run_report

@@ -65,14 +65,15 @@ def child_argv(item: pytest.Item, result: Path, env_file: Path, options: list[st
     return argv
 
 
-def run_child(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str, float]:
+def run_child(argv: list[str], cwd: Path, timeout: float,
+              environ: dict[str, str] | None = None) -> tuple[int | None, str, float]:
     """Run the child in a new session; on timeout kill its whole process group.
 
     Returns ``(returncode or None when killed by the time limit, output, seconds)``.
     """
     start = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True, env=environ)
     try:
         output, _ = proc.communicate(timeout=timeout)
         returncode: int | None = proc.returncode
@@ -93,14 +94,14 @@ def _kill_group(pgid: int) -> None:
 
 
 def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list[str],
-                 rules: list[Rule]) -> list[pytest.TestReport]:
-    """Run ``item`` in a child process; return the reports to log in this process."""
+                 rules: list[Rule], environ: dict[str, str] | None = None) -> list[pytest.TestReport]:
+    """Run ``item`` in a child process (with ``environ``, else this one's); return its reports."""
     config = item.config
     with tempfile.TemporaryDirectory(prefix="rocmcompat-isolated-") as tmp:
         result, env_file = Path(tmp, "result.json"), Path(tmp, "env.json")
         env_file.write_text(env_json, encoding="utf-8")
         returncode, output, seconds = run_child(child_argv(item, result, env_file, options),
-                                                config.invocation_params.dir, timeout)
+                                                config.invocation_params.dir, timeout, environ)
         try:
             reports = tuple(json.loads(result.read_text(encoding="utf-8"))["reports"])
         except (OSError, ValueError, KeyError):

@@ -1,0 +1,99 @@
+"""What the plugin adds to pytest's JUnit file: the run's environment and cell, and ``rocm_uses``.
+
+Testsuite properties (written once, by the process that writes JUnit: the xdist
+controller) describe the environment and its matrix cell, so ``rocmcompat report``
+can place the file in the compatibility table. Every value is redacted.
+
+Testcase outcomes are *derived on reading* (see ``junit_read``): ``rocm_outcome``
+is written only where the JUnit result alone cannot tell (known-bad, stale-rule,
+crashed, hang, a signature-mismatched fail); a plain pass, fail or skip is read
+from the JUnit element, which keeps the common passing test free of extra work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ..probe.environment import Environment
+from ..redact import redact_text, secret_values_from_env
+from ..session import CompatState
+
+SCHEMA = "1"
+PROP_USES = "rocm_uses"
+
+
+def suite_properties(state: CompatState) -> list[tuple[str, str]]:
+    """The testsuite properties of a run, in a stable order, secrets redacted."""
+    env = state.env
+    props: list[tuple[str, str]] = [("rocm_schema", SCHEMA)]
+    props += env_properties(env)
+    if state.matrix is not None:
+        props.append(("rocm_matrix", state.matrix.name))
+    if state.location is not None:
+        props.append(("rocm_location", state.location.describe()))
+        if state.location.inside and state.location.cell is not None:
+            props.append(("rocm_cell", state.location.cell.key))
+            props += [(f"rocm_cell.{k}", v) for k, v in state.location.cell.values]
+    props.append(("rocm_rules", f"{len(state.rules.active)} of {len(state.rules.all_rules)} active "
+                                f"({state.rules_source})"))
+    for rule in state.rules.active:
+        info = {"reason": rule.reason, "action": rule.action, "links": list(rule.links),
+                "fixed_in": {k: v for k, v in rule.fixed_in}}
+        props.append((f"rocm_rule_info.{rule.id}", json.dumps(info, sort_keys=True)))
+    if state.strict:
+        props.append(("rocm_strict", "true"))
+    secrets = secret_values_from_env(dict(os.environ))
+    return [(name, redact_text(str(value), secrets)) for name, value in props]
+
+
+def env_properties(env: Environment) -> list[tuple[str, str]]:
+    """``rocm_env.*`` (``source`` says live, replay or overridden), ``rocm_lib.*``, ``rocm_var.*``."""
+    props = [("rocm_env.source", env.source)]
+    if env.origin:
+        props.append(("rocm_env.origin", env.origin))
+    props.append(("rocm_env.platform", env.platform))
+    if env.gpus:
+        props.append(("rocm_env.arch", ",".join(env.archs)))
+        props.append(("rocm_env.gpu", env.gpus[0].name))
+        props.append(("rocm_env.gpus", str(len(env.gpus))))
+    for key in ("rocm", "hip", "cuda", "driver", "torch", "python", "os"):
+        value = getattr(env, key)
+        if value:
+            props.append((f"rocm_env.{key}", str(value)))
+    props += [(f"rocm_lib.{k}", v) for k, v in sorted(env.libraries.items())]
+    props += [(f"rocm_var.{k}", v) for k, v in sorted(env.env.items())]  # already redacted by the probe
+    return props
+
+
+class JUnitProperties:
+    """A small pytest plugin: testsuite properties, and ``rocm_uses`` on tests that use libraries."""
+
+    def __init__(self, state: CompatState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from _pytest.junitxml import xml_key  # LogXML exists only where JUnit is written
+
+        xml = session.config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        for name, value in suite_properties(self.state):
+            xml.add_global_property(name, value)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Libraries a test uses, so the merged table can have one column per library."""
+        for item in items:
+            libs = [str(a) for m in item.iter_markers("uses") for a in m.args]
+            if libs:
+                item.user_properties.append((PROP_USES, ",".join(dict.fromkeys(libs))))
+
+
+def install(config: pytest.Config, state: CompatState) -> None:
+    """Register :class:`JUnitProperties` when this run writes JUnit (``--junitxml``)."""
+    if getattr(config.option, "xmlpath", None):
+        config.pluginmanager.register(JUnitProperties(state), "rocmcompat-junit")
