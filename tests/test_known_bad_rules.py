@@ -152,6 +152,50 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx90a", "torch=2.5.1+rocm6.2"],
         [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2"],
     ),
+    "torch-cu130-needs-driver-580": (
+        [CUDA, "arch=sm_90", "torch=2.9.0+cu130", "driver=570.172.08"],
+        [CUDA, "arch=sm_90", "torch=2.9.0+cu130", "driver=580.65.06"],
+    ),
+    "torch-cu12-needs-driver-525": (
+        [CUDA, "arch=sm_86", "torch=2.1.0+cu121", "driver=470.86"],
+        [CUDA, "arch=sm_86", "torch=2.1.0+cu118", "driver=470.86"],
+    ),
+    "torch-cu130-no-volta-pascal-maxwell": (
+        [CUDA, "arch=sm_70", "torch=2.11.0+cu130"],
+        [CUDA, "arch=sm_70", "torch=2.11.0+cu128"],
+    ),
+    "vllm-rocm-unsupported-arch": (
+        [ROCM, "arch=gfx906", "lib.vllm=0.10.1"],
+        [ROCM, "arch=gfx90a", "lib.vllm=0.10.1"],
+    ),
+}
+
+# The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
+# environment of exactly that situation.
+COVERAGE: dict[str, tuple[str, list[str]]] = {
+    "torchao needs torch.int1 (torchtune, torchao on older ROCm torch builds)": (
+        "torchao-needs-torch-int1", [ROCM, "arch=gfx906", "torch=2.4.1+rocm6.0", "lib.torchao=0.13.0"]),
+    "PyTorch 2.5.1+rocm6.2 memory access faults on gfx906": (
+        "torch-2.5.1-rocm6.2-gfx906-memory-fault", [ROCM, "arch=gfx906", "torch=2.5.1+rocm6.2"]),
+    "gfx906 with ROCm 7.x / PyTorch 2.9+rocm7.1": (
+        "gfx906-torch-rocm6.4-plus-no-gfx906-kernels", [ROCM, "arch=gfx906", "torch=2.9.1+rocm7.1"]),
+    "HSA_OVERRIDE_GFX_VERSION set to another arch's version": (
+        "gfx906-hsa-override-gfx-version-foreign-arch",
+        [ROCM, "arch=gfx906", "env.HSA_OVERRIDE_GFX_VERSION=11.0.0"]),
+    "Python 3.13 with ROCm wheels": (
+        "rocm-python313-needs-torch-2.6", [ROCM, "python=3.13.0", "torch=2.5.1+rocm6.2"]),
+    "bitsandbytes 4/8-bit on ROCm": (
+        "bitsandbytes-rocm-4bit-before-0.50", [ROCM, "arch=gfx906", "lib.bitsandbytes=0.45.0"]),
+    "Ray >= 2.45 needing RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES": (
+        "verl-ray-2.45-needs-noset-hip", [ROCM, "lib.ray=2.48.0", "lib.verl=0.5.0"]),
+    "vLLM with expandable segments": (
+        "vllm-custom-allreduce-expandable-segments",
+        [ROCM, "lib.vllm=0.11.0", f"env.PYTORCH_CUDA_ALLOC_CONF={EXPANDABLE}"]),
+    "bf16 before Ampere (V100)": ("bf16-requires-ampere", [CUDA, "arch=sm_70"]),
+    "fp8 only on sm_89+": ("fp8-scaled-mm-cuda-pre-sm89", [CUDA, "arch=sm_86", "torch=2.7.1+cu126"]),
+    "fp8 only on gfx942/gfx950": ("fp8-scaled-mm-rocm-pre-mi300", [ROCM, "arch=gfx1100", "torch=2.7.1+rocm6.3"]),
+    "numpy 2 with torch built against numpy 1": (
+        "numpy2-torch-built-against-numpy1", ["torch=2.2.2", "lib.numpy=2.1.0"]),
 }
 
 # rule id -> real error text quoted in the rule's public source: (URL, quote)
@@ -257,6 +301,26 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
          "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 "
          "or 8.9, or ROCm MI300+"),
     ],
+    "torch-cu130-needs-driver-580": [
+        ("https://github.com/pytorch/pytorch/pull/162531",
+         "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). "
+         "Please update your GPU driver by downloading and installing a new version from the URL: "
+         "http://www.nvidia.com/Download/index.aspx"),
+        ("https://github.com/sgl-project/sglang/issues/11395",
+         "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12040)."),
+    ],
+    "torch-cu12-needs-driver-525": [
+        ("https://github.com/lllyasviel/Fooocus/issues/1313",
+         "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your "
+         "GPU driver by downloading and installing a new version from the URL: "
+         "http://www.nvidia.com/Download/index.aspx"),
+        ("https://github.com/IEIT-Yuan/Yuan-2.0/issues/65",
+         "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11000)."),
+    ],
+    "torch-cu130-no-volta-pascal-maxwell": [
+        ("https://github.com/unslothai/unsloth/pull/5876",
+         "The first kernel launch then fails with `no kernel image is available for execution on the device`."),
+    ],
 }
 
 
@@ -350,3 +414,25 @@ def test_memory_fault_rule_is_kept_as_specified(rules) -> None:
         "torch": SpecifierSet("==2.5.1"), "torch_rocm": SpecifierSet("==6.2.*"),
     }
     assert "https://github.com/ROCm/ROCm/issues/4166" not in rule.links
+
+
+@pytest.mark.parametrize("item", sorted(COVERAGE))
+def test_issue_coverage_item_is_covered(rules, item: str) -> None:
+    rule_id, overrides = COVERAGE[item]
+    assert rule_id in {r.id for r in rules}, f"{item}: rule {rule_id} is not in known_bad.yaml"
+    assert rule_id in _active_ids(rules, overrides), f"{item}: {rule_id} did not trigger for {overrides}"
+
+
+def test_coverage_table_in_docs_matches() -> None:
+    """docs/known-bad.md maps every coverage item to the same rule id as COVERAGE."""
+    text = (KNOWN_BAD.parents[1] / "docs" / "known-bad.md").read_text(encoding="utf-8")
+    for item, (rule_id, _) in COVERAGE.items():
+        rows = [line for line in text.splitlines() if line.startswith("|") and item in line]
+        assert rows, f"docs/known-bad.md has no coverage row for {item!r}"
+        assert f"`{rule_id}`" in rows[0], f"docs/known-bad.md row for {item!r} does not name {rule_id}"
+
+
+def test_every_rule_is_documented_in_the_sources_table(rules) -> None:
+    text = (KNOWN_BAD.parents[1] / "docs" / "known-bad-sources.md").read_text(encoding="utf-8")
+    missing = [r.id for r in rules if f"| `{r.id}` |" not in text]
+    assert not missing, f"rules without a row in docs/known-bad-sources.md: {missing}"
