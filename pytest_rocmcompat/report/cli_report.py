@@ -1,0 +1,83 @@
+"""``rocmcompat report``: arguments and the command (merge JUnit files, write MD/HTML/JSON).
+
+Exit status: 0 written; 1 regressions with ``--fail-on-regression``, a bad matrix or
+baseline, no readable input among the files, or an output that cannot be written;
+2 no file matched the arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_report_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("inputs", nargs="+", metavar="FILES_OR_GLOBS",
+                   help="JUnit XML files, directories (every *.xml below) or globs such as 'results/**/*.xml'")
+    p.add_argument("-o", "--output", metavar="COMPAT.md", help="write the Markdown report here (default: stdout)")
+    p.add_argument("--html", metavar="COMPAT.html", help="also write a self-contained HTML page")
+    p.add_argument("--json", metavar="COMPAT.json", help="also write the merged table as JSON (a later --baseline)")
+    p.add_argument("--matrix", metavar="MATRIX", help="list the matrix's planned cells without results as 'not run'")
+    p.add_argument("--baseline", metavar="OLD.json", help="flag regressions against an earlier --json output")
+    p.add_argument("--threshold", type=float, default=10.0, metavar="PERCENT",
+                   help="a measurement worse than the baseline by more than this is a regression (default 10)")
+    p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when the baseline shows regressions")
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    from .atomic import write_atomic
+    from .baseline import BaselineError, load_baseline, regressions, snapshot
+    from .merge import expand_inputs, merge, read_runs
+    from .table import render_markdown
+
+    paths = expand_inputs(args.inputs)
+    if not paths:
+        print(f"rocmcompat report: no JUnit file matched {' '.join(args.inputs)!s}: give files, directories "
+              "or globs of the XML files that pytest --junitxml wrote (quote a glob with ** so the shell "
+              "leaves it to rocmcompat).", file=sys.stderr)
+        return 2
+    if not 0 <= args.threshold < 1000:
+        print(f"rocmcompat report: --threshold {args.threshold}: give a percentage between 0 and 1000.",
+              file=sys.stderr)
+        return 2
+    matrix = baseline = None
+    try:
+        if args.matrix:
+            from ..matrix.loader import load_matrix
+
+            matrix = load_matrix(args.matrix)
+        if args.baseline:
+            baseline = load_baseline(args.baseline)
+    except (ConfigError, BaselineError) as exc:
+        print(f"rocmcompat report: {exc}", file=sys.stderr)
+        return 1
+    runs, warnings = read_runs(paths)
+    if not runs:
+        print(f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
+              "(each is named above); nothing to merge.", file=sys.stderr)
+        return 1
+    merged = merge(runs, matrix, warnings)
+    threshold = args.threshold / 100
+    found = regressions(merged, baseline, threshold) if baseline is not None else None
+    markdown = render_markdown(merged, found, threshold if baseline is not None else None)
+    try:
+        if args.output:
+            write_atomic(args.output, markdown)
+        else:
+            sys.stdout.write(markdown)
+        if args.html:
+            from .html import render_html
+
+            write_atomic(args.html, render_html(merged, found))
+        if args.json:
+            write_atomic(args.json, json.dumps(snapshot(merged), indent=1, sort_keys=True) + "\n")
+    except OSError as exc:
+        print(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    if args.output:
+        print(f"rocmcompat report: {len(runs)} file(s), {sum(not r.not_run for r in merged.rows)} cell(s) -> "
+              f"{args.output}" + (f" ({len(found)} regression(s))" if found is not None else ""), file=sys.stderr)
+    return 1 if found and args.fail_on_regression else 0

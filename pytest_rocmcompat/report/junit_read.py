@@ -1,0 +1,151 @@
+"""Read JUnit XML files back into runs: environment properties, and one outcome per test.
+
+Outcomes are derived on reading: a ``rocm_outcome`` property wins (the plugin writes
+it for known-bad, stale-rule, crashed, hang and signature-mismatched fails);
+otherwise ``<failure>``/``<error>`` is ``fail``, ``<skipped type="pytest.xfail">``
+is ``known-bad`` (the test's own xfail, as in the terminal), any other
+``<skipped>`` is ``skipped``, and no result element is ``pass``. Files from a
+plain pytest run (no plugin) therefore classify fully; they only lack the
+environment.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from xml.etree.ElementTree import ElementTree, ParseError
+
+from junitparser import JUnitXml, JUnitXmlError, TestSuite
+
+from ..measurements import Measurement
+from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from .junit_props import PROP_USES
+
+_OUTCOMES = {o.value: o for o in Outcome}
+
+
+class JUnitReadError(ValueError):
+    """A file that is not readable JUnit XML; the message names the file and place."""
+
+
+@dataclass
+class CaseRecord:
+    """One test as a JUnit file reports it."""
+
+    test: str  # classname::name
+    suite: str
+    outcome: Outcome
+    rule: str | None = None
+    signature: str | None = None
+    message: str = ""
+    uses: tuple[str, ...] = ()
+    measurements: list[Measurement] = field(default_factory=list)
+
+
+@dataclass
+class RunRecord:
+    """One JUnit file: its testsuite properties (all suites merged) and its tests."""
+
+    path: str
+    props: dict[str, str]
+    cases: list[CaseRecord]
+    hostname: str = ""
+    timestamp: str = ""
+
+
+def suite_of_classname(classname: str) -> str:
+    """``suites.gpu.test_x[.TestC]`` -> ``gpu``; other tests are grouped by file (``tests/test_x.py``)."""
+    parts = classname.split(".") if classname else [""]
+    if "suites" in parts:
+        i = parts.index("suites")
+        if i + 1 < len(parts) - 1:
+            return parts[i + 1]
+    while len(parts) > 1 and parts[-1][:1].isupper():  # drop test classes: the file remains
+        parts.pop()
+    return "/".join(parts) + ".py" if parts[0] else "(no classname)"
+
+
+def read_run(path: str) -> RunRecord:
+    """Parse one JUnit file; raise :class:`JUnitReadError` for corrupt, truncated or foreign XML."""
+    trees: list[ElementTree] = []
+
+    def parse(source) -> ElementTree:
+        trees.append(ElementTree(file=source))
+        return trees[-1]
+
+    try:
+        xml = JUnitXml.fromfile(os.fspath(path), parse_func=parse)
+    except ParseError as exc:
+        line, col = getattr(exc, "position", (None, None))
+        where = f":{line}:{col}" if line else ""
+        raise JUnitReadError(f"{path}{where}: not well-formed XML ({_parse_msg(exc)}); "
+                             "truncated or corrupt?") from None
+    except OSError as exc:
+        raise JUnitReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except JUnitXmlError:
+        tag = trees[0].getroot().tag if trees else "?"
+        raise JUnitReadError(f"{path}: root element <{tag}> is not <testsuites> or <testsuite>; "
+                             "not a JUnit file") from None
+    suites = list(xml)  # junitparser wraps a bare <testsuite> root in <testsuites>
+    props: dict[str, str] = {}
+    cases: list[CaseRecord] = []
+    host = stamp = ""
+    for suite in suites:
+        for prop in suite.properties():
+            if prop.name and prop.name not in props:
+                props[prop.name] = prop.value or ""
+        host = host or (suite.hostname or "")
+        stamp = stamp or (suite.timestamp or "")
+        cases.extend(_cases(suite))
+    return RunRecord(os.fspath(path), props, cases, host, stamp)
+
+
+def _cases(suite: TestSuite) -> list[CaseRecord]:
+    """Every testcase of a suite, nested suites included.
+
+    Element-level access (``_elem``): junitparser builds a wrapper object per child
+    and per attribute read, which is most of the merge time at 200,000 tests
+    (see docs/benchmarks.md); the element tree it parsed is read directly here.
+    """
+    out = []
+    for elem in suite._elem.iter("testcase"):
+        classname = elem.get("classname") or ""
+        name = elem.get("name") or ""
+        outcome = Outcome.PASS
+        message = ""
+        rule = signature = None
+        uses: tuple[str, ...] = ()
+        measurements: list[Measurement] = []
+        explicit = None
+        for child in elem:
+            tag = child.tag
+            if tag == "properties":
+                for prop in child.iter("property"):
+                    pname, value = prop.get("name") or "", prop.get("value") or ""
+                    if pname == PROP_OUTCOME:
+                        explicit = _OUTCOMES.get(value)
+                    elif pname == PROP_RULE:
+                        rule = value
+                    elif pname == PROP_SIGNATURE:
+                        signature = value
+                    elif pname == PROP_USES:
+                        uses = tuple(u.strip() for u in value.split(",") if u.strip())
+                    elif pname.startswith("rocm_metric."):
+                        m = Measurement.from_property(pname, value)
+                        if m is not None:
+                            measurements.append(m)
+            elif tag in ("failure", "error"):
+                outcome = worst(outcome, Outcome.FAIL)
+                message = message or child.get("message") or (child.text or "").strip()[:300]
+            elif tag == "skipped" and outcome is Outcome.PASS:
+                xfail = child.get("type") == "pytest.xfail"
+                outcome = Outcome.KNOWN_BAD if xfail else Outcome.SKIPPED
+                message = child.get("message") or ""
+        out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
+                              explicit or outcome, rule, signature, message, uses, measurements))
+    return out
+
+
+def _parse_msg(exc: ParseError) -> str:
+    text = str(exc)
+    return text.split(":", 1)[0] if ": line" in text else text

@@ -1,0 +1,246 @@
+"""Merge many JUnit runs into one compatibility table: one row per cell, one column per suite.
+
+A row is one environment (platform, GPUs, ROCm/CUDA, torch, Python, libraries, and
+whether it was real hardware or a replay), read from the testsuite properties the
+plugin writes. Several files of one environment (shards) share a row; a test seen
+twice keeps its worse outcome. A file without those properties (a plain pytest run)
+is a row of its own, labelled with what is known: its file and host.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ..matrix.model import SUITES, Matrix
+from ..measurements import Measurement
+from ..outcomes import SEVERITY, Outcome
+from .junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
+
+SOURCE_LABEL = {"live": "hardware", "replay": "replay", "overridden": "override"}
+NOT_RUN = "not run"
+LIB_PREFIX = "lib "
+
+
+class NoInputError(ValueError):
+    """Nothing to merge: no file matched, or none could be read."""
+
+
+@dataclass
+class Row:
+    """One cell of the table."""
+
+    key: str
+    source: str  # hardware | replay | override | unknown | not run
+    label: dict[str, str]  # arch, runtime, torch, python, libraries
+    origin: str = ""
+    cell: str = ""  # the matrix cell key, when known
+    files: list[str] = field(default_factory=list)
+    tests: dict[str, CaseRecord] = field(default_factory=dict)
+    measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (test, figure)
+
+    @property
+    def not_run(self) -> bool:
+        return self.source == NOT_RUN
+
+    def add(self, case: CaseRecord) -> None:
+        old = self.tests.get(case.test)
+        if old is None or SEVERITY[case.outcome] > SEVERITY[old.outcome]:
+            self.tests[case.test] = case
+        self.measurements.extend((case.test, m) for m in case.measurements)
+
+    def counts(self) -> dict[str, Counter]:
+        """Column -> outcome counts; library columns (``lib peft``) count tests that use it."""
+        out: dict[str, Counter] = {}
+        for case in self.tests.values():
+            out.setdefault(case.suite, Counter())[case.outcome] += 1
+            for lib in case.uses:
+                out.setdefault(LIB_PREFIX + lib, Counter())[case.outcome] += 1
+        return out
+
+
+@dataclass
+class RuleInfo:
+    reason: str = ""
+    links: tuple[str, ...] = ()
+    action: str = ""
+
+
+@dataclass
+class Merged:
+    rows: list[Row]
+    columns: list[str]
+    rules: dict[str, RuleInfo]
+    warnings: list[str]
+    inputs: int
+
+    def hits(self) -> dict[str, dict[str, Counter]]:
+        """Rule id -> row key -> outcomes of the tests that rule reached."""
+        out: dict[str, dict[str, Counter]] = {}
+        for row in self.rows:
+            for case in row.tests.values():
+                if case.rule:
+                    out.setdefault(case.rule, {}).setdefault(row.key, Counter())[case.outcome] += 1
+        return out
+
+
+def expand_inputs(patterns: Iterable[str]) -> list[str]:
+    """Files, directories (every ``*.xml`` below) and globs (``**`` allowed), de-duplicated, in order."""
+    found: dict[str, None] = {}
+    for pattern in patterns:
+        if os.path.isdir(pattern):
+            matches = sorted(glob.glob(os.path.join(pattern, "**", "*.xml"), recursive=True))
+        elif os.path.exists(pattern):
+            matches = [pattern]
+        else:
+            matches = sorted(glob.glob(pattern, recursive=True))
+        for path in matches:
+            if os.path.isfile(path):
+                found.setdefault(os.path.normpath(path))
+    return list(found)
+
+
+def read_runs(paths: list[str], warn=None) -> tuple[list[RunRecord], list[str]]:
+    """Read every file; unreadable ones are named in a warning and left out."""
+    runs, warnings = [], []
+    for path in paths:
+        try:
+            runs.append(read_run(path))
+        except JUnitReadError as exc:
+            message = f"skipped {exc}"
+            warnings.append(message)
+            (warn or _stderr)(f"rocmcompat report: warning: {message}")
+    return runs, warnings
+
+
+def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[str] | None = None) -> Merged:
+    rows: dict[str, Row] = {}
+    rules: dict[str, RuleInfo] = {}
+    for run in runs:
+        key, row = _row_for(run, matrix)
+        row = rows.setdefault(key, row)
+        row.files.append(run.path)
+        for case in run.cases:
+            row.add(case)
+        for name, value in run.props.items():
+            if name.startswith("rocm_rule_info.") and name[15:] not in rules:
+                rules[name[15:]] = _rule_info(value)
+    ordered = sorted(rows.values(), key=_row_order)
+    if matrix is not None:
+        ordered += _not_run_rows(matrix, {r.cell for r in ordered if r.cell})
+    columns = _columns(ordered)
+    return Merged(ordered, columns, rules, list(warnings or ()), len(runs))
+
+
+def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
+    p = run.props
+    if "rocm_env.platform" not in p:  # a plain pytest run: no environment recorded
+        key = f"unknown: {run.path}"
+        label = {"arch": "?", "runtime": "?", "torch": "?", "python": "?",
+                 "libraries": f"{run.path} (host {run.hostname or '?'})"}
+        return key, Row(key, "unknown", label, origin=run.path)
+    platform = p["rocm_env.platform"]
+    gpus = p.get("rocm_env.gpus", "0")
+    arch = p.get("rocm_env.arch", "") or "no GPU"
+    if p.get("rocm_env.gpu"):
+        arch = f"{arch} ({p['rocm_env.gpu']} x{gpus})"
+    if platform == "rocm":
+        runtime = f"ROCm {p.get('rocm_env.rocm') or p.get('rocm_env.hip') or '?'}"
+    elif platform == "cuda":
+        runtime = f"CUDA {p.get('rocm_env.cuda') or '?'}"
+    else:
+        runtime = "CPU"
+    libs = {k[9:]: v for k, v in p.items() if k.startswith("rocm_lib.") and k != "rocm_lib.torch"}
+    label = {"arch": arch, "runtime": runtime, "torch": p.get("rocm_env.torch", "-"),
+             "python": p.get("rocm_env.python", "?"),
+             "libraries": ", ".join(f"{k} {v}" for k, v in sorted(libs.items()))}
+    source = SOURCE_LABEL.get(p.get("rocm_env.source", ""), p.get("rocm_env.source", "?"))
+    key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
+    cell = _cell_of(p, matrix)
+    return key, Row(key, source, label, origin=p.get("rocm_env.origin", ""), cell=cell)
+
+
+def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
+    """The matrix cell key: as recorded, or (another matrix) by locating the recorded environment."""
+    if matrix is None:
+        return props.get("rocm_cell", "")
+    if props.get("rocm_matrix") == matrix.name and props.get("rocm_cell"):
+        return props["rocm_cell"]
+    from ..matrix.locate import locate
+
+    location = locate(matrix, environment_of(props))
+    return location.cell.key if location.inside and location.cell is not None else ""
+
+
+def environment_of(props: dict[str, str]):
+    """An :class:`Environment` rebuilt from testsuite properties (for locating it in a matrix)."""
+    from ..probe.environment import GPU, Environment
+
+    archs = [a for a in props.get("rocm_env.arch", "").split(",") if a]
+    count = int(props.get("rocm_env.gpus", "0") or 0) if props.get("rocm_env.gpus", "").isdigit() else 0
+    gpus = tuple(GPU(i, props.get("rocm_env.gpu", ""), archs[min(i, len(archs) - 1)])
+                 for i in range(count)) if archs else ()
+    return Environment(
+        platform=props.get("rocm_env.platform", "cpu") if props.get("rocm_env.platform") in
+        ("rocm", "cuda", "cpu") else "cpu",
+        gpus=gpus, **{k: props.get(f"rocm_env.{k}") for k in ("rocm", "hip", "cuda", "driver", "torch")},
+        python=props.get("rocm_env.python", ""),
+        libraries={k[9:]: v for k, v in props.items() if k.startswith("rocm_lib.")},
+    )
+
+
+def _not_run_rows(matrix: Matrix, have: set[str]) -> list[Row]:
+    from ..matrix.expand import expand
+
+    rows = []
+    for cell in expand(matrix):
+        if cell.key in have:
+            continue
+        values = cell.as_dict()
+        runtime = (f"ROCm {values['rocm']}" if "rocm" in values else
+                   f"CUDA {values['cuda']}" if "cuda" in values else matrix.platform or "?")
+        libs = ", ".join(f"{k[4:]} {v}" for k, v in values.items() if k.startswith("lib."))
+        label = {"arch": values.get("arch", "?"), "runtime": runtime, "torch": values.get("torch", "?"),
+                 "python": values.get("python", "?"), "libraries": libs}
+        rows.append(Row(f"planned: {cell.key}", NOT_RUN, label, cell=cell.key))
+    return rows
+
+
+def _columns(rows: list[Row]) -> list[str]:
+    seen: set[str] = set()
+    for row in rows:
+        for case in row.tests.values():
+            seen.add(case.suite)
+            seen.update(LIB_PREFIX + u for u in case.uses)
+    suites = [s for s in SUITES if s in seen]
+    libs = sorted(s for s in seen if s.startswith(LIB_PREFIX))
+    return suites + sorted(seen - set(suites) - set(libs)) + libs
+
+
+def _row_order(row: Row) -> tuple:
+    return (row.source == "unknown", row.label.get("arch", ""), row.label.get("runtime", ""),
+            row.label.get("torch", ""), row.label.get("python", ""), row.key)
+
+
+def _rule_info(value: str) -> RuleInfo:
+    try:
+        data = json.loads(value)
+        return RuleInfo(str(data.get("reason", "")), tuple(str(x) for x in data.get("links") or ()),
+                        str(data.get("action", "")))
+    except (ValueError, AttributeError, TypeError):
+        return RuleInfo()
+
+
+def headline(counts: Counter) -> Outcome | None:
+    """The outcome a grid entry shows first: the worst one present."""
+    present = [o for o in Outcome if counts.get(o)]
+    return max(present, key=lambda o: SEVERITY[o]) if present else None
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)

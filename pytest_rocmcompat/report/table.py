@@ -1,0 +1,138 @@
+"""The merged compatibility report in Markdown (GitHub tables through tabulate)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tabulate import tabulate
+
+from ..outcomes import MEANING, SEVERITY, Outcome
+from .baseline import Regression
+from .escape import md_cell
+from .markdown import SYMBOL
+from .merge import NOT_RUN, Merged, Row, headline
+
+NOT_RUN_SYMBOL = "⬜"
+LABELS = ("arch", "runtime", "torch", "python", "libraries")
+MAX_FAILURE_ROWS = 200
+
+
+def row_name(row: Row) -> str:
+    """A short readable name of a cell for the sections below the grid."""
+    label = row.label
+    if row.source == "unknown":
+        return f"unknown ({label.get('libraries', '')})"
+    return f"{label['arch']} · {label['runtime']} · torch {label['torch']} · py {label['python']}" + (
+        f" [{row.source}]" if row.source != "hardware" else "")
+
+
+def entry_text(counts: Counter | None) -> str:
+    """A grid entry: the headline symbol, then every outcome present with its count, worst first."""
+    if not counts:
+        return ""
+    present = sorted((o for o in Outcome if counts.get(o)), key=lambda o: -SEVERITY[o])
+    return " · ".join(f"{SYMBOL[o]} {counts[o]} {o.value}" for o in present)
+
+
+def render_markdown(merged: Merged, regressions: list[Regression] | None = None,
+                    threshold: float | None = None) -> str:
+    ran = [r for r in merged.rows if not r.not_run]
+    lines = ["# Compatibility report", "",
+             f"{len(ran)} cell(s) from {merged.inputs} JUnit file(s)"
+             + (f"; {len(merged.rows) - len(ran)} planned cell(s) not run" if len(ran) < len(merged.rows) else "")
+             + ".", ""]
+    if merged.warnings:
+        lines += ["> **Inputs left out**:", ""] + [f"> - {md_cell(w)}" for w in merged.warnings] + [""]
+    lines += ["## Compatibility", "", grid_markdown(merged), ""]
+    if regressions is not None:
+        lines += _regressions(regressions, threshold)
+    lines += _known_issues(merged)
+    lines += _performance(merged)
+    lines += _failures(merged)
+    lines += ["## Legend", "",
+              _table(("", "outcome", "meaning"),
+                     [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]
+                     + [(NOT_RUN_SYMBOL, NOT_RUN, "a planned cell of the matrix without results")]),
+              "", "Source: **hardware** = probed on the machine that ran the tests; **replay** = a recorded "
+              "environment replayed (`--rocm-env`), not the hardware it ran on; **override** = "
+              "versions set by hand (`--rocm-set`); **unknown** = a JUnit file without rocmcompat "
+              "properties (a plain pytest run).", ""]
+    return "\n".join(lines)
+
+
+def grid_markdown(merged: Merged) -> str:
+    headers = [*LABELS, "source", *merged.columns]
+    body = []
+    for row in merged.rows:
+        counts = row.counts()
+        entries = [f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else entry_text(counts.get(c))
+                   for c in merged.columns]
+        source = row.source + (f" ({row.origin})" if row.source == "replay" and row.origin else "")
+        body.append([*(row.label.get(k, "") for k in LABELS), source, *entries])
+    if not merged.columns:
+        headers.append("tests")
+        for row, line in zip(merged.rows, body):
+            line.append(f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else "no tests")
+    return _table(headers, body)
+
+
+def _regressions(found: list[Regression], threshold: float | None) -> list[str]:
+    head = ["## Regressions against the baseline", ""]
+    if threshold is not None:
+        head += [f"Measurements worse by more than {threshold:.0%}, and tests that went from pass to fail.", ""]
+    if not found:
+        return head + ["None.", ""]
+    return head + [_table(("cell", "test", "regression"), [(r.cell, r.test, r.what) for r in found]), ""]
+
+
+def _known_issues(merged: Merged) -> list[str]:
+    hits = merged.hits()
+    if not hits:
+        return []
+    names = {r.key: row_name(r) for r in merged.rows}
+    rows, stale = [], []
+    for rule_id in sorted(hits):
+        info = merged.rules.get(rule_id)
+        where = "; ".join(f"{names.get(k, k)}: " + ", ".join(f"{n} {o.value}" for o, n in c.items())
+                          for k, c in hits[rule_id].items())
+        rows.append((rule_id, info.reason if info else "", info.links[0] if info and info.links else "", where))
+        stale_cells = [names.get(k, k) for k, c in hits[rule_id].items() if c.get(Outcome.STALE_RULE)]
+        if stale_cells:
+            stale.append((rule_id, "; ".join(stale_cells)))
+    out = ["## Known issues", "", _table(("rule", "reason", "link", "cells hit"), rows), ""]
+    if stale:
+        out += ["### Stale rules", "", "A known-bad rule's test passed in these cells: the rule may be obsolete.",
+                "", _table(("rule", "cells where its test passed"), stale), ""]
+    return out
+
+
+def _performance(merged: Merged) -> list[str]:
+    rows = []
+    for row in merged.rows:
+        for test, m in row.measurements:
+            rows.append((row_name(row), test, m.name, m.detail, f"{m.value:.4g} {m.unit}",
+                         "" if m.floor is None else f"{m.floor:g}",
+                         "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
+                         "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")))
+    if not rows:
+        return []
+    return ["## Performance", "", "Each figure against its floor (a ceiling for lower-is-better figures).", "",
+            _table(("cell", "test", "metric", "detail", "value", "floor", "of peak", "status"), rows), ""]
+
+
+def _failures(merged: Merged) -> list[str]:
+    bad = [(row_name(row), case.test, case.outcome.value, case.signature or "", case.message)
+           for row in merged.rows for case in row.tests.values()
+           if case.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
+    if not bad:
+        return []
+    out = ["## Failures", ""]
+    if len(bad) > MAX_FAILURE_ROWS:
+        out += [f"The first {MAX_FAILURE_ROWS} of {len(bad)}.", ""]
+    return out + [_table(("cell", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]), ""]
+
+
+def _table(headers, rows) -> str:
+    """A GitHub table; every cell escaped here (callers pass raw text)."""
+    body = [[md_cell(c, 300) for c in row] for row in rows]
+    return tabulate(body, headers=[md_cell(h) for h in headers], tablefmt="github", disable_numparse=True)

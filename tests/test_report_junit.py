@@ -1,0 +1,235 @@
+"""JUnit written by real plugin runs: testsuite properties, testcase properties, read back as outcomes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pytest_rocmcompat.outcomes import Outcome
+from pytest_rocmcompat.report.junit_read import JUnitReadError, read_run, suite_of_classname
+
+from .conftest import CPU_ENV, MI50_ENV, MI300_ENV, REPO
+
+MATRIX = """
+name: ReportMatrix
+platform: rocm
+arch: [gfx906, gfx942]
+axes:
+  torch: ["2.4", "2.5"]
+  python: ["3.12"]
+known_bad:
+  - id: gfx906-fault
+    when: {arch: gfx906, torch: "==2.5.1", torch_rocm: "==6.2.*"}
+    applies_to: {markers: [gpus]}
+    action: skip
+    reason: memory access fault on any GPU op
+    links: [https://example.invalid/fault]
+  - id: int1
+    when: {libraries: {torchao: ">=0.7"}}
+    applies_to: {uses: [torchao]}
+    action: xfail
+    signature: "module 'torch' has no attribute 'int1'"
+    reason: torchao needs torch.int1
+    links: [https://example.invalid/int1]
+"""
+
+FILES = {
+    "pytest.ini": "[pytest]\n",
+    "suites/gpu/test_gpu.py": '''
+        import pytest
+
+        @pytest.mark.gpus(1)
+        def test_gpu_op():
+            pass
+
+        def test_gemm(rocm_env, rocm_measure):
+            value = 650.0 if rocm_env.platform == "rocm" and len(rocm_env.gpus) == 8 else 120.0
+            rocm_measure("gemm_bf16_tflops", value, floor=300.0, peak=1307.0, detail="4096^3")
+        ''',
+    "suites/collectives/test_coll.py": '''
+        def test_allreduce_sizes(rocm_env, rocm_measure):
+            scale = 2.0 if len(rocm_env.gpus) == 8 else 1.0
+            for size, bw in (("1 MiB", 20.0), ("64 MiB", 150.0)):
+                rocm_measure("allreduce_busbw_gbps", bw * scale, detail=size)
+        ''',
+    "suites/libs/test_torchao.py": '''
+        import pytest
+
+        @pytest.mark.uses("torchao")
+        def test_int1_error():
+            raise AttributeError("module 'torch' has no attribute 'int1'")
+
+        @pytest.mark.uses("torchao")
+        def test_other_error():
+            raise RuntimeError("something else | <entirely> & more")
+
+        @pytest.mark.uses("torchao")
+        def test_passes_now():
+            pass
+
+        def test_own_xfail():
+            pytest.xfail("the test's own xfail")
+        ''',
+    "tests/test_misc.py": '''
+        import os
+        import pytest
+
+        def test_plain():
+            pass
+
+        class TestGroup:
+            def test_in_class(self):
+                pass
+
+        @pytest.mark.isolated(timeout=60)
+        def test_crash(rocm_env):
+            if len(rocm_env.gpus) == 8:
+                os.abort()
+        ''',
+}
+
+CELLS = {"mi50": MI50_ENV, "mi300": MI300_ENV, "cpu": CPU_ENV}
+SECRET = "hf_" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+
+
+def make_project(root: Path) -> None:
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    (root / "matrix.yaml").write_text(MATRIX, encoding="utf-8")
+    for name, env in CELLS.items():
+        env = replace(env, env={"HIP_VISIBLE_DEVICES": "0", "MY_TOKEN": SECRET})
+        (root / f"{name}.json").write_text(env.to_json(), encoding="utf-8")
+
+
+def run_cell(root: Path, cell: str, *extra: str, junit: str | None = None,
+             environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A real pytest run of the plugin over the project, writing ``<cell>.xml``."""
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rocm-matrix", "matrix.yaml",
+            "--rocm-env", f"{cell}.json", f"--junitxml={junit or cell + '.xml'}", *extra]
+    env = dict(environ if environ is not None else os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("GITHUB_STEP_SUMMARY", None) if environ is None else None
+    return subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def cell_runs(tmp_path_factory) -> Path:
+    """Three cells (MI50 and MI300 replays, CPU replay) run for real; their JUnit files."""
+    root = tmp_path_factory.mktemp("cells")
+    make_project(root)
+    for cell in CELLS:  # the GPU cells with torchao set by hand (an override), the CPU cell a plain replay
+        result = run_cell(root, cell, *(() if cell == "cpu" else ("--rocm-set", "lib.torchao=0.7.0")))
+        assert (root / f"{cell}.xml").is_file(), result.stdout + result.stderr
+    return root
+
+
+def suite_props(path: Path) -> dict[str, str]:
+    root = ET.parse(path).getroot()
+    return {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
+
+
+def test_testsuite_properties_describe_environment_and_cell(cell_runs: Path) -> None:
+    props = suite_props(cell_runs / "mi300.xml")
+    assert props["rocm_env.source"] == "overridden"
+    assert props["rocm_env.platform"] == "rocm"
+    assert props["rocm_env.arch"] == "gfx942"
+    assert props["rocm_env.gpus"] == "8"
+    assert props["rocm_env.torch"] == "2.5.1+rocm6.2"
+    assert props["rocm_lib.torchao"] == "0.7.0"  # --rocm-set: an overridden replay
+    assert props["rocm_matrix"] == "ReportMatrix"
+    assert props["rocm_cell"] == "arch=gfx942 torch=2.5 python=3.12"
+    assert props["rocm_cell.arch"] == "gfx942"
+    assert '"reason": "torchao needs torch.int1"' in props["rocm_rule_info.int1"]
+    assert props["rocm_var.HIP_VISIBLE_DEVICES"] == "0"
+
+
+def test_replay_and_override_are_labelled(cell_runs: Path) -> None:
+    assert suite_props(cell_runs / "cpu.xml")["rocm_env.source"] == "replay"
+    assert suite_props(cell_runs / "cpu.xml")["rocm_env.origin"] == "cpu.json"
+    assert suite_props(cell_runs / "mi300.xml")["rocm_env.origin"] == "mi300.json + lib.torchao=0.7.0"
+
+
+def test_secrets_are_redacted_from_properties(cell_runs: Path) -> None:
+    text = (cell_runs / "mi50.xml").read_text(encoding="utf-8")
+    assert SECRET not in text
+    assert suite_props(cell_runs / "mi50.xml")["rocm_var.MY_TOKEN"] == "[redacted]"
+
+
+def test_every_testcase_is_classified_on_reading(cell_runs: Path) -> None:
+    run = read_run(str(cell_runs / "mi300.xml"))
+    got = {c.test: c.outcome for c in run.cases}
+    assert got == {
+        "suites.gpu.test_gpu::test_gpu_op": Outcome.PASS,
+        "suites.gpu.test_gpu::test_gemm": Outcome.PASS,
+        "suites.collectives.test_coll::test_allreduce_sizes": Outcome.PASS,
+        "suites.libs.test_torchao::test_int1_error": Outcome.KNOWN_BAD,
+        "suites.libs.test_torchao::test_other_error": Outcome.FAIL,
+        "suites.libs.test_torchao::test_passes_now": Outcome.STALE_RULE,
+        "suites.libs.test_torchao::test_own_xfail": Outcome.KNOWN_BAD,
+        "tests.test_misc::test_plain": Outcome.PASS,
+        "tests.test_misc.TestGroup::test_in_class": Outcome.PASS,
+        "tests.test_misc::test_crash": Outcome.CRASHED,
+    }
+    by_test = {c.test: c for c in run.cases}
+    assert by_test["suites.libs.test_torchao::test_int1_error"].rule == "int1"
+    assert by_test["suites.libs.test_torchao::test_passes_now"].rule == "int1"
+    assert by_test["suites.libs.test_torchao::test_other_error"].uses == ("torchao",)
+    assert by_test["tests.test_misc::test_crash"].message  # what the isolation runner saw
+
+
+def test_skip_by_rule_and_floor_failure_read_back(cell_runs: Path) -> None:
+    by_test = {c.test: c for c in read_run(str(cell_runs / "mi50.xml")).cases}
+    skip = by_test["suites.gpu.test_gpu::test_gpu_op"]
+    assert (skip.outcome, skip.rule) == (Outcome.SKIPPED, "gfx906-fault")
+    gemm = by_test["suites.gpu.test_gpu::test_gemm"]
+    assert gemm.outcome is Outcome.FAIL  # 120 TFLOP/s under its 300 floor
+    (m,) = gemm.measurements
+    assert (m.name, m.value, m.floor, m.peak, m.unit) == ("gemm_bf16_tflops", 120.0, 300.0, 1307.0, "TFLOP/s")
+    sizes = by_test["suites.collectives.test_coll::test_allreduce_sizes"].measurements
+    assert [(m.detail, m.value) for m in sizes] == [("1 MiB", 20.0), ("64 MiB", 150.0)]
+
+
+def test_suite_of_classname() -> None:
+    assert suite_of_classname("suites.gpu.test_smoke") == "gpu"
+    assert suite_of_classname("suites.gpu.test_smoke.TestA") == "gpu"
+    assert suite_of_classname("tests.test_misc.TestGroup") == "tests/test_misc.py"
+    assert suite_of_classname("test_pin") == "test_pin.py"
+    assert suite_of_classname("") == "(no classname)"
+
+
+def test_committed_real_runs_read(tmp_path: Path) -> None:
+    h100 = read_run(str(REPO / "reports/h100/junit.xml"))
+    assert [c.outcome for c in h100.cases] == [Outcome.PASS, Outcome.PASS]
+    assert {c.suite for c in h100.cases} == {"gpu"}
+    pin = read_run(str(REPO / "reports/h200x2-pinning/junit_pin_n2.xml"))
+    assert sorted(c.outcome.value for c in pin.cases) == ["pass"] * 6 + ["skipped"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('<?xml version="1.0"?><testsuites><testsuite name="x"><testcase', "not well-formed XML"),
+    ("", "not well-formed XML"),
+    ("<html><body/></html>", "root element <html> is not <testsuites> or <testsuite>"),
+])
+def test_corrupt_files_raise_a_clear_error(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "bad.xml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(JUnitReadError, match=expected) as info:
+        read_run(str(path))
+    assert str(path) in str(info.value)
+
+
+def test_bare_testsuite_root_reads(tmp_path: Path) -> None:
+    path = tmp_path / "one.xml"
+    path.write_text('<testsuite name="s"><testcase classname="a" name="b"><error message="boom"/></testcase>'
+                    '<testcase classname="a" name="c"><skipped message="no"/></testcase></testsuite>')
+    cases = read_run(str(path)).cases
+    assert [(c.outcome, c.message) for c in cases] == [(Outcome.FAIL, "boom"), (Outcome.SKIPPED, "no")]
