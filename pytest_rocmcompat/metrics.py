@@ -17,4 +17,7 @@ METRICS: dict[str, tuple[str, str]] = {
     "alltoall_busbw_gbps": ("GB/s", "all_to_all bus bandwidth at the largest size"),
     "ppo_train_tokens_per_s": ("tokens/s", "mini-PPO training throughput"),
     "ppo_rollout_tokens_per_s": ("tokens/s", "mini-PPO rollout throughput"),
+    "ppo_inference_tokens_per_s": ("tokens/s", "mini-PPO inference (old/ref log-probs, values) throughput"),
+    "ppo_train_mfu": ("%", "mini-PPO training model-FLOPs utilisation (6 x params x tokens/s / peak)"),
 }
+METRICS["sendrecv_busbw_gbps"] = ("GB/s", "ring send/recv bus bandwidth at the largest size")
