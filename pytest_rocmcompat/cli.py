@@ -1,4 +1,4 @@
-"""``rocmcompat``: probe this machine, lint and expand matrices.
+"""``rocmcompat``: probe this machine, lint and expand matrices, merge reports.
 
 Exit status: 0 success, 1 a matrix or input has mistakes, 2 usage error.
 """
@@ -78,6 +78,12 @@ def _cmd_expand(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .report.cli_report import run_report
+
+    return run_report(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rocmcompat", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -93,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "json", "github"), default="table",
                    help="github: a GitHub Actions matrix object ({'include': [...]})")
     p.set_defaults(func=_cmd_expand)
+    p = sub.add_parser("report", help="merge JUnit files of many cells into one compatibility table")
+    from .report.cli_report import add_report_arguments
+
+    add_report_arguments(p)
+    p.set_defaults(func=_cmd_report)
     return parser
 
 
