@@ -7,8 +7,8 @@ a rank got when it hangs or dies). Inputs depend on the rank and the element ind
 every element of every output is compared with its closed-form expected value.
 
 The spec's optional ``fault`` (``{"rank", "at", "kind", "spawn_child", "message"}``)
-makes one rank stall, abort, exit or raise at a given point: it exists to test the
-harness's hang and crash handling, never for measurements.
+makes one rank stall, abort, exit or raise at a given point, or ``corrupt`` its first
+output of a case: it exists to test the harness's hang, crash and mismatch handling.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def versions(torch, dist, backend: str) -> dict:
 def fault_point(spec: dict, rank: int, at: str, events: Events) -> None:
     """Act out the spec's fault if it is this rank's and this point's."""
     fault = spec.get("fault") or {}
-    if fault.get("rank") != rank or fault.get("at") != at:
+    if fault.get("rank") != rank or fault.get("at") != at or fault.get("kind") == "corrupt":
         return
     spec["fault"] = None  # once
     message = fault.get("message", "")
@@ -97,6 +97,8 @@ class Runner:
     def __init__(self, torch, dist, rank: int, world: int, device, spec: dict) -> None:
         self.torch, self.dist, self.rank, self.world, self.device = torch, dist, rank, world, device
         self.iters, self.warmup = int(spec.get("iters", 5)), int(spec.get("warmup", 1))
+        fault = spec.get("fault") or {}
+        self.corrupt = fault.get("at") if fault.get("kind") == "corrupt" and fault.get("rank") == rank else None
 
     def pattern(self, src: int, count: int, q: int, extra: int = 0, start: int = 0):
         """Rank ``src``'s input at element indices ``start ..``: integers in ``[0, q)``."""
@@ -200,6 +202,9 @@ class Runner:
                 return {**result, "skipped": f"the {self.dist.get_backend()} backend: {first}"}
             raise
         self.sync()
+        if self.corrupt == case.name and out is not None:
+            self.corrupt = None
+            (out[-1] if isinstance(out, list) else out).view(-1)[-1] += 1
         result.update(self.check(out, expected, tol, case.dtype))
         if case.timed:
             result["seconds"] = self.time(call)

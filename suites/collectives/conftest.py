@@ -1,0 +1,88 @@
+"""Collectives suite fixtures: the worlds to run, and one launch per world per session.
+
+Settings (environment variables): ``ROCMCOMPAT_COLLECTIVES_TIMEOUT`` (wall-clock seconds for
+a whole launch, default 300), ``ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT`` (seconds for the
+rendezvous and each collective, default 60), ``ROCMCOMPAT_COLLECTIVES_MAX_BYTES`` (cap on
+the sizes, default 256 MiB on GPU, 1 MiB on CPU), ``ROCMCOMPAT_COLLECTIVES_PORT`` (TCP port
+of a torchrun/Slurm world; default MASTER_PORT+1).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+from pytest_rocmcompat.collectives import plan
+from pytest_rocmcompat.collectives.launcher import Launch, launch
+from pytest_rocmcompat.collectives.world import World, WorldError, worlds
+
+LAUNCHES = pytest.StashKey[dict]()
+
+
+def _setting(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise pytest.UsageError(f"rocmcompat collectives: {name}={raw!r} is not a number") from None
+    if value <= 0:
+        raise pytest.UsageError(f"rocmcompat collectives: {name}={raw!r} must be greater than 0")
+    return value
+
+
+def _gpu_count(config: pytest.Config) -> int:
+    from pytest_rocmcompat.plugin import state_of
+
+    state = state_of(config)
+    return len(state.env.gpus) if state is not None else 0
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "world" not in metafunc.fixturenames:
+        return
+    try:
+        found = worlds(os.environ, _gpu_count(metafunc.config))
+    except WorldError as exc:
+        raise pytest.UsageError(f"rocmcompat collectives: {exc}") from None
+    params = []
+    for w in found:
+        marks = [pytest.mark.xdist_group(w.id)]
+        if w.device == "cuda":
+            marks.append(pytest.mark.gpus(len(w.ranks)))
+        params.append(pytest.param(w, id=w.id, marks=marks))
+    metafunc.parametrize("world", params)
+
+
+def _usable(world: World) -> None:
+    """Skip with the reason when this world cannot run here."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed (pip install 'pytest-rocmcompat[gpu]')")
+    if world.device == "cuda":
+        import torch
+
+        if not torch.distributed.is_nccl_available():
+            pytest.skip("this torch build has no NCCL/RCCL backend (torch.distributed.is_nccl_available())")
+        visible = torch.cuda.device_count()
+        if visible <= max(world.local_ranks):
+            pytest.skip(f"{world.id} needs GPU index {max(world.local_ranks)}; torch sees {visible} GPU(s)")
+
+
+@pytest.fixture
+def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list[plan.Case]]:
+    """The world's launch (run once per session), with the cases it was given."""
+    _usable(world)
+    cache = request.config.stash.setdefault(LAUNCHES, {})
+    if world.id not in cache:
+        gpu = world.device == "cuda"
+        cap = os.environ.get("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", "").strip()
+        max_bytes = int(_setting("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", 1)) if cap else None
+        cases = plan.build(gpu, max_bytes)
+        result = launch(world, cases, timeout=_setting("ROCMCOMPAT_COLLECTIVES_TIMEOUT", 300),
+                        op_timeout=_setting("ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT", 60),
+                        iters=20 if gpu else 5, warmup=3 if gpu else 1)
+        cache[world.id] = (result, cases)
+    return cache[world.id]
