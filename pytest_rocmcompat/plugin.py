@@ -18,8 +18,10 @@ from .fixtures import FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, ro
 from .matrix.model import SUITES
 from .measurements import measurements_of
 from .options import add_options, register_markers
+from . import junit_file
 from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish
+from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
@@ -28,6 +30,7 @@ RULES_KEY = pytest.StashKey[list]()
 TIMEOUT_KEY = pytest.StashKey[float]()
 PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
 PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
+SIGTERM_KEY = pytest.StashKey[SigtermAsInterrupt]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -158,8 +161,17 @@ def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.M
     return tuple(ids)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+    state = state_of(node.config)
+    if state is not None and not state.collected:  # the controller learns the collection here
+        state.collected = list(ids)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     state = state_of(session.config)
+    if state is not None and session.items:
+        state.collected = [item.nodeid for item in session.items]
     if state is None or not session.config.option.collectonly or not state.applied:
         return
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -252,6 +264,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is not None:
         session.config.pluginmanager.register(_Recorder(state), "rocmcompat-recorder")
+        if not hasattr(session.config, "workerinput"):  # the process that writes the results
+            junit_file.redirect_writer(session.config)
+            session.config.stash[SIGTERM_KEY] = sigterm = SigtermAsInterrupt()
+            sigterm.install()
 
 
 class _Recorder:
@@ -297,26 +313,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sigterm = config.stash.get(SIGTERM_KEY, None)
+    if sigterm is not None:
+        sigterm.remove()
     if config.stash.get(PUBLISHED_KEY, False):
         unpublish(os.environ, remove_locks=True)
-
-
-def _redact_junit(config: pytest.Config) -> None:
-    """pytest's JUnit file quotes captured output: take secret values and token shapes out of it.
-
-    Runs after pytest's own writer (trylast); the file is replaced atomically.
-    """
-    path = getattr(config.option, "xmlpath", None)
-    if not path or not os.path.isfile(path):
-        return
-    from .redact import redact_text, secret_values_from_env
-    from .report.atomic import write_atomic
-
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    clean = redact_text(text, secret_values_from_env(dict(os.environ)))
-    if clean != text:
-        write_atomic(path, clean)
 
 
 @pytest.hookimpl(trylast=True)
@@ -324,7 +325,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = state_of(session.config)
     if state is None or hasattr(session.config, "workerinput"):
         return
-    _redact_junit(session.config)
+    state.finish_all()
+    missing = [] if session.config.option.collectonly else not_run(state.collected, state.finished)
+    if missing:
+        stopped = exitstatus != pytest.ExitCode.INTERRUPTED and (session.shouldstop or session.shouldfail)
+        state.mark_not_run(missing, NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED)
+    junit_file.finish(session.config, [(n, state.notable[n].message) for n in missing])
     from .report.summary import append_step_summary
 
     append_step_summary(state, int(exitstatus))  # $GITHUB_STEP_SUMMARY, when set

@@ -67,6 +67,17 @@ class CompatState:
     notable: dict[str, TestResult] = field(default_factory=dict)
     _open: dict[str, TestResult | Outcome] = field(default_factory=dict)  # teardown pending
     measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (nodeid, figure)
+    collected: list[str] = field(default_factory=list)  # node ids, in collection order
+    finished: set[str] = field(default_factory=set)  # node ids with a final result
+    not_run: list[str] = field(default_factory=list)  # collected, never finished (interrupted, -x)
+
+    def mark_not_run(self, nodeids: list[str], reason: str) -> None:
+        """Collected tests that never ran count as skipped, each with ``reason``."""
+        for nodeid in nodeids:
+            self.counts[(suite_of(nodeid), Outcome.SKIPPED)] += 1
+            self.notable[nodeid] = TestResult(nodeid, Outcome.SKIPPED, message=reason)
+            self.finished.add(nodeid)
+        self.not_run.extend(nodeids)
 
     def record_measurements(self, nodeid: str, found: list[Measurement]) -> None:
         self.measurements.extend((nodeid, m) for m in found)
@@ -88,10 +99,13 @@ class CompatState:
 
     def _finish(self, nodeid: str) -> None:
         result = self._open.pop(nodeid, None)
+        if result is not None:
+            self.finished.add(nodeid)
         if result is Outcome.PASS:
             self.counts[(suite_of(nodeid), Outcome.PASS)] += 1
             return
         if result is None or result.outcome is None:
+            self.finished.discard(nodeid)  # started, no result: it did not run to an end
             return
         self.counts[(suite_of(nodeid), result.outcome)] += 1
         if result.outcome is not Outcome.PASS or result.rule:

@@ -81,6 +81,10 @@ def run_child(argv: list[str], cwd: Path, timeout: float,
         _kill_group(proc.pid)
         output, _ = proc.communicate()
         returncode = None
+    except BaseException:  # Ctrl-C or SIGTERM in the parent: the child's group goes too
+        _kill_group(proc.pid)
+        proc.wait()
+        raise
     else:
         _kill_group(proc.pid)  # grandchildren the test left behind go too
     return returncode, output.decode("utf-8", "replace"), time.monotonic() - start

@@ -41,7 +41,9 @@ def render_run_report(state: CompatState, exitstatus: int) -> str:
     lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
     lines += _outcomes_section(state)
     lines += _rules_section(state)
+    lines += _measurements_section(state)
     lines += _failures_section(state)
+    lines += _not_run_section(state)
     lines += ["## Legend", "", _table(("", "outcome", "meaning"),
                                       [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]), ""]
     lines.append(f"pytest exit status: {exitstatus}")
@@ -76,7 +78,50 @@ def _rules_section(state: CompatState) -> list[str]:
         rule = state.rules.by_id.get(rule_id)
         rows.append((rule_id, ", ".join(f"{n} {o.value}" for o, n in counts.items()),
                      rule.reason if rule else "", rule.links[0] if rule and rule.links else ""))
-    return ["## Known issues hit", "", _table(("rule", "outcomes", "reason", "link"), rows), ""]
+    out = ["## Known issues hit", "", _table(("rule", "outcomes", "reason", "link"), rows), ""]
+    stale = sorted(r for r, c in hits.items() if c.get(Outcome.STALE_RULE))
+    if stale:
+        out += ["### Stale rules", "", "These known-bad rules' tests passed: the rules may be obsolete.", "",
+                _table(("rule", "defined at"), [(r, state.rules.by_id[r].location if r in state.rules.by_id
+                                                  else "") for r in stale]), ""]
+    return out
+
+
+def _measurements_section(state: CompatState) -> list[str]:
+    """Figures against floors; a test that recorded one metric at several sizes gets a per-size table."""
+    if not state.measurements:
+        return []
+    groups: dict[tuple[str, str], list] = {}
+    for nodeid, m in state.measurements:
+        groups.setdefault((nodeid, m.name), []).append(m)
+    flat, sized = [], []
+    for (nodeid, name), found in groups.items():
+        if len(found) > 1 and any(m.detail for m in found):
+            sized.append((nodeid, name, found))
+        else:
+            flat.extend((nodeid, m) for m in found)
+    lines = ["## Measurements", ""]
+    if flat:
+        lines += [_table(("test", "metric", "detail", "value", "floor", "of peak", "status"),
+                         [(n, m.name, m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m))
+                          for n, m in flat]), ""]
+    for nodeid, name, found in sized:
+        lines += [f"### {md_cell(name)} by size ({md_cell(nodeid)})", "",
+                  _table(("size", "value", "floor", "of peak", "status"),
+                         [(m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m)) for m in found]), ""]
+    return lines
+
+
+def _floor(m) -> str:
+    return "" if m.floor is None else f"{m.floor:g}"
+
+
+def _peak(m) -> str:
+    return "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}"
+
+
+def _status(m) -> str:
+    return "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")
 
 
 def _failures_section(state: CompatState) -> list[str]:
@@ -95,3 +140,16 @@ def _table(headers, rows) -> str:
 
 def _gib(n: int | None) -> str:
     return f"{n / 2**30:.0f} GiB" if n else "memory unknown"
+
+
+def _not_run_section(state: CompatState) -> list[str]:
+    """Tests collected but never finished (interrupted session, -x): counted as skipped, named here."""
+    if not state.not_run:
+        return []
+    reason = state.notable[state.not_run[0]].message
+    lines = ["## Not run", "", f"{len(state.not_run)} test(s) never ran: {md_cell(reason)}.", ""]
+    shown = state.not_run[:200]
+    lines += [f"- {md_cell(n)}" for n in shown]
+    if len(state.not_run) > len(shown):
+        lines.append(f"- ... and {len(state.not_run) - len(shown)} more")
+    return lines + [""]

@@ -1,0 +1,74 @@
+"""Finish pytest's JUnit file: atomic, redacted, and with the tests that never ran.
+
+pytest writes ``--junitxml`` with a plain ``open(..., "w")``; a crash while it
+writes leaves half a file. The plugin points pytest's writer at a temporary
+file beside the target, then (after pytest's writer, ``trylast``) adds a
+skipped testcase for every collected test that never finished, takes secret
+values and token shapes out, and renames the result into place.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from .outcomes import PROP_OUTCOME, Outcome
+from .redact import redact_text, secret_values_from_env
+from .report.atomic import write_atomic
+
+TARGET_KEY = pytest.StashKey[str]()
+
+
+def redirect_writer(config: pytest.Config) -> None:
+    """Make pytest's JUnit writer write a temporary file (renamed by :func:`finish`)."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest without it: pytest writes in place, finish() still redacts
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    config.stash[TARGET_KEY] = xml.logfile
+    xml.logfile = f"{xml.logfile}.rocmcompat-{os.getpid()}.tmp"
+
+
+def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
+    """Add ``not_run`` tests (nodeid, reason), redact, and put the file in place atomically."""
+    target = config.stash.get(TARGET_KEY, None) or getattr(config.option, "xmlpath", None)
+    if not target:
+        return
+    written = f"{target}.rocmcompat-{os.getpid()}.tmp" if TARGET_KEY in config.stash else target
+    if not os.path.isfile(written):
+        return
+    with open(written, encoding="utf-8") as fh:
+        text = fh.read()
+    if not_run:
+        text = _with_not_run(text, not_run)
+    write_atomic(target, redact_text(text, secret_values_from_env(dict(os.environ))))
+    if written != target:
+        os.unlink(written)
+
+
+def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:
+    from junitparser import JUnitXml, Properties, Property, Skipped, TestCase
+
+    from _pytest.junitxml import mangle_test_address
+
+    xml = JUnitXml.fromstring(text)
+    suite = next(iter(xml), None) if isinstance(xml, JUnitXml) else xml
+    if suite is None:
+        return text
+    for case in [c for c in suite if c.name is None]:  # pytest's empty entry for the test it was in
+        suite.remove_testcase(case)
+    for nodeid, reason in not_run:
+        names = mangle_test_address(nodeid)
+        case = TestCase(names[-1], ".".join(names[:-1]), 0.0)
+        case.result = [Skipped(reason, "pytest.skip")]
+        props = Properties()
+        props.add_property(Property(PROP_OUTCOME, Outcome.SKIPPED.value))
+        props.add_property(Property("rocm_not_run", "true"))
+        case.append(props)
+        suite.add_testcase(case)
+    suite.update_statistics()
+    return xml.tostring().decode("utf-8")
