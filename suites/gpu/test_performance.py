@@ -25,9 +25,10 @@ def _detail(figure: gb.Figure, gpu_peak) -> str:
 
 
 @pytest.mark.gpus(1)
-def test_gemm_bf16_tflops(torch, gpu_device, gpu_peak, rocm_measure):
-    fig = gb.bench_gemm(torch, gpu_device, n=8192, dtype=torch.bfloat16)
-    m = rocm_measure("gemm_bf16_tflops", fig.value, peak=_peak(gpu_peak, "bf16"), detail=_detail(fig, gpu_peak))
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+def test_gemm_tflops(torch, gpu_device, gpu_peak, rocm_measure, dtype):
+    fig = gb.bench_gemm(torch, gpu_device, n=8192, dtype={"bf16": torch.bfloat16, "fp16": torch.float16}[dtype])
+    m = rocm_measure(f"gemm_{dtype}_tflops", fig.value, peak=_peak(gpu_peak, dtype), detail=_detail(fig, gpu_peak))
     assert fig.value > 0 and m.value == fig.value
 
 
