@@ -213,3 +213,24 @@ def test_cpu_matrix_axes_are_unchanged(matrices) -> None:
     m = matrices["cpu.yaml"]
     assert m.platform == "cpu" and m.suites == ("preflight", "gpu", "collectives", "ppo", "libs")
     assert dict(m.axes) == {"torch": ("2.11", "2.12", "2.13", "2.14"), "python": ("3.10", "3.11", "3.12", "3.13")}
+
+
+# matrix -> a device name of that hardware, looked up in the peaks table (pytest_rocmcompat/peaks.py)
+PEAK_DEVICE = {
+    "h100.yaml": "NVIDIA H100 80GB HBM3", "h200.yaml": "NVIDIA H200", "mi300.yaml": "AMD Instinct MI300X",
+    "mi250.yaml": "AMD Instinct MI210", "mi50.yaml": "AMD Instinct MI50", "rdna3.yaml": "Radeon RX 7900 XTX",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PEAK_DEVICE))
+def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
+    """Floors stay well under the datasheet peaks the measurements are reported against."""
+    from pytest_rocmcompat.peaks import peak_for
+
+    peak = peak_for(PEAK_DEVICE[name])
+    assert peak is not None, PEAK_DEVICE[name]
+    limits = {"gemm_bf16_tflops": peak.get("bf16") or peak.get("fp32"), "gemm_fp16_tflops": peak.get("fp16"),
+              "copy_d2d_gbps": peak.memory_gbps, "copy_h2d_gbps": peak.host_gbps, "copy_d2h_gbps": peak.host_gbps}
+    for metric, floor in matrices[name].floors.items():
+        if limits.get(metric):
+            assert floor <= 0.65 * limits[metric], f"{name}: {metric} floor {floor} vs peak {limits[metric]}"
