@@ -9,7 +9,7 @@ from .baseline import Regression
 from .escape import clean
 from .markdown import SYMBOL
 from .merge import NOT_RUN, Merged, headline
-from .table import LABELS, NOT_RUN_SYMBOL, entry_text, row_name
+from .table import LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, entry_text, row_name
 
 # Background colour of a grid entry by its headline (worst) outcome.
 COLOURS: dict[str, str] = {
@@ -65,6 +65,11 @@ def render_html(merged: Merged, regressions: list[Regression] | None = None) -> 
             for r in merged.rows for t, m in r.measurements]
     if perf:
         out += ["<h2>Performance</h2>", _simple(("cell", "test", "metric", "detail", "value", "floor", "status"), perf)]
+    bad = [(row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
+           for r in merged.rows for c in r.tests.values()
+           if c.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)][:MAX_FAILURE_ROWS]
+    if bad:
+        out += ["<h2>Failures</h2>", _simple(("cell", "test", "outcome", "signature", "message"), bad)]
     legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [(NOT_RUN_SYMBOL, NOT_RUN, "planned, no results")]
     out += ["<h2>Legend</h2>", "<table><tr><th></th><th>outcome</th><th>meaning</th></tr>"]
     for symbol, name, meaning in legend:

@@ -203,7 +203,8 @@ def _not_run_rows(matrix: Matrix, have: set[str]) -> list[Row]:
             continue
         values = cell.as_dict()
         runtime = (f"ROCm {values['rocm']}" if "rocm" in values else
-                   f"CUDA {values['cuda']}" if "cuda" in values else matrix.platform or "?")
+                   f"CUDA {values['cuda']}" if "cuda" in values else
+                   {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}.get(matrix.platform or "", "?"))
         libs = ", ".join(f"{k[4:]} {v}" for k, v in values.items() if k.startswith("lib."))
         label = {"arch": values.get("arch", "?"), "runtime": runtime, "torch": values.get("torch", "?"),
                  "python": values.get("python", "?"), "libraries": libs}
