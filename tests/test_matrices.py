@@ -234,3 +234,13 @@ def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
     for metric, floor in matrices[name].floors.items():
         if limits.get(metric):
             assert floor <= 0.65 * limits[metric], f"{name}: {metric} floor {floor} vs peak {limits[metric]}"
+
+
+def test_no_known_bad_rule_fires_on_the_recorded_h100(matrices) -> None:
+    """Our own healthy machine (torch 2.11.0+cu130, driver 580) must not be flagged by any rule."""
+    from pytest_rocmcompat.rules.engine import ActiveRules
+
+    env = Environment.load(str(DATA / "env_h100_live.json"))
+    assert [r.id for r in ActiveRules(matrices["h100.yaml"].rules, env).active] == []
+    older = apply_overrides(env, ["driver=570.86.10"])
+    assert "torch-cu130-needs-driver-580" in {r.id for r in ActiveRules(matrices["h100.yaml"].rules, older).active}
