@@ -53,6 +53,10 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")
     parser.addini("rocm_report", "Default for --rocm-report (relative to the rootdir).", default="")
     parser.addini("rocm_strict", "Default for --rocm-strict.", type="bool", default=False)
+    parser.addini("rocm_gc_freeze",
+                  "After collection, move the collected objects out of the garbage collector's reach "
+                  "(gc.freeze) until the session ends, so full collections do not walk them again and "
+                  "again; false to leave the collector alone (default true).", type="bool", default=True)
     parser.addini("rocm_isolate_timeout",
                   "Seconds an isolated test may run before it is killed as a hang (default 300).",
                   default="300")

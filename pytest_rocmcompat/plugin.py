@@ -7,6 +7,7 @@ each hook here only hands pytest's objects to them.
 from __future__ import annotations
 
 import difflib
+import gc
 import os
 import sys
 from collections.abc import Generator
@@ -172,6 +173,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is not None and session.items:
         state.collected = [item.nodeid for item in session.items]
+        if session.config.getini("rocm_gc_freeze"):
+            # The collected items live until the session ends: moving them out of the collector's
+            # reach keeps every full GC pass of the run from walking them again (unfrozen at the end).
+            gc.freeze()
     if state is None or not session.config.option.collectonly or not state.applied:
         return
     tr = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -313,6 +318,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if gc.get_freeze_count():
+        gc.unfreeze()
     sigterm = config.stash.get(SIGTERM_KEY, None)
     if sigterm is not None:
         sigterm.remove()

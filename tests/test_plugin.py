@@ -282,7 +282,7 @@ def test_junit_properties_and_markdown_report(setup, pytester: pytest.Pytester) 
     props = {}
     for case in root.iter("testcase"):
         props[case.get("name")] = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props["test_int1_error"] == {"rocm_outcome": "known-bad", "rocm_rule": "int1",
+    assert props["test_int1_error"] == {"rocm_outcome": "known-bad", "rocm_rule": "int1", "rocm_uses": "torchao",
                                         "rocm_signature": "module 'torch' has no attribute 'int1'"}
     assert props["test_passes_now"]["rocm_outcome"] == "stale-rule"
     assert props["test_other_error"]["rocm_outcome"] == "fail"
