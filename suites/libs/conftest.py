@@ -30,7 +30,7 @@ def installed_version(*distributions: str) -> tuple[str, str] | None:
 
 
 @pytest.fixture
-def library(record_property) -> Callable[..., str]:
+def library(request: pytest.FixtureRequest) -> Callable[..., str]:
     """``library("torchao")``: the installed version, recorded as the JUnit property
     ``rocm_lib_version.torchao``; a skip naming the library when it is missing.
 
@@ -42,7 +42,8 @@ def library(record_property) -> Callable[..., str]:
         if found is None:
             names = ", ".join((name, *alternatives))
             pytest.skip(f"library {name} is not installed (no distribution {names}); pip install {name}")
-        record_property(VERSION_PROPERTY + name, found[1])
+        # user_properties directly, as rocm_measure does: record_property warns under xunit2
+        request.node.user_properties.append((VERSION_PROPERTY + name, found[1]))
         return found[1]
     return require
 
