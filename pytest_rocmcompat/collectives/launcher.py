@@ -110,7 +110,7 @@ class Launch:
 
 
 def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float, grace: float = 5.0,
-           iters: int = 5, warmup: int = 1, fault: dict | None = None) -> Launch:
+           iters: int = 5, warmup: int = 1, fault: dict | list | None = None) -> Launch:
     """Run ``cases`` on every rank of ``world`` this session spawns; never raises for a rank's failure."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="rocmcompat-collectives-") as tmp:

@@ -6,8 +6,8 @@ event to ``<result_dir>/rank<R>.jsonl`` (flushed at once, so the launcher knows 
 a rank got when it hangs or dies). Inputs depend on the rank and the element index;
 every element of every output is compared with its closed-form expected value.
 
-The spec's optional ``fault`` (``{"rank", "at", "kind", "spawn_child", "message"}``)
-makes one rank stall, abort, exit or raise at a given point, or ``corrupt`` its first
+The spec's optional ``fault`` (``{"rank", "at", "kind", "spawn_child", "message"}``, or a
+list of them) makes a rank stall, abort, exit or raise at a given point, or ``corrupt`` its first
 output of a case: it exists to test the harness's hang, crash and mismatch handling.
 """
 
@@ -45,8 +45,18 @@ class Events:
 
 
 def levels(dtype: str, world: int) -> int:
-    """Distinct input values per element so that sums over ``world`` ranks stay exact."""
+    """Distinct input values per element so that sums over ``world`` ranks stay exact
+    (where any can: see :func:`sum_tolerance`)."""
     return max(2, min(251, (EXACT_LIMIT[dtype] - 1) // world))
+
+
+def sum_tolerance(torch, dtype: str, world: int) -> float:
+    """0 when a sum over ``world`` ranks is exact in ``dtype``; else the rounding bound of
+    ``world`` additions (bf16 beyond 255 ranks, fp16 beyond 2047)."""
+    q = levels(dtype, world)
+    if world * (q - 1) < EXACT_LIMIT[dtype]:
+        return 0.0
+    return float(world * torch.finfo(getattr(torch, dtype)).eps * world * (q - 1))
 
 
 def settings() -> dict[str, str]:
@@ -66,12 +76,18 @@ def versions(torch, dist, backend: str) -> dict:
     return info
 
 
+def faults(spec: dict) -> list[dict]:
+    """The spec's injected faults (``fault``: one mapping or a list of them)."""
+    raw = spec.get("fault") or []
+    return [raw] if isinstance(raw, dict) else list(raw)
+
+
 def fault_point(spec: dict, rank: int, at: str, events: Events) -> None:
-    """Act out the spec's fault if it is this rank's and this point's."""
-    fault = spec.get("fault") or {}
-    if fault.get("rank") != rank or fault.get("at") != at or fault.get("kind") == "corrupt":
+    """Act out an injected fault if one is this rank's and this point's."""
+    fault = next((f for f in faults(spec) if f.get("rank") == rank and f.get("at") == at
+                  and f.get("kind") != "corrupt"), None)
+    if fault is None:
         return
-    spec["fault"] = None  # once
     message = fault.get("message", "")
     if message:
         sys.stderr.write(message + "\n")
@@ -97,8 +113,7 @@ class Runner:
     def __init__(self, torch, dist, rank: int, world: int, device, spec: dict) -> None:
         self.torch, self.dist, self.rank, self.world, self.device = torch, dist, rank, world, device
         self.iters, self.warmup = int(spec.get("iters", 5)), int(spec.get("warmup", 1))
-        fault = spec.get("fault") or {}
-        self.corrupt = fault.get("at") if fault.get("kind") == "corrupt" and fault.get("rank") == rank else None
+        self.corrupt = {f.get("at") for f in faults(spec) if f.get("kind") == "corrupt" and f.get("rank") == rank}
 
     def pattern(self, src: int, count: int, q: int, extra: int = 0, start: int = 0):
         """Rank ``src``'s input at element indices ``start ..``: integers in ``[0, q)``."""
@@ -126,7 +141,7 @@ class Runner:
             expected = pat(0, count, q)
             for r in range(1, n):
                 expected = combine(expected, pat(r, count, q))
-            tol = 0.0
+            tol = sum_tolerance(torch, case.dtype, n) if case.variant == "sum" else 0.0
             if case.variant == "avg":
                 expected = expected.double() / n
                 tol = (n + 1) * torch.finfo(dtype).eps * (q - 1)
@@ -139,7 +154,8 @@ class Runner:
                 outs = [self.sentinel(c, dtype) for _ in range(n)]
                 return (lambda: dist.all_gather(outs, x)), outs, expected, 0.0
             out = self.sentinel(count, dtype)
-            return (lambda: dist.all_gather_into_tensor(out, x)), out, expected, 0.0
+            gather = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor  # renamed in 2.13
+            return (lambda: gather(out, x)), out, expected, 0.0
         if case.op == "reduce_scatter":
             c = count // n
             x = pat(rank, count, q).to(dtype)
@@ -147,7 +163,9 @@ class Runner:
             for r in range(1, n):
                 expected += pat(r, c, q, start=rank * c)
             out = self.sentinel(c, dtype)
-            return (lambda: dist.reduce_scatter_tensor(out, x, op=dist.ReduceOp.SUM)), out, expected, 0.0
+            scatter = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor  # renamed in 2.13
+            return ((lambda: scatter(out, x, op=dist.ReduceOp.SUM)), out, expected,
+                    sum_tolerance(torch, case.dtype, n))
         if case.op == "broadcast":
             root = n - 1  # not 0: a backend that ignores the root fails
             x = pat(root, count, q).to(dtype) if rank == root else self.sentinel(count, dtype)
@@ -202,8 +220,8 @@ class Runner:
                 return {**result, "skipped": f"the {self.dist.get_backend()} backend: {first}"}
             raise
         self.sync()
-        if self.corrupt == case.name and out is not None:
-            self.corrupt = None
+        if case.name in self.corrupt and out is not None:
+            self.corrupt.discard(case.name)
             (out[-1] if isinstance(out, list) else out).view(-1)[-1] += 1
         result.update(self.check(out, expected, tol, case.dtype))
         if case.timed:

@@ -4,12 +4,15 @@ Settings (environment variables): ``ROCMCOMPAT_COLLECTIVES_TIMEOUT`` (wall-clock
 a whole launch, default 300), ``ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT`` (seconds for the
 rendezvous and each collective, default 60), ``ROCMCOMPAT_COLLECTIVES_MAX_BYTES`` (cap on
 the sizes, default 256 MiB on GPU, 1 MiB on CPU), ``ROCMCOMPAT_COLLECTIVES_PORT`` (TCP port
-of a torchrun/Slurm world; default MASTER_PORT+1).
+of a torchrun/Slurm world; default MASTER_PORT+1). ``ROCMCOMPAT_COLLECTIVES_FAULT`` (JSON,
+for testing the harness itself: ``[{"rank": 1, "at": "broadcast", "kind": "stall"}]``; kinds
+stall, abort, exit, raise, corrupt) injects faults into the ranks.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 
 import pytest
@@ -32,6 +35,19 @@ def _setting(name: str, default: float) -> float:
     if value <= 0:
         raise pytest.UsageError(f"rocmcompat collectives: {name}={raw!r} must be greater than 0")
     return value
+
+
+def _fault() -> list | dict | None:
+    raw = os.environ.get("ROCMCOMPAT_COLLECTIVES_FAULT", "").strip()
+    if not raw:
+        return None
+    try:
+        fault = json.loads(raw)
+    except ValueError as exc:
+        raise pytest.UsageError(f"rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT is not JSON ({exc})") from None
+    if not isinstance(fault, (list, dict)):
+        raise pytest.UsageError("rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT must be a JSON object or list")
+    return fault
 
 
 def _gpu_count(config: pytest.Config) -> int:
@@ -83,6 +99,6 @@ def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list
         cases = plan.build(gpu, max_bytes)
         result = launch(world, cases, timeout=_setting("ROCMCOMPAT_COLLECTIVES_TIMEOUT", 300),
                         op_timeout=_setting("ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT", 60),
-                        iters=20 if gpu else 5, warmup=3 if gpu else 1)
+                        iters=20 if gpu else 5, warmup=3 if gpu else 1, fault=_fault())
         cache[world.id] = (result, cases)
     return cache[world.id]
