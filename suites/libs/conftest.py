@@ -57,11 +57,25 @@ def device(torch):
 
 @pytest.fixture
 def no_tf32(torch):
-    """Full-precision fp32 matmuls while the test runs (references compare in fp32)."""
-    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    """Full-precision fp32 matmuls while the test runs (references compare in fp32).
+
+    torch >= 2.9 has ``fp32_precision``; reading the legacy ``allow_tf32`` after anyone used
+    the new API raises, so the new API is used where it exists."""
+    backends = (torch.backends.cuda.matmul, torch.backends.cudnn)
+    if all(hasattr(b, "fp32_precision") for b in backends):
+        saved = [b.fp32_precision for b in backends]
+        for b in backends:
+            b.fp32_precision = "ieee"
+        yield
+        for b, value in zip(backends, saved):
+            b.fp32_precision = value
+        return
+    saved = [b.allow_tf32 for b in backends]
+    for b in backends:
+        b.allow_tf32 = False
     yield
-    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+    for b, value in zip(backends, saved):
+        b.allow_tf32 = value
 
 
 @pytest.fixture(scope="session")

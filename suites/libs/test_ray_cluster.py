@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -21,13 +22,13 @@ pytestmark = pytest.mark.uses("ray")
 TASK_TIMEOUT_S = 60.0
 
 
-def _isolate_when_installed() -> pytest.MarkDecorator:
+def _isolate_when_installed() -> Callable:
     """Isolated when Ray is installed; without it the test skips in-process (this plugin
     version mis-reports the skip reasons of isolated tests under -rs; reported to the lead)."""
     try:
         metadata.version("ray")
     except metadata.PackageNotFoundError:
-        return pytest.mark.usefixtures()
+        return lambda test: test
     return pytest.mark.isolated(timeout=180)
 
 
@@ -48,7 +49,9 @@ def test_task_sees_its_gpus(library, torch, runtime_name) -> None:
     gpus = torch.cuda.device_count() if runtime_name != "cpu" else 0
     want = min(gpus, 1)
     driver_env = dict(os.environ)
-    ray.init(num_cpus=1, num_gpus=gpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    # address="local": always a fresh cluster, even when RAY_ADDRESS points at a running one
+    ray.init(address="local", num_cpus=1, num_gpus=gpus, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
     try:
         @ray.remote(num_cpus=1, num_gpus=want)
         def report(count_devices: bool) -> tuple[list[str], dict[str, str | None], int | None]:
