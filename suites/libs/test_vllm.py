@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.uses("vllm", "transformers")
 
 NEW_TOKENS = 8
-TIE_MARGIN = 0.05  # logit gap under which bf16 kernels may legitimately pick either token
+TIE_MARGIN = 0.5  # logit gap under which bf16 kernels may pick either token (bf16 spacing at 16 is 0.125)
 
 
 def _isolate_when_runnable() -> Callable:
@@ -61,8 +61,10 @@ def test_greedy_matches_transformers(library, torch, gpu_device, tiny_llama, tmp
     library("transformers")
     from vllm import LLM, SamplingParams
 
-    # A wide initialisation gives logits with clear margins, so greedy choices are stable.
-    model = tiny_llama("eager", initializer_range=0.3, bos_token_id=1, eos_token_id=2).to(torch.bfloat16)
+    # Head size 64 (vLLM's attention backends support a fixed set of head sizes); a wide
+    # initialisation gives logits with clear margins, so greedy choices are stable.
+    model = tiny_llama("eager", hidden_size=256, intermediate_size=512, initializer_range=0.3,
+                       bos_token_id=1, eos_token_id=2).to(torch.bfloat16)
     model.save_pretrained(tmp_path)
     model = model.to(gpu_device).eval()
     prompts = [[1, 17, 42, 99, 5], [1, 64, 3, 3, 120, 7, 88]]
