@@ -72,7 +72,7 @@ def run_report(args: argparse.Namespace) -> int:
 
             write_atomic(args.html, render_html(merged, found))
         if args.json:
-            write_atomic(args.json, json.dumps(snapshot(merged), indent=1, sort_keys=True) + "\n")
+            write_atomic(args.json, json.dumps(snapshot(merged), sort_keys=True) + "\n")
     except OSError as exc:
         print(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}",
               file=sys.stderr)

@@ -6,7 +6,7 @@ import html
 
 from ..outcomes import MEANING, Outcome
 from .baseline import Regression
-from .escape import clean
+from .escape import clean, one_environment_scan
 from .markdown import SYMBOL
 from .merge import NOT_RUN, Merged, headline
 from .table import LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, entry_text, row_name
@@ -38,6 +38,11 @@ def _e(text: object) -> str:
 
 
 def render_html(merged: Merged, regressions: list[Regression] | None = None) -> str:
+    with one_environment_scan():
+        return _render(merged, regressions)
+
+
+def _render(merged: Merged, regressions: list[Regression] | None) -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>Compatibility report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>Compatibility report</h1>",

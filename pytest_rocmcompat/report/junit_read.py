@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from xml.etree.ElementTree import ElementTree, ParseError
 
-from junitparser import JUnitXml, JUnitXmlError, TestSuite
+from junitparser import Error, Failure, JUnitXml, JUnitXmlError, Properties, Skipped, TestSuite
 
 from ..measurements import Measurement
 from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
@@ -53,6 +54,7 @@ class RunRecord:
     timestamp: str = ""
 
 
+@lru_cache(maxsize=4096)
 def suite_of_classname(classname: str) -> str:
     """``suites.gpu.test_x[.TestC]`` -> ``gpu``; other tests are grouped by file (``tests/test_x.py``)."""
     parts = classname.split(".") if classname else [""]
@@ -101,48 +103,42 @@ def read_run(path: str) -> RunRecord:
 
 
 def _cases(suite: TestSuite) -> list[CaseRecord]:
-    """Every testcase of a suite, nested suites included.
-
-    Element-level access (``_elem``): junitparser builds a wrapper object per child
-    and per attribute read, which is most of the merge time at 200,000 tests
-    (see docs/benchmarks.md); the element tree it parsed is read directly here.
-    """
+    """Every testcase of a suite (and of suites nested in it), through junitparser's objects."""
     out = []
-    for elem in suite._elem.iter("testcase"):
-        classname = elem.get("classname") or ""
-        name = elem.get("name") or ""
+    for case in suite:
+        classname, name = case.classname or "", case.name or ""
         outcome = Outcome.PASS
         message = ""
         rule = signature = None
         uses: tuple[str, ...] = ()
         measurements: list[Measurement] = []
         explicit = None
-        for child in elem:
-            tag = child.tag
-            if tag == "properties":
-                for prop in child.iter("property"):
-                    pname, value = prop.get("name") or "", prop.get("value") or ""
-                    if pname == PROP_OUTCOME:
-                        explicit = _OUTCOMES.get(value)
-                    elif pname == PROP_RULE:
-                        rule = value
-                    elif pname == PROP_SIGNATURE:
-                        signature = value
-                    elif pname == PROP_USES:
-                        uses = tuple(u.strip() for u in value.split(",") if u.strip())
-                    elif pname.startswith("rocm_metric."):
-                        m = Measurement.from_property(pname, value)
-                        if m is not None:
-                            measurements.append(m)
-            elif tag in ("failure", "error"):
+        props = case.child(Properties)
+        for prop in props if props is not None else ():
+            pname, value = prop.name or "", prop.value or ""
+            if pname == PROP_OUTCOME:
+                explicit = _OUTCOMES.get(value)
+            elif pname == PROP_RULE:
+                rule = value
+            elif pname == PROP_SIGNATURE:
+                signature = value
+            elif pname == PROP_USES:
+                uses = tuple(u.strip() for u in value.split(",") if u.strip())
+            elif pname.startswith("rocm_metric."):
+                m = Measurement.from_property(pname, value)
+                if m is not None:
+                    measurements.append(m)
+        for result in case.result:
+            if isinstance(result, (Failure, Error)):
                 outcome = worst(outcome, Outcome.FAIL)
-                message = message or child.get("message") or (child.text or "").strip()[:300]
-            elif tag == "skipped" and outcome is Outcome.PASS:
-                xfail = child.get("type") == "pytest.xfail"
-                outcome = Outcome.KNOWN_BAD if xfail else Outcome.SKIPPED
-                message = child.get("message") or ""
+                message = message or result.message or (result.text or "").strip()[:300]
+            elif isinstance(result, Skipped) and outcome is Outcome.PASS:
+                outcome = Outcome.KNOWN_BAD if result.type == "pytest.xfail" else Outcome.SKIPPED
+                message = result.message or ""
         out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
+    for nested in suite.testsuites():
+        out.extend(_cases(nested))
     return out
 
 

@@ -10,7 +10,7 @@ from tabulate import tabulate
 from ..outcomes import MEANING, Outcome
 from ..session import CompatState
 from .atomic import write_atomic
-from .escape import md_cell
+from .escape import md_cell, one_environment_scan
 
 SYMBOL: dict[Outcome, str] = {
     Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.STALE_RULE: "♻️",
@@ -19,6 +19,11 @@ SYMBOL: dict[Outcome, str] = {
 
 
 def render_run_report(state: CompatState, exitstatus: int) -> str:
+    with one_environment_scan():
+        return _render(state, exitstatus)
+
+
+def _render(state: CompatState, exitstatus: int) -> str:
     env = state.env
     lines = ["# rocmcompat run report", ""]
     if env.source != "live":

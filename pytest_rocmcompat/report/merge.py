@@ -43,12 +43,14 @@ class Row:
     files: list[str] = field(default_factory=list)
     tests: dict[str, CaseRecord] = field(default_factory=dict)
     measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (test, figure)
+    _counts: dict[str, Counter] | None = field(default=None, repr=False, compare=False)
 
     @property
     def not_run(self) -> bool:
         return self.source == NOT_RUN
 
     def add(self, case: CaseRecord) -> None:
+        self._counts = None
         old = self.tests.get(case.test)
         if old is None or SEVERITY[case.outcome] > SEVERITY[old.outcome]:
             self.tests[case.test] = case
@@ -56,11 +58,14 @@ class Row:
 
     def counts(self) -> dict[str, Counter]:
         """Column -> outcome counts; library columns (``lib peft``) count tests that use it."""
+        if self._counts is not None:
+            return self._counts
         out: dict[str, Counter] = {}
         for case in self.tests.values():
             out.setdefault(case.suite, Counter())[case.outcome] += 1
             for lib in case.uses:
                 out.setdefault(LIB_PREFIX + lib, Counter())[case.outcome] += 1
+        self._counts = out
         return out
 
 

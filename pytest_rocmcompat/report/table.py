@@ -8,7 +8,7 @@ from tabulate import tabulate
 
 from ..outcomes import MEANING, SEVERITY, Outcome
 from .baseline import Regression
-from .escape import md_cell
+from .escape import md_cell, one_environment_scan
 from .markdown import SYMBOL
 from .merge import NOT_RUN, Merged, Row, headline
 
@@ -36,6 +36,11 @@ def entry_text(counts: Counter | None) -> str:
 
 def render_markdown(merged: Merged, regressions: list[Regression] | None = None,
                     threshold: float | None = None) -> str:
+    with one_environment_scan():
+        return _render(merged, regressions, threshold)
+
+
+def _render(merged: Merged, regressions: list[Regression] | None, threshold: float | None) -> str:
     ran = [r for r in merged.rows if not r.not_run]
     lines = ["# Compatibility report", "",
              f"{len(ran)} cell(s) from {merged.inputs} JUnit file(s)"
