@@ -42,10 +42,14 @@ def main() -> int:
     base = preset.config.replace(bf16=args.bf16)
     for item in args.set:
         key, _, value = item.partition("=")
-        kind = type(getattr(base, key))
-        base = base.replace(**{key: (value in ("1", "true")) if kind is bool else kind(value)})
+        current = getattr(base, key)
+        kind = int if current is None else type(current)
+        if value.lower() == "none":
+            base = base.replace(**{key: None})
+        else:
+            base = base.replace(**{key: (value in ("1", "true")) if kind is bool else kind(value)})
     print(f"config: {base}\ntarget: window mean >= {preset.target} within {base.steps} steps "
-          f"(window {preset.window}); start mean (first {preset.window}) <= {preset.start_max}")
+          f"(window {preset.window}); start (first step) <= {preset.start_max}")
     reached, starts, misses = [], [], []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         t0 = time.perf_counter()

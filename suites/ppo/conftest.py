@@ -19,6 +19,20 @@ def ppo_device(torch):
     return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _one_cpu_thread(request):
+    """The tiny CPU model gains nothing from intra-op threads and loses a lot to them on a
+    busy machine: one thread while a module of this suite runs, restored after."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def ppo_size(ppo_device) -> str:
     """Model size of the throughput test: tiny on the CPU, larger on a GPU."""

@@ -22,11 +22,13 @@ class RunConfig:
 
     algorithm: str = "grpo"
     size: str = "tiny"
+    init_std: float = 0.1           # initializer_range of the random weights (0.02 learns slowly, LoRA hardly)
     seed: int = 0
     steps: int = 30
     prompts_per_step: int = 16      # global, over all data-parallel ranks
     samples_per_prompt: int = 4     # n
-    num_digits: int = 4
+    num_digits: int = 2
+    fixed_digit: int | None = None  # None: answer the prompt's first digit; else always this digit
     response_length: int = 2
     temperature: float = 1.0
     lr: float = 3e-3

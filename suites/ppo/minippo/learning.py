@@ -14,7 +14,7 @@ class LearningPreset:
     config: RunConfig
     target: float          # windowed mean reward to reach
     window: int            # steps in the moving window
-    start_max: float       # the first window's mean must be at most this (an honest start)
+    start_max: float       # the first step's mean reward (before any update) must be at most this
 
 
 LEARNING_PRESETS: dict[str, LearningPreset] = {
@@ -49,5 +49,5 @@ def learn(config: RunConfig, preset: LearningPreset, device="cpu") -> LearningRe
                 reached = len(rewards)
                 break
     rewards = [s.reward for s in history]
-    start = sum(rewards[:preset.window]) / min(preset.window, len(rewards))
+    start = rewards[0]
     return LearningResult(rewards, start, best, reached, trainer, history)

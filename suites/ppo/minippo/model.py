@@ -13,20 +13,20 @@ from .task import VOCAB_SIZE
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
-def qwen2_config(size: str, vocab_size: int = VOCAB_SIZE, max_positions: int = 64):
+def qwen2_config(size: str, vocab_size: int = VOCAB_SIZE, max_positions: int = 64, init_std: float = 0.02):
     from transformers import Qwen2Config
 
-    return Qwen2Config(vocab_size=vocab_size, max_position_embeddings=max_positions,
+    return Qwen2Config(vocab_size=vocab_size, max_position_embeddings=max_positions, initializer_range=init_std,
                        tie_word_embeddings=True, attn_implementation="sdpa", use_cache=True,
                        **MODEL_SIZES[size])
 
 
-def build_policy(size: str, seed: int, device: torch.device | str = "cpu") -> nn.Module:
+def build_policy(size: str, seed: int, device: torch.device | str = "cpu", init_std: float = 0.02) -> nn.Module:
     """A randomly initialised Qwen2 causal LM; the same ``seed`` gives the same weights."""
     from transformers import Qwen2ForCausalLM
 
     torch.manual_seed(seed)
-    return Qwen2ForCausalLM(qwen2_config(size)).to(device)
+    return Qwen2ForCausalLM(qwen2_config(size, init_std=init_std)).to(device)
 
 
 class Critic(nn.Module):

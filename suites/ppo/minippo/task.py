@@ -1,4 +1,5 @@
-"""The verifiable toy task: a digit string, a separator, then repeat its first digit.
+"""The verifiable toy task: a digit string, a separator, then repeat its first digit (or,
+in the easier variant, answer one fixed digit whatever the prompt).
 
 Token ids: digits are 0..9, ``SEP`` is 10, the rest of the vocabulary is unused (a random
 policy can emit them, and earns nothing). The reward is rule-based, in the spirit of GSM8K
@@ -21,15 +22,17 @@ def sample_prompts(count: int, num_digits: int, generator: torch.Generator) -> t
     return torch.cat([digits, torch.full((count, 1), SEP)], dim=1)
 
 
-def target_of(prompts: torch.Tensor) -> torch.Tensor:
-    """The correct answer token of each prompt: its first digit."""
+def target_of(prompts: torch.Tensor, fixed_digit: int | None = None) -> torch.Tensor:
+    """The correct answer token of each prompt: its first digit, or ``fixed_digit``."""
+    if fixed_digit is not None:
+        return torch.full_like(prompts[:, 0], fixed_digit)
     return prompts[:, 0]
 
 
-def reward(prompts: torch.Tensor, responses: torch.Tensor) -> torch.Tensor:
-    """Per-sample score in [0, 1]: the fraction of response tokens that equal the first digit.
+def reward(prompts: torch.Tensor, responses: torch.Tensor, fixed_digit: int | None = None) -> torch.Tensor:
+    """Per-sample score in [0, 1]: the fraction of response tokens that equal the answer.
 
     ``prompts`` ``[B, P]`` and ``responses`` ``[B, R]`` row-aligned (repeat prompts for n samples).
     """
-    target = target_of(prompts).to(responses.device).unsqueeze(1)
+    target = target_of(prompts, fixed_digit).to(responses.device).unsqueeze(1)
     return (responses == target).float().mean(dim=1)

@@ -37,7 +37,7 @@ class Trainer:
         if config.prompts_per_step % self.world:
             raise ValueError(f"mini-PPO: prompts_per_step ({config.prompts_per_step}) must divide "
                              f"over {self.world} data-parallel ranks")
-        policy = build_policy(config.size, config.seed, self.device)
+        policy = build_policy(config.size, config.seed, self.device, config.init_std)
         if config.lora:
             self.reference = None                      # the base model: adapter disabled
             policy = add_lora(policy, config.lora_rank)
@@ -87,7 +87,7 @@ class Trainer:
         with self.clock.phase("rollout", local * R), self._autocast():
             rollout = self.sampler.generate(self.policy, prompts, R, cfg.temperature, self.noise_gen,
                                             (offset, total))
-        scores = reward(prompts, rollout.responses)
+        scores = reward(prompts, rollout.responses, cfg.fixed_digit)
         mask = torch.ones_like(rollout.log_probs)
 
         with self.clock.phase("inference", seq_tokens), torch.no_grad(), self._autocast():
