@@ -273,3 +273,29 @@ def test_suite_reports_hang_and_wrong_results_with_the_plugins_outcomes(tmp_path
     assert props["test_correct[gloo-2-broadcast]"]["rocm_outcome"] == "hang"
     assert "rocm_outcome" not in props["test_correct[gloo-2-all_reduce_max]"]  # a plain failure
     assert "killed after the 25 s wall-clock limit" in out and "in broadcast float32" in out
+
+
+def test_torchrun_sessions_form_one_world(tmp_path):
+    """Two pytest sessions started by torchrun: each spawns its own rank, and they meet over TCP."""
+    import socket
+
+    with socket.socket() as s:  # a port for this test's rendezvous (the suite itself needs none locally)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env_file = tmp_path / "env.json"
+    env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+                           "--log-dir", str(tmp_path / "logs"), "--redirects", "3", "-m", "pytest", "suites/collectives", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
+                           "--rocm-matrix", "matrices/cpu.yaml", "--rocm-env", str(env_file),
+                           "-k", "test_launch or all_reduce_sum or all_to_all"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ROCMCOMPAT_COLLECTIVES_MAX_BYTES": "4096",
+                               "ROCMCOMPAT_COLLECTIVES_PORT": str(port), "ROCMCOMPAT_COLLECTIVES_TIMEOUT": "120"})
+    logs = sorted((tmp_path / "logs").rglob("stdout.log"))
+    outs = [log.read_text(encoding="utf-8", errors="replace") for log in logs]
+    assert proc.returncode == 0, "\n".join(o[-3000:] for o in outs) + proc.stderr[-3000:]
+    assert len(outs) == 2  # one pytest session per rank
+    for out in outs:
+        assert "test_launch[env-gloo-2] PASSED" in out
+        assert "test_correct[env-gloo-2-all_to_all_single] PASSED" in out
+        assert "test_bandwidth[env-gloo-2-all_to_all] PASSED" in out

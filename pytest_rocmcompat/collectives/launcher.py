@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -144,7 +145,8 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
 def _spawn(world: World, spec_file: Path, tmp: Path) -> dict[int, subprocess.Popen]:
     procs = {}
     for rank, local in zip(world.ranks, world.local_ranks):
-        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
+        env = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}  # our own store
+        env = {**env, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
                "LOCAL_WORLD_SIZE": str(len(world.ranks)), "PYTHONUNBUFFERED": "1"}
         with open(tmp / f"rank{rank}.log", "wb") as log:
             procs[rank] = subprocess.Popen([sys.executable, "-m", WORKER, str(spec_file)], stdout=log,
@@ -263,7 +265,7 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
         if all(r.done for r in ranks):
             return "pass", states, None
         bad = [r for r in ranks if not r.done]
-    first = bad[0]
+    first = _primary(bad)
     sig = match_builtin(first.tail + "\n" + ((first.error or {}).get("text") or ""))
     error = first.error
     if (error and error.get("timeout")) or (sig is not None and sig.id == "collective-timeout"):
@@ -277,6 +279,23 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
     if sig is not None:
         what += f"\nfailure signature {sig.id}: {sig.explanation}"
     return outcome, f"{what}\n{states}\n{_tail_block(first)}", sig.id if sig else None
+
+
+PEER_GONE = re.compile(r"(?i)connection (?:reset|closed) by peer|broken pipe|remote process exited|"
+                       r"ncclRemoteError|socket (?:closed|error)|end of file|EOF")
+
+
+def _primary(bad: list[RankRun], window: float = 1.0) -> RankRun:
+    """The rank whose failure caused the others': among those that ended within ``window``
+    seconds of the first, a death before an error, and an error before a peer's-death error."""
+    first_end = bad[0].ended_at or 0.0
+    near = [r for r in bad if (r.ended_at or 0.0) <= first_end + window]
+
+    def rank_of(r: RankRun) -> int:
+        if r.error is None:
+            return 0 if r.signal_name else 1
+        return 3 if PEER_GONE.search(r.error.get("text", "")) else 2
+    return min(near, key=lambda r: (rank_of(r), r.ended_at or 0.0, r.rank))
 
 
 def _tail_block(rank: RankRun) -> str:

@@ -24,6 +24,10 @@ from pytest_rocmcompat.collectives.world import World, WorldError, worlds
 LAUNCHES = pytest.StashKey[dict]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist --dist loadgroup keeps a world together")
+
+
 def _setting(name: str, default: float) -> float:
     raw = os.environ.get(name, "").strip()
     if not raw:
