@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from pytest_rocmcompat.cli import main
 
 from .conftest import REPO

@@ -10,7 +10,7 @@ from ..outcomes import MEANING, SEVERITY, Outcome
 from .baseline import Regression
 from .escape import md_cell, one_environment_scan
 from .markdown import SYMBOL
-from .merge import NOT_RUN, Merged, Row, headline
+from .merge import NOT_RUN, Merged, Row
 
 NOT_RUN_SYMBOL = "⬜"
 LABELS = ("arch", "runtime", "torch", "python", "libraries")
