@@ -206,6 +206,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
                            _child_environ(item, state))
     for report in reports:
         item.ihook.pytest_runtest_logreport(report=report)
+    # What the previous in-process test left set up (its module, class) goes now, as pytest's own
+    # teardown would do, so the next test, perhaps in another module, starts from a clean stack.
+    item.session._setupstate.teardown_exact(nextitem)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
 

@@ -238,3 +238,30 @@ def test_xdist_workers_pinned_to_disjoint_gpus(pytester: pytest.Pytester) -> Non
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
     assert seen == {"gw0": "0,1,2,3", "gw1": "4,5,6,7"}, seen
     assert result.parseoutcomes() == {"passed": 7, "skipped": 1}
+
+
+def test_isolated_test_between_modules_and_skips_inside(pytester: pytest.Pytester, env_file) -> None:
+    """An isolated test before a test of another module; a skip inside an isolated test under -rs."""
+    pytester.makepyfile(
+        test_a="""
+            import pytest
+            @pytest.fixture(scope="module")
+            def shared():
+                return 1
+            def test_in_process(shared):
+                assert shared == 1
+            @pytest.mark.isolated(timeout=60)
+            def test_isolated_skips():
+                pytest.skip("nothing to check in this environment")
+        """,
+        test_b="""
+            def test_next_module():
+                pass
+        """,
+    )
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-no-bundled", "-rs",
+                                           "-p", "no:cacheprovider", timeout=120)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert result.parseoutcomes() == {"passed": 2, "skipped": 1}
+    result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *nothing to check in this environment"])
+    assert "INTERNALERROR" not in result.stdout.str() and "not torn down" not in result.stdout.str()

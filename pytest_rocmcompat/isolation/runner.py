@@ -111,7 +111,8 @@ def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list
         except (OSError, ValueError, KeyError):
             reports = ()
     end = ChildEnd(returncode, output, seconds, reports)
-    mine = [config.hook.pytest_report_from_serializable(config=config, data=d) for d in end.reports]
+    mine = [config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d))
+            for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     if not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
         return mine  # the child finished the test: its own reports say what happened
@@ -119,6 +120,13 @@ def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list
     setup = [r for r in mine if r.when == "setup" and r.passed] or [_report(item, "setup", "passed")]
     # pytest's JUnit writer takes properties from the teardown report.
     return [*setup, death, _report(item, "teardown", "passed", props=tuple(death.user_properties))]
+
+
+def _tuple_longrepr(data: dict) -> dict:
+    """A skip's ``(path, line, reason)`` comes back from JSON as a list; pytest's -rs wants a tuple."""
+    if isinstance(data.get("longrepr"), list):
+        data = dict(data, longrepr=tuple(data["longrepr"]))
+    return data
 
 
 def _report(item: pytest.Item, when: str, outcome: str, longrepr: str | None = None,
