@@ -233,3 +233,19 @@ def test_bare_testsuite_root_reads(tmp_path: Path) -> None:
                     '<testcase classname="a" name="c"><skipped message="no"/></testcase></testsuite>')
     cases = read_run(str(path)).cases
     assert [(c.outcome, c.message) for c in cases] == [(Outcome.FAIL, "boom"), (Outcome.SKIPPED, "no")]
+
+
+def test_xdist_controller_writes_the_properties(tmp_path: Path) -> None:
+    pytest.importorskip("xdist")
+    make_project(tmp_path)
+    run_cell(tmp_path, "mi300", "-n", "2", "--rocm-set", "lib.torchao=0.7.0", "suites")
+    text = (tmp_path / "mi300.xml").read_text(encoding="utf-8")
+    assert text.count('name="rocm_env.platform"') == 1  # one testsuite property block, from the controller
+    run = read_run(str(tmp_path / "mi300.xml"))
+    assert run.props["rocm_cell"] == "arch=gfx942 torch=2.5 python=3.12"
+    got = {c.test.split("::")[1]: c.outcome.value for c in run.cases}
+    assert got == {"test_gpu_op": "pass", "test_gemm": "pass", "test_allreduce_sizes": "pass",
+                   "test_int1_error": "known-bad", "test_other_error": "fail", "test_passes_now": "stale-rule",
+                   "test_own_xfail": "known-bad"}
+    assert {c.test.split("::")[1] for c in run.cases if c.uses == ("torchao",)} == {
+        "test_int1_error", "test_other_error", "test_passes_now"}
