@@ -52,9 +52,10 @@ class LaunchError(RuntimeError):
     pass
 
 
-def launch(world: int, backend: str, config: dict, out_dir: Path, timeout: float = 300.0) -> list[dict]:
-    """Run ``config`` data-parallel over ``world`` worker processes; returns each rank's result
-    (rank 0 also saves the final policy parameters to ``out_dir/params_rank0.pt``)."""
+def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout: float = 300.0) -> list[list[dict]]:
+    """Run each of ``configs`` data-parallel over ``world`` worker processes; returns, per rank,
+    one result per configuration (rank 0 also saves the final policy weights of configuration
+    I to ``out_dir/params_rank0_I.pt``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
@@ -62,7 +63,7 @@ def launch(world: int, backend: str, config: dict, out_dir: Path, timeout: float
     procs = []
     for rank in range(world):
         cmd = [sys.executable, "-m", "minippo.worker", "--backend", backend, "--out", str(out_dir),
-               "--config", json.dumps(config)]
+               "--configs", json.dumps(configs)]
         procs.append(subprocess.Popen(cmd, env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     failures = []

@@ -1,6 +1,10 @@
 """One data-parallel rank (started by :func:`minippo.dist.launch`, or by torchrun).
 
-``python -m minippo.worker --backend gloo|nccl --out DIR --config JSON``
+``python -m minippo.worker --backend gloo|nccl --out DIR --configs JSON-LIST``
+
+Runs each configuration in turn in one process group (the start-up, mostly importing
+transformers, is paid once); writes ``result_rank{R}.json`` (one entry per configuration)
+and, on rank 0, ``params_rank0_{I}.pt`` with the final policy weights of configuration I.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backend", choices=["gloo", "nccl"], required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--config", required=True)
+    parser.add_argument("--configs", required=True)
     args = parser.parse_args()
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     torch.set_num_threads(1)
@@ -35,14 +39,16 @@ def main() -> None:
     dist.init_process_group(args.backend, rank=rank, world_size=world, timeout=timedelta(seconds=120),
                             **({"device_id": device} if args.backend == "nccl" else {}))
     try:
-        trainer = Trainer(RunConfig(**json.loads(args.config)), device, DataParallel(rank, world))
-        history = trainer.run()
-        result = {"rank": rank, "world": world, "rewards": [s.reward for s in history],
-                  "train_seconds": sum(s.seconds["training"] for s in history)}
-        if rank == 0:
-            torch.save({k: v.detach().cpu() for k, v in trainer.policy.state_dict().items()},
-                       args.out / "params_rank0.pt")
-        (args.out / f"result_rank{rank}.json").write_text(json.dumps(result))
+        results = []
+        for index, config in enumerate(json.loads(args.configs)):
+            trainer = Trainer(RunConfig(**config), device, DataParallel(rank, world))
+            history = trainer.run()
+            results.append({"rank": rank, "world": world, "rewards": [s.reward for s in history],
+                            "seconds": dict(trainer.clock.seconds)})
+            if rank == 0:
+                torch.save({k: v.detach().cpu() for k, v in trainer.policy.state_dict().items()},
+                           args.out / f"params_rank0_{index}.pt")
+        (args.out / f"result_rank{rank}.json").write_text(json.dumps(results))
     finally:
         dist.destroy_process_group()
 
