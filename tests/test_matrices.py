@@ -224,7 +224,8 @@ PEAK_DEVICE = {
 
 @pytest.mark.parametrize("name", sorted(PEAK_DEVICE))
 def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
-    """Floors stay well under the datasheet peaks the measurements are reported against."""
+    """Floors stay under the datasheet peaks (at most 90%: floors from measured runs sit near 85% of
+    what a healthy card gave, which is itself 75-90% of the datasheet)."""
     from pytest_rocmcompat.peaks import peak_for
 
     peak = peak_for(PEAK_DEVICE[name])
@@ -233,7 +234,7 @@ def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
               "copy_d2d_gbps": peak.memory_gbps, "copy_h2d_gbps": peak.host_gbps, "copy_d2h_gbps": peak.host_gbps}
     for metric, floor in matrices[name].floors.items():
         if limits.get(metric):
-            assert floor <= 0.65 * limits[metric], f"{name}: {metric} floor {floor} vs peak {limits[metric]}"
+            assert floor <= 0.9 * limits[metric], f"{name}: {metric} floor {floor} vs peak {limits[metric]}"
 
 
 def test_no_known_bad_rule_fires_on_the_recorded_h100(matrices) -> None:
