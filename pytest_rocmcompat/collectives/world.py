@@ -26,10 +26,16 @@ class World:
     ranks: tuple[int, ...]       # the ranks this session spawns
     local_ranks: tuple[int, ...] # their device indices
     master: tuple[str, int] | None = None  # None: file store in the launch's temporary directory
+    full: bool = False           # the whole machine's (or launcher's) GPU world: its figures meet the floors
 
     @property
     def id(self) -> str:
         return f"{'env-' if self.master else ''}{self.backend}-{self.size}"
+
+    def metric(self, name: str) -> str:
+        """The name a bandwidth figure is recorded under: the plain metric (compared with the
+        matrix's floors) for the full GPU world, tagged with the world id otherwise."""
+        return name if self.full else f"{name}[{self.id}]"
 
     def init_method(self, tmp: Path) -> str:
         if self.master is None:
@@ -42,7 +48,7 @@ def local_worlds(gpus: int) -> list[World]:
     """gloo on 2 and 3 CPU ranks; nccl on 2, 4, ... and every GPU when there are 2 or more."""
     worlds = [World("gloo", n, "cpu", tuple(range(n)), tuple(range(n))) for n in CPU_WORLDS]
     sizes = sorted({n for n in (2, 4, 8, 16) if n < gpus} | ({gpus} if gpus >= 2 else set()))
-    worlds += [World("nccl", n, "cuda", tuple(range(n)), tuple(range(n))) for n in sizes]
+    worlds += [World("nccl", n, "cuda", tuple(range(n)), tuple(range(n)), full=n == gpus) for n in sizes]
     return worlds
 
 
@@ -80,7 +86,7 @@ def env_world(environ: Mapping[str, str], gpus: int) -> World | None:
     local = rank if local is None else local
     gpu = gpus > 0
     return World("nccl" if gpu else "gloo", size, "cuda" if gpu else "cpu", (rank,),
-                 (local,), (addr, port))
+                 (local,), (addr, port), full=gpu)
 
 
 def worlds(environ: Mapping[str, str] | None = None, gpus: int = 0) -> list[World]:
