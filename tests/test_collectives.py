@@ -245,12 +245,15 @@ def _suite(tmp_path, *args: str, **env: str) -> tuple[subprocess.CompletedProces
 
 
 def test_suite_passes_on_2_and_3_gloo_ranks_with_tables_and_metrics(tmp_path):
-    proc, props = _suite(tmp_path)
+    proc, props = _suite(tmp_path, NCCL_DEBUG="WARN", RCCL_MSCCL_ENABLE="0", NCCL_PLANTED_TOKEN="s3cr3t-value")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
-    assert "34 passed" in proc.stdout
+    assert "34 passed" in proc.stdout and "s3cr3t-value" not in (tmp_path / "out.xml").read_text()
     for n in (2, 3):
         launch_props = props[f"test_launch[gloo-{n}]"]
         assert json.loads(launch_props["collectives_versions"])["backend"] == "gloo"
+        recorded = json.loads(launch_props["collectives_settings"])
+        assert recorded["NCCL_DEBUG"] == "WARN" and recorded["RCCL_MSCCL_ENABLE"] == "0"
+        assert recorded["NCCL_PLANTED_TOKEN"] == "[redacted]"
         bw = props[f"test_bandwidth[gloo-{n}-all_reduce]"]
         headline = json.loads(bw[f"rocm_metric.allreduce_busbw_gbps[gloo-{n}]"])  # no GPU floor for gloo
         assert headline["unit"] == "GB/s" and headline["value"] > 0 and "32 KiB" in headline["detail"]

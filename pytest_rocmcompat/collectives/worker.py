@@ -24,10 +24,11 @@ import traceback
 from datetime import timedelta
 from pathlib import Path
 
+from ..redact import REDACTED, is_secret_name
 from .plan import ITEMSIZE, Case, elements
 
 ENV_PREFIXES = ("NCCL_", "RCCL_", "HSA_", "HIP_", "CUDA_VISIBLE", "ROCR_", "TORCH_NCCL_", "GLOO_",
-                "MASTER_", "NCCL", "UCX_", "FI_")
+                "MASTER_", "UCX_", "FI_")
 TIMEOUT_TEXT = re.compile(r"(?i)timed? ?out|watchdog caught collective operation timeout|DistStoreError")
 UNSUPPORTED_TEXT = re.compile(r"(?i)not supported|unsupported|does not support|not implemented")
 EXACT_LIMIT = {"bfloat16": 256, "float16": 2048, "float32": 1 << 24, "int32": (1 << 31) - 1}
@@ -60,7 +61,9 @@ def sum_tolerance(torch, dtype: str, world: int) -> float:
 
 
 def settings() -> dict[str, str]:
-    return {k: v for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)}
+    """The collectives-relevant variables of this rank, secret-looking values redacted."""
+    return {k: (REDACTED if is_secret_name(k) else v) for k, v in sorted(os.environ.items())
+            if k.startswith(ENV_PREFIXES)}
 
 
 def versions(torch, dist, backend: str) -> dict:
