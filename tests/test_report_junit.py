@@ -58,6 +58,8 @@ FILES = {
             scale = 2.0 if len(rocm_env.gpus) == 8 else 1.0
             for size, bw in (("1 MiB", 20.0), ("64 MiB", 150.0)):
                 rocm_measure("allreduce_busbw_gbps", bw * scale, detail=size)
+                rocm_measure(f"allgather_busbw_gbps@{size.replace(' ', '')}", bw * scale / 2, "GB/s",
+                             detail=f"{size} bf16")
         ''',
     "suites/libs/test_torchao.py": '''
         import pytest
@@ -195,7 +197,9 @@ def test_skip_by_rule_and_floor_failure_read_back(cell_runs: Path) -> None:
     (m,) = gemm.measurements
     assert (m.name, m.value, m.floor, m.peak, m.unit) == ("gemm_bf16_tflops", 120.0, 300.0, 1307.0, "TFLOP/s")
     sizes = by_test["suites.collectives.test_coll::test_allreduce_sizes"].measurements
-    assert [(m.detail, m.value) for m in sizes] == [("1 MiB", 20.0), ("64 MiB", 150.0)]
+    assert [(m.name, m.detail, m.value) for m in sizes] == [
+        ("allreduce_busbw_gbps", "1 MiB", 20.0), ("allgather_busbw_gbps@1MiB", "1 MiB bf16", 10.0),
+        ("allreduce_busbw_gbps", "64 MiB", 150.0), ("allgather_busbw_gbps@64MiB", "64 MiB bf16", 75.0)]
 
 
 def test_suite_of_classname() -> None:

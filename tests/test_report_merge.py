@@ -74,7 +74,10 @@ def test_merge_cells_into_one_table(cell_runs: Path, tmp_path: Path) -> None:  #
     assert "gfx906-fault" in text and "memory access fault on any GPU op" in text
     assert "### Stale rules" in text
     assert re.search(r"gemm_bf16_tflops +\| 4096\^3 +\| 120 TFLOP/s +\| 300 +\| 9% +\| ❌ below floor", text)
-    assert re.search(r"allreduce_busbw_gbps +\| 64 MiB +\| 300 GB/s", text)
+    per_size = text.split("### allreduce_busbw_gbps by size (GB/s)", 1)[1].split("\n#", 1)[0]
+    assert re.search(r"\| cell +\| test +\| 1 MiB +\| 64 MiB +\|", per_size)
+    assert re.search(r"gfx942 .*\| suites.collectives.test_coll::test_allreduce_sizes +\| 40 +\| 300 +\|", per_size)
+    assert re.search(r"\| cell +\| test +\| 1MiB +\| 64MiB +\|", text.split("### allgather_busbw_gbps by size")[1])
     # a failure message with | < > & is escaped, every table keeps its column count
     assert "something else &#124; &lt;entirely&gt; &amp; more" in text
     for table in tables(text):
@@ -181,3 +184,5 @@ def test_step_summary_appends_the_run_report(tmp_path: Path) -> None:
     assert "### allreduce_busbw_gbps by size (suites/collectives/test_coll.py::test_allreduce_sizes)" in text
     assert re.search(r"\| 64 MiB +\| 300 GB/s", text)
     assert "gemm_bf16_tflops" in text
+    assert re.search(r"### allgather_busbw_gbps by size .*\n\n\| size +\| value .*\n.*\n\| 1MiB +\| 20 GB/s "
+                     r".*\| 1 MiB bf16 +\|", text)

@@ -11,6 +11,7 @@ from ..outcomes import MEANING, Outcome
 from ..session import CompatState
 from .atomic import write_atomic
 from .escape import md_cell, one_environment_scan
+from .sizes import split_sized
 
 SYMBOL: dict[Outcome, str] = {
     Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.STALE_RULE: "♻️",
@@ -93,18 +94,10 @@ def _rules_section(state: CompatState) -> list[str]:
 
 
 def _measurements_section(state: CompatState) -> list[str]:
-    """Figures against floors; a test that recorded one metric at several sizes gets a per-size table."""
+    """Figures against floors; figures a test took at several sizes get a per-size table."""
     if not state.measurements:
         return []
-    groups: dict[tuple[str, str], list] = {}
-    for nodeid, m in state.measurements:
-        groups.setdefault((nodeid, m.name), []).append(m)
-    flat, sized = [], []
-    for (nodeid, name), found in groups.items():
-        if len(found) > 1 and any(m.detail for m in found):
-            sized.append((nodeid, name, found))
-        else:
-            flat.extend((nodeid, m) for m in found)
+    flat, sized = split_sized(state.measurements)
     lines = ["## Measurements", ""]
     if flat:
         lines += [_table(("test", "metric", "detail", "value", "floor", "of peak", "status"),
@@ -112,8 +105,9 @@ def _measurements_section(state: CompatState) -> list[str]:
                           for n, m in flat]), ""]
     for nodeid, name, found in sized:
         lines += [f"### {md_cell(name)} by size ({md_cell(nodeid)})", "",
-                  _table(("size", "value", "floor", "of peak", "status"),
-                         [(m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m)) for m in found]), ""]
+                  _table(("size", "value", "floor", "of peak", "status", "detail"),
+                         [(size, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m),
+                           "" if m.detail == size else m.detail) for size, m in found]), ""]
     return lines
 
 

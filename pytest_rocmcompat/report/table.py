@@ -6,11 +6,13 @@ from collections import Counter
 
 from tabulate import tabulate
 
+from ..measurements import Measurement
 from ..outcomes import MEANING, SEVERITY, Outcome
 from .baseline import Regression
 from .escape import md_cell, one_environment_scan
 from .markdown import SYMBOL
 from .merge import NOT_RUN, Merged, Row
+from .sizes import split_sized
 
 NOT_RUN_SYMBOL = "⬜"
 LABELS = ("arch", "runtime", "torch", "python", "libraries")
@@ -112,17 +114,38 @@ def _known_issues(merged: Merged) -> list[str]:
 
 
 def _performance(merged: Merged) -> list[str]:
-    rows = []
+    flat_rows = []
+    by_size: dict[str, tuple[list[str], list[tuple[str, str, dict[str, Measurement]]]]] = {}
     for row in merged.rows:
-        for test, m in row.measurements:
-            rows.append((row_name(row), test, m.name, m.detail, f"{m.value:.4g} {m.unit}",
-                         "" if m.floor is None else f"{m.floor:g}",
-                         "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
-                         "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")))
-    if not rows:
+        flat, sized = split_sized(row.measurements)
+        for test, m in flat:
+            flat_rows.append((row_name(row), test, m.name, m.detail, f"{m.value:.4g} {m.unit}",
+                              "" if m.floor is None else f"{m.floor:g}",
+                              "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}", _status(m)))
+        for test, metric, found in sized:
+            sizes, lines = by_size.setdefault(metric, ([], []))
+            sizes.extend(size for size, _ in found if size not in sizes)
+            lines.append((row_name(row), test, dict(found)))
+    if not flat_rows and not by_size:
         return []
-    return ["## Performance", "", "Each figure against its floor (a ceiling for lower-is-better figures).", "",
-            _table(("cell", "test", "metric", "detail", "value", "floor", "of peak", "status"), rows), ""]
+    out = ["## Performance", "", "Each figure against its floor (a ceiling for lower-is-better figures).", ""]
+    if flat_rows:
+        out += [_table(("cell", "test", "metric", "detail", "value", "floor", "of peak", "status"), flat_rows), ""]
+    for metric, (sizes, lines) in by_size.items():
+        unit = next((m.unit for _, _, f in lines for m in f.values()), "")
+        body = [(cell, test, *(_sized_value(f.get(size)) for size in sizes)) for cell, test, f in lines]
+        out += [f"### {md_cell(metric)} by size ({md_cell(unit)})", "", _table(("cell", "test", *sizes), body), ""]
+    return out
+
+
+def _sized_value(m: Measurement | None) -> str:
+    if m is None:
+        return ""
+    return f"{m.value:.4g}" + (" ❌ below floor" if m.below_floor else "")
+
+
+def _status(m: Measurement) -> str:
+    return "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")
 
 
 def _failures(merged: Merged) -> list[str]:
