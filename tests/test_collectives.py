@@ -3,6 +3,7 @@ time out, crash and return wrong data (one process per rank, real kills)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -152,7 +153,7 @@ def test_bad_launcher_variables_are_named(environ, message):
 
 # ---- real launches (gloo, CPU) -----------------------------------------------------------
 
-pytest.importorskip("torch.distributed", reason="torch is not installed")
+needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 SMALL = [c for c in plan.build(gpu=False, max_bytes=256) if c.name in ("all_reduce_sum", "all_gather_list")
          and c.dtype == "float32"]
 
@@ -179,6 +180,7 @@ def _assert_nothing_left(result: Launch, expect_child: bool = False) -> None:
     assert left == [], f"processes left behind: {left}"
 
 
+@needs_torch
 def test_stuck_rank_is_a_hang_within_the_limit_and_leaves_nothing_behind():
     fault = {"rank": 1, "at": "all_gather_list", "kind": "stall", "spawn_child": True}
     start = time.monotonic()
@@ -193,6 +195,7 @@ def test_stuck_rank_is_a_hang_within_the_limit_and_leaves_nothing_behind():
     _assert_nothing_left(result, expect_child=True)
 
 
+@needs_torch
 def test_collective_timeout_is_a_hang_before_the_wall_clock_limit():
     fault = {"rank": 1, "at": "all_gather_list", "kind": "stall"}
     result = launch(GLOO2, SMALL, timeout=120, op_timeout=3, grace=2, fault=fault)
@@ -204,6 +207,7 @@ def test_collective_timeout_is_a_hang_before_the_wall_clock_limit():
     _assert_nothing_left(result)
 
 
+@needs_torch
 def test_crashed_rank_reports_its_own_output_and_signature():
     fault = {"rank": 1, "at": "all_gather_list", "kind": "abort",
              "message": "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (injected)"}
@@ -215,6 +219,7 @@ def test_crashed_rank_reports_its_own_output_and_signature():
     _assert_nothing_left(result)
 
 
+@needs_torch
 def test_exception_in_a_rank_is_a_failure_with_its_traceback():
     fault = {"rank": 0, "at": "all_gather_list", "kind": "raise", "message": "boom from rank 0"}
     result = launch(GLOO2, SMALL, timeout=120, op_timeout=60, grace=2, fault=fault)
@@ -244,6 +249,7 @@ def _suite(tmp_path, *args: str, **env: str) -> tuple[subprocess.CompletedProces
     return proc, props
 
 
+@needs_torch
 def test_suite_passes_on_2_and_3_gloo_ranks_with_tables_and_metrics(tmp_path):
     proc, props = _suite(tmp_path, NCCL_DEBUG="WARN", RCCL_MSCCL_ENABLE="0", NCCL_PLANTED_TOKEN="s3cr3t-value")
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
@@ -266,6 +272,7 @@ def test_suite_passes_on_2_and_3_gloo_ranks_with_tables_and_metrics(tmp_path):
         props["test_correct[gloo-2-all_reduce_avg]"]["collectives_not_run"]
 
 
+@needs_torch
 def test_suite_reports_hang_and_wrong_results_with_the_plugins_outcomes(tmp_path):
     faults = [{"rank": 0, "at": "all_reduce_max", "kind": "corrupt"},
               {"rank": 1, "at": "broadcast", "kind": "stall", "spawn_child": True}]
@@ -284,6 +291,7 @@ def test_suite_reports_hang_and_wrong_results_with_the_plugins_outcomes(tmp_path
     assert "killed after the 40 s wall-clock limit" in out and "in broadcast float32" in out
 
 
+@needs_torch
 def test_torchrun_sessions_form_one_world(tmp_path):
     """Two pytest sessions started by torchrun: each spawns its own rank, and they meet over TCP."""
     import socket
@@ -308,3 +316,19 @@ def test_torchrun_sessions_form_one_world(tmp_path):
         assert "test_launch[env-gloo-2] PASSED" in out
         assert "test_correct[env-gloo-2-all_to_all_single] PASSED" in out
         assert "test_bandwidth[env-gloo-2-all_to_all] PASSED" in out
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"MASTER_ADDR": "node0", "WORLD_SIZE": "two", "RANK": "0"},
+     "rocmcompat collectives: environment variable WORLD_SIZE='two' is not a whole number"),
+    ({"ROCMCOMPAT_COLLECTIVES_TIMEOUT": "soon"}, "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_TIMEOUT='soon' is not a number"),
+    ({"ROCMCOMPAT_COLLECTIVES_FAULT": "{rank: 1"}, "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT is not JSON"),
+])
+def test_bad_settings_fail_one_test_with_a_clear_message(tmp_path, env, message):
+    env_file = tmp_path / "env.json"
+    env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/collectives", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--rocm-env", str(env_file), "-k", "test_launch"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert message in proc.stdout and "Traceback" not in proc.stdout

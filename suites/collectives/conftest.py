@@ -35,9 +35,9 @@ def _setting(name: str, default: float) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise pytest.UsageError(f"rocmcompat collectives: {name}={raw!r} is not a number") from None
+        raise ValueError(f"{name}={raw!r} is not a number") from None
     if value <= 0:
-        raise pytest.UsageError(f"rocmcompat collectives: {name}={raw!r} must be greater than 0")
+        raise ValueError(f"{name}={raw!r} must be greater than 0")
     return value
 
 
@@ -48,9 +48,9 @@ def _fault() -> list | dict | None:
     try:
         fault = json.loads(raw)
     except ValueError as exc:
-        raise pytest.UsageError(f"rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT is not JSON ({exc})") from None
+        raise ValueError(f"ROCMCOMPAT_COLLECTIVES_FAULT is not JSON ({exc})") from None
     if not isinstance(fault, (list, dict)):
-        raise pytest.UsageError("rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT must be a JSON object or list")
+        raise ValueError("ROCMCOMPAT_COLLECTIVES_FAULT must be a JSON object or list")
     return fault
 
 
@@ -66,8 +66,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     try:
         found = worlds(os.environ, _gpu_count(metafunc.config))
-    except WorldError as exc:
-        raise pytest.UsageError(f"rocmcompat collectives: {exc}") from None
+    except WorldError as exc:  # one failing test names the problem; the other suites still run
+        metafunc.parametrize("world", [pytest.param(str(exc), id="invalid-world")])
+        return
     params = []
     for w in found:
         marks = [pytest.mark.xdist_group(w.id)]
@@ -94,15 +95,22 @@ def _usable(world: World) -> None:
 @pytest.fixture
 def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list[plan.Case]]:
     """The world's launch (run once per session), with the cases it was given."""
+    if isinstance(world, str):
+        pytest.fail(f"rocmcompat collectives: {world}", pytrace=False)
     _usable(world)
     cache = request.config.stash.setdefault(LAUNCHES, {})
     if world.id not in cache:
         gpu = world.device == "cuda"
-        cap = os.environ.get("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", "").strip()
-        max_bytes = int(_setting("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", 1)) if cap else None
+        try:
+            cap = os.environ.get("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", "").strip()
+            max_bytes = int(_setting("ROCMCOMPAT_COLLECTIVES_MAX_BYTES", 1)) if cap else None
+            timeout = _setting("ROCMCOMPAT_COLLECTIVES_TIMEOUT", 300)
+            op_timeout = _setting("ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT", 60)
+            fault = _fault()
+        except ValueError as exc:
+            pytest.fail(f"rocmcompat collectives: {exc}", pytrace=False)
         cases = plan.build(gpu, max_bytes)
-        result = launch(world, cases, timeout=_setting("ROCMCOMPAT_COLLECTIVES_TIMEOUT", 300),
-                        op_timeout=_setting("ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT", 60),
-                        iters=20 if gpu else 5, warmup=3 if gpu else 1, fault=_fault())
+        result = launch(world, cases, timeout=timeout, op_timeout=op_timeout,
+                        iters=20 if gpu else 5, warmup=3 if gpu else 1, fault=fault)
         cache[world.id] = (result, cases)
     return cache[world.id]
