@@ -40,7 +40,7 @@ def ppo_size(ppo_device) -> str:
 
 
 @pytest.fixture
-def ppo_report(rocm_measure, record_property, rocm_env, capsys):
+def ppo_report(request, rocm_measure, rocm_env, capsys):
     """Record a finished run: engine property, per-phase seconds and tokens/s, training MFU
     against the device's datasheet peak, and the printed phase breakdown."""
     from minippo.perf import PHASES, breakdown, train_mfu
@@ -48,8 +48,9 @@ def ppo_report(rocm_measure, record_property, rocm_env, capsys):
 
     def report(trainer, label: str) -> float | None:
         clock, cfg = trainer.clock, trainer.cfg
-        record_property("ppo_rollout_engine", trainer.sampler.name)
-        record_property("ppo_device", str(trainer.device))
+        # user_properties directly: record_property warns under the default junit_family
+        request.node.user_properties.append(("ppo_rollout_engine", trainer.sampler.name))
+        request.node.user_properties.append(("ppo_device", str(trainer.device)))
         detail = (f"{label}: {cfg.algorithm}, {cfg.size} Qwen2, {trainer.trained_parameters} trained params, "
                   f"{'bf16 autocast' if cfg.bf16 else 'fp32'}{', LoRA' if cfg.lora else ''}, "
                   f"engine {trainer.sampler.name}")

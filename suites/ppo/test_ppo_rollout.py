@@ -68,9 +68,9 @@ def test_reward_rule():
     assert task.reward(prompts, responses).tolist() == [1.0, 0.5, 0.0]
 
 
-def test_rollout_engine_selection(ppo_device, record_property):
+def test_rollout_engine_selection(ppo_device, request):
     sampler = select_sampler("auto", ppo_device)
-    record_property("ppo_rollout_engine", sampler.name)
+    request.node.user_properties.append(("ppo_rollout_engine", sampler.name))
     try:
         import vllm  # noqa: F401
         has_vllm = True

@@ -55,4 +55,4 @@ def breakdown(clock: PhaseClock, mfu: float | None = None) -> str:
              clock.tokens[name], f"{clock.tokens_per_s(name):,.0f}",
              (f"{100 * mfu:.2f}%" if mfu is not None else "n/a") if name == "training" else ""]
             for name in PHASES]
-    return tabulate(rows, headers=["phase", "seconds", "share", "tokens", "tokens/s", "MFU"])
+    return tabulate(rows, headers=["phase", "seconds", "share", "tokens", "tokens/s", "MFU"], disable_numparse=True)
