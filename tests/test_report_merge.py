@@ -186,3 +186,19 @@ def test_step_summary_appends_the_run_report(tmp_path: Path) -> None:
     assert "gemm_bf16_tflops" in text
     assert re.search(r"### allgather_busbw_gbps by size .*\n\n\| size +\| value .*\n.*\n\| 1MiB +\| 20 GB/s "
                      r".*\| 1 MiB bf16 +\|", text)
+
+
+def test_split_sized_groups_size_suffixed_and_multi_detail_figures() -> None:
+    from pytest_rocmcompat.measurements import Measurement
+    from pytest_rocmcompat.report.sizes import split_sized
+
+    t = "suites/collectives/test_collectives.py::test_bandwidth[nccl-8-all_reduce]"
+    figures = [(t, Measurement(f"allreduce_busbw_gbps[nccl-8]@{s}", v, "GB/s")) for s, v in (("4KiB", 1.0), ("1GiB", 350.0))]
+    figures.append((t, Measurement("allreduce_busbw_gbps[nccl-8]", 350.0, "GB/s", floor=250.0)))  # the headline figure
+    figures += [("t2", Measurement("copy_d2d_gbps", v, "GB/s", detail=d)) for d, v in (("1 MiB", 10.0), ("1 GiB", 900.0))]
+    figures.append(("t3", Measurement("gemm_bf16_tflops", 600.0, "TFLOP/s")))
+    flat, sized = split_sized(figures)
+    assert [(t_, m.name) for t_, m in flat] == [(t, "allreduce_busbw_gbps[nccl-8]"), ("t3", "gemm_bf16_tflops")]
+    assert [(t_, name, [(s, m.value) for s, m in found]) for t_, name, found in sized] == [
+        (t, "allreduce_busbw_gbps[nccl-8]", [("4KiB", 1.0), ("1GiB", 350.0)]),
+        ("t2", "copy_d2d_gbps", [("1 MiB", 10.0), ("1 GiB", 900.0)])]

@@ -21,12 +21,12 @@ def split_sized(figures: list[tuple[str, Measurement]]) -> tuple[
         groups.setdefault((test, base if sep else m.name), []).append((size if sep else "", m))
     flat, sized = [], []
     for (test, name), found in groups.items():
-        named = all(size for size, _ in found)
-        by_detail = len(found) > 1 and all(not size for size, _ in found) and len({m.detail for _, m in found}) > 1
-        if named and found:
-            sized.append((test, name, found))
-        elif by_detail:
-            sized.append((test, name, [(m.detail, m) for _, m in found]))
+        named = [(size, m) for size, m in found if size]
+        plain = [m for size, m in found if not size]
+        if named:  # base@size figures; a plain headline figure of the same metric stays in the flat table
+            sized.append((test, name, named))
+        if not named and len(plain) > 1 and len({m.detail for m in plain}) > 1:
+            sized.append((test, name, [(m.detail, m) for m in plain]))
         else:
-            flat.extend((test, m) for _, m in found)
+            flat.extend((test, m) for m in plain)
     return flat, sized
