@@ -23,8 +23,17 @@ def _rollout(device, seed: int, temperature: float = 1.0, length: int = 4):
     return policy, out
 
 
+@pytest.fixture
+def no_tf32(torch):
+    """fp32 matmuls in full fp32 (another test may have allowed TF32), restored after."""
+    before = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32 = before
+
+
 @pytest.mark.parametrize("temperature", [1.0, 0.7])
-def test_kv_cache_log_probs_match_full_forward(ppo_device, temperature):
+def test_kv_cache_log_probs_match_full_forward(ppo_device, temperature, no_tf32):
     """Attention with a cache, one token at a time, must give what one causal pass gives."""
     policy, out = _rollout(ppo_device, seed=1, temperature=temperature)
     with torch.no_grad():
