@@ -3,6 +3,7 @@
 - ``rocm_env``: the session's :class:`~pytest_rocmcompat.probe.environment.Environment`
   (probed, replayed or overridden).
 - ``rocm_matrix``: the loaded :class:`~pytest_rocmcompat.matrix.model.Matrix`, or ``None``.
+- ``rocm_property``: record a testcase property (``record_property`` without the xunit2 warning).
 - ``rocm_measure``: record a performance figure; it becomes the JUnit property
   ``rocm_metric.<name>``, is compared with the matrix's ``floors`` and, when worse
   than its floor, turns the passing test into a failure that names the figure.
@@ -37,6 +38,18 @@ def rocm_matrix(pytestconfig: pytest.Config):
     """The loaded matrix (the bundled known-bad database when no ``--rocm-matrix`` was given;
     ``None`` under ``--rocm-no-bundled``)."""
     return _state(pytestconfig).matrix
+
+
+@pytest.fixture
+def rocm_property(request: pytest.FixtureRequest):
+    """``rocm_property(name, value)``: a testcase property, like ``record_property``.
+
+    It writes the same JUnit ``<property>`` but without pytest's warning under the default
+    ``junit_family=xunit2`` (the plugin's reports read testcase properties whatever the family).
+    """
+    def record(name: str, value: object) -> None:
+        request.node.user_properties.append((name, value))
+    return record
 
 
 class MeasureRecorder:

@@ -15,7 +15,8 @@ from collections.abc import Generator
 import pytest
 
 from . import classify
-from .fixtures import FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, rocm_measure  # noqa: F401
+from .fixtures import (FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, rocm_measure,  # noqa: F401
+                       rocm_property)
 from .matrix.model import SUITES
 from .measurements import measurements_of
 from .options import add_options, register_markers

@@ -17,57 +17,57 @@ CHECK_NAMES = [name for name, _, _ in plan.CHECKS]
 TIMED_NAMES = {op: name for name, op, variant in plan.CHECKS if (op, variant) in plan.TIMED}
 
 
-def _launch_failed(launch: Launch, record_property, what: str) -> None:
+def _launch_failed(launch: Launch, rocm_property, what: str) -> None:
     """Fail the test with the launch's outcome (hang / crashed keep their own names)."""
     if launch.outcome in ("hang", "crashed"):
-        record_property("rocm_outcome", launch.outcome)
+        rocm_property("rocm_outcome", launch.outcome)
     if launch.signature:
-        record_property("rocm_signature", launch.signature)
+        rocm_property("rocm_signature", launch.signature)
     pytest.fail(f"[{launch.outcome}] {launch.world.id}: {what}\n{launch.message}", pytrace=False)
 
 
-def _results(launched, name: str, record_property, timed: bool | None = None) -> list[dict]:
+def _results(launched, name: str, rocm_property, timed: bool | None = None) -> list[dict]:
     """Every rank's results for test ``name``; fails with the launch outcome when some are missing."""
     launch, cases = launched
     planned = [c for c in cases if c.name == name and (timed is None or c.timed == timed)]
     found = [r for r in launch.results(name) if timed is None or bool(r.get("timed")) == timed]
     if len(found) < len(planned) * len(launch.world.ranks):
-        _launch_failed(launch, record_property,
+        _launch_failed(launch, rocm_property,
                        f"{name}: {len(found)} of {len(planned) * len(launch.world.ranks)} results came back")
     return found
 
 
-def test_launch(world, launched, record_property) -> None:
+def test_launch(world, launched, rocm_property) -> None:
     """Every rank joins, runs every case, leaves the group and leaves no process behind."""
     launch, cases = launched
     info = launch.info()
     versions = info.get("versions", {})
-    record_property("collectives_world", f"{world.id}: {world.size} ranks ({world.backend} on {world.device})")
-    record_property("collectives_versions", json.dumps(versions, sort_keys=True))
-    record_property("collectives_settings", json.dumps(info.get("settings", {}), sort_keys=True))
-    record_property("collectives_seconds", f"{launch.seconds:.1f}")
+    rocm_property("collectives_world", f"{world.id}: {world.size} ranks ({world.backend} on {world.device})")
+    rocm_property("collectives_versions", json.dumps(versions, sort_keys=True))
+    rocm_property("collectives_settings", json.dumps(info.get("settings", {}), sort_keys=True))
+    rocm_property("collectives_seconds", f"{launch.seconds:.1f}")
     if versions.get("nccl"):
-        record_property("collectives_nccl_version", f"{versions.get('nccl_library', 'NCCL')} {versions['nccl']}")
+        rocm_property("collectives_nccl_version", f"{versions.get('nccl_library', 'NCCL')} {versions['nccl']}")
     print(f"{world.id}: {len(cases)} cases in {launch.seconds:.1f} s; versions {versions}; "
           f"settings {info.get('settings', {})}")
     assert not launch.survivors, f"processes left behind after the launch: {launch.survivors}"
     if launch.outcome != "pass":
-        _launch_failed(launch, record_property, "the launch did not finish")
+        _launch_failed(launch, rocm_property, "the launch did not finish")
 
 
 @pytest.mark.parametrize("check", CHECK_NAMES)
-def test_correct(world, launched, check, record_property) -> None:
+def test_correct(world, launched, check, rocm_property) -> None:
     """Every element of every dtype and size equals its expected value on every rank."""
-    results = _results(launched, check, record_property, timed=False)  # timed sizes: test_bandwidth
+    results = _results(launched, check, rocm_property, timed=False)  # timed sizes: test_bandwidth
     skipped = sorted({f"{r['dtype']}: {r['skipped']}" for r in results if r.get("skipped")})
     ran = [r for r in results if not r.get("skipped")]
     if not ran:
         pytest.skip("; ".join(skipped))
     if skipped:
-        record_property("collectives_not_run", "; ".join(skipped))
+        rocm_property("collectives_not_run", "; ".join(skipped))
         print("not run:", "; ".join(skipped))
     bad = [r for r in ran if r.get("mismatches")]
-    record_property("collectives_checked", f"{sum(r.get('checked', 0) for r in ran)} elements in {len(ran)} "
+    rocm_property("collectives_checked", f"{sum(r.get('checked', 0) for r in ran)} elements in {len(ran)} "
                                            f"rank-results ({', '.join(sorted({r['dtype'] for r in ran}))})")
     assert not bad, f"{check} on {world.id}: wrong results\n" + "\n".join(
         f"rank {r['rank']} {r['dtype']} {r['bytes']} B: {r['mismatches']} of {r['checked']} elements wrong, "
@@ -75,10 +75,10 @@ def test_correct(world, launched, check, record_property) -> None:
 
 
 @pytest.mark.parametrize("op", [op for op, _ in plan.TIMED])
-def test_bandwidth(world, launched, op, record_property, rocm_measure) -> None:
+def test_bandwidth(world, launched, op, rocm_property, rocm_measure) -> None:
     """algbw and busbw per size (nccl-tests conventions); the largest size's busbw meets the floor."""
     name = TIMED_NAMES[op]
-    results = _results(launched, name, record_property, timed=True)
+    results = _results(launched, name, rocm_property, timed=True)
     lead = min(world.ranks)
     mine = [r for r in results if r["rank"] == lead]
     if not mine:
@@ -91,7 +91,7 @@ def test_bandwidth(world, launched, op, record_property, rocm_measure) -> None:
     metric = world.metric(bandwidth.METRIC[op])  # floors apply to the full GPU world only
     factor = bandwidth.bus_factor(op, world.size)
     title = f"{op} bandwidth, {world.id} ({plan.TIMED_DTYPE}; busbw = algbw x {factor:.3g})"
-    record_property(f"rocm_table.{op}_bandwidth",
+    rocm_property(f"rocm_table.{op}_bandwidth",
                     json.dumps({"title": title, "columns": list(bandwidth.TABLE_COLUMNS), "rows": rows}))
     print(bandwidth.render(rows, title))
     for size, nbytes, usec, algbw, busbw in rows:

@@ -12,11 +12,11 @@ TOLERANCE = 2e-2  # bf16 output: relative Frobenius error against float64 and ag
 
 @pytest.mark.gpus(1)
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_sdpa_backend(torch, gpu_device, backend, record_property):
+def test_sdpa_backend(torch, gpu_device, backend, rocm_property):
     attention = pytest.importorskip("torch.nn.attention", reason="torch.nn.attention needs torch >= 2.3")
     kind = getattr(attention.SDPBackend, backend, None)
     if kind is None:
-        record_property("rocm_sdpa." + backend.lower(), "absent from this torch")
+        rocm_property("rocm_sdpa." + backend.lower(), "absent from this torch")
         pytest.skip(f"SDPBackend.{backend} does not exist in torch {torch.__version__}")
     F = torch.nn.functional
     gen = torch.Generator(device=gpu_device).manual_seed(0)
@@ -30,10 +30,10 @@ def test_sdpa_backend(torch, gpu_device, backend, record_property):
         torch.cuda.synchronize(gpu_device)
     except RuntimeError as exc:
         reason = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        record_property("rocm_sdpa." + backend.lower(), f"unavailable: {reason}")
+        rocm_property("rocm_sdpa." + backend.lower(), f"unavailable: {reason}")
         pytest.skip(f"{backend} unavailable in this build/device: {reason}")
     err_ref, err_math = rel_frobenius(torch, out, reference), rel_frobenius(torch, out, math_out)
-    record_property("rocm_sdpa." + backend.lower(),
+    rocm_property("rocm_sdpa." + backend.lower(),
                     f"available; error vs float64 {err_ref:.2e}, vs math {err_math:.2e}")
     assert err_ref <= TOLERANCE and err_math <= TOLERANCE, (
         f"{backend}: relative error {err_ref:.2e} vs float64, {err_math:.2e} vs math backend (limit {TOLERANCE})")

@@ -14,8 +14,8 @@ def _matrix(rocm_matrix):
 
 
 @pytest.mark.gpus(1)
-def test_arch_is_in_matrix(rocm_matrix, gpu_device, gpu_arch, gpu_props, record_property):
-    record_property("rocm_gpu", f"{gpu_props.name} {gpu_arch}")
+def test_arch_is_in_matrix(rocm_matrix, gpu_device, gpu_arch, gpu_props, rocm_property):
+    rocm_property("rocm_gpu", f"{gpu_props.name} {gpu_arch}")
     matrix = _matrix(rocm_matrix)
     if not matrix.archs:
         pytest.skip(f"matrix {matrix.name!r} lists no arch")

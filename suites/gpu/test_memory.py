@@ -53,9 +53,9 @@ def expandable_runs(torch, gpu_device, runtime_name):
 
 @pytest.mark.gpus(1)
 @pytest.mark.parametrize("on", [True, False], ids=["expandable-on", "expandable-off"])
-def test_expandable_segments(expandable_runs, on, record_property):
+def test_expandable_segments(expandable_runs, on, rocm_property):
     r = expandable_runs[on]
-    record_property("rocm_alloc_conf", json.dumps({k: r.get(k) for k in ("var", "segments", "expandable", "reserved")}))
+    rocm_property("rocm_alloc_conf", json.dumps({k: r.get(k) for k in ("var", "segments", "expandable", "reserved")}))
     assert r["rc"] == 0 and "segments" in r, f"child with {r['var']} failed (rc {r['rc']}): {r['stderr']}"
     assert r["sum"] == 4 * (64 << 20), f"{r['var']}: tensors hold wrong data"
     if on:
@@ -88,7 +88,7 @@ def test_large_allocation_and_release(torch, gpu_device):
 
 
 @pytest.mark.gpus(1)
-def test_caching_allocator_statistics(torch, gpu_device, record_property):
+def test_caching_allocator_statistics(torch, gpu_device, rocm_property):
     torch.cuda.synchronize(gpu_device)
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats(gpu_device)
@@ -102,7 +102,7 @@ def test_caching_allocator_statistics(torch, gpu_device, record_property):
     assert torch.cuda.memory_reserved(gpu_device) >= 256 * MIB, "the freed block should stay cached"
     torch.cuda.empty_cache()
     stats = torch.cuda.memory_stats(gpu_device)
-    record_property("rocm_allocator", json.dumps({k: stats.get(k) for k in (
+    rocm_property("rocm_allocator", json.dumps({k: stats.get(k) for k in (
         "num_alloc_retries", "num_ooms", "allocated_bytes.all.peak", "reserved_bytes.all.current")}))
     assert stats.get("num_ooms", 0) == 0
 

@@ -42,7 +42,7 @@ def library(request: pytest.FixtureRequest) -> Callable[..., str]:
         if found is None:
             names = ", ".join((name, *alternatives))
             pytest.skip(f"library {name} is not installed (no distribution {names}); pip install {name}")
-        # user_properties directly, as rocm_measure does: record_property warns under xunit2
+        # user_properties directly, as rocm_measure does (record_property warns under xunit2)
         request.node.user_properties.append((VERSION_PROPERTY + name, found[1]))
         return found[1]
     return require
