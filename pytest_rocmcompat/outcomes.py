@@ -19,6 +19,10 @@ class Outcome(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    # Hash as the string it equals (Enum's default hashes the member *name*, in Python code):
+    # consistent with ``Outcome.PASS == "pass"`` and a C-level hash on the per-test hot path.
+    __hash__ = str.__hash__
+
 
 MEANING: dict[Outcome, str] = {
     Outcome.PASS: "ran and passed",

@@ -290,7 +290,7 @@ class _Recorder:
             if report.when == "call":
                 self.state.record_pass(report.nodeid)
             elif report.when == "teardown":
-                self.state.record(report.nodeid, "teardown", None, None, None, "")
+                self.state.finish(report.nodeid)
             return
         outcome, rule, signature, message = classify.from_report(report)
         self.state.record(report.nodeid, report.when, outcome, rule, signature, message)

@@ -6,6 +6,7 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,11 @@ class TestResult:
 
 def suite_of(nodeid: str) -> str:
     """``suites/gpu/test_x.py::t`` -> ``gpu``; other tests are grouped by their file."""
-    path = nodeid.split("::", 1)[0]
+    return _suite_of_path(nodeid.partition("::")[0])
+
+
+@lru_cache(maxsize=4096)
+def _suite_of_path(path: str) -> str:
     parts = path.split("/")
     if "suites" in parts and parts.index("suites") + 1 < len(parts) - 1:
         return parts[parts.index("suites") + 1]
@@ -95,9 +100,10 @@ class CompatState:
                 current = self._open[nodeid] = TestResult(nodeid, current)
             current.merge(outcome, rule, signature, message)
         if when in ("teardown", "???"):
-            self._finish(nodeid)
+            self.finish(nodeid)
 
-    def _finish(self, nodeid: str) -> None:
+    def finish(self, nodeid: str) -> None:
+        """The test's last report arrived: count it (details kept only for notable tests)."""
         result = self._open.pop(nodeid, None)
         if result is not None:
             self.finished.add(nodeid)
@@ -114,7 +120,7 @@ class CompatState:
     def finish_all(self) -> None:
         """Tests that never reached teardown (interrupted, worker lost) count with what they have."""
         for nodeid in list(self._open):
-            self._finish(nodeid)
+            self.finish(nodeid)
 
     def outcome_totals(self) -> Counter:
         totals: Counter = Counter()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..processes import kill_group, signal_name
 from ..signatures import match_builtin
 from .plan import Case
 from .world import World
@@ -61,12 +61,7 @@ class RankRun:
 
     @property
     def signal_name(self) -> str | None:
-        if self.returncode is not None and self.returncode < 0:
-            try:
-                return signal.Signals(-self.returncode).name
-            except ValueError:
-                return f"signal {-self.returncode}"
-        return None
+        return signal_name(self.returncode)
 
     def where(self) -> str:
         if self.current:
@@ -123,10 +118,15 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         procs = _spawn(world, spec_file, tmp_path)
         runs = {rank: RankRun(rank, p.pid) for rank, p in procs.items()}
-        limit_hit = _wait(procs, runs, start + timeout, grace)
+        try:
+            limit_hit = _wait(procs, runs, start + timeout, grace)
+        except BaseException:  # Ctrl-C or SIGTERM in the session: no rank outlives it
+            for p in procs.values():
+                kill_group(p.pid)
+            raise
         pids = _members({p.pid for p in procs.values()})
         for p in procs.values():
-            _killpg(p.pid)
+            kill_group(p.pid)
         for rank, p in procs.items():
             code = p.wait()
             if runs[rank].ended_at is None:
@@ -170,13 +170,6 @@ def _wait(procs: dict[int, subprocess.Popen], runs: dict[int, RankRun], deadline
         if now >= stop:
             return stop == deadline
         time.sleep(0.05)
-
-
-def _killpg(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _members(sessions: set[int]) -> set[int]:

@@ -10,8 +10,6 @@ It runs in its own process group; a time limit kills the whole group.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from ..processes import kill_group, signal_name
 from ..rules.model import Rule
 from ..signatures import match_builtin
 
@@ -44,12 +43,7 @@ class ChildEnd:
 
     @property
     def signal_name(self) -> str | None:
-        if self.returncode is not None and self.returncode < 0:
-            try:
-                return signal.Signals(-self.returncode).name
-            except ValueError:
-                return f"signal {-self.returncode}"
-        return None
+        return signal_name(self.returncode)
 
 
 def child_argv(item: pytest.Item, result: Path, env_file: Path, options: list[str]) -> list[str]:
@@ -78,23 +72,16 @@ def run_child(argv: list[str], cwd: Path, timeout: float,
         output, _ = proc.communicate(timeout=timeout)
         returncode: int | None = proc.returncode
     except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         output, _ = proc.communicate()
         returncode = None
     except BaseException:  # Ctrl-C or SIGTERM in the parent: the child's group goes too
-        _kill_group(proc.pid)
+        kill_group(proc.pid)
         proc.wait()
         raise
     else:
-        _kill_group(proc.pid)  # grandchildren the test left behind go too
+        kill_group(proc.pid)  # grandchildren the test left behind go too
     return returncode, output.decode("utf-8", "replace"), time.monotonic() - start
-
-
-def _kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list[str],

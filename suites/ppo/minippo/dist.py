@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import torch
+
+from pytest_rocmcompat.processes import kill_group
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]   # suites/ppo: the folder holding minippo
 
@@ -42,12 +45,6 @@ class DataParallel:
             offset += g.numel()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class LaunchError(RuntimeError):
     pass
 
@@ -57,25 +54,32 @@ def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout
     one result per configuration (rank 0 also saves the final policy weights of configuration
     I to ``out_dir/params_rank0_I.pt``)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
+    # A file store in a fresh folder: no port to pick, so parallel sessions cannot collide.
+    rendezvous = Path(tempfile.mkdtemp(prefix="rendezvous-", dir=out_dir)) / "store"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
-               MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE=str(world), OMP_NUM_THREADS="1")
+               MINIPPO_INIT_METHOD=f"file://{rendezvous}", WORLD_SIZE=str(world), OMP_NUM_THREADS="1")
     procs = []
-    for rank in range(world):
-        cmd = [sys.executable, "-m", "minippo.worker", "--backend", backend, "--out", str(out_dir),
-               "--configs", json.dumps(configs)]
-        procs.append(subprocess.Popen(cmd, env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     failures = []
-    for rank, proc in enumerate(procs):
-        try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            for p in procs:
-                p.kill()
-            output = (proc.communicate()[0] or "") + f"\n(killed after {timeout:.0f} s)"
-        if proc.returncode != 0:
-            failures.append(f"rank {rank} exited with {proc.returncode}:\n{output[-3000:]}")
+    try:
+        for rank in range(world):
+            cmd = [sys.executable, "-m", "minippo.worker", "--backend", backend, "--out", str(out_dir),
+                   "--configs", json.dumps(configs)]
+            procs.append(subprocess.Popen(cmd, env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
+                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          start_new_session=True))
+        deadline = time.monotonic() + timeout
+        for rank, proc in enumerate(procs):
+            try:
+                output, _ = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                for p in procs:
+                    kill_group(p.pid)
+                output = (proc.communicate()[0] or "") + f"\n(killed after {timeout:.0f} s)"
+            if proc.returncode != 0:
+                failures.append(f"rank {rank} exited with {proc.returncode}:\n{output[-3000:]}")
+    finally:  # a failure, Ctrl-C or SIGTERM: no rank outlives the launch
+        for p in procs:
+            kill_group(p.pid)
     if failures:
         raise LaunchError("mini-PPO data-parallel workers failed:\n" + "\n".join(failures))
     return [json.loads((out_dir / f"result_rank{r}.json").read_text()) for r in range(world)]

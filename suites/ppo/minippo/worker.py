@@ -36,7 +36,8 @@ def main() -> None:
         device = torch.device("cuda", torch.cuda.current_device())
     else:
         device = torch.device("cpu")
-    dist.init_process_group(args.backend, rank=rank, world_size=world, timeout=timedelta(seconds=120),
+    dist.init_process_group(args.backend, init_method=os.environ["MINIPPO_INIT_METHOD"], rank=rank,
+                            world_size=world, timeout=timedelta(seconds=120),
                             **({"device_id": device} if args.backend == "nccl" else {}))
     try:
         results = []
