@@ -108,8 +108,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     mine = config.stash.get(PINNED_KEY, None)  # an xdist worker: its own slice of the GPUs
     matching = bool(state.rules.active)
+    inherited: dict[int, list[pytest.Mark]] = {}  # a parent node's marks, walked once for all its tests
     for item in items:
-        marks = list(item.iter_markers())  # one walk of the marker chain serves every lookup below
+        marks = _marks_of(item, inherited)  # one list serves every lookup below
         names = {m.name for m in marks}
         known = _known_issue_ids(item, state, marks) if "known_issue" in names else ()
         if matching or known:
@@ -131,6 +132,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, item.get_closest_marker("isolated"))
         elif BORROWED_KEY in item.stash:  # it must see other devices than its worker: a child process
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, pytest.mark.isolated.mark)
+
+
+def _marks_of(item: pytest.Item, inherited: dict[int, list[pytest.Mark]]) -> list[pytest.Mark]:
+    """``list(item.iter_markers())`` (closest first), with the parents' part computed once per parent."""
+    return [*item.own_markers, *_chain_marks(item.parent, inherited)]
+
+
+def _chain_marks(node: pytest.Node | None, inherited: dict[int, list[pytest.Mark]]) -> list[pytest.Mark]:
+    if node is None:
+        return []
+    marks = inherited.get(id(node))
+    if marks is None:
+        marks = inherited[id(node)] = [*node.own_markers, *_chain_marks(node.parent, inherited)]
+    return marks
 
 
 def _allocate_gpus(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:
