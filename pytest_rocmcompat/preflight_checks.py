@@ -107,6 +107,9 @@ def _gib(n: int) -> str:
 def check_device_nodes(env: Environment, facts: HostFacts) -> str | None:
     """/dev/kfd and /dev/dri must exist and be readable and writable (ROCm only)."""
     _needs_rocm(env, "/dev/kfd and /dev/dri")
+    if env.source != "live":  # this machine's /dev says nothing of the machine the environment came from
+        raise NotApplicable(f"/dev/kfd and /dev/dri are facts of the recorded machine, not this one "
+                            f"(environment {env.source})")
     bad = {p: s for p, s in sorted(facts.device_nodes.items()) if s != "ok"}
     if not bad:
         return None

@@ -35,6 +35,9 @@ def one_line(problem: str | None) -> str:
 
 def test_device_nodes():
     assert pc.check_device_nodes(MI300_ENV, OK_NODES) is None
+    replayed = replace(MI300_ENV, source="replay")
+    with pytest.raises(pc.NotApplicable, match="recorded machine"):
+        pc.check_device_nodes(replayed, pc.HostFacts(device_nodes={"/dev/kfd": "missing", "/dev/dri": "ok"}))
     missing = pc.HostFacts(device_nodes={"/dev/kfd": "missing", "/dev/dri": "ok"})
     assert "--device=/dev/kfd" in one_line(pc.check_device_nodes(MI300_ENV, missing))
     denied = pc.HostFacts(device_nodes={"/dev/kfd": "no-access", "/dev/dri": "ok"})
