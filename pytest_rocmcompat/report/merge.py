@@ -23,6 +23,13 @@ from ..outcomes import SEVERITY, Outcome
 from .junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
 
 SOURCE_LABEL = {"live": "hardware", "replay": "replay", "overridden": "override"}
+# The libraries that define a cell in the row label (the rest of the probe's list, such as
+# tokenizers or torchvision, stays in each file's testsuite properties).
+KEY_LIBRARIES = frozenset({
+    "vllm", "sglang", "transformers", "peft", "trl", "accelerate", "deepspeed", "torchao", "torchtune",
+    "triton", "pytorch-triton-rocm", "flash-attn", "xformers", "bitsandbytes", "transformer-engine",
+    "megatron-core", "ray", "verl", "roll", "openrlhf", "liger-kernel", "apex", "numpy",
+})
 NOT_RUN = "not run"
 LIB_PREFIX = "lib "
 
@@ -160,7 +167,7 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
         runtime = f"CUDA {p.get('rocm_env.cuda') or '?'}"
     else:
         runtime = "CPU"
-    libs = {k[9:]: v for k, v in p.items() if k.startswith("rocm_lib.") and k != "rocm_lib.torch"}
+    libs = {k[9:]: v for k, v in p.items() if k.startswith("rocm_lib.") and k[9:] in KEY_LIBRARIES}
     label = {"arch": arch, "runtime": runtime, "torch": p.get("rocm_env.torch", "-"),
              "python": p.get("rocm_env.python", "?"),
              "libraries": ", ".join(f"{k} {v}" for k, v in sorted(libs.items()))}
