@@ -22,7 +22,7 @@ from .measurements import measurements_of
 from .options import add_options, register_markers
 from . import junit_file
 from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
-from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish
+from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
 from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
@@ -246,12 +246,11 @@ def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
 def _child_environ(item: pytest.Item, state: CompatState) -> dict[str, str] | None:
     """A test that borrows GPUs sees exactly those; it is no pinned worker any more."""
     borrowed = item.stash.get(BORROWED_KEY, None)
-    var = VISIBILITY.get(state.env.platform)
-    if borrowed is None or var is None:
+    if borrowed is None or state.env.platform not in VISIBILITY:
         return None
     environ = dict(os.environ)
+    environ.update(visibility(state.env.platform, borrowed.split(","), environ))
     unpublish(environ)  # the child must not pin itself to the worker's slice again
-    environ[var] = borrowed
     return environ
 
 

@@ -103,3 +103,30 @@ def test_lock_directory_removed_after_the_session(pytester: pytest.Pytester, tmp
     lock_dir = (pytester.path / "lockdir.txt").read_text()
     import os
     assert lock_dir and not os.path.exists(lock_dir)
+
+
+def test_rocr_visible_devices_narrowed_with_the_slice(pytester: pytest.Pytester,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """ROCR_VISIBLE_DEVICES set (as Slurm does): each worker's ROCR list is its slice, HIP counts within it;
+    a borrowing gpus(4) test sees the controller's whole ROCR list again."""
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("ROCR_VISIBLE_DEVICES", "4,5,6,7")
+    (pytester.path / "env.json").write_text(FOUR_GPUS.to_json())
+    pytester.makepyfile("""
+        import os, pytest
+        def seen():
+            return os.environ.get("ROCR_VISIBLE_DEVICES"), os.environ.get("HIP_VISIBLE_DEVICES")
+        @pytest.mark.gpus(1)
+        @pytest.mark.parametrize("i", range(4))
+        def test_slice(i):
+            with open(os.environ["PYTEST_XDIST_WORKER"] + ".txt", "w") as fh:
+                fh.write("|".join(seen()))
+        @pytest.mark.gpus(4)
+        def test_all():
+            assert seen() == ("4,5,6,7", "0,1,2,3")
+    """)
+    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled",
+                                           "-p", "no:cacheprovider", timeout=180)
+    assert result.parseoutcomes() == {"passed": 5}, result.stdout.str()
+    seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
+    assert seen == {"gw0": "4,5|0,1", "gw1": "6,7|0,1"}, seen
