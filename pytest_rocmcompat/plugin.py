@@ -109,6 +109,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     mine = config.stash.get(PINNED_KEY, None)  # an xdist worker: its own slice of the GPUs
     matching = bool(state.rules.active)
     inherited: dict[int, list[pytest.Mark]] = {}  # a parent node's marks, walked once for all its tests
+    isolating = False
     for item in items:
         marks = _marks_of(item, inherited)  # one list serves every lookup below
         names = {m.name for m in marks}
@@ -132,6 +133,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, item.get_closest_marker("isolated"))
         elif BORROWED_KEY in item.stash:  # it must see other devices than its worker: a child process
             item.stash[TIMEOUT_KEY] = _isolation_timeout(item, pytest.mark.isolated.mark)
+        else:
+            continue
+        isolating = True
+    if isolating and not config.getoption("rocm_child_result") \
+            and not config.pluginmanager.has_plugin("rocmcompat-isolation"):  # a child runs its test itself
+        config.pluginmanager.register(_Isolator(state), "rocmcompat-isolation")
 
 
 def _marks_of(item: pytest.Item, inherited: dict[int, list[pytest.Mark]]) -> list[pytest.Mark]:
@@ -205,28 +212,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             tr.write_line(f"{nodeid}: {rule.action.upper()} {rule.describe()}")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-    """Tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
-    if TIMEOUT_KEY not in item.stash:  # set at collection for isolated tests only
-        return None
-    state = state_of(item.config)
-    if state is None or item.config.getoption("rocm_child_result"):  # a child runs its test itself
-        return None
-    from .isolation.runner import run_isolated
+class _Isolator:
+    """Registered once collection holds an isolated test (so plain sessions pay no extra hook):
+    tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
 
-    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-    timeout = item.stash[TIMEOUT_KEY]
-    reports = run_isolated(item, timeout, state.env.to_json(indent=None),
-                           _child_options(item.config, state), item.stash.get(RULES_KEY, []),
-                           _child_environ(item, state))
-    for report in reports:
-        item.ihook.pytest_runtest_logreport(report=report)
-    # What the previous in-process test left set up (its module, class) goes now, as pytest's own
-    # teardown would do, so the next test, perhaps in another module, starts from a clean stack.
-    item.session._setupstate.teardown_exact(nextitem)
-    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-    return True
+    def __init__(self, state: CompatState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        if TIMEOUT_KEY not in item.stash:  # set at collection for isolated tests only
+            return None
+        from .isolation.runner import run_isolated
+
+        state = self.state
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        reports = run_isolated(item, item.stash[TIMEOUT_KEY], state.env.to_json(indent=None),
+                               _child_options(item.config, state), item.stash.get(RULES_KEY, []),
+                               _child_environ(item, state))
+        for report in reports:
+            item.ihook.pytest_runtest_logreport(report=report)
+        # What the previous in-process test left set up (its module, class) goes now, as pytest's own
+        # teardown would do, so the next test, perhaps in another module, starts from a clean stack.
+        item.session._setupstate.teardown_exact(nextitem)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
 
 
 def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
@@ -279,6 +289,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    if not report.user_properties:  # the common case: pytest's own words
+        return None
     return classify.teststatus(report)
 
 
