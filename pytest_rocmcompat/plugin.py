@@ -14,16 +14,16 @@ from collections.abc import Generator
 
 import pytest
 
-from . import classify
+from . import classify, junit_file
+# The fixtures are offered to every test suite by being attributes of this plugin module.
 from .fixtures import (FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, rocm_measure,  # noqa: F401
                        rocm_property)
+from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .matrix.model import SUITES
 from .measurements import measurements_of
 from .options import add_options, register_markers
-from . import junit_file
-from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
-from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
