@@ -375,7 +375,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from .report.markdown import write_run_report
 
-    state.finish_all()
     try:
         write_run_report(state, state.report_path, exitstatus=int(exitstatus))
     except OSError as exc:  # the run's results stand; say why the report is missing
