@@ -208,23 +208,15 @@ def pytest_collection_modifyitems(config, items):
     pass
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    yield
-
-
-def pytest_report_teststatus(report, config):
-    return None
-
-
-class _Recorder:
+class _Results:
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report):
         pass
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session):
-    session.config.pluginmanager.register(_Recorder(), "bench-null-recorder")
+    session.config.pluginmanager.register(_Results(), "bench-null-results")
 '''
 
 
@@ -422,17 +414,18 @@ class _Reports:
 
     def pytest_sessionfinish(self, session) -> None:
         from pytest_rocmcompat import classify, plugin
+        from pytest_rocmcompat.results import ResultHook
         from pytest_rocmcompat.session import CompatState
 
         state = plugin.state_of(session.config)
         reports = self.reports
 
-        def record_all():
+        def record_all():  # the per-report hook recording into a fresh state (reports classified already)
             fresh = CompatState(state.env, state.matrix, state.rules_source, None, state.rules, False, None)
+            hook = ResultHook(fresh, session.config, records=True)
+            hook._words = True  # registered already in the run
             for r in reports:
-                outcome, rule, signature, message = classify.from_report(r)
-                if outcome is not None:
-                    fresh.record(r.nodeid, outcome, rule, signature, message, r.duration)
+                hook.pytest_runtest_logreport(r)
 
         t_from, _ = _Micro._best(lambda: [classify.from_report(r) for r in reports], self.reps)
         t_status, _ = _Micro._best(lambda: [classify.teststatus(r) for r in reports], self.reps)
@@ -529,9 +522,8 @@ def profile_run(root: Path, tmp: Path, top: int = 15) -> dict[str, object]:
             continue
         short = _short(file)
         funcs.append({"function": f"{short}:{line}({name})", "calls": nc, "tottime": tt, "cumtime": ct})
-        if short.endswith("plugin.py") and (name.startswith("pytest_") or name == "<module>"):
-            key = "_Recorder.pytest_runtest_logreport" if name == "pytest_runtest_logreport" else name
-            hooks[f"plugin.py:{key}"] = {"calls": nc, "cumtime": ct}
+        if short.endswith(("plugin.py", "results.py")) and (name.startswith("pytest_") or name == "<module>"):
+            hooks[f"{os.path.basename(short)}:{name}"] = {"calls": nc, "cumtime": ct}
     bare_tt = {k: v[2] for k, v in bare.stats.items()}  # type: ignore[attr-defined]
     bare_nc = {k: v[1] for k, v in bare.stats.items()}  # type: ignore[attr-defined]
     delta = []

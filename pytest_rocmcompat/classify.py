@@ -18,15 +18,22 @@ _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value for o in Outcome}
 
 
-def attach(item: pytest.Item, rules: list[Rule]) -> None:
-    """Apply collection-time actions: skip now; mark isolate; xfail is decided after the call."""
+def attach(item: pytest.Item, rules: list[Rule]) -> bool:
+    """Apply collection-time actions: skip now; mark isolate; xfail is decided after the call.
+
+    Returns whether a marker was added.
+    """
+    added = False
     skip = next((r for r in rules if r.action == "skip"), None)
     if skip is not None:
         item.add_marker(pytest.mark.skip(reason=skip.describe()))
         _prop(item, None, PROP_RULE, skip.id)
+        added = True
     isolate = next((r for r in rules if r.action == "isolate"), None)
     if isolate is not None and item.get_closest_marker("isolated") is None:
         item.add_marker(pytest.mark.isolated(rule=isolate.id))
+        added = True
+    return added
 
 
 def failure_text(report: pytest.TestReport) -> str:
@@ -36,8 +43,7 @@ def failure_text(report: pytest.TestReport) -> str:
     return "\n".join(parts)
 
 
-def classify(item: pytest.Item, call: pytest.CallInfo, report: pytest.TestReport,
-             rules: list[Rule], *, strict: bool) -> None:
+def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool) -> None:
     """Adjust ``report`` in place for the item's rules and record the outcome as properties."""
     xfail_rules = [r for r in rules if r.action == "xfail"] if report.when == "call" else []
     if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins

@@ -6,7 +6,6 @@ each hook here only hands pytest's objects to them.
 
 from __future__ import annotations
 
-import difflib
 import gc
 import os
 import sys
@@ -16,14 +15,13 @@ import pytest
 
 from . import classify, junit_file
 # The fixtures are offered to every test suite by being attributes of this plugin module.
-from .fixtures import (FLOOR_MISSES_KEY, floor_failure, rocm_env, rocm_matrix, rocm_measure,  # noqa: F401
-                       rocm_property)
+from .fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
 from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
 from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .matrix.model import SUITES
-from .measurements import measurements_of
 from .options import add_options, register_markers
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
+from .results import CLASSIFIED, ResultHook
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
@@ -33,6 +31,8 @@ TIMEOUT_KEY = pytest.StashKey[float]()
 PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
 PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
 SIGTERM_KEY = pytest.StashKey[SigtermAsInterrupt]()
+RESULTS_KEY = pytest.StashKey[ResultHook]()
+_NO_USES: frozenset[str] = frozenset()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -107,6 +107,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if state is None:
         return
     mine = config.stash.get(PINNED_KEY, None)  # an xdist worker: its own slice of the GPUs
+    results = config.stash.get(RESULTS_KEY, None)
     matching = bool(state.rules.active)
     inherited: dict[int, list[pytest.Mark]] = {}  # a parent node's marks, walked once for all its tests
     isolating = False
@@ -115,18 +116,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         names = {m.name for m in marks}
         known = _known_issue_ids(item, state, marks) if "known_issue" in names else ()
         if matching or known:
-            facts = ItemFacts(
-                nodeid=item.nodeid,
-                markers=frozenset(names),
-                uses=uses_of(a for m in marks if m.name == "uses" for a in m.args),
-                known_issues=known,
-            )
-            rules = state.rules.match(facts)
+            nodeid = item.nodeid
+            uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
+            rules = state.rules.match(ItemFacts(nodeid, names, uses, known))
             if rules:
                 item.stash[RULES_KEY] = rules
-                state.applied[item.nodeid] = [r.id for r in rules]
-                classify.attach(item, rules)
-                names = {m.name for m in item.iter_markers()}  # attach() may add isolated or skip
+                state.applied[nodeid] = [r.id for r in rules]
+                if results is not None:
+                    results.rules[nodeid] = rules
+                if classify.attach(item, rules):
+                    names = {m.name for m in item.iter_markers()}  # attach() added isolated or skip
         if "gpus" in names:
             _allocate_gpus(item, item.get_closest_marker("gpus"), state, mine)
         if "isolated" in names:
@@ -176,6 +175,8 @@ def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.M
     for mark in (m for m in marks if m.name == "known_issue"):
         for rule_id in (*mark.args, *([mark.kwargs["rule_id"]] if "rule_id" in mark.kwargs else [])):
             if rule_id not in state.rules.by_id:
+                import difflib
+
                 close = difflib.get_close_matches(str(rule_id), list(state.rules.by_id), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise pytest.UsageError(
@@ -196,6 +197,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     state = state_of(session.config)
     if state is not None and session.items:
         state.collected = [item.nodeid for item in session.items]
+        results = session.config.stash.get(RESULTS_KEY, None)
+        if results is not None:
+            results.track(session.items, state.collected)
         if session.config.getini("rocm_gc_freeze"):
             # The collected items live until the session ends: moving them out of the collector's
             # reach keeps every full GC pass of the run from walking them again (unfrozen at the end).
@@ -230,7 +234,8 @@ class _Isolator:
         reports = run_isolated(item, item.stash[TIMEOUT_KEY], state.env.to_json(indent=None),
                                _child_options(item.config, state), item.stash.get(RULES_KEY, []),
                                _child_environ(item, state))
-        for report in reports:
+        for report in reports:  # classified already, by the child or (a death) by the runner
+            setattr(report, CLASSIFIED, True)
             item.ihook.pytest_runtest_logreport(report=report)
         # What the previous in-process test left set up (its module, class) goes now, as pytest's own
         # teardown would do, so the next test, perhaps in another module, starts from a clean stack.
@@ -275,53 +280,20 @@ def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
     return options
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
-    if report.when == "call" and report.passed and FLOOR_MISSES_KEY in item.stash:
-        report.outcome = "failed"  # a figure worse than its floor is a regression
-        report.longrepr = floor_failure(item)
-    if report.failed or RULES_KEY in item.stash:  # nothing to classify for a plain pass or skip
-        state = state_of(item.config)
-        if state is not None:
-            classify.classify(item, call, report, item.stash.get(RULES_KEY, []), strict=state.strict)
-    return report
-
-
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
-    if not report.user_properties:  # the common case: pytest's own words
-        return None
-    return classify.teststatus(report)
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     state = state_of(session.config)
-    if state is not None:
-        session.config.pluginmanager.register(_Recorder(state), "rocmcompat-recorder")
-        if not hasattr(session.config, "workerinput"):  # the process that writes the results
-            junit_file.redirect_writer(session.config)
-            session.config.stash[SIGTERM_KEY] = sigterm = SigtermAsInterrupt()
-            sigterm.install()
-
-
-class _Recorder:
-    """Collects every test's outcome in the process that writes reports (xdist controller)."""
-
-    def __init__(self, state: CompatState) -> None:
-        self.state = state
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.passed and not report.user_properties:  # the common case, kept cheap
-            if report.when == "call":
-                self.state.record_pass(report.nodeid)
-            elif report.when == "teardown":
-                self.state.finish(report.nodeid)
-            return
-        outcome, rule, signature, message = classify.from_report(report)
-        self.state.record(report.nodeid, report.when, outcome, rule, signature, message)
-        if report.when == "teardown" and report.user_properties:
-            self.state.record_measurements(report.nodeid, measurements_of(report.user_properties))
+    if state is None:
+        return
+    config = session.config
+    # Registered after pytest's Session, so its tryfirst hook runs before the Session counts failures.
+    records = not hasattr(config, "workerinput") and not config.getoption("rocm_child_result")
+    config.stash[RESULTS_KEY] = results = ResultHook(state, config, records=records)
+    config.pluginmanager.register(results, "rocmcompat-results")
+    if not hasattr(config, "workerinput"):  # the process that writes the results
+        junit_file.redirect_writer(config)
+        config.stash[SIGTERM_KEY] = sigterm = SigtermAsInterrupt()
+        sigterm.install()
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -123,6 +123,41 @@ def test_strict_turns_stale_rule_into_failure(setup) -> None:
     assert result.parseoutcomes()["failed"] == 2
 
 
+def test_exitfirst_sees_classified_outcomes(setup) -> None:
+    """pytest's -x counts the classified report: a known-bad failure does not stop the run."""
+    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-x", "-v", "-k", "int1_error or plain")
+    result.stdout.fnmatch_lines(["*test_int1_error KNOWN-BAD*", "*test_plain PASSED*"])
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_exitfirst_stops_at_strict_stale_rule(setup, pytester: pytest.Pytester) -> None:
+    """...and a pass that --rocm-strict turns into a failure does stop it; the rest is "not run"."""
+    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "--rocm-strict", "-x", "-v",
+                   "-k", "passes_now or plain", "--rocm-report", "r.md")
+    result.stdout.fnmatch_lines(["*test_passes_now STALE-RULE*"])
+    assert "test_plain PASSED" not in result.stdout.str()
+    assert result.parseoutcomes() == {"failed": 1, "deselected": 3}
+    report = (pytester.path / "r.md").read_text()
+    assert "Not run" in report and "test_suite.py::test_plain" in report
+
+
+def test_quiet_run_letters_and_summary_words(setup) -> None:
+    """Without -v the letters are pytest's (x, X); the short summary still names the outcomes."""
+    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-q", "-rxX", "-k", "int1_error or passes_now")
+    result.stdout.fnmatch_lines(["xX*", "*KNOWN-BAD test_suite.py::test_int1_error*",
+                                 "*STALE-RULE test_suite.py::test_passes_now*"])
+
+
+def test_words_and_classification_under_xdist(setup) -> None:
+    """Workers classify (once); the controller prints the words and counts the outcomes."""
+    pytest.importorskip("xdist")
+    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-n", "2", "-v", subprocess=True)
+    result.stdout.fnmatch_lines_random([
+        "*KNOWN-BAD*test_int1_error*", "*STALE-RULE*test_passes_now*", "*FAILED*test_other_error*"])
+    assert result.stdout.str().count("but the failure text does not match") == 1
+    assert result.parseoutcomes() == {"failed": 1, "passed": 2, "xfailed": 1, "xpassed": 1}
+
+
 def test_strict_from_ini(setup, pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nrocm_strict = true\n")
     result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0")

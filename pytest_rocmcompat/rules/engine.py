@@ -9,20 +9,19 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Set
+from typing import NamedTuple
 
 from ..probe.environment import Environment, normalize_library
 from .model import Rule
 
 
-@dataclass(frozen=True)
-class ItemFacts:
-    """What rule matching needs to know of one collected test."""
+class ItemFacts(NamedTuple):
+    """What rule matching needs to know of one collected test (a tuple: built once per test)."""
 
     nodeid: str
-    markers: frozenset[str]
-    uses: frozenset[str]
+    markers: Set[str]
+    uses: Set[str]
     known_issues: tuple[str, ...] = ()
 
 
