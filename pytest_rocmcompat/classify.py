@@ -12,7 +12,6 @@ import pytest
 
 from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
-from .signatures import match_builtin
 
 _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value for o in Outcome}
@@ -84,6 +83,8 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
 
 def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) -> None:
     """Name an unexplained failure by the built-in signature table."""
+    from .signatures import match_builtin  # failures only: a passing session never compiles the table
+
     signature = match_builtin(text)
     if signature is not None:
         _prop(item, report, PROP_SIGNATURE, signature.id)
@@ -93,6 +94,8 @@ def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) 
 def mark_worker_crash(report: pytest.TestReport) -> None:
     """Label xdist's "worker crashed while running" report as ``crashed`` (worker died)."""
     report.user_properties.append((PROP_OUTCOME, Outcome.CRASHED.value))
+    from .signatures import match_builtin
+
     signature = match_builtin(report.longreprtext or "")
     if signature is not None:
         report.user_properties.append((PROP_SIGNATURE, signature.id))

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
+from typing import Any
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
+_REPR.maxlevel = 2
+
+
+def show(value: Any, *, quotes: bool = True) -> str:
+    """A value as quoted in a message: bounded in length and depth, whatever the input."""
+    text = _REPR.repr(value)
+    if not quotes and isinstance(value, (int, float)):
+        return text
+    return " ".join(text.split())
 
 
 @dataclass(frozen=True)

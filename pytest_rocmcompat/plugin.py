@@ -60,9 +60,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if mine is not None and os.environ.get(LOCK_DIR_VAR):
         config.pluginmanager.register(
             GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks")
-    from .report.junit_props import install as install_junit_properties
+    if getattr(config.option, "xmlpath", None):  # --junitxml: testsuite properties, rocm_uses
+        from .report.junit_props import install as install_junit_properties
 
-    install_junit_properties(config, state)  # --junitxml: testsuite properties, rocm_uses
+        install_junit_properties(config, state)
     child_result = config.getoption("rocm_child_result")
     if child_result:
         from .isolation.child import ChildRecorder

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .errors import ConfigError
+from .matrix.cache import MatrixCache
 from .matrix.loader import bundled_known_bad, load_matrix
 from .matrix.locate import Location, locate
 from .matrix.model import Matrix
@@ -152,14 +153,15 @@ def _ini_path(config: pytest.Config, name: str) -> str | None:
 
 def _load_rules_file(config: pytest.Config) -> tuple[Matrix | None, str]:
     path = config.getoption("rocm_matrix") or _ini_path(config, "rocm_matrix")
+    cache = MatrixCache.from_environ()
     if path:
-        return load_matrix(path), str(path)
+        return load_matrix(path, cache=cache), str(path)
     if config.getoption("rocm_no_bundled"):
         return None, "none (--rocm-no-bundled)"
     bundled = bundled_known_bad()
     if not bundled.is_file():
         return None, "none (bundled known_bad.yaml not found)"
-    return load_matrix(bundled), f"bundled {bundled.name}"
+    return load_matrix(bundled, cache=cache), f"bundled {bundled.name}"
 
 
 def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:

@@ -70,3 +70,17 @@ def matrix_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def load_json(path: Path):
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_matrix_cache(tmp_path_factory: pytest.TempPathFactory):
+    """The tests' pytest runs (inline and subprocess) share one checked-matrix cache of their own."""
+    from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR
+
+    old = os.environ.get(CACHE_DIR_VAR)
+    os.environ[CACHE_DIR_VAR] = str(tmp_path_factory.mktemp("matrix-cache"))
+    yield
+    if old is None:
+        os.environ.pop(CACHE_DIR_VAR, None)
+    else:
+        os.environ[CACHE_DIR_VAR] = old

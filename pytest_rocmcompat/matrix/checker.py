@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import difflib
 import math
-import reprlib
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import Problem
+from ..errors import Problem, show
 from ..versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
 from .yaml_lines import line_of
 
@@ -18,20 +17,6 @@ def join_path(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else str(key)
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
-_REPR.maxlevel = 2
-
-
-def show(value: Any, *, quotes: bool = True) -> str:
-    """A value as quoted in a message: bounded in length and depth, whatever the input."""
-    text = _REPR.repr(value)
-    if not quotes and isinstance(value, (int, float)):
-        return text
-    return " ".join(text.split())
 
 
 def got(value: Any) -> str:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import ConfigError, Problem
-from .checker import Checker, show
-from .model import Matrix
-from .schema import FileContent, check_file
-from .yaml_lines import load_yaml
+from ..errors import ConfigError, Problem, show
+from .cache import MatrixCache
+from .model import FileContent, Matrix
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled_matrices"
 KNOWN_BAD_NAME = "known_bad.yaml"
@@ -28,11 +26,14 @@ def bundled_known_bad() -> Path:
     return bundled_matrices_dir() / KNOWN_BAD_NAME
 
 
-def load_matrix(path: str | os.PathLike[str]) -> Matrix:
-    """Read, validate and merge ``path`` with its includes; raise :class:`ConfigError`."""
+def load_matrix(path: str | os.PathLike[str], *, cache: MatrixCache | None = None) -> Matrix:
+    """Read, validate and merge ``path`` with its includes; raise :class:`ConfigError`.
+
+    With a ``cache``, a file whose text was checked clean before is not parsed again.
+    """
     problems: list[Problem] = []
     contents: list[tuple[str, FileContent]] = []
-    _load_tree(str(path), included=False, chain=(), problems=problems, out=contents, seen=set())
+    _load_tree(str(path), included=False, chain=(), problems=problems, out=contents, seen=set(), cache=cache)
     if problems:
         files = list(dict.fromkeys(p.file for p in problems))
         raise ConfigError(sorted(problems, key=lambda p: (files.index(p.file), p.line or 0)))
@@ -69,7 +70,8 @@ def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
 
 
 def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: list[Problem],
-               out: list[tuple[str, FileContent]], seen: set[str], at: Problem | None = None) -> None:
+               out: list[tuple[str, FileContent]], seen: set[str], cache: MatrixCache | None,
+               at: Problem | None = None) -> None:
     try:
         real = os.path.realpath(path)
     except (OSError, ValueError):
@@ -89,19 +91,38 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
     if not text.strip():
         problems.append(Problem(name, None, "", "the file is empty"))
         return
-    try:
-        data = load_yaml(text, name)
-    except ConfigError as exc:
-        problems.extend(exc.problems)
-        return
-    ck = Checker(name)
-    content = check_file(data, ck, included=included)
-    problems.extend(ck.problems)
+    key = cache.key(text, name, included) if cache is not None else ""
+    content = cache.get(key) if cache is not None else None
+    if content is None:
+        content, own = _check(text, name, included)
+        problems.extend(own)
+        if content is None:
+            return
+        if cache is not None and not own:  # only clean files: every message comes from a real check
+            cache.put(key, content)
     for i, (include, line) in enumerate(content.includes):
         target = _resolve_include(path, include)
         where = Problem(name, line, f"include[{i}]", f"cannot include {show(include)}")
-        _load_tree(target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen, at=where)
+        _load_tree(target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen,
+                   cache=cache, at=where)
     out.append((name, content))
+
+
+def _check(text: str, name: str, included: bool) -> tuple[FileContent | None, list[Problem]]:
+    """Parse and check one file's text: its content (``None`` if unreadable YAML) and problems.
+
+    Imported here, not at the top: a cached file needs neither PyYAML nor the checks.
+    """
+    from .checker import Checker
+    from .schema import check_file
+    from .yaml_lines import load_yaml
+
+    try:
+        data = load_yaml(text, name)
+    except ConfigError as exc:
+        return None, list(exc.problems)
+    ck = Checker(name)
+    return check_file(data, ck, included=included), list(ck.problems)
 
 
 def _resolve_include(including: str, include: str) -> str:

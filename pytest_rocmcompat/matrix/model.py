@@ -11,6 +11,22 @@ SUITES: tuple[str, ...] = ("preflight", "gpu", "collectives", "ppo", "libs")
 BASE_AXES: tuple[str, ...] = ("arch", "rocm", "cuda", "torch", "python")
 
 
+@dataclass
+class FileContent:
+    """What one checked file contributes before includes are merged (what the cache stores)."""
+
+    name: str | None = None
+    platform: str | None = None
+    archs: tuple[str, ...] = ()
+    axes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    excludes: list[tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=list)
+    includes: list[tuple[str, int | None]] = field(default_factory=list)  # (path text, line)
+    suites: tuple[str, ...] = ()
+    floors: dict[str, float] = field(default_factory=dict)
+    expect: dict[str, float] = field(default_factory=dict)
+    rules: list[Rule] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Cell:
     """One planned combination: axis name -> value (``lib.vllm`` for libraries)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..arch import is_valid_arch_pattern, normalize_arch
@@ -12,29 +11,13 @@ from ..rules.model import Rule
 from ..rules.schema import parse_rule
 from .checker import Checker, join_path, show
 from .yaml_lines import line_of
-from .model import SUITES
+from .model import SUITES, FileContent
 
 TOP_KEYS = ("name", "description", "platform", "arch", "axes", "exclude", "include",
             "suites", "floors", "expect", "known_bad")
 INCLUDED_KEYS = ("name", "description", "include", "known_bad")
 AXIS_KEYS = ("rocm", "cuda", "torch", "python", "libraries")
 EXPECT_KEYS = ("min_gpu_memory_gib", "min_gpus")
-
-
-@dataclass
-class FileContent:
-    """What one file contributes before includes are merged."""
-
-    name: str | None = None
-    platform: str | None = None
-    archs: tuple[str, ...] = ()
-    axes: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    excludes: list[tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=list)
-    includes: list[tuple[str, int | None]] = field(default_factory=list)  # (path text, line)
-    suites: tuple[str, ...] = ()
-    floors: dict[str, float] = field(default_factory=dict)
-    expect: dict[str, float] = field(default_factory=dict)
-    rules: list[Rule] = field(default_factory=list)
 
 
 def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:

@@ -1,0 +1,130 @@
+"""A content-addressed cache of checked matrix files: an unchanged file is not parsed again.
+
+Reading a matrix file means importing PyYAML, parsing and checking every rule: about 70 ms
+for a 100-rule file on a 2-core machine, paid by every pytest run, xdist worker and isolated
+child. The cache keeps, per file, the checked :class:`~.model.FileContent`; a later run that
+reads the same text loads it instead (about 3 ms, and PyYAML is never imported).
+
+- **Key**: SHA-256 of the file's text, the name it is shown under in messages, whether it
+  is an included file, the Python version and the package's code that checks and models a
+  file (size and modification time of those modules). An edited, renamed or differently
+  included file, or a changed checker, is a miss, never a stale hit. Includes are resolved
+  live on every run; only each file's own checked content is cached.
+- **Stored**: only files that checked clean, so every error message comes from a real check.
+- **Where**: ``$ROCMCOMPAT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-rocmcompat``, else
+  ``~/.cache/pytest-rocmcompat``. ``ROCMCOMPAT_CACHE_DIR=off`` turns the cache off.
+- **Safety**: entries are pickles, read only from a directory that this user owns and no
+  one else can write (created with mode 0700), and only entries owned by this user. A corrupt,
+  foreign or unreadable entry is a miss; a cache that cannot be written is skipped. The
+  cache never changes a result, so it never raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import sys
+from pathlib import Path
+
+from .model import FileContent
+
+CACHE_DIR_VAR = "ROCMCOMPAT_CACHE_DIR"
+OFF = "off"
+_PACKAGE = Path(__file__).resolve().parent.parent
+# The modules whose code decides what a checked file becomes (or how it is pickled).
+_CODE = ("matrix/model.py", "matrix/schema.py", "matrix/checker.py", "matrix/yaml_lines.py",
+         "matrix/cache.py", "rules/model.py", "rules/schema.py", "arch.py", "versions.py",
+         "metrics.py", "errors.py", "probe/environment.py")
+
+
+def cache_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path | None:
+    """Where entries live, or ``None`` when the cache is off."""
+    chosen = environ.get(CACHE_DIR_VAR)
+    if chosen is not None:
+        return None if chosen.strip().lower() in (OFF, "") else Path(chosen)
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "pytest-rocmcompat")
+
+
+class MatrixCache:
+    """Checked file contents by key, in one directory."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._code: str | None = None
+
+    @classmethod
+    def from_environ(cls) -> MatrixCache | None:
+        directory = cache_dir()
+        return None if directory is None else cls(directory)
+
+    def key(self, text: str, name: str, included: bool) -> str:
+        digest = hashlib.sha256()
+        for part in (self._code_fingerprint(), sys.version, name, str(included), text):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\0")
+        return digest.hexdigest()
+
+    def get(self, key: str) -> FileContent | None:
+        path = self.directory / f"{key}.pickle"
+        try:
+            if not self._trusted_dir():
+                return None
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if not _private(st):
+                    return None
+                import pickle
+
+                content = pickle.load(fh)
+        except Exception:  # absent, unreadable or corrupt: a miss
+            return None
+        return content if isinstance(content, FileContent) else None
+
+    def put(self, key: str, content: FileContent) -> None:
+        import pickle
+        import tempfile
+
+        try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not self._trusted_dir():
+                return
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pickle", dir=self.directory)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    pickle.dump(content, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, self.directory / f"{key}.pickle")  # readers never see half a file
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except Exception:  # read-only home, full disk, unpicklable value: run without the cache
+            return
+
+    def _trusted_dir(self) -> bool:
+        try:
+            return _private(os.stat(self.directory))
+        except OSError:
+            return False
+
+    def _code_fingerprint(self) -> str:
+        if self._code is None:
+            parts = []
+            for relative in _CODE:
+                try:
+                    st = os.stat(_PACKAGE / relative)
+                    parts.append(f"{relative}:{st.st_size}:{st.st_mtime_ns}")
+                except OSError:
+                    parts.append(f"{relative}:?")
+            self._code = "|".join(parts)
+        return self._code
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else."""
+    getuid = getattr(os, "getuid", None)
+    owner_ok = getuid is None or st.st_uid == getuid()
+    return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
