@@ -14,25 +14,37 @@ from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
 
 _XFAIL_PREFIX = "rocmcompat "
-_OUTCOMES = {o.value for o in Outcome}
+_OUTCOMES = {o.value: o for o in Outcome}
 
 
-def attach(item: pytest.Item, rules: list[Rule]) -> bool:
+def attach(item: pytest.Item, rules: list[Rule]) -> tuple[str, ...]:
     """Apply collection-time actions: skip now; mark isolate; xfail is decided after the call.
 
-    Returns whether a marker was added.
+    Returns the names of the markers it added.
     """
-    added = False
+    added: tuple[str, ...] = ()
     skip = next((r for r in rules if r.action == "skip"), None)
     if skip is not None:
-        item.add_marker(pytest.mark.skip(reason=skip.describe()))
+        item.add_marker(_skip_mark(skip))
         _prop(item, None, PROP_RULE, skip.id)
-        added = True
+        added += ("skip",)
     isolate = next((r for r in rules if r.action == "isolate"), None)
     if isolate is not None and item.get_closest_marker("isolated") is None:
         item.add_marker(pytest.mark.isolated(rule=isolate.id))
-        added = True
+        added += ("isolated",)
     return added
+
+
+_SKIP_MARKS: dict[str, pytest.MarkDecorator] = {}
+
+
+def _skip_mark(rule: Rule) -> pytest.MarkDecorator:
+    """One skip marker per rule text, shared by every test it reaches."""
+    reason = rule.describe()
+    mark = _SKIP_MARKS.get(reason)
+    if mark is None:
+        mark = _SKIP_MARKS[reason] = pytest.mark.skip(reason=reason)
+    return mark
 
 
 def failure_text(report: pytest.TestReport) -> str:
@@ -122,7 +134,7 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
     rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
     if explicit in _OUTCOMES and report.when in ("call", "???"):  # "???": xdist's crashed-worker report
         message = _short(report) if report.failed or report.skipped else ""
-        return Outcome(explicit), rule, signature, message
+        return _OUTCOMES[explicit], rule, signature, message
     if report.failed:
         return Outcome.FAIL, rule, signature, _short(report)
     if report.skipped:

@@ -26,7 +26,6 @@ from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
-RULES_KEY = pytest.StashKey[list]()
 TIMEOUT_KEY = pytest.StashKey[float]()
 PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
 PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
@@ -121,12 +120,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
             rules = state.rules.match(ItemFacts(nodeid, names, uses, known))
             if rules:
-                item.stash[RULES_KEY] = rules
                 state.applied[nodeid] = [r.id for r in rules]
                 if results is not None:
                     results.rules[nodeid] = rules
-                if classify.attach(item, rules):
-                    names = {m.name for m in item.iter_markers()}  # attach() added isolated or skip
+                names.update(classify.attach(item, rules))  # the markers it added: skip, isolated
         if "gpus" in names:
             _allocate_gpus(item, item.get_closest_marker("gpus"), state, mine)
         if "isolated" in names:
@@ -138,7 +135,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         isolating = True
     if isolating and not config.getoption("rocm_child_result") \
             and not config.pluginmanager.has_plugin("rocmcompat-isolation"):  # a child runs its test itself
-        config.pluginmanager.register(_Isolator(state), "rocmcompat-isolation")
+        config.pluginmanager.register(_Isolator(state, results), "rocmcompat-isolation")
 
 
 def _marks_of(item: pytest.Item, inherited: dict[int, list[pytest.Mark]]) -> list[pytest.Mark]:
@@ -221,8 +218,9 @@ class _Isolator:
     """Registered once collection holds an isolated test (so plain sessions pay no extra hook):
     tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
 
-    def __init__(self, state: CompatState) -> None:
+    def __init__(self, state: CompatState, results: ResultHook | None) -> None:
         self.state = state
+        self.rules = results.rules if results is not None else {}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -233,7 +231,7 @@ class _Isolator:
         state = self.state
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         reports = run_isolated(item, item.stash[TIMEOUT_KEY], state.env.to_json(indent=None),
-                               _child_options(item.config, state), item.stash.get(RULES_KEY, []),
+                               _child_options(item.config, state), self.rules.get(item.nodeid, []),
                                _child_environ(item, state))
         for report in reports:  # classified already, by the child or (a death) by the runner
             setattr(report, CLASSIFIED, True)

@@ -26,10 +26,11 @@ import pytest
 from . import classify
 from .fixtures import FLOOR_MISSES_KEY, floor_failure
 from .measurements import measurements_of
-from .outcomes import PROP_OUTCOME
+from .outcomes import PROP_OUTCOME, Outcome
 from .rules.model import Rule
 from .session import CompatState
 
+_OWN_LETTERS = (Outcome.CRASHED.value, Outcome.HANG.value)  # outcomes whose letter is not pytest's
 CLASSIFIED = "rocm_classified"  # report attribute; it travels with xdist's and the child's serialisation
 
 
@@ -53,6 +54,7 @@ class ResultHook:
         self.rules: dict[str, list[Rule]] = {}  # node id -> the known-bad rules that reach it
         self._words = False  # StatusWords registered
         self._seen_outcome = False  # a report carried one of the plugin's outcomes
+        self._verbose = config.get_verbosity() > 0
 
     def track(self, items: list[pytest.Item], nodeids: list[str]) -> None:
         """The collected tests (``nodeids[i]`` is ``items[i].nodeid``), known before the first report."""
@@ -81,17 +83,28 @@ class ResultHook:
             if report.when == "teardown" and props:
                 self.state.record_measurements(nodeid, measurements_of(props))
 
+    def _classify(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            if report.outcome == "passed" and FLOOR_MISSES_KEY in item.stash:
+                report.outcome = "failed"  # a figure worse than its floor is a regression
+                report.longrepr = floor_failure(item)
+            classify.classify(item, report, self.rules.get(report.nodeid, []), strict=self.state.strict)
+        elif report.outcome == "failed":  # setup or teardown: only a failure has anything to name
+            classify.classify(item, report, [], strict=self.state.strict)
+        setattr(report, CLASSIFIED, True)
+
     def _words_for(self, report: pytest.TestReport) -> None:
         """Register :class:`StatusWords` once a report needs them.
 
-        At once when the letter differs from pytest's (a failure the plugin named: ``C``, ``H``)
-        or the words show (``-v``); otherwise (``KNOWN-BAD`` is pytest's ``x``, ``STALE-RULE``
-        its ``X``) before the terminal summary, whose lines show the words.
+        At once when the letter differs from pytest's (``C`` crashed, ``H`` hang) or the words
+        show (``-v``); otherwise (``KNOWN-BAD`` is pytest's ``x``, ``STALE-RULE`` its ``X`` or
+        ``F``) before the terminal summary, whose lines show the words.
         """
-        if not any(name == PROP_OUTCOME for name, _ in report.user_properties):
+        outcome = next((value for name, value in report.user_properties if name == PROP_OUTCOME), None)
+        if outcome is None:
             return
         self._seen_outcome = True
-        if report.failed or self.config.get_verbosity() > 0:
+        if self._verbose or outcome in _OWN_LETTERS:
             self._register_words()
 
     def _register_words(self) -> None:
