@@ -11,9 +11,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
-from .measurements import Measurement, default_unit
+if TYPE_CHECKING:  # imported when a test measures: most sessions never do
+    from .measurements import Measurement
 
 FLOOR_MISSES_KEY = pytest.StashKey[list]()
 
@@ -63,6 +66,8 @@ class MeasureRecorder:
     def __call__(self, name: str, value: float, unit: str | None = None, *, floor: float | None = None,
                  peak: float | None = None, detail: str = "", higher_is_better: bool = True) -> Measurement:
         """Record ``name = value unit``; the floor defaults to the matrix's ``floors[name]``."""
+        from .measurements import Measurement, default_unit
+
         unit = unit or default_unit(name)
         if unit is None:
             raise ValueError(f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.metrics)")

@@ -12,9 +12,9 @@ import json
 import math
 from dataclasses import dataclass
 
-from .metrics import METRICS
+from .metrics import METRIC_PREFIX, METRICS
 
-PROP_PREFIX = "rocm_metric."
+PROP_PREFIX = METRIC_PREFIX
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+METRIC_PREFIX = "rocm_metric."  # a measurement's JUnit property is METRIC_PREFIX + its name
+
 METRICS: dict[str, tuple[str, str]] = {
     "gemm_bf16_tflops": ("TFLOP/s", "bf16 matrix multiply throughput"),
     "gemm_fp16_tflops": ("TFLOP/s", "fp16 matrix multiply throughput"),

@@ -25,7 +25,7 @@ import pytest
 
 from . import classify
 from .fixtures import FLOOR_MISSES_KEY, floor_failure
-from .measurements import measurements_of
+from .metrics import METRIC_PREFIX
 from .outcomes import PROP_OUTCOME, Outcome
 from .rules.model import Rule
 from .session import CompatState
@@ -75,12 +75,15 @@ class ResultHook:
         if item is not None and not getattr(report, CLASSIFIED, False):
             self._classify(item, report)
         props = report.user_properties
-        if not self._words and props:
+        if props and not self._words and (report.outcome == "failed" or not self._seen_outcome):
             self._words_for(report)
         if self.records:
             outcome, rule, signature, message = classify.from_report(report)
             self.state.record(nodeid, report.when, outcome, rule, signature, message)
-            if report.when == "teardown" and props:
+            if report.when == "teardown" and any(
+                    isinstance(name, str) and name.startswith(METRIC_PREFIX) for name, _ in props):
+                from .measurements import measurements_of
+
                 self.state.record_measurements(nodeid, measurements_of(props))
 
     def _classify(self, item: pytest.Item, report: pytest.TestReport) -> None:

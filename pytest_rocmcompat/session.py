@@ -8,19 +8,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from .errors import ConfigError
 from .matrix.cache import MatrixCache
 from .matrix.loader import bundled_known_bad, load_matrix
-from .matrix.locate import Location, locate
 from .matrix.model import Matrix
-from .measurements import Measurement
 from .outcomes import Outcome, worst
 from .probe.environment import Environment, EnvironmentFileError
-from .probe.overrides import OverrideError, apply_overrides
 from .rules.engine import ActiveRules
+
+if TYPE_CHECKING:  # imported where used: a run without axes or overrides needs neither
+    from .matrix.locate import Location
+    from .measurements import Measurement
 
 WORKER_ENV_KEY = "rocmcompat_environment"
 
@@ -135,10 +137,14 @@ def build_state(config: pytest.Config) -> CompatState:
     try:
         matrix, rules_source = _load_rules_file(config)
         env = _environment(config, matrix)
-    except (ConfigError, EnvironmentFileError, OverrideError) as exc:
+    except (ConfigError, EnvironmentFileError) as exc:
         raise pytest.UsageError(f"rocmcompat: {exc}") from None
     rules = ActiveRules(matrix.rules if matrix else (), env)
-    location = locate(matrix, env) if matrix is not None and matrix.axis_names else None
+    location = None
+    if matrix is not None and matrix.axis_names:
+        from .matrix.locate import locate
+
+        location = locate(matrix, env)
     strict = config.getoption("rocm_strict")
     if strict is None:
         strict = bool(config.getini("rocm_strict"))
@@ -179,4 +185,12 @@ def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:
         from .probe.live import probe
 
         env = probe(matrix.library_names if matrix else ())
-    return apply_overrides(env, config.getoption("rocm_set") or [])
+    assignments = config.getoption("rocm_set") or []
+    if not assignments:
+        return env
+    from .probe.overrides import OverrideError, apply_overrides
+
+    try:
+        return apply_overrides(env, assignments)
+    except OverrideError as exc:
+        raise pytest.UsageError(f"rocmcompat: {exc}") from None
