@@ -7,10 +7,12 @@ plugin/bare is a stable measure of the extra work the plugin does. It is not wal
 instructions of the Python interpreter weigh alike whether they hit cache or not.
 
 Builds the same 5,000-test suite, 100 rules and replayed MI300X node as plugin_overhead.py,
-warms the bytecode caches with one plain run of each variant, then counts the instructions of
-one run of each under valgrind (a few minutes each):
+warms the bytecode and checked-matrix caches with one plain run of each variant, then counts
+the instructions of one run of each under valgrind (a few minutes each). ``plugin-no-cache``
+turns the matrix cache off, so it parses and checks the matrix as the first run after an edit:
 
-    python bench/plugin_instructions.py [--out .bench/plugin_instructions.json] [--variants bare,plugin,plugin-0-active]
+    python bench/plugin_instructions.py [--out .bench/plugin_instructions.json]
+        [--variants bare,plugin,plugin-0-active,plugin-no-cache]
 """
 
 from __future__ import annotations
@@ -30,14 +32,15 @@ VARIANTS = {
     "bare": {"plugin": False},
     "plugin": {"plugin": True},
     "plugin-0-active": {"plugin": True, "matrix": "matrix_inactive.yaml"},
+    "plugin-no-cache": {"plugin": True, "matrix_cache": False},  # the matrix parsed in every run
 }
 
 
-def count_instructions(argv: list[str], cwd: Path) -> tuple[int, float]:
+def count_instructions(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float]:
     """Instructions executed by ``argv`` and its children (valgrind follows none: pytest runs in-process)."""
     start = time.monotonic()
     proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                           *argv], cwd=cwd, env=child_env(), capture_output=True, text=True)
+                           *argv], cwd=cwd, env=env, capture_output=True, text=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
     if found is None:
         raise SystemExit(f"valgrind printed no instruction count (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -47,18 +50,22 @@ def count_instructions(argv: list[str], cwd: Path) -> tuple[int, float]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=default_out("plugin_instructions"), help="JSON results (default %(default)s)")
-    ap.add_argument("--variants", default="bare,plugin,plugin-0-active")
+    ap.add_argument("--variants", default="bare,plugin,plugin-0-active,plugin-no-cache")
     args = ap.parse_args(argv)
     chosen = [v.strip() for v in args.variants.split(",") if v.strip()]
     with tempfile.TemporaryDirectory(prefix="rocmcompat-instr-") as tmp:
         root = Path(tmp)
         suite = make_workspace(root)
-        runs = {name: pytest_argv(collect=False, root=root, **VARIANTS[name]) for name in chosen}
-        for name, run in runs.items():  # warm-up: bytecode caches written outside valgrind
-            subprocess.run(run, cwd=root, env=child_env(), capture_output=True)
+        runs, envs = {}, {}
+        for name in chosen:
+            options = dict(VARIANTS[name])
+            envs[name] = child_env(root, matrix_cache=options.pop("matrix_cache", True))
+            runs[name] = pytest_argv(collect=False, root=root, **options)
+        for name, run in runs.items():  # warm-up: bytecode and matrix caches written outside valgrind
+            subprocess.run(run, cwd=root, env=envs[name], capture_output=True)
         counts = {}
         for name, run in runs.items():
-            counts[name], seconds = count_instructions(run, root)
+            counts[name], seconds = count_instructions(run, root, envs[name])
             print(f"  {name}: {counts[name]:,} instructions ({seconds:.0f} s under valgrind)", flush=True)
     rows = [(name, f"{n:,}", f"{(n / counts['bare'] - 1) * 100:+.2f}%" if "bare" in counts else "-")
             for name, n in counts.items()]

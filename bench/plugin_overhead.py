@@ -13,6 +13,8 @@ interleaved, ``--reps`` times each after one untimed warm-up of each:
   plugin-collect  the same as plugin-run with --collect-only
   plugin-run-0-active  plugin-run with the same 100 rules made inactive (attribution:
                   the plugin's fixed cost, without any rule reaching a test)
+  plugin-run-no-cache  plugin-run with the checked-matrix cache off: the matrix is parsed and
+                  checked in every run, as in the first run after an edit (attribution)
   null-hooks-run  bare-run plus a plugin with the same per-test hooks and empty bodies
                   (attribution: what dispatching that hook set costs by itself)
 
@@ -50,6 +52,7 @@ import yaml
 
 from _common import default_out, interleave, machine, paired_ratio, summary, table, timed_run, write_json
 
+from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR
 from pytest_rocmcompat.probe.environment import GPU, Environment
 
 N_DIRS = ("models", "kernels", "distributed", "rl", "data")  # not "dist": pytest skips it
@@ -292,16 +295,22 @@ def pytest_argv(*, plugin: bool, collect: bool, root: Path, matrix: str = "matri
     return argv + ["suite"]
 
 
-def child_env() -> dict[str, str]:
+def child_env(root: Path | None = None, *, matrix_cache: bool = True) -> dict[str, str]:
     """The children's environment: no pytest options from outside, and bytecode caching on.
 
     With PYTHONDONTWRITEBYTECODE set, every run would recompile the package and rewrite the
     asserts of all 50 test modules from source; a developer's or CI's second run does not.
-    The untimed warm-up run writes the caches.
+    The untimed warm-up run writes the caches, the plugin's checked-matrix cache too: it lives
+    in the workspace (``root``), or is off (``matrix_cache=False``: every run parses the matrix,
+    as the first run after an edit does).
     """
     env = dict(os.environ)
     for key in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_XDIST_AUTO_NUM_WORKERS", "PYTHONDONTWRITEBYTECODE"):
         env.pop(key, None)
+    if not matrix_cache:
+        env[CACHE_DIR_VAR] = "off"
+    elif root is not None:
+        env[CACHE_DIR_VAR] = str(root / ".matrix-cache")
     return env
 
 
@@ -465,7 +474,7 @@ def gc_stats(root: Path, tmp: Path, reps: int = 3) -> dict[str, object]:
         runs = []
         for i in range(reps + 1):  # the first is a warm-up (bytecode caches), dropped below
             path = tmp / f"gc-{name}-{i}.json"
-            env = {**child_env(), "BENCH_GC_OUT": str(path)}
+            env = {**child_env(root), "BENCH_GC_OUT": str(path)}
             timed_run([*argv[:-1], "-p", "bench_gcstats", argv[-1]], cwd=root, env=env, ok_codes=(0, 1))
             runs.append(json.loads(path.read_text(encoding="utf-8")))
         runs = runs[1:]
@@ -483,7 +492,7 @@ def import_cost(reps: int) -> float:
     code = ("import pytest, time; t = time.perf_counter(); import pytest_rocmcompat.plugin; "
             "print(time.perf_counter() - t)")
     samples = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                    check=True, env=child_env()).stdout) for _ in range(reps)]
+                                    check=True, env=child_env(root)).stdout) for _ in range(reps)]
     return statistics.median(samples)
 
 
@@ -491,7 +500,7 @@ def _profile(root: Path, tmp: Path, plugin: bool) -> pstats.Stats:
     prof = tmp / ("plugin.prof" if plugin else "bare.prof")
     argv = pytest_argv(plugin=plugin, collect=False, root=root)
     argv = [argv[0], "-m", "cProfile", "-o", str(prof), *argv[1:]]
-    timed_run(argv, cwd=root, env=child_env(), ok_codes=(0, 1))
+    timed_run(argv, cwd=root, env=child_env(root), ok_codes=(0, 1))
     return pstats.Stats(str(prof))
 
 
@@ -566,14 +575,17 @@ def main(argv: list[str] | None = None) -> int:
     root.mkdir(parents=True, exist_ok=True)
     try:
         made = make_workspace(root)
-        env = child_env()
+        env = child_env(root)
+        cold_env = child_env(root, matrix_cache=False)
         runs: dict[str, list[str]] = {}
 
-        def variant(name: str, plugin: bool, collect: bool, matrix: str = "matrix.yaml", null_hooks: bool = False):
+        def variant(name: str, plugin: bool, collect: bool, matrix: str = "matrix.yaml", null_hooks: bool = False,
+                    matrix_cache: bool = True):
             cmd = pytest_argv(plugin=plugin, collect=collect, root=root, matrix=matrix, null_hooks=null_hooks)
 
             def run() -> float:
-                wall, proc = timed_run(cmd, cwd=root, env=env, ok_codes=(0, 1) if not collect else (0,))
+                wall, proc = timed_run(cmd, cwd=root, env=env if matrix_cache else cold_env,
+                                       ok_codes=(0, 1) if not collect else (0,))
                 runs[name] = last_lines(proc)
                 return wall
             return run
@@ -587,6 +599,8 @@ def main(argv: list[str] | None = None) -> int:
             "plugin-collect": variant("plugin-collect", True, True),
             # attribution only: the same matrix with no rule active (fixed cost of the plugin)
             "plugin-run-0-active": variant("plugin-run-0-active", True, False, "matrix_inactive.yaml"),
+            # attribution only: the matrix parsed and checked in every run (matrix cache off)
+            "plugin-run-no-cache": variant("plugin-run-no-cache", True, False, matrix_cache=False),
             # attribution only: bare pytest plus the same per-test hooks with empty bodies
             "null-hooks-run": variant("null-hooks-run", False, False, null_hooks=True),
         }, args.reps)
@@ -625,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
                          "run_0_active": fixed_ratio,
                          "run_0_active_paired": paired_ratio(times["plugin-run-0-active"], times["bare-run"]) - 1,
                          "run_0_active_abs_s": stats["plugin-run-0-active"]["median"] - stats["bare-run"]["median"],
+                         "no_cache": stats["plugin-run-no-cache"]["median"] / stats["bare-run"]["median"] - 1,
+                         "no_cache_paired": paired_ratio(times["plugin-run-no-cache"], times["bare-run"]) - 1,
                          "null_hooks": null_ratio,
                          "null_hooks_paired": paired_ratio(times["null-hooks-run"], times["bare-run"]) - 1,
                          "null_hooks_abs_s": stats["null-hooks-run"]["median"] - stats["bare-run"]["median"]},
@@ -652,6 +668,8 @@ def main(argv: list[str] | None = None) -> int:
         ["full run, 0 rules active", f"{fixed_ratio * 100:+.1f}%",
          f"{result['overhead']['run_0_active_paired'] * 100:+.1f}%",
          f"{result['overhead']['run_0_active_abs_s']:+.3f}", "-", "-"],
+        ["full run, matrix cache off", f"{result['overhead']['no_cache'] * 100:+.1f}%",
+         f"{result['overhead']['no_cache_paired'] * 100:+.1f}%", "-", "-", "-"],
         ["null hooks (floor)", f"{null_ratio * 100:+.1f}%", f"{result['overhead']['null_hooks_paired'] * 100:+.1f}%",
          f"{result['overhead']['null_hooks_abs_s']:+.3f}", "-", "-"],
     ], ["overhead", "of medians", "paired median", "abs s", "target", "status"]))
