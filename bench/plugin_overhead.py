@@ -19,7 +19,8 @@ interleaved, ``--reps`` times each after one untimed warm-up of each:
                   (attribution: what dispatching that hook set costs by itself)
 
 and reports median wall times and the overhead (target: plugin-run at most 5%
-slower than bare-run). In-process, it also times matrix loading, ``ActiveRules``
+slower than bare-run), plus the same for CPU time (user + system of each child, from
+``getrusage``), which other load on a shared machine disturbs less. In-process, it also times matrix loading, ``ActiveRules``
 construction, building the per-test facts and matching all 5,000 collected items,
 the per-report functions on the reports of an in-process run, the plugin's import, and the
 garbage collector's passes and time (a ``gc.callbacks`` probe loaded with ``-p``) in bare and
@@ -39,6 +40,7 @@ import json
 import os
 import pstats
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -492,7 +494,7 @@ def import_cost(reps: int) -> float:
     code = ("import pytest, time; t = time.perf_counter(); import pytest_rocmcompat.plugin; "
             "print(time.perf_counter() - t)")
     samples = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                    check=True, env=child_env(root)).stdout) for _ in range(reps)]
+                                    check=True, env=child_env()).stdout) for _ in range(reps)]
     return statistics.median(samples)
 
 
@@ -578,14 +580,18 @@ def main(argv: list[str] | None = None) -> int:
         env = child_env(root)
         cold_env = child_env(root, matrix_cache=False)
         runs: dict[str, list[str]] = {}
+        cpu: dict[str, list[float]] = {}  # user + system CPU seconds of each run (warm-up first)
 
         def variant(name: str, plugin: bool, collect: bool, matrix: str = "matrix.yaml", null_hooks: bool = False,
                     matrix_cache: bool = True):
             cmd = pytest_argv(plugin=plugin, collect=collect, root=root, matrix=matrix, null_hooks=null_hooks)
 
             def run() -> float:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 wall, proc = timed_run(cmd, cwd=root, env=env if matrix_cache else cold_env,
                                        ok_codes=(0, 1) if not collect else (0,))
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu.setdefault(name, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
                 runs[name] = last_lines(proc)
                 return wall
             return run
@@ -605,6 +611,10 @@ def main(argv: list[str] | None = None) -> int:
             "null-hooks-run": variant("null-hooks-run", False, False, null_hooks=True),
         }, args.reps)
         stats = {name: summary(t) for name, t in times.items()}
+        cpu = {name: samples[-args.reps:] for name, samples in cpu.items()}  # without the warm-up
+        cpu_stats = {name: summary(t) for name, t in cpu.items()}
+        cpu_run = cpu_stats["plugin-run"]["median"] / cpu_stats["bare-run"]["median"] - 1
+        cpu_run_paired = paired_ratio(cpu["plugin-run"], cpu["bare-run"]) - 1
         run_ratio = stats["plugin-run"]["median"] / stats["bare-run"]["median"] - 1
         collect_ratio = stats["plugin-collect"]["median"] / stats["bare-collect"]["median"] - 1
         paired_run = paired_ratio(times["plugin-run"], times["bare-run"]) - 1
@@ -632,6 +642,7 @@ def main(argv: list[str] | None = None) -> int:
                       "items_xfail_only": micro_result["items_xfail_only"]},
             "reps": args.reps,
             "wall_s": {name: {"samples": t, **stats[name]} for name, t in times.items()},
+            "cpu_s": {name: {"samples": t, **cpu_stats[name]} for name, t in cpu.items()},
             "overhead": {"run": run_ratio, "run_paired": paired_run, "collect": collect_ratio,
                          "collect_paired": paired_collect,
                          "run_abs_s": stats["plugin-run"]["median"] - stats["bare-run"]["median"],
@@ -639,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
                          "run_0_active": fixed_ratio,
                          "run_0_active_paired": paired_ratio(times["plugin-run-0-active"], times["bare-run"]) - 1,
                          "run_0_active_abs_s": stats["plugin-run-0-active"]["median"] - stats["bare-run"]["median"],
+                         "run_cpu": cpu_run, "run_cpu_paired": cpu_run_paired,
                          "no_cache": stats["plugin-run-no-cache"]["median"] / stats["bare-run"]["median"] - 1,
                          "no_cache_paired": paired_ratio(times["plugin-run-no-cache"], times["bare-run"]) - 1,
                          "null_hooks": null_ratio,
@@ -656,13 +668,15 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    rows = [[name, s["median"], s["min"], s["max"], s["mad"]] for name, s in stats.items()]
-    print(table(rows, ["variant", "median s", "min s", "max s", "MAD s"]))
+    rows = [[name, s["median"], s["min"], s["max"], s["mad"], cpu_stats[name]["median"]] for name, s in stats.items()]
+    print(table(rows, ["variant", "median s", "min s", "max s", "MAD s", "CPU median s"]))
     print()
     print(table([
         ["full run", f"{run_ratio * 100:+.1f}%", f"{paired_run * 100:+.1f}%",
          f"{result['overhead']['run_abs_s']:+.3f}", f"<= {TARGET_OVERHEAD * 100:.0f}%",
          "met" if run_ratio <= TARGET_OVERHEAD else "NOT MET"],
+        ["full run, CPU time (user + sys)", f"{cpu_run * 100:+.1f}%", f"{cpu_run_paired * 100:+.1f}%",
+         f"{cpu_stats['plugin-run']['median'] - cpu_stats['bare-run']['median']:+.3f}", "-", "-"],
         ["--collect-only", f"{collect_ratio * 100:+.1f}%", f"{paired_collect * 100:+.1f}%",
          f"{result['overhead']['collect_abs_s']:+.3f}", "-", "-"],
         ["full run, 0 rules active", f"{fixed_ratio * 100:+.1f}%",
