@@ -62,15 +62,20 @@ class ResultHook:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        nodeid = report.nodeid
-        if report.outcome == "passed" and not report.user_properties \
-                and (report.when != "call" or nodeid not in self.rules):
-            if self.records:  # the common case, kept cheap: a plain pass, nothing to classify
-                if report.when == "call":
-                    self.state.record_pass(nodeid)
-                elif report.when == "teardown":
+        if report.outcome == "passed" and not report.user_properties:  # the common case, kept cheap
+            when = report.when
+            if when == "setup":
+                return  # a passing setup says nothing the call and teardown will not
+            nodeid = report.nodeid
+            if when == "teardown":
+                if self.records:
                     self.state.finish(nodeid)
-            return
+                return
+            if nodeid not in self.rules:  # a plain pass, nothing to classify
+                if self.records:
+                    self.state.record_pass(nodeid)
+                return
+        nodeid = report.nodeid
         item = self.items.get(nodeid)
         if item is not None and not getattr(report, CLASSIFIED, False):
             self._classify(item, report)
