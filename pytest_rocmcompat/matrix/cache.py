@@ -6,8 +6,8 @@ child. The cache keeps, per file, the checked :class:`~.model.FileContent`; a la
 reads the same text loads it instead (about 3 ms, and PyYAML is never imported).
 
 - **Key**: SHA-256 of the file's text, the name it is shown under in messages, whether it
-  is an included file, the Python version and the package's code that checks and models a
-  file (size and modification time of those modules). An edited, renamed or differently
+  is an included file, the Python version, the package version and the package's code that
+  checks and models a file (size and modification time of those modules). An edited, renamed or differently
   included file, or a changed checker, is a miss, never a stale hit. Includes are resolved
   live on every run; only each file's own checked content is cached.
 - **Stored**: only files that checked clean, so every error message comes from a real check.
@@ -61,7 +61,7 @@ class MatrixCache:
 
     def key(self, text: str, name: str, included: bool) -> str:
         digest = hashlib.sha256()
-        for part in (self._code_fingerprint(), sys.version, name, str(included), text):
+        for part in (_version(), self._code_fingerprint(), sys.version, name, str(included), text):
             digest.update(part.encode("utf-8", "surrogatepass"))
             digest.update(b"\0")
         return digest.hexdigest()
@@ -121,6 +121,12 @@ class MatrixCache:
                     parts.append(f"{relative}:?")
             self._code = "|".join(parts)
         return self._code
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
 
 
 def _private(st: os.stat_result) -> bool:
