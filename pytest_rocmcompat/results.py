@@ -124,12 +124,3 @@ class ResultHook:
     def pytest_terminal_summary(self) -> None:
         if self._seen_outcome:
             self._register_words()
-
-    def _classify(self, item: pytest.Item, report: pytest.TestReport) -> None:
-        if report.when == "call" and report.passed and FLOOR_MISSES_KEY in item.stash:
-            report.outcome = "failed"  # a figure worse than its floor is a regression
-            report.longrepr = floor_failure(item)
-        rules = self.rules.get(report.nodeid, [])
-        if report.failed or rules:
-            classify.classify(item, report, rules, strict=self.state.strict)
-        setattr(report, CLASSIFIED, True)
