@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path

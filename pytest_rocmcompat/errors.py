@@ -34,6 +34,10 @@ class Problem:
         return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
+class OverrideError(ValueError):
+    """A ``--rocm-set`` value that cannot be applied; the message says which and why."""
+
+
 class ConfigError(Exception):
     """One or more :class:`Problem` s; ``str()`` lists each on its own line."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Generator
 
 import pytest
 

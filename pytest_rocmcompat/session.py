@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .errors import ConfigError
+from .errors import ConfigError, OverrideError
 from .matrix.cache import MatrixCache
 from .matrix.loader import bundled_known_bad, load_matrix
 from .matrix.model import Matrix
@@ -137,7 +137,7 @@ def build_state(config: pytest.Config) -> CompatState:
     try:
         matrix, rules_source = _load_rules_file(config)
         env = _environment(config, matrix)
-    except (ConfigError, EnvironmentFileError) as exc:
+    except (ConfigError, EnvironmentFileError, OverrideError) as exc:
         raise pytest.UsageError(f"rocmcompat: {exc}") from None
     rules = ActiveRules(matrix.rules if matrix else (), env)
     location = None
@@ -188,9 +188,6 @@ def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:
     assignments = config.getoption("rocm_set") or []
     if not assignments:
         return env
-    from .probe.overrides import OverrideError, apply_overrides
+    from .probe.overrides import apply_overrides  # raises OverrideError
 
-    try:
-        return apply_overrides(env, assignments)
-    except OverrideError as exc:
-        raise pytest.UsageError(f"rocmcompat: {exc}") from None
+    return apply_overrides(env, assignments)

@@ -64,7 +64,7 @@ def test_a_hit_imports_no_yaml(files: Path, tmp_path: Path) -> None:
     """A fresh interpreter with a warm cache loads the matrix without importing PyYAML."""
     code = ("import sys; from pytest_rocmcompat.matrix.cache import MatrixCache; "
             "from pytest_rocmcompat.matrix.loader import load_matrix; "
-            f"m = load_matrix('main.yaml', cache=MatrixCache.from_environ()); "
+            "m = load_matrix('main.yaml', cache=MatrixCache.from_environ()); "
             "print(len(m.rules), 'yaml' in sys.modules)")
     env = dict(os.environ, **{CACHE_DIR_VAR: str(tmp_path / "cache")})
     runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,

@@ -27,6 +27,7 @@ import stat
 import sys
 from pathlib import Path
 
+from .. import __version__
 from .model import FileContent
 
 CACHE_DIR_VAR = "ROCMCOMPAT_CACHE_DIR"
@@ -61,7 +62,7 @@ class MatrixCache:
 
     def key(self, text: str, name: str, included: bool) -> str:
         digest = hashlib.sha256()
-        for part in (_version(), self._code_fingerprint(), sys.version, name, str(included), text):
+        for part in (__version__, self._code_fingerprint(), sys.version, name, str(included), text):
             digest.update(part.encode("utf-8", "surrogatepass"))
             digest.update(b"\0")
         return digest.hexdigest()
@@ -84,23 +85,15 @@ class MatrixCache:
 
     def put(self, key: str, content: FileContent) -> None:
         import pickle
-        import tempfile
+
+        from ..report.atomic import write_atomic
 
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._trusted_dir():
                 return
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pickle", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    pickle.dump(content, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.directory / f"{key}.pickle")  # readers never see half a file
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            # mkstemp's file is 0600; readers never see half a file
+            write_atomic(str(self.directory / f"{key}.pickle"), pickle.dumps(content, pickle.HIGHEST_PROTOCOL))
         except Exception:  # read-only home, full disk, unpicklable value: run without the cache
             return
 
@@ -121,12 +114,6 @@ class MatrixCache:
                     parts.append(f"{relative}:?")
             self._code = "|".join(parts)
         return self._code
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
 
 
 def _private(st: os.stat_result) -> bool:

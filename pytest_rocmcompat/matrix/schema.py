@@ -7,7 +7,6 @@ from typing import Any
 from ..arch import is_valid_arch_pattern, normalize_arch
 from ..metrics import METRICS
 from ..probe.environment import PLATFORMS, normalize_library
-from ..rules.model import Rule
 from ..rules.schema import parse_rule
 from .checker import Checker, join_path, show
 from .yaml_lines import line_of

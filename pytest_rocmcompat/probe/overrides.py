@@ -6,15 +6,12 @@ import re
 from dataclasses import replace
 
 from ..arch import arch_vendor, is_valid_arch, normalize_arch
+from ..errors import OverrideError
 from ..versions import InvalidVersion, parse_version
 from .environment import GPU, PLATFORMS, Environment, normalize_library
 
 VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python")
 KEYS = ("platform", "arch", *VERSION_KEYS, "lib.NAME", "env.NAME")
-
-
-class OverrideError(ValueError):
-    """A ``--rocm-set`` value that cannot be applied; the message says which and why."""
 
 
 def parse_assignment(text: str) -> tuple[str, str]:

@@ -6,13 +6,13 @@ import os
 import tempfile
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Replace ``path`` with ``text`` in one rename; the old file survives any failure."""
+def write_atomic(path: str, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (or bytes) in one rename; the old file survives any failure."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
