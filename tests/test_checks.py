@@ -186,3 +186,81 @@ def test_settings_switch_off_and_change_action() -> None:
 def test_bad_overrides_are_clear_errors(assignment: str, message: str) -> None:
     with pytest.raises(OverrideError, match=message):
         apply_overrides(H100, [assignment])
+
+
+# ---- end to end through pytest --------------------------------------------------------------
+GPU_TESTS = '''
+import pytest
+
+@pytest.mark.gpus(1)
+def test_kernel():
+    raise RuntimeError("CUDA error: no kernel image is available for execution on the device")
+
+@pytest.mark.gpus(1)
+def test_gpu_passes():
+    pass
+
+def test_cpu():
+    pass
+'''
+BLACKWELL_ON_CU124 = ("--rocm-set", "torch=2.7.0+cu124", "--rocm-set", "arch=sm_120")
+
+
+def _run(pytester: pytest.Pytester, *args: str, matrix: str | None = None) -> pytest.RunResult:
+    (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_stack=GPU_TESTS)
+    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml", *args]
+    if matrix is not None:
+        pytester.makefile(".yaml", matrix=matrix)
+        options += ["--rocm-matrix", "matrix.yaml"]
+    return pytester.runpytest(*options)
+
+
+def _junit_rules(pytester: pytest.Pytester) -> dict[str, str]:
+    import xml.etree.ElementTree as ET
+
+    out = {}
+    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
+        for prop in case.iter("property"):
+            if prop.get("name") == "rocm_rule":
+                out[case.get("name")] = prop.get("value")
+    return out
+
+
+def test_arch_problem_end_to_end(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, *BLACKWELL_ON_CU124)
+    result.stdout.fnmatch_lines([
+        "rocmcompat: checks: 1 problem(s) with this stack:",
+        "rocmcompat:   [[]arch-not-in-build] torch 2.7.0+cu124 has no kernels for sm_120*",
+    ])
+    result.assert_outcomes(passed=1, xfailed=1, xpassed=1)  # known-bad, pass, stale-rule
+    assert _junit_rules(pytester) == {"test_kernel": "arch-not-in-build", "test_gpu_passes": "arch-not-in-build"}
+
+
+def test_no_problem_no_header_and_plain_outcomes(pytester: pytest.Pytester) -> None:
+    result = _run(pytester)  # the recorded H100 as it is
+    assert "checks:" not in result.stdout.str()
+    result.assert_outcomes(passed=2, failed=1)
+    assert _junit_rules(pytester) == {}
+
+
+def test_matrix_switches_check_to_skip_or_off(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, *BLACKWELL_ON_CU124, matrix="name: m\nchecks:\n  arch-not-in-build: skip\n")
+    result.assert_outcomes(passed=1, skipped=2)
+    result = _run(pytester, *BLACKWELL_ON_CU124, matrix="name: m\nchecks:\n  arch-not-in-build: off\n")
+    result.assert_outcomes(passed=2, failed=1)
+
+
+def test_collect_only_lists_check(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, *BLACKWELL_ON_CU124, "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["test_stack.py::test_kernel: XFAIL [[]arch-not-in-build]*"])
+
+
+@pytest.mark.parametrize("body, message", [
+    ("checks:\n  arch-not-in-bild: off\n", "matrix.yaml:3: checks.arch-not-in-bild: unknown check*did you mean 'arch-not-in-build'*"),
+    ("checks:\n  arch-not-in-build: maybe\n", "matrix.yaml:3: checks.arch-not-in-build: 'maybe' is not a setting; use one of off, skip, xfail, isolate"),
+])
+def test_matrix_checks_mistakes_name_file_and_line(pytester: pytest.Pytester, body: str, message: str) -> None:
+    result = _run(pytester, matrix="name: m\n" + body)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*" + message])
