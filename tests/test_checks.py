@@ -264,3 +264,37 @@ def test_matrix_checks_mistakes_name_file_and_line(pytester: pytest.Pytester, bo
     result = _run(pytester, matrix="name: m\n" + body)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*" + message])
+
+
+# ---- probe: derived facts from the native child's output, the CLI's problems section ----------
+def test_assemble_takes_arch_list_nccl_driver_cuda_and_requires() -> None:
+    from pytest_rocmcompat.probe.device_report import DeviceReport
+    from pytest_rocmcompat.probe.live import assemble
+
+    torch = {"version": "2.11.0+cu130", "cuda": "13.0", "hip": None, "devices": [],
+             "arch_list": list(H100.torch_archs), "nccl": "2.28.9"}
+    nvml = DeviceReport("nvml", H100.gpus, driver="580.159.04", cuda="13.0")
+    env = assemble(torch, [nvml], None, {"torch": "2.11.0"}, {}, [], {"torch": ("triton==3.6.0",)})
+    assert env.torch_archs == H100.torch_archs and env.nccl == "2.28.9" and env.driver_cuda == "13.0"
+    assert env.requires == {"torch": ("triton==3.6.0",)} and evaluate(env) == []
+
+
+def test_declared_requirements_read_metadata_without_extras() -> None:
+    from pytest_rocmcompat.probe.libraries import declared_requirements, installed_versions
+
+    requires = declared_requirements(installed_versions())
+    assert "torch" in requires  # this machine's torch, read from its METADATA
+    assert all("extra" not in r for reqs in requires.values() for r in reqs)
+
+
+def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
+    from pytest_rocmcompat.cli import main
+
+    args = ["probe", "--env", str(DATA / "env_h100_archs.json")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "torch build targets: sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 (recorded)" in out
+    assert "problems: none found" in out
+    assert main([*args, "--set", "lib.vllm=0.6.3", "--set", "torch=2.5.1"]) == 0  # exit status unchanged
+    out = capsys.readouterr().out
+    assert "problems: 1" in out and "[requirement-not-met] vllm 0.6.3 requires torch==2.4.0" in out

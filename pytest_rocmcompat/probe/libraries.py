@@ -36,3 +36,25 @@ def installed_versions(extra: Iterable[str] = ()) -> dict[str, str]:
         if key in wanted and key not in found:  # first on sys.path wins, as for imports
             found[key] = dist.version
     return dict(sorted(found.items()))
+
+
+def declared_requirements(installed: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """``Requires-Dist`` of the installed GPU-stack distributions (read from METADATA, nothing imported).
+
+    Only the stack libraries (and ``nvidia-*`` runtime wheels) are read, so the cost stays a
+    handful of small file reads.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for name in installed:
+        if name not in _STACK and not name.startswith("nvidia-"):
+            continue
+        try:
+            requires = metadata.requires(name) or []
+        except Exception:  # missing or broken metadata: nothing declared
+            continue
+        out[name] = tuple(r for r in requires if "extra" not in r.partition(";")[2])  # extras never apply
+    return out
+
+
+_STACK = frozenset(normalize_library(n) for n in (*STACK_LIBRARIES, "pytorch-triton-rocm", "diffusers",
+                                                  "torchtune", "trl", "apex", "transformer-engine"))
