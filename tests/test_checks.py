@@ -209,7 +209,8 @@ BLACKWELL_ON_CU124 = ("--rocm-set", "torch=2.7.0+cu124", "--rocm-set", "arch=sm_
 def _run(pytester: pytest.Pytester, *args: str, matrix: str | None = None) -> pytest.RunResult:
     (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
     pytester.makepyfile(test_stack=GPU_TESTS)
-    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml", *args]
+    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+               "--rocm-report", "R.md", *args]
     if matrix is not None:
         pytester.makefile(".yaml", matrix=matrix)
         options += ["--rocm-matrix", "matrix.yaml"]
@@ -235,6 +236,10 @@ def test_arch_problem_end_to_end(pytester: pytest.Pytester) -> None:
     ])
     result.assert_outcomes(passed=1, xfailed=1, xpassed=1)  # known-bad, pass, stale-rule
     assert _junit_rules(pytester) == {"test_kernel": "arch-not-in-build", "test_gpu_passes": "arch-not-in-build"}
+    junit = (pytester.path / "junit.xml").read_text()
+    assert '<property name="rocm_problems" value="arch-not-in-build"' in junit
+    report = (pytester.path / "R.md").read_text()
+    assert "## Stack problems" in report and "has no kernels for sm_120" in report
 
 
 def test_no_problem_no_header_and_plain_outcomes(pytester: pytest.Pytester) -> None:
@@ -242,6 +247,10 @@ def test_no_problem_no_header_and_plain_outcomes(pytester: pytest.Pytester) -> N
     assert "checks:" not in result.stdout.str()
     result.assert_outcomes(passed=2, failed=1)
     assert _junit_rules(pytester) == {}
+    assert "rocm_problems" not in (pytester.path / "junit.xml").read_text()
+    report = (pytester.path / "R.md").read_text()
+    assert "Stack problems" not in report
+    assert "| torch targets" in report and "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in report
 
 
 def test_matrix_switches_check_to_skip_or_off(pytester: pytest.Pytester) -> None:
