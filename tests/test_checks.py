@@ -307,3 +307,64 @@ def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
     assert main([*args, "--set", "lib.vllm=0.6.3", "--set", "torch=2.5.1"]) == 0  # exit status unchanged
     out = capsys.readouterr().out
     assert "problems: 1" in out and "[requirement-not-met] vllm 0.6.3 requires torch==2.4.0" in out
+
+
+# ---- the sourced tables -------------------------------------------------------------------------
+@pytest.mark.parametrize("dist, version, expected", [
+    ("vllm", "0.6.3.post1", "torch==2.4.0"),    # pip: "vllm 0.6.3.post1 requires torch==2.4.0"
+    ("vllm", "0.7.3", "torch==2.5.1"),          # hiyouga/EasyR1#27
+    ("vllm", "0.8.5.post1", "torch==2.6.0"),    # LMCache/LMCache#583
+    ("vllm", "0.10.1.1", "torch==2.7.1"),       # NovaSky-AI/SkyRL#218
+    ("vllm", "0.11.0", "torch==2.8.0"),         # verl-project/verl#5123
+    ("torchvision", "0.20.1", "torch>=2.5,<2.6"),
+    ("torchaudio", "2.11.0", "torch>=2.11,<2.12"),
+    ("xformers", "0.0.28.post3", "torch>=2.5,<2.6"),
+])
+def test_declared_pins_table(dist: str, version: str, expected: str) -> None:
+    from pytest_rocmcompat.probe.declared_pins import declared_requires
+
+    requires, source = declared_requires(dist, version)
+    assert requires == (expected,) and source.startswith("https://")
+
+
+def test_declared_pins_unknown_releases_say_nothing() -> None:
+    from pytest_rocmcompat.probe.declared_pins import declared_requires
+
+    assert declared_requires("vllm", "0.3.3") is None and declared_requires("vllm", "0.19.0") is None
+    assert declared_requires("flash-attn", "2.7.4") is None and declared_requires("vllm", None) is None
+
+
+@pytest.mark.parametrize("torch, has, lacks", [
+    ("2.5.1+cu124", "sm_90", "sm_100"),
+    ("2.8.0+cu128", "sm_70", "sm_60"),        # Maxwell/Pascal dropped from cu128 builds
+    ("2.6.0+rocm6.2.4", "gfx942", "gfx1010"),  # a patch-level ROCm tag matches its minor's row
+    ("2.9.0+rocm6.4", "gfx950", "gfx1151"),
+])
+def test_official_wheel_targets(torch: str, has: str, lacks: str) -> None:
+    from pytest_rocmcompat.probe.wheel_targets import official_targets
+
+    targets, source = official_targets(torch)
+    assert has in targets and lacks not in targets and source.startswith("table: ")
+
+
+def test_official_wheel_targets_unknown() -> None:
+    from pytest_rocmcompat.probe.wheel_targets import official_targets
+
+    assert official_targets("2.5.1") is None  # no build tag: which build is unknown
+    assert official_targets("2.13.0+cu130") is None and official_targets("2.5.1+cpu") is None
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("torch_archs", "sm_90", "torch_archs: expected a list of strings or null"),
+    ("requires", {"vllm": "torch==2.5.1"}, "requires: expected an object of string lists"),
+    ("nccl", 2.21, "nccl: expected a string or null"),
+])
+def test_bad_derived_fields_in_recorded_json_name_the_field(tmp_path: Path, field: str, value, message: str) -> None:
+    import json
+
+    from pytest_rocmcompat.probe.environment import EnvironmentFileError
+
+    path = tmp_path / "env.json"
+    path.write_text(json.dumps({**H100.to_dict(), field: value}))
+    with pytest.raises(EnvironmentFileError, match=message):
+        Environment.load(str(path))
