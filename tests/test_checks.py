@@ -368,3 +368,21 @@ def test_bad_derived_fields_in_recorded_json_name_the_field(tmp_path: Path, fiel
     path.write_text(json.dumps({**H100.to_dict(), field: value}))
     with pytest.raises(EnvironmentFileError, match=message):
         Environment.load(str(path))
+
+
+def test_live_probe_reads_driver_cuda_from_nvidia_smi_header(tmp_path: Path) -> None:
+    """A replay of nvidia-smi (no NVIDIA GPU here): the query answers CSV, the plain call the table."""
+    import os
+    import stat
+
+    from pytest_rocmcompat.probe.live import probe
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    tool = bindir / "nvidia-smi"
+    tool.write_text("#!/bin/sh\ncase \"$1\" in\n"
+                    f"  --query-gpu*) cat '{DATA / 'nvidia_smi_query_h100.csv'}' ;;\n"
+                    f"  *) cat '{DATA / 'nvidia_smi_h100_580.txt'}' ;;\nesac\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    env = probe(environ={"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert env.archs == ("sm_90",) and env.driver_cuda == "13.0" and env.driver == "580.159.04"

@@ -168,7 +168,7 @@ def _run_native(environ: dict[str, str]) -> dict[str, Any]:
 def _tool_commands(environ: dict[str, str]):
     """(name, argv, parser) for each vendor tool found on PATH or under ROCm's bin."""
     from .amdsmi_text import parse_amdsmi_static_json
-    from .nvidia_smi import parse_nvidia_smi_csv
+    from .nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
     from .rocminfo import parse_rocminfo
 
     path = os.pathsep.join([environ.get("PATH", ""), *(os.path.join(r, "bin") for r in _rocm_roots(environ))])
@@ -177,6 +177,8 @@ def _tool_commands(environ: dict[str, str]):
         ("amd-smi", ["amd-smi", "static", "--json"], parse_amdsmi_static_json),
         ("nvidia-smi", ["nvidia-smi", "--query-gpu=index,name,memory.total,compute_cap,driver_version",
                         "--format=csv,noheader,nounits"], parse_nvidia_smi_csv),
+        # the plain table's header: the highest CUDA the driver supports (when NVML is absent)
+        ("nvidia-smi header", ["nvidia-smi"], parse_nvidia_smi_header),
     )
     for name, argv, parse in table:
         exe = shutil.which(argv[0], path=path)
