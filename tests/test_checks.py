@@ -386,3 +386,8 @@ def test_live_probe_reads_driver_cuda_from_nvidia_smi_header(tmp_path: Path) -> 
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
     env = probe(environ={"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert env.archs == ("sm_90",) and env.driver_cuda == "13.0" and env.driver == "580.159.04"
+
+
+def test_cpu_or_untagged_torch_on_a_gpu_is_not_judged_by_the_toolkit() -> None:
+    assert ids(apply_overrides(H100, ["torch=2.5.1+cpu", "arch=sm_120", "cuda=12.4"])) == []
+    assert ids(apply_overrides(H100, ["torch=2.5.1", "arch=sm_120", "cuda=12.4"])) == []
