@@ -289,9 +289,10 @@ def test_assemble_takes_arch_list_nccl_driver_cuda_and_requires() -> None:
 
 
 def test_declared_requirements_read_metadata_without_extras() -> None:
-    from pytest_rocmcompat.probe.libraries import declared_requirements, installed_versions
+    from pytest_rocmcompat.probe.libraries import declared_requirements, installed_stack, installed_versions
 
-    requires = declared_requirements(installed_versions())
+    versions, requires = installed_stack()
+    assert versions == installed_versions() and requires == declared_requirements(versions)
     assert "torch" in requires  # this machine's torch, read from its METADATA
     assert all("extra" not in r for reqs in requires.values() for r in reqs)
 

@@ -23,7 +23,7 @@ from ..arch import nvidia_arch
 from .device_report import DeviceReport
 from .environment import GPU, Environment
 from .envvars import capture_env
-from .libraries import declared_requirements, installed_versions
+from .libraries import installed_stack
 from .native_child import MARKER
 
 TOOL_TIMEOUT_S = 30.0
@@ -43,8 +43,7 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
         notes.append(f"vendor tools: {type(exc).__name__}: {exc}")
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(fn) for name, fn in jobs.items()}
-        libraries = installed_versions(extra_libraries)
-        requires = declared_requirements(libraries)
+        libraries, requires = installed_stack(extra_libraries)
         try:
             rocm_file, rocm_note = _rocm_version(environ)
         except Exception as exc:
