@@ -392,3 +392,15 @@ def test_live_probe_reads_driver_cuda_from_nvidia_smi_header(tmp_path: Path) -> 
 def test_cpu_or_untagged_torch_on_a_gpu_is_not_judged_by_the_toolkit() -> None:
     assert ids(apply_overrides(H100, ["torch=2.5.1+cpu", "arch=sm_120", "cuda=12.4"])) == []
     assert ids(apply_overrides(H100, ["torch=2.5.1", "arch=sm_120", "cuda=12.4"])) == []
+
+
+def test_requirement_forms_pip_accepts_and_ones_it_ignores() -> None:
+    def found(*reqs: str) -> list[str]:
+        env = replace(H100, libraries={**H100.libraries, "vllm": "0.6.3"}, requires={"vllm": reqs})
+        return ids(env)
+
+    assert found("torch (==2.4.0)") == ["requirement-not-met"]  # the old parenthesised form
+    assert found("Torch[opt-einsum]==2.4.0") == ["requirement-not-met"]  # names normalised, extras dropped
+    assert found("torch==2.4.0; sys_platform == 'win32'") == []  # marker false on this Linux stack
+    assert found("torch==2.4.0; python_version >= '3.12'") == ["requirement-not-met"]  # recorded Python 3.12.3
+    assert found("torch @ https://example.invalid/torch.whl", "???", "torch==two") == []  # not judged, never raises
