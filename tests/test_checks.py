@@ -404,3 +404,30 @@ def test_requirement_forms_pip_accepts_and_ones_it_ignores() -> None:
     assert found("torch==2.4.0; sys_platform == 'win32'") == []  # marker false on this Linux stack
     assert found("torch==2.4.0; python_version >= '3.12'") == ["requirement-not-met"]  # recorded Python 3.12.3
     assert found("torch @ https://example.invalid/torch.whl", "???", "torch==two") == []  # not judged, never raises
+
+
+def test_dynamo_gate_and_pin_reach_tests_by_uses(pytester: pytest.Pytester) -> None:
+    (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_uses='''
+import pytest
+
+@pytest.mark.uses("torch.compile")
+def test_compiled():
+    raise RuntimeError("torch.compile is not supported on Python 3.12+")
+
+@pytest.mark.uses("vllm")
+def test_vllm_import():
+    raise ImportError("undefined symbol: _ZN3c104cuda9SetDeviceEi")
+
+@pytest.mark.uses("peft")
+def test_unrelated():
+    raise AssertionError("a real failure")
+''')
+    result = pytester.runpytest("--rocm-env", "env.json", "-p", "no:cacheprovider", "-rA",
+                                "--rocm-set", "torch=2.3.1+cu121", "--rocm-set", "python=3.12.4",
+                                "--rocm-set", "lib.vllm=0.6.3")
+    result.assert_outcomes(xfailed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "KNOWN-BAD test_uses.py::test_compiled - rocmcompat [[]dynamo-python-gate]*",
+        "KNOWN-BAD test_uses.py::test_vllm_import - rocmcompat [[]requirement-not-met] vllm 0.6.3 requires torch==2.4.0*",
+    ])

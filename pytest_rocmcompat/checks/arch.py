@@ -9,7 +9,7 @@ from . import cuda_targets, rocm_targets
 from .finding import Finding
 
 ID = "arch-not-in-build"
-GPU_SUITE = ("suites/gpu",)
+GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
 
 
 def check(env: Environment) -> list[Finding]:
