@@ -431,3 +431,17 @@ def test_unrelated():
         "KNOWN-BAD test_uses.py::test_compiled - rocmcompat [[]dynamo-python-gate]*",
         "KNOWN-BAD test_uses.py::test_vllm_import - rocmcompat [[]requirement-not-met] vllm 0.6.3 requires torch==2.4.0*",
     ])
+
+
+def test_rules_can_condition_on_nccl_and_driver_cuda(tmp_path: Path) -> None:
+    from pytest_rocmcompat.matrix.loader import load_matrix
+    from pytest_rocmcompat.rules.engine import ActiveRules
+
+    path = tmp_path / "m.yaml"
+    path.write_text("name: m\nknown_bad:\n"
+                    "  - id: nvls-bind\n    when: {nccl: '>=2.29', driver_cuda: '>=12.0'}\n"
+                    "    applies_to: {markers: [gpus]}\n    reason: NVLS multicast bind fails\n")
+    rules = load_matrix(path).rules
+    assert [r.id for r in ActiveRules(rules, apply_overrides(H100, ["nccl=2.29.2"])).active] == ["nvls-bind"]
+    assert ActiveRules(rules, apply_overrides(H100, ["nccl=2.28.9"])).active == ()
+    assert ActiveRules(rules, H100).active == ()  # NCCL version unknown: the condition does not hold
