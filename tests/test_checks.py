@@ -445,3 +445,23 @@ def test_rules_can_condition_on_nccl_and_driver_cuda(tmp_path: Path) -> None:
     assert [r.id for r in ActiveRules(rules, apply_overrides(H100, ["nccl=2.29.2"])).active] == ["nvls-bind"]
     assert ActiveRules(rules, apply_overrides(H100, ["nccl=2.28.9"])).active == ()
     assert ActiveRules(rules, H100).active == ()  # NCCL version unknown: the condition does not hold
+
+
+def test_vllm_cuda_pin_does_not_apply_to_a_rocm_build() -> None:
+    rocm = Environment(platform="rocm", torch="2.5.1+rocm6.2", python="3.12.3", os="Linux 6.8",
+                       libraries={"vllm": "0.6.3"})
+    assert ids(rocm) == []  # vLLM on ROCm is built from source against the installed torch
+    assert ids(replace(rocm, requires={"vllm": ("torch==2.4.0",)})) == ["requirement-not-met"]  # metadata wins
+    assert ids(apply_overrides(H100, ["lib.vllm=0.6.3", "torch=2.5.1+cu124"])) == ["requirement-not-met"]
+
+
+def test_bench_environment_has_no_problem() -> None:
+    """The plugin benchmarks' replayed MI300X node: its results (and overhead) must not change."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+    try:
+        from plugin_overhead import ENV
+    finally:
+        sys.path.pop(0)
+    assert evaluate(ENV) == []

@@ -58,8 +58,13 @@ def check(env: Environment) -> list[Finding]:
 def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...], str]:
     if dist in env.requires:
         return env.requires[dist], SOURCE
-    found = declared_requires(dist, version)
+    found = declared_requires(dist, version, cuda_build=not _rocm_build(env))
     return found if found is not None else ((), SOURCE)
+
+
+def _rocm_build(env: Environment) -> bool:
+    """A ROCm torch (``+rocm`` tag, HIP, or the rocm platform): CUDA wheels' pins do not apply."""
+    return env.torch_rocm is not None or env.platform == "rocm"
 
 
 def _unmet(text: str, env: Environment, markers: dict[str, str]) -> str | None:

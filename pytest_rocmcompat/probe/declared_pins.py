@@ -34,12 +34,19 @@ XFORMERS_TORCH: tuple[tuple[str, str], ...] = (
 _XFORMERS = "https://github.com/facebookresearch/xformers/releases/tag/v{v}"
 
 
-def declared_requires(dist: str, version: str | None) -> tuple[tuple[str, ...], str] | None:
-    """(requirement strings, source) of ``dist`` at ``version`` from the table, or ``None``."""
+def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, ...], str] | None:
+    """(requirement strings, source) of ``dist`` at ``version`` from the table, or ``None``.
+
+    vLLM's and xformers' pins are those of their CUDA wheels (``requirements-cuda.txt``, the
+    PyPI builds); on ROCm both are built from source against the installed torch, so with
+    ``cuda_build=False`` they declare nothing here.
+    """
     v = coerce_version(version)
     if v is None:
         return None
     release = coerce_version(v.base_version)
+    if dist in ("vllm", "xformers") and not cuda_build:
+        return None
     if dist == "vllm":
         if not (SpecifierSet(f">=0.4,<{VLLM_KNOWN_UNTIL}").contains(release, prereleases=True)):
             return None
