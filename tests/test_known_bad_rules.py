@@ -414,6 +414,9 @@ def test_memory_fault_rule_is_kept_as_specified(rules) -> None:
         "torch": SpecifierSet("==2.5.1"), "torch_rocm": SpecifierSet("==6.2.*"),
     }
     assert "https://github.com/ROCm/ROCm/issues/4166" not in rule.links
+    # contested: one report of the fault, one of the same build working -> isolate with signature, never skip
+    assert rule.contested and rule.action == "isolate" and rule.signature is not None
+    assert "https://github.com/pytorch/pytorch/issues/147626" in rule.links
 
 
 @pytest.mark.parametrize("item", sorted(COVERAGE))
