@@ -84,6 +84,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         lines.append(f"rocmcompat: rules from {state.rules_source} (no axes: no cell to locate)")
     lines.append(f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
                  f"active ({state.rules_source})")
+    if state.problems:
+        lines.append(f"rocmcompat: checks: {len(state.problems)} problem(s) with this stack:")
+        lines.extend(f"rocmcompat:   {p.describe()}" for p in state.problems)
     for note in state.env.notes:
         if config.option.verbose > 0:
             lines.append(f"rocmcompat: probe note: {note}")

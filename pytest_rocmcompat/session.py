@@ -18,6 +18,9 @@ from .matrix.loader import bundled_known_bad, load_matrix
 from .matrix.model import Matrix
 from .outcomes import Outcome, worst
 from .probe.environment import Environment, EnvironmentFileError
+from .checks.finding import Finding
+from .checks.registry import compile_rules
+from .checks.registry import evaluate as evaluate_checks
 from .rules.engine import ActiveRules
 
 if TYPE_CHECKING:  # imported where used: a run without axes or overrides needs neither
@@ -68,6 +71,7 @@ class CompatState:
     rules: ActiveRules
     strict: bool
     report_path: str | None
+    problems: list[Finding] = field(default_factory=list)  # built-in checks' findings
     applied: dict[str, list[str]] = field(default_factory=dict)  # nodeid -> rule ids at collection
     # Finished tests: counts for all, details only for the notable (not a plain pass), so a
     # large passing suite keeps no per-test objects alive.
@@ -139,7 +143,10 @@ def build_state(config: pytest.Config) -> CompatState:
         env = _environment(config, matrix)
     except (ConfigError, EnvironmentFileError, OverrideError) as exc:
         raise pytest.UsageError(f"rocmcompat: {exc}") from None
-    rules = ActiveRules(matrix.rules if matrix else (), env)
+    settings = matrix.checks if matrix is not None else {}
+    problems = evaluate_checks(env, settings)
+    # the matrix's own rules first: their signatures are more specific than a check's
+    rules = ActiveRules((*(matrix.rules if matrix else ()), *compile_rules(problems, settings)), env)
     location = None
     if matrix is not None and matrix.axis_names:
         from .matrix.locate import locate
@@ -149,7 +156,7 @@ def build_state(config: pytest.Config) -> CompatState:
     if strict is None:
         strict = bool(config.getini("rocm_strict"))
     report = config.getoption("rocm_report") or _ini_path(config, "rocm_report")
-    return CompatState(env, matrix, rules_source, location, rules, strict, report)
+    return CompatState(env, matrix, rules_source, location, rules, strict, report, problems)
 
 
 def _ini_path(config: pytest.Config, name: str) -> str | None:

@@ -167,4 +167,5 @@ def _merge(path: str, contents: list[tuple[str, FileContent]]) -> Matrix:
         expect=dict(main.expect),
         rules=tuple(rules),
         files=tuple(name for name, _ in contents),
+        checks=dict(getattr(main, "checks", {})),
     )

@@ -25,6 +25,7 @@ class FileContent:
     floors: dict[str, float] = field(default_factory=dict)
     expect: dict[str, float] = field(default_factory=dict)
     rules: list[Rule] = field(default_factory=list)
+    checks: dict[str, str] = field(default_factory=dict)  # built-in check id -> off|skip|xfail|isolate
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Matrix:
     expect: dict[str, float] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
     files: tuple[str, ...] = ()  # this file and every file it included
+    checks: dict[str, str] = field(default_factory=dict)  # built-in check id -> off|skip|xfail|isolate
 
     @property
     def axis_names(self) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from .yaml_lines import line_of
 from .model import SUITES, FileContent
 
 TOP_KEYS = ("name", "description", "platform", "arch", "axes", "exclude", "include",
-            "suites", "floors", "expect", "known_bad")
+            "suites", "floors", "expect", "known_bad", "checks")
 INCLUDED_KEYS = ("name", "description", "include", "known_bad")
 AXIS_KEYS = ("rocm", "cuda", "torch", "python", "libraries")
 EXPECT_KEYS = ("min_gpu_memory_gib", "min_gpus")
@@ -87,6 +87,8 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
                 if name in expect and (n := ck.number(expect, name, join_path("expect", name), expect[name],
                                                       whole=name == "min_gpus")):
                     out.expect[name] = n
+    if "checks" in data:
+        out.checks = _check_checks(data["checks"], ck, data)
     if "known_bad" in data:
         rules = data["known_bad"]
         if not isinstance(rules, list):
@@ -96,6 +98,25 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
                 rule = parse_rule(raw, ck, rules, i, join_path("known_bad", i))
                 if rule is not None:
                     out.rules.append(rule)
+    return out
+
+
+def _check_checks(raw: Any, ck: Checker, parent: Any) -> dict[str, str]:
+    """``checks: {arch-not-in-build: off | skip | xfail | isolate}``."""
+    from ..checks.registry import CHECKS, SETTINGS
+
+    checks = ck.mapping(parent, "checks", "checks", raw)
+    out: dict[str, str] = {}
+    for name, setting in (checks or {}).items():
+        path = join_path("checks", name)
+        if not isinstance(name, str) or name not in CHECKS:
+            ck.unknown(checks, name, path, str(name), tuple(CHECKS), "check")
+        elif setting is False:  # YAML 1.1 reads a bare `off` as false
+            out[name] = "off"
+        elif setting not in SETTINGS:
+            ck.add(checks, name, path, f"{show(setting)} is not a setting; use one of {', '.join(SETTINGS)}")
+        else:
+            out[name] = setting
     return out
 
 

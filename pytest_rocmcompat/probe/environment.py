@@ -66,6 +66,11 @@ class Environment:
     source: str = "live"
     origin: str = ""  # where a replay came from, or what was overridden
     notes: tuple[str, ...] = ()
+    # Derived facts (all optional: older recorded files have none of them).
+    torch_archs: tuple[str, ...] | None = None  # torch.cuda.get_arch_list(); None: not probed
+    nccl: str | None = None  # NCCL/RCCL version torch loaded (torch.cuda.nccl.version())
+    driver_cuda: str | None = None  # highest CUDA the driver supports (NVML / nvidia-smi)
+    requires: dict[str, tuple[str, ...]] = field(default_factory=dict)  # dist -> Requires-Dist
 
     # ---- derived views -------------------------------------------------
     @property
@@ -102,6 +107,20 @@ class Environment:
         return tagged if tagged is not None else coerce_version(self.cuda)
 
     @property
+    def build_targets(self) -> tuple[tuple[str, ...] | None, str]:
+        """GPU code targets of the torch build and where they come from.
+
+        The probed ``torch_archs`` when known, else the official wheels' targets for
+        this release and build tag (:mod:`.wheel_targets`), else ``(None, "unknown")``.
+        """
+        if self.torch_archs:
+            return self.torch_archs, "probed" if self.source == "live" else "recorded"
+        from .wheel_targets import official_targets
+
+        found = official_targets(self.torch)
+        return (None, "unknown") if found is None else found
+
+    @property
     def rocm_version(self) -> Version | None:
         """System ROCm version, falling back to the one torch was built for."""
         return coerce_version(self.rocm) or self.torch_rocm
@@ -123,6 +142,8 @@ class Environment:
             "python": lambda: coerce_version(self.python),
             "torch_rocm": lambda: self.torch_rocm,
             "torch_cuda": lambda: self.torch_cuda,
+            "nccl": lambda: coerce_version(self.nccl),
+            "driver_cuda": lambda: coerce_version(self.driver_cuda),
         }
         if axis not in getters:
             raise KeyError(axis)
@@ -147,6 +168,8 @@ class Environment:
         data = asdict(self)
         data["gpus"] = [asdict(g) for g in self.gpus]
         data["notes"] = list(self.notes)
+        data["torch_archs"] = list(self.torch_archs) if self.torch_archs is not None else None
+        data["requires"] = {k: list(v) for k, v in self.requires.items()}
         data["schema"] = SCHEMA_VERSION
         return data
 
@@ -183,9 +206,21 @@ class Environment:
             ):
                 raise ValueError(f"{key}: expected an object of strings")
             data[key] = dict(value)
-        for key in ("rocm", "hip", "cuda", "driver", "torch"):
+        for key in ("rocm", "hip", "cuda", "driver", "torch", "nccl", "driver_cuda"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise ValueError(f"{key}: expected a string or null")
+        archs = data.get("torch_archs")
+        if archs is not None:
+            if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):
+                raise ValueError("torch_archs: expected a list of strings or null")
+            data["torch_archs"] = tuple(archs)
+        requires = data.get("requires") or {}
+        if not isinstance(requires, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(r, str) for r in v)
+            for k, v in requires.items()
+        ):
+            raise ValueError("requires: expected an object of string lists")
+        data["requires"] = {k: tuple(v) for k, v in requires.items()}
         return cls(**data)
 
     @classmethod

@@ -10,8 +10,9 @@ from ..errors import OverrideError
 from ..versions import InvalidVersion, parse_version
 from .environment import GPU, PLATFORMS, Environment, normalize_library
 
-VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python")
-KEYS = ("platform", "arch", *VERSION_KEYS, "lib.NAME", "env.NAME")
+VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
+KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "lib.NAME", "requires.NAME", "env.NAME")
+_TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-\d+)*(-generic)?)$")
 
 
 def parse_assignment(text: str) -> tuple[str, str]:
@@ -29,6 +30,10 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
         return env
     changes: dict = {}
     libraries, variables, gpus = dict(env.libraries), dict(env.env), list(env.gpus)
+    requires = dict(env.requires)
+    keys = [parse_assignment(text)[0] for text in assignments]
+    if "torch" in keys and "torch_archs" not in keys:
+        changes["torch_archs"] = None  # another torch: its targets are derived again
     for text in assignments:
         key, value = parse_assignment(text)
         where = f"--rocm-set {text!r}"
@@ -45,12 +50,19 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             gpus = _with_archs(gpus, archs)
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
+            if key == "torch":
+                requires.pop("torch", None)  # the recorded torch's metadata no longer applies
+        elif key == "torch_archs":
+            changes["torch_archs"] = _targets(where, value)
         elif key.startswith("lib.") and len(key) > 4:
             name = normalize_library(key[4:])
+            requires.pop(name, None)  # another version: its recorded Requires-Dist no longer applies
             if value:
                 libraries[name] = _version(where, value)
             else:
                 libraries.pop(name, None)
+        elif key.startswith("requires.") and len(key) > 9:
+            requires[normalize_library(key[9:])] = _requirements(where, value)
         elif key.startswith("env.") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key[4:]):
             if value:
                 variables[key[4:]] = value
@@ -62,7 +74,31 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     if env.source == "replay":
         origin = f"{env.origin} + {origin}"
     return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
-                   gpus=tuple(gpus), source="overridden", origin=origin)
+                   gpus=tuple(gpus), requires=dict(sorted(requires.items())), source="overridden",
+                   origin=origin)
+
+
+def _targets(where: str, value: str) -> tuple[str, ...] | None:
+    """``"sm_80,sm_90,compute_90"`` -> the tuple; empty: unknown (derived from the table)."""
+    targets = tuple(t.strip().lower() for t in value.split(",") if t.strip())
+    bad = [t for t in targets if not _TARGET.match(t.split(":", 1)[0])]
+    if bad:
+        raise OverrideError(f"{where}: {', '.join(bad)} is not a GPU code target "
+                            "(sm_90, sm_90a, compute_90, gfx942, gfx90a:xnack-, gfx11-generic)")
+    return targets or None
+
+
+def _requirements(where: str, value: str) -> tuple[str, ...]:
+    """``"torch==2.5.1|xformers==0.0.28"`` -> PEP 508 requirement strings, checked."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    items = tuple(r.strip() for r in value.split("|") if r.strip())
+    for item in items:
+        try:
+            Requirement(item)
+        except InvalidRequirement as exc:
+            raise OverrideError(f"{where}: {item!r} is not a PEP 508 requirement ({exc})") from None
+    return items
 
 
 def _version(where: str, value: str) -> str:

@@ -29,6 +29,8 @@ VERSION_AXES: dict[str, str] = {
     "torch_rocm": "ROCm release torch was built for (+rocm6.2 tag, else torch.version.hip)",
     "torch_cuda": "CUDA release torch was built for (+cu121 tag, else torch.version.cuda)",
     "python": "Python version",
+    "nccl": "NCCL/RCCL version torch loaded (torch.cuda.nccl.version())",
+    "driver_cuda": "highest CUDA version the NVIDIA driver supports (nvidia-smi 'CUDA Version')",
 }
 ANY_VERSION = ("*", "installed")
 NOT_INSTALLED = "absent"

@@ -1,0 +1,23 @@
+"""One problem a check found: what, why, the fix, a source, and which tests it reaches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem with the stack, named by the check that found it."""
+
+    check: str
+    reason: str  # one line naming the facts
+    fix: str
+    link: str
+    everything: bool = False  # reaches every test
+    markers: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    nodeids: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``[check-id] reason; fix: ... (link)``, as a rule's text reads."""
+        return f"[{self.check}] {self.reason}; fix: {self.fix} ({self.link})"

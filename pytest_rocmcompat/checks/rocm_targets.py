@@ -1,0 +1,46 @@
+"""Whether a ROCm build's gfx targets serve a GPU: feature suffixes, generic targets, overrides.
+
+Sources: LLVM "User Guide for AMDGPU Backend", processor table and "Generic processor
+code objects" (https://llvm.org/docs/AMDGPUUsage.html); ROCm's ``HSA_OVERRIDE_GFX_VERSION``
+makes the runtime report (and load code for) the given ``major.minor.stepping``.
+"""
+
+from __future__ import annotations
+
+import re
+
+SOURCE = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table"
+GENERIC_MEMBERS: dict[str, frozenset[str]] = {
+    "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
+    "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
+    "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
+    "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
+    "gfx11-generic": frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1103",
+                                "gfx1150", "gfx1151", "gfx1152", "gfx1153"}),
+    "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
+}
+_OVERRIDE = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s*$")
+
+
+def base(target: str) -> str:
+    """``"gfx90a:sramecc+:xnack-"`` -> ``"gfx90a"``."""
+    return target.strip().lower().split(":", 1)[0]
+
+
+def overridden_arch(value: str | None) -> str | None:
+    """``HSA_OVERRIDE_GFX_VERSION=10.3.0`` -> ``"gfx1030"``; ``9.0.10`` -> ``"gfx90a"``."""
+    if not value:
+        return None
+    m = _OVERRIDE.match(value)
+    if m is None:
+        return None
+    major, minor, stepping = (int(g) for g in m.groups())
+    return f"gfx{major}{minor}{stepping:x}"
+
+
+def served_by(targets: tuple[str, ...], arch: str) -> bool | None:
+    """Whether any gfx target serves ``arch`` (``None``: not a gfx arch, or no gfx targets)."""
+    gfx = [base(t) for t in targets if base(t).startswith("gfx")]
+    if not arch.startswith("gfx") or not gfx:
+        return None
+    return any(t == arch or arch in GENERIC_MEMBERS.get(t, ()) for t in gfx)
