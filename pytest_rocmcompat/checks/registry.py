@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ..probe.environment import Environment
+from ..probe.environment import Environment, normalize_library
 from ..rules.model import AppliesTo, Rule
 from . import arch, cuda_driver, dynamo_gate, python_range, requirements
 from .finding import Finding
@@ -52,7 +52,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
         applies = AppliesTo(
             everything=everything,
             markers=() if everything else _union(f.markers for f in group),
-            uses=() if everything else _union(f.uses for f in group),
+            uses=() if everything else _union(tuple(map(normalize_library, f.uses)) for f in group),
             nodeids=() if everything else _union(f.nodeids for f in group),
         )
         reason = "; ".join(f"{f.reason}; fix: {f.fix}" for f in group)
