@@ -96,12 +96,18 @@ def validate(incidents: list[dict]) -> list[str]:
 
 
 def _test_source(inc: dict) -> str:
+    """The replayed test: raises the quoted text, or (``crash``) prints it and aborts, isolated."""
     decorators = [f"@pytest.mark.{m}" for m in inc.get("markers") or ()]
     if inc.get("uses"):
         decorators.append("@pytest.mark.uses(" + ", ".join(repr(u) for u in inc["uses"]) + ")")
+    if inc.get("crash"):
+        decorators.append("@pytest.mark.isolated(timeout=300)")
+        body = ["    sys.stderr.write(ERROR + '\\n')", "    sys.stderr.flush()", "    os.abort()"]
+    else:
+        body = ["    raise RuntimeError(ERROR)"]
     return "\n".join([
-        "import pytest", "", f"ERROR = {inc['error']!r}", "", *decorators,
-        f"def {inc['test']}():", "    raise RuntimeError(ERROR)", "",
+        "import os", "import sys", "", "import pytest", "", f"ERROR = {inc['error']!r}", "", *decorators,
+        f"def {inc['test']}():", *body, "",
     ])
 
 
