@@ -220,6 +220,14 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_120", "torch=2.6.0+cu126"],
         [CUDA, "arch=sm_120", "torch=2.7.0+cu128"],
     ),
+    "gfx906-system-rocm6.4-rocblas-no-gfx906": (
+        [ROCM, "arch=gfx906", "rocm=6.4.0"],
+        [ROCM, "arch=gfx906", "rocm=6.3.0"],
+    ),
+    "rdna2-gfx103x-variants-need-hsa-override": (
+        [ROCM, "arch=gfx1032"],
+        [ROCM, "arch=gfx1032", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -417,7 +425,7 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/vllm-project/vllm/issues/16561", 'raise ValueError("Sleep mode is only supported on CUDA devices.")'),
     ],
     "bitsandbytes-int8-before-0.37-needs-turing": [
-        ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/118", "ERROR: Your GPU does not support Int8 Matmul!"),
+        ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/100", "ERROR: Your GPU does not support Int8 Matmul!"),
     ],
     "ray-2.45-rocm-rocr-and-hip-both-set": [
         # the same raise as the rule above, rendered; it runs before HIP_VISIBLE_DEVICES is looked at
@@ -428,6 +436,15 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "torch-cu128-2.8-no-pascal-maxwell": [
         ("https://github.com/bnsreenu/digitalsreeni-image-annotator/issues/57",
          "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device"),
+    ],
+    "gfx906-system-rocm6.4-rocblas-no-gfx906": [
+        ("https://github.com/ROCm/legacy-rocm-build/issues/4625",
+         "rocBLAS error: Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat: "
+         "No such file or directory for GPU arch : gfx906"),
+    ],
+    "rdna2-gfx103x-variants-need-hsa-override": [
+        ("https://github.com/ROCm/legacy-rocm-build/issues/2061",
+         "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"),
     ],
     "sm120-needs-cu128-build": [
         ("https://github.com/xorbitsai/inference/issues/3603",
