@@ -56,7 +56,8 @@ TABLE: tuple[tuple[str, str, str, str, str], ...] = (
      "set NCCL_NVLS_ENABLE=0 (or NCCL_ALGO=^NVLS), check Fabric Manager, or change the NCCL version",
      "https://github.com/pytorch/pytorch/pull/177472"),
     ("dynamo-python-gate",
-     r"Dynamo is not supported on Python 3\.\d+|Python 3\.\d+\+? not yet supported for torch\.compile",
+     r"Dynamo is not supported on Python 3\.\d+|Python 3\.\d+\+? not yet supported for torch\.compile"
+     r"|torch\.compile is not supported on Python 3\.\d+",
      "this torch release's torch.compile (Dynamo) refuses the running Python version",
      "use a Python the torch release supports for torch.compile, or a newer torch",
      "https://github.com/pytorch/pytorch/issues/120233"),
