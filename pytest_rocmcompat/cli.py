@@ -20,7 +20,15 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     extra: tuple[str, ...] = ()
     if args.matrix:
         extra = load_matrix(args.matrix).library_names
-    env = probe(extra)
+    try:
+        env = _replayed(args) if args.env else probe(extra)
+        if args.set:
+            from .probe.overrides import apply_overrides
+
+            env = apply_overrides(env, args.set)
+    except (ValueError, OSError) as exc:  # EnvironmentFileError, OverrideError
+        print(f"rocmcompat: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(env.to_json())
         return 0
@@ -32,9 +40,32 @@ def _cmd_probe(args: argparse.Namespace) -> int:
         print(f"  {name}=={version}")
     for name, value in env.env.items():
         print(f"  ${name}={value}")
+    targets, origin = env.build_targets
+    if targets:
+        print(f"  torch build targets: {' '.join(targets)} ({origin})")
+    for label, value in (("nccl (loaded by torch)", env.nccl), ("driver supports CUDA", env.driver_cuda)):
+        if value:
+            print(f"  {label}: {value}")
     for note in env.notes:
         print(f"  note: {note}")
+    _print_problems(env)
     return 0
+
+
+def _replayed(args: argparse.Namespace):
+    from .probe.environment import Environment
+
+    return Environment.load(args.env)
+
+
+def _print_problems(env) -> None:
+    """The built-in checks' findings; the exit status does not change."""
+    from .checks.registry import evaluate
+
+    problems = evaluate(env)
+    print(f"problems: {len(problems) or 'none found'}")
+    for problem in problems:
+        print(f"  {problem.describe()}")
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -90,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("probe", help="print this machine's GPU stack (JSON with --json)")
     p.add_argument("--json", action="store_true", help="write the environment as JSON (for --rocm-env)")
     p.add_argument("--matrix", help="also record the library versions this matrix names")
+    p.add_argument("--env", metavar="FILE", help="describe a recorded environment instead of probing")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a field, as pytest's --rocm-set (repeatable)")
     p.set_defaults(func=_cmd_probe)
     p = sub.add_parser("lint", help="validate matrix files; exit 1 if any has mistakes")
     p.add_argument("matrices", nargs="+", metavar="MATRIX")

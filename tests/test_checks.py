@@ -209,7 +209,8 @@ BLACKWELL_ON_CU124 = ("--rocm-set", "torch=2.7.0+cu124", "--rocm-set", "arch=sm_
 def _run(pytester: pytest.Pytester, *args: str, matrix: str | None = None) -> pytest.RunResult:
     (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
     pytester.makepyfile(test_stack=GPU_TESTS)
-    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml", *args]
+    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+               "--rocm-report", "R.md", *args]
     if matrix is not None:
         pytester.makefile(".yaml", matrix=matrix)
         options += ["--rocm-matrix", "matrix.yaml"]
@@ -235,6 +236,10 @@ def test_arch_problem_end_to_end(pytester: pytest.Pytester) -> None:
     ])
     result.assert_outcomes(passed=1, xfailed=1, xpassed=1)  # known-bad, pass, stale-rule
     assert _junit_rules(pytester) == {"test_kernel": "arch-not-in-build", "test_gpu_passes": "arch-not-in-build"}
+    junit = (pytester.path / "junit.xml").read_text()
+    assert '<property name="rocm_problems" value="arch-not-in-build"' in junit
+    report = (pytester.path / "R.md").read_text()
+    assert "## Stack problems" in report and "has no kernels for sm_120" in report
 
 
 def test_no_problem_no_header_and_plain_outcomes(pytester: pytest.Pytester) -> None:
@@ -242,6 +247,10 @@ def test_no_problem_no_header_and_plain_outcomes(pytester: pytest.Pytester) -> N
     assert "checks:" not in result.stdout.str()
     result.assert_outcomes(passed=2, failed=1)
     assert _junit_rules(pytester) == {}
+    assert "rocm_problems" not in (pytester.path / "junit.xml").read_text()
+    report = (pytester.path / "R.md").read_text()
+    assert "Stack problems" not in report
+    assert "| torch targets" in report and "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120" in report
 
 
 def test_matrix_switches_check_to_skip_or_off(pytester: pytest.Pytester) -> None:
@@ -264,3 +273,161 @@ def test_matrix_checks_mistakes_name_file_and_line(pytester: pytest.Pytester, bo
     result = _run(pytester, matrix="name: m\n" + body)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*" + message])
+
+
+# ---- probe: derived facts from the native child's output, the CLI's problems section ----------
+def test_assemble_takes_arch_list_nccl_driver_cuda_and_requires() -> None:
+    from pytest_rocmcompat.probe.device_report import DeviceReport
+    from pytest_rocmcompat.probe.live import assemble
+
+    torch = {"version": "2.11.0+cu130", "cuda": "13.0", "hip": None, "devices": [],
+             "arch_list": list(H100.torch_archs), "nccl": "2.28.9"}
+    nvml = DeviceReport("nvml", H100.gpus, driver="580.159.04", cuda="13.0")
+    env = assemble(torch, [nvml], None, {"torch": "2.11.0"}, {}, [], {"torch": ("triton==3.6.0",)})
+    assert env.torch_archs == H100.torch_archs and env.nccl == "2.28.9" and env.driver_cuda == "13.0"
+    assert env.requires == {"torch": ("triton==3.6.0",)} and evaluate(env) == []
+
+
+def test_declared_requirements_read_metadata_without_extras() -> None:
+    from pytest_rocmcompat.probe.libraries import declared_requirements, installed_stack, installed_versions
+
+    versions, requires = installed_stack()
+    assert versions == installed_versions() and requires == declared_requirements(versions)
+    assert "torch" in requires  # this machine's torch, read from its METADATA
+    assert all("extra" not in r for reqs in requires.values() for r in reqs)
+
+
+def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
+    from pytest_rocmcompat.cli import main
+
+    args = ["probe", "--env", str(DATA / "env_h100_archs.json")]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "torch build targets: sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 (recorded)" in out
+    assert "problems: none found" in out
+    assert main([*args, "--set", "lib.vllm=0.6.3", "--set", "torch=2.5.1"]) == 0  # exit status unchanged
+    out = capsys.readouterr().out
+    assert "problems: 1" in out and "[requirement-not-met] vllm 0.6.3 requires torch==2.4.0" in out
+
+
+# ---- the sourced tables -------------------------------------------------------------------------
+@pytest.mark.parametrize("dist, version, expected", [
+    ("vllm", "0.6.3.post1", "torch==2.4.0"),    # pip: "vllm 0.6.3.post1 requires torch==2.4.0"
+    ("vllm", "0.7.3", "torch==2.5.1"),          # hiyouga/EasyR1#27
+    ("vllm", "0.8.5.post1", "torch==2.6.0"),    # LMCache/LMCache#583
+    ("vllm", "0.10.1.1", "torch==2.7.1"),       # NovaSky-AI/SkyRL#218
+    ("vllm", "0.11.0", "torch==2.8.0"),         # verl-project/verl#5123
+    ("torchvision", "0.20.1", "torch>=2.5,<2.6"),
+    ("torchaudio", "2.11.0", "torch>=2.11,<2.12"),
+    ("xformers", "0.0.28.post3", "torch>=2.5,<2.6"),
+])
+def test_declared_pins_table(dist: str, version: str, expected: str) -> None:
+    from pytest_rocmcompat.probe.declared_pins import declared_requires
+
+    requires, source = declared_requires(dist, version)
+    assert requires == (expected,) and source.startswith("https://")
+
+
+def test_declared_pins_unknown_releases_say_nothing() -> None:
+    from pytest_rocmcompat.probe.declared_pins import declared_requires
+
+    assert declared_requires("vllm", "0.3.3") is None and declared_requires("vllm", "0.19.0") is None
+    assert declared_requires("flash-attn", "2.7.4") is None and declared_requires("vllm", None) is None
+
+
+@pytest.mark.parametrize("torch, has, lacks", [
+    ("2.5.1+cu124", "sm_90", "sm_100"),
+    ("2.8.0+cu128", "sm_70", "sm_60"),        # Maxwell/Pascal dropped from cu128 builds
+    ("2.6.0+rocm6.2.4", "gfx942", "gfx1010"),  # a patch-level ROCm tag matches its minor's row
+    ("2.9.0+rocm6.4", "gfx950", "gfx1151"),
+])
+def test_official_wheel_targets(torch: str, has: str, lacks: str) -> None:
+    from pytest_rocmcompat.probe.wheel_targets import official_targets
+
+    targets, source = official_targets(torch)
+    assert has in targets and lacks not in targets and source.startswith("table: ")
+
+
+def test_official_wheel_targets_unknown() -> None:
+    from pytest_rocmcompat.probe.wheel_targets import official_targets
+
+    assert official_targets("2.5.1") is None  # no build tag: which build is unknown
+    assert official_targets("2.13.0+cu130") is None and official_targets("2.5.1+cpu") is None
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("torch_archs", "sm_90", "torch_archs: expected a list of strings or null"),
+    ("requires", {"vllm": "torch==2.5.1"}, "requires: expected an object of string lists"),
+    ("nccl", 2.21, "nccl: expected a string or null"),
+])
+def test_bad_derived_fields_in_recorded_json_name_the_field(tmp_path: Path, field: str, value, message: str) -> None:
+    import json
+
+    from pytest_rocmcompat.probe.environment import EnvironmentFileError
+
+    path = tmp_path / "env.json"
+    path.write_text(json.dumps({**H100.to_dict(), field: value}))
+    with pytest.raises(EnvironmentFileError, match=message):
+        Environment.load(str(path))
+
+
+def test_live_probe_reads_driver_cuda_from_nvidia_smi_header(tmp_path: Path) -> None:
+    """A replay of nvidia-smi (no NVIDIA GPU here): the query answers CSV, the plain call the table."""
+    import os
+    import stat
+
+    from pytest_rocmcompat.probe.live import probe
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    tool = bindir / "nvidia-smi"
+    tool.write_text("#!/bin/sh\ncase \"$1\" in\n"
+                    f"  --query-gpu*) cat '{DATA / 'nvidia_smi_query_h100.csv'}' ;;\n"
+                    f"  *) cat '{DATA / 'nvidia_smi_h100_580.txt'}' ;;\nesac\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    env = probe(environ={"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"})
+    assert env.archs == ("sm_90",) and env.driver_cuda == "13.0" and env.driver == "580.159.04"
+
+
+def test_cpu_or_untagged_torch_on_a_gpu_is_not_judged_by_the_toolkit() -> None:
+    assert ids(apply_overrides(H100, ["torch=2.5.1+cpu", "arch=sm_120", "cuda=12.4"])) == []
+    assert ids(apply_overrides(H100, ["torch=2.5.1", "arch=sm_120", "cuda=12.4"])) == []
+
+
+def test_requirement_forms_pip_accepts_and_ones_it_ignores() -> None:
+    def found(*reqs: str) -> list[str]:
+        env = replace(H100, libraries={**H100.libraries, "vllm": "0.6.3"}, requires={"vllm": reqs})
+        return ids(env)
+
+    assert found("torch (==2.4.0)") == ["requirement-not-met"]  # the old parenthesised form
+    assert found("Torch[opt-einsum]==2.4.0") == ["requirement-not-met"]  # names normalised, extras dropped
+    assert found("torch==2.4.0; sys_platform == 'win32'") == []  # marker false on this Linux stack
+    assert found("torch==2.4.0; python_version >= '3.12'") == ["requirement-not-met"]  # recorded Python 3.12.3
+    assert found("torch @ https://example.invalid/torch.whl", "???", "torch==two") == []  # not judged, never raises
+
+
+def test_dynamo_gate_and_pin_reach_tests_by_uses(pytester: pytest.Pytester) -> None:
+    (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_uses='''
+import pytest
+
+@pytest.mark.uses("torch.compile")
+def test_compiled():
+    raise RuntimeError("torch.compile is not supported on Python 3.12+")
+
+@pytest.mark.uses("vllm")
+def test_vllm_import():
+    raise ImportError("undefined symbol: _ZN3c104cuda9SetDeviceEi")
+
+@pytest.mark.uses("peft")
+def test_unrelated():
+    raise AssertionError("a real failure")
+''')
+    result = pytester.runpytest("--rocm-env", "env.json", "-p", "no:cacheprovider", "-rA",
+                                "--rocm-set", "torch=2.3.1+cu121", "--rocm-set", "python=3.12.4",
+                                "--rocm-set", "lib.vllm=0.6.3")
+    result.assert_outcomes(xfailed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "KNOWN-BAD test_uses.py::test_compiled - rocmcompat [[]dynamo-python-gate]*",
+        "KNOWN-BAD test_uses.py::test_vllm_import - rocmcompat [[]requirement-not-met] vllm 0.6.3 requires torch==2.4.0*",
+    ])

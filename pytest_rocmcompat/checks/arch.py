@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..probe.environment import Environment
+from ..versions import build_tag_version
 from ..probe.wheel_targets import TOOLKIT_SOURCE, toolkit_ceiling
 from . import cuda_targets, rocm_targets
 from .finding import Finding
 
 ID = "arch-not-in-build"
-GPU_SUITE = ("suites/gpu",)
+GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
 
 
 def check(env: Environment) -> list[Finding]:
@@ -31,11 +32,11 @@ def check(env: Environment) -> list[Finding]:
             missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
     if not missing:
         return []
-    shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(env.torch_cuda))}"
+    shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(_tagged_cuda(env)))}"
     return [Finding(
         check=ID,
         reason=f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
-               f"{origin if targets else 'CUDA ' + str(env.torch_cuda) + ' toolkit limit'})",
+               f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})",
         fix="install a torch build whose targets include this GPU (a newer CUDA/ROCm wheel), "
             "or build torch with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it",
         link=link,
@@ -45,9 +46,17 @@ def check(env: Environment) -> list[Finding]:
 
 
 def _within_toolkit(env: Environment, arch: str) -> bool | None:
-    """Without a target list: a GPU of a newer major than the build's CUDA can compile is unserved."""
-    ceiling = toolkit_ceiling(str(env.torch_cuda)) if env.torch_cuda is not None else None
+    """Without a target list: a GPU of a newer major than the build's CUDA can compile is unserved.
+
+    Only for a ``+cuXYZ`` build tag: a CPU build or an untagged one says nothing here.
+    """
+    cuda = _tagged_cuda(env)
+    ceiling = toolkit_ceiling(str(cuda)) if cuda is not None else None
     gpu = cuda_targets.capability(arch)
     if ceiling is None or gpu is None:
         return None
     return gpu[0] <= ceiling // 10
+
+
+def _tagged_cuda(env: Environment):
+    return build_tag_version(env.torch_local, "cuda")

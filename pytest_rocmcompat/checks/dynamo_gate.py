@@ -19,7 +19,7 @@ SOURCE = "https://github.com/pytorch/pytorch/blob/v2.3.0/torch/_dynamo/eval_fram
 # Python minor -> first torch series whose torch.compile accepts it
 FIRST_TORCH: dict[str, str] = {"3.11": "2.1", "3.12": "2.4", "3.13": "2.6", "3.14": "2.10"}
 KNOWN_UNTIL = Version("2.11")  # torch series after this are not judged
-COMPILE_TESTS = ("suites/gpu/test_runtime.py::test_torch_compile",)
+COMPILE_TESTS = ("suites/gpu/test_runtime.py::test_torch_compile", "*/suites/gpu/test_runtime.py::test_torch_compile")
 
 
 def check(env: Environment) -> list[Finding]:

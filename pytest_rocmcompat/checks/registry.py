@@ -52,7 +52,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
         applies = AppliesTo(
             everything=everything,
             markers=() if everything else _union(f.markers for f in group),
-            uses=() if everything else _union(tuple(map(normalize_library, f.uses)) for f in group),
+            uses=() if everything else tuple(normalize_library(u) for u in _union(f.uses for f in group)),
             nodeids=() if everything else _union(f.nodeids for f in group),
         )
         reason = "; ".join(f"{f.reason}; fix: {f.fix}" for f in group)
@@ -63,8 +63,6 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
 
 
 def _union(parts) -> tuple[str, ...]:
-    from ..probe.environment import normalize_library
-
     out: dict[str, None] = {}
     for part in parts:
         out.update(dict.fromkeys(part))

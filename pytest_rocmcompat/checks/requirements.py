@@ -8,8 +8,9 @@ them: ``torch==2.5.1`` is met by ``2.5.1+rocm6.2``.
 
 from __future__ import annotations
 
-from packaging.markers import default_environment
-from packaging.requirements import InvalidRequirement, Requirement
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from ..probe.declared_pins import declared_requires
 from ..probe.environment import Environment, normalize_library
@@ -20,8 +21,12 @@ ID = "requirement-not-met"
 SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
 
 
+# name [extras] specifier ; marker  (PEP 508 without URLs; anything else is left alone)
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()@]*)\)?\s*(?:;(.*))?$")
+
+
 def check(env: Environment) -> list[Finding]:
-    markers = _marker_environment(env)
+    markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
     broken: list[tuple[str, str, str, str]] = []  # (dist, requirement, installed target, source)
     installed = dict(env.libraries)
     if env.torch:
@@ -58,26 +63,56 @@ def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...
 
 
 def _unmet(text: str, env: Environment, markers: dict[str, str]) -> str | None:
-    """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept."""
-    try:
-        req = Requirement(text)
-    except InvalidRequirement:
+    """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept.
+
+    Parsed by a small pattern first so that requirements on packages that are not installed
+    (most of them) cost no full PEP 508 parse; markers go to :mod:`packaging.markers`.
+    """
+    m = _REQUIREMENT.match(text)
+    if m is None:
         return None
-    if req.marker is not None:
-        try:
-            if not req.marker.evaluate({**markers, "extra": ""}):
-                return None  # an extra's requirement, or one for another Python/platform
-        except Exception:
-            return None
-    name = normalize_library(req.name)
+    name = normalize_library(m.group(1))
     installed = env.torch if name == "torch" and env.torch else env.libraries.get(name)
     version = coerce_version(installed)
-    if version is None or not req.specifier or specifier_contains(req.specifier, version):
+    spec_text = m.group(2).strip()
+    if version is None or not spec_text:
         return None
-    return f"{name} {installed}"
+    try:
+        spec = SpecifierSet(spec_text)
+    except InvalidSpecifier:
+        return None
+    if specifier_contains(spec, version):
+        return None
+    if m.group(3) and not _marker_holds(m.group(3), env, markers):
+        return None  # an extra's requirement, or one for another Python/platform
+    return f"{name} {installed}" if _valid(text) else None
+
+
+def _valid(text: str) -> bool:
+    """A full PEP 508 parse, only for a requirement about to be reported (pip rejects the rest)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return False
+    return True
+
+
+def _marker_holds(text: str, env: Environment, markers: dict[str, str]) -> bool:
+    from packaging.markers import InvalidMarker, Marker
+
+    if not markers:
+        markers.update(_marker_environment(env))
+    try:
+        return bool(Marker(text).evaluate({**markers, "extra": ""}))
+    except (InvalidMarker, Exception):
+        return False
 
 
 def _marker_environment(env: Environment) -> dict[str, str]:
+    from packaging.markers import default_environment
+
     markers = dict(default_environment())
     python = coerce_version(env.python)
     if python is not None:

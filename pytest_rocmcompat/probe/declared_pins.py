@@ -14,11 +14,16 @@ from packaging.specifiers import SpecifierSet
 from ..versions import coerce_version
 
 _VLLM = "https://github.com/vllm-project/vllm/blob/v{v}/requirements-cuda.txt"
-# vLLM release series -> the torch it pins exactly (first release of each pin, in order).
+# vLLM releases -> the torch requirement they declare (first release of each, in order).
+# Exact pins where pip's own conflict messages confirm them (0.6.3 torch==2.4.0, 0.7.3
+# torch==2.5.1 in hiyouga/EasyR1#27, 0.8.5 torch==2.6.0 in LMCache/LMCache#583, 0.10.0 and
+# 0.10.1.1 torch==2.7.1 in nvidia-cosmos/cosmos-rl#183 and NovaSky-AI/SkyRL#218, 0.11.0
+# torch==2.8.0 in verl-project/verl#5123); the torch series where a patch is uncertain.
 VLLM_TORCH: tuple[tuple[str, str], ...] = (
-    ("0.4.0", "2.1.2"), ("0.4.1", "2.2.1"), ("0.4.2", "2.3.0"), ("0.5.3", "2.3.1"),
-    ("0.5.4", "2.4.0"), ("0.6.4", "2.5.1"), ("0.8.0", "2.6.0"), ("0.9.0", "2.7.0"),
-    ("0.10.0", "2.7.1"), ("0.10.2", "2.8.0"), ("0.11.1", "2.9.0"),
+    ("0.4.0", "torch==2.1.2"), ("0.4.1", "torch==2.2.1"), ("0.4.2", "torch==2.3.0"),
+    ("0.5.0", "torch>=2.3,<2.4"), ("0.5.4", "torch==2.4.0"), ("0.6.4", "torch==2.5.1"),
+    ("0.8.0", "torch==2.6.0"), ("0.9.0", "torch==2.7.0"), ("0.10.0", "torch==2.7.1"),
+    ("0.10.2", "torch==2.8.0"), ("0.11.1", "torch>=2.9,<2.10"),
 )
 VLLM_KNOWN_UNTIL = "0.12"  # releases from here on are not in the table
 # xformers release -> torch series it was built for (from its release notes / wheels).
@@ -41,7 +46,7 @@ def declared_requires(dist: str, version: str | None) -> tuple[tuple[str, ...], 
         pin = _last_at_or_below(VLLM_TORCH, release)
         if pin is None:
             return None
-        return (f"torch=={pin[1]}",), _VLLM.format(v=_tag(v))
+        return (pin[1],), _VLLM.format(v=_tag(v))
     if dist == "torchvision" and v.major == 0 and v.minor >= 15:
         series = f"2.{v.minor - 15}"
         return (_series("torch", series),), "https://github.com/pytorch/vision#installation"

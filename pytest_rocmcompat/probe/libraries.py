@@ -23,8 +23,14 @@ def installed_versions(extra: Iterable[str] = ()) -> dict[str, str]:
 
     One pass over the installed distributions (cheap even with hundreds of them).
     """
+    return installed_stack(extra)[0]
+
+
+def installed_stack(extra: Iterable[str] = ()) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """Versions (as :func:`installed_versions`) and the GPU stack's ``Requires-Dist``, in the same pass."""
     wanted = {normalize_library(n) for n in (*STACK_LIBRARIES, *extra)}
     found: dict[str, str] = {}
+    requires: dict[str, tuple[str, ...]] = {}
     for dist in metadata.distributions():
         try:
             name = dist.metadata["Name"]
@@ -35,4 +41,32 @@ def installed_versions(extra: Iterable[str] = ()) -> dict[str, str]:
         key = normalize_library(name)
         if key in wanted and key not in found:  # first on sys.path wins, as for imports
             found[key] = dist.version
-    return dict(sorted(found.items()))
+            if key in _STACK or key.startswith("nvidia-"):
+                requires[key] = _without_extras(dist.requires or [])
+    return dict(sorted(found.items())), dict(sorted(requires.items()))
+
+
+def _without_extras(requires: list[str]) -> tuple[str, ...]:
+    return tuple(r for r in requires if "extra" not in r.partition(";")[2])  # extras never apply
+
+
+def declared_requirements(installed: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """``Requires-Dist`` of the installed GPU-stack distributions (read from METADATA, nothing imported).
+
+    Only the stack libraries (and ``nvidia-*`` runtime wheels) are read, so the cost stays a
+    handful of small file reads.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for name in installed:
+        if name not in _STACK and not name.startswith("nvidia-"):
+            continue
+        try:
+            requires = metadata.requires(name) or []
+        except Exception:  # missing or broken metadata: nothing declared
+            continue
+        out[name] = _without_extras(requires)
+    return out
+
+
+_STACK = frozenset(normalize_library(n) for n in (*STACK_LIBRARIES, "pytorch-triton-rocm", "diffusers",
+                                                  "torchtune", "trl", "apex", "transformer-engine"))

@@ -23,7 +23,7 @@ from ..arch import nvidia_arch
 from .device_report import DeviceReport
 from .environment import GPU, Environment
 from .envvars import capture_env
-from .libraries import installed_versions
+from .libraries import installed_stack
 from .native_child import MARKER
 
 TOOL_TIMEOUT_S = 30.0
@@ -43,7 +43,7 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
         notes.append(f"vendor tools: {type(exc).__name__}: {exc}")
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
         futures = {name: pool.submit(fn) for name, fn in jobs.items()}
-        libraries = installed_versions(extra_libraries)
+        libraries, requires = installed_stack(extra_libraries)
         try:
             rocm_file, rocm_note = _rocm_version(environ)
         except Exception as exc:
@@ -59,11 +59,12 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
     native = results.pop("native", {}) or {}
     notes.extend(native.get("notes", []))
     reports = _native_reports(native) + [r for r in results.values() if isinstance(r, DeviceReport)]
-    return assemble(native.get("torch"), reports, rocm_file, libraries, environ, notes)
+    return assemble(native.get("torch"), reports, rocm_file, libraries, environ, notes, requires)
 
 
 def assemble(torch: dict[str, Any] | None, reports: list[DeviceReport], rocm_file: str | None,
-             libraries: dict[str, str], environ: Mapping[str, str], notes: list[str]) -> Environment:
+             libraries: dict[str, str], environ: Mapping[str, str], notes: list[str],
+             requires: dict[str, tuple[str, ...]] | None = None) -> Environment:
     """Combine the sources by priority (vendor libraries, then tools, then torch). Pure."""
     amd = _first(reports, ("amdsmi", "amd-smi", "rocminfo", "torch"), "amd")
     nvidia = _first(reports, ("nvml", "nvidia-smi", "torch"), "nvidia")
@@ -90,6 +91,8 @@ def assemble(torch: dict[str, Any] | None, reports: list[DeviceReport], rocm_fil
         driver=_field(reports, "driver"), torch=torch.get("version"),
         python=_platform.python_version(), os=f"{_platform.system()} {_platform.release()}".strip(),
         libraries=libraries, env=capture_env(dict(environ)), source="live", notes=tuple(notes),
+        torch_archs=tuple(torch["arch_list"]) if torch.get("arch_list") else None,
+        nccl=torch.get("nccl"), driver_cuda=_field(reports, "cuda"), requires=dict(requires or {}),
     )
 
 
@@ -164,7 +167,7 @@ def _run_native(environ: dict[str, str]) -> dict[str, Any]:
 def _tool_commands(environ: dict[str, str]):
     """(name, argv, parser) for each vendor tool found on PATH or under ROCm's bin."""
     from .amdsmi_text import parse_amdsmi_static_json
-    from .nvidia_smi import parse_nvidia_smi_csv
+    from .nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
     from .rocminfo import parse_rocminfo
 
     path = os.pathsep.join([environ.get("PATH", ""), *(os.path.join(r, "bin") for r in _rocm_roots(environ))])
@@ -173,6 +176,8 @@ def _tool_commands(environ: dict[str, str]):
         ("amd-smi", ["amd-smi", "static", "--json"], parse_amdsmi_static_json),
         ("nvidia-smi", ["nvidia-smi", "--query-gpu=index,name,memory.total,compute_cap,driver_version",
                         "--format=csv,noheader,nounits"], parse_nvidia_smi_csv),
+        # the plain table's header: the highest CUDA the driver supports (when NVML is absent)
+        ("nvidia-smi header", ["nvidia-smi"], parse_nvidia_smi_header),
     )
     for name, argv, parse in table:
         exe = shutil.which(argv[0], path=path)

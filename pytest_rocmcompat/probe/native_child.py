@@ -22,7 +22,16 @@ def _torch() -> dict[str, Any]:
         "cuda": getattr(torch.version, "cuda", None),
         "devices": [],
     }
+    try:  # the build's code targets; needs no device
+        info["arch_list"] = [str(a) for a in torch.cuda.get_arch_list()]
+    except Exception:
+        pass
     if torch.cuda.is_available():
+        try:
+            nccl = torch.cuda.nccl.version()
+            info["nccl"] = ".".join(str(p) for p in nccl) if isinstance(nccl, tuple) else str(nccl)
+        except Exception:  # no NCCL/RCCL in this build
+            pass
         for i in range(torch.cuda.device_count()):
             p = torch.cuda.get_device_properties(i)
             info["devices"].append({

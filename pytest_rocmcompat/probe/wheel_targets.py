@@ -50,8 +50,7 @@ TABLE: tuple[tuple[str, str, str, str], ...] = (
     ("rocm7.0", ">=2.9,<2.10", _ROCM64, _S_CI_ROCM),
     ("rocm7", ">=2.10,<2.12", _ROCM7_LATER, _S_CI_ROCM),
 )
-_PARSED = tuple((tag, SpecifierSet(spec), tuple(targets.split()), source)
-                for tag, spec, targets, source in TABLE)
+_PARSED: list[tuple[str, SpecifierSet, tuple[str, ...], str]] = []  # filled on first use
 
 
 def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
@@ -59,6 +58,9 @@ def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
     version = coerce_version(torch)
     if version is None or not version.local:
         return None
+    if not _PARSED:
+        _PARSED.extend((tag, SpecifierSet(spec), tuple(targets.split()), source)
+                       for tag, spec, targets, source in TABLE)
     local = version.local.replace("_", ".")
     release = coerce_version(version.base_version)
     for tag, spec, targets, source in _PARSED:

@@ -43,6 +43,8 @@ def suite_properties(state: CompatState) -> list[tuple[str, str]]:
         info = {"reason": rule.reason, "action": rule.action, "links": list(rule.links),
                 "fixed_in": {k: v for k, v in rule.fixed_in}}
         props.append((f"rocm_rule_info.{rule.id}", json.dumps(info, sort_keys=True)))
+    if state.problems:  # the built-in checks' findings (their rules are in rocm_rule_info.*)
+        props.append(("rocm_problems", ",".join(dict.fromkeys(p.check for p in state.problems))))
     if state.strict:
         props.append(("rocm_strict", "true"))
     secrets = secret_values_from_env(dict(os.environ))
@@ -59,10 +61,12 @@ def env_properties(env: Environment) -> list[tuple[str, str]]:
         props.append(("rocm_env.arch", ",".join(env.archs)))
         props.append(("rocm_env.gpu", env.gpus[0].name))
         props.append(("rocm_env.gpus", str(len(env.gpus))))
-    for key in ("rocm", "hip", "cuda", "driver", "torch", "python", "os"):
+    for key in ("rocm", "hip", "cuda", "driver", "driver_cuda", "nccl", "torch", "python", "os"):
         value = getattr(env, key)
         if value:
             props.append((f"rocm_env.{key}", str(value)))
+    if env.torch_archs:
+        props.append(("rocm_env.torch_archs", ",".join(env.torch_archs)))
     props += [(f"rocm_lib.{k}", v) for k, v in sorted(env.libraries.items())]
     props += [(f"rocm_var.{k}", v) for k, v in sorted(env.env.items())]  # already redacted by the probe
     return props

@@ -34,7 +34,10 @@ def _render(state: CompatState, exitstatus: int) -> str:
     lines += ["## Environment", ""]
     rows = [("platform", env.platform), ("source", env.source)]
     rows += [(f"gpu {g.index}", f"{g.name} ({g.arch}, {_gib(g.memory_bytes)})") for g in env.gpus]
-    rows += [(k, getattr(env, k)) for k in ("rocm", "hip", "cuda", "driver", "torch") if getattr(env, k)]
+    rows += [(k, getattr(env, k)) for k in ("rocm", "hip", "cuda", "driver", "driver_cuda", "nccl", "torch")
+             if getattr(env, k)]
+    if env.torch_archs:
+        rows.append(("torch targets", " ".join(env.torch_archs)))
     rows += [("python", env.python), ("os", env.os)]
     rows += [(f"lib {k}", v) for k, v in env.libraries.items()]
     rows += [(f"env {k}", v) for k, v in env.env.items()]
@@ -45,6 +48,9 @@ def _render(state: CompatState, exitstatus: int) -> str:
     else:
         lines.append(f"Rules from {md_cell(state.rules_source)}; no matrix cell located.")
     lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
+    if state.problems:  # the built-in checks (docs/checks.md)
+        lines += ["## Stack problems", "", _table(("check", "problem", "fix", "source"),
+                  [(p.check, p.reason, p.fix, p.link) for p in state.problems]), ""]
     lines += _outcomes_section(state)
     lines += _rules_section(state)
     lines += _measurements_section(state)
