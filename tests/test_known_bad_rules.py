@@ -216,10 +216,6 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_61", "torch=2.8.0+cu128"],
         [CUDA, "arch=sm_61", "torch=2.8.0+cu126"],
     ),
-    "sm120-needs-cu128-build": (
-        [CUDA, "arch=sm_120", "torch=2.6.0+cu126"],
-        [CUDA, "arch=sm_120", "torch=2.7.0+cu128"],
-    ),
     "gfx906-system-rocm6.4-rocblas-no-gfx906": (
         [ROCM, "arch=gfx906", "rocm=6.4.0"],
         [ROCM, "arch=gfx906", "rocm=6.3.0"],
@@ -445,10 +441,6 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "rdna2-gfx103x-variants-need-hsa-override": [
         ("https://github.com/ROCm/legacy-rocm-build/issues/2061",
          "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"),
-    ],
-    "sm120-needs-cu128-build": [
-        ("https://github.com/xorbitsai/inference/issues/3603",
-         "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation."),
     ],
 }
 
