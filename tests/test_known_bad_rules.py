@@ -168,13 +168,13 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx906", "lib.vllm=0.10.1"],
         [ROCM, "arch=gfx90a", "lib.vllm=0.10.1"],
     ),
-    "nccl-nvls-multicast-bind-hopper": (
+    "nccl-2.29-nvls-multicast-bind-hopper": (
         [CUDA, "arch=sm_90", "nccl=2.29.3"],
-        [CUDA, "arch=sm_90", "nccl=2.29.3", "env.NCCL_NVLS_ENABLE=0"],
+        [CUDA, "arch=sm_90", "nccl=2.28.9"],
     ),
-    "nccl-nvls-multicast-bind-nvls-forced-on": (
-        [CUDA, "arch=sm_90", "env.NCCL_NVLS_ENABLE=1"],
-        [CUDA, "arch=sm_90", "env.NCCL_NVLS_ENABLE=0"],
+    "nccl-2.26-nvls-multicast-bind-hopper": (
+        [CUDA, "arch=sm_90", "nccl=2.26.2"],
+        [CUDA, "arch=sm_90", "nccl=2.26.2", "env.NCCL_NVLS_ENABLE=0"],
     ),
     "flash-attn-before-2.5.8-no-torch-2.3-wheels": (
         ["torch=2.3.0+cu121", "lib.flash_attn=2.5.7"],
@@ -377,16 +377,14 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/unslothai/unsloth/pull/5876",
          "The first kernel launch then fails with `no kernel image is available for execution on the device`."),
     ],
-    "nccl-nvls-multicast-bind-hopper": [
+    "nccl-2.29-nvls-multicast-bind-hopper": [
         ("https://github.com/pytorch/pytorch/pull/177472",
          "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 "
          "'the operation cannot be performed in the present state'."),
+    ],
+    "nccl-2.26-nvls-multicast-bind-hopper": [
         ("https://github.com/NVIDIA/nccl/issues/1788",
          "transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'"),
-    ],
-    "nccl-nvls-multicast-bind-nvls-forced-on": [
-        ("https://github.com/pytorch/pytorch/pull/177472",
-         "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401"),
     ],
     "flash-attn-before-2.5.8-no-torch-2.3-wheels": [
         ("https://github.com/Dao-AILab/flash-attention/issues/931",
