@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from .outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
 
 _XFAIL_PREFIX = "rocmcompat "
@@ -94,23 +94,26 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
 
 
 def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) -> None:
-    """Name an unexplained failure by the built-in signature table."""
-    from .signatures import match_builtin  # failures only: a passing session never compiles the table
+    """Name an unexplained failure by its diagnosis (likely cause, usual fix, link)."""
+    from .diagnoses import PROP_DIAGNOSIS, diagnose  # failures only: a passing session never compiles it
 
-    signature = match_builtin(text)
-    if signature is not None:
-        _prop(item, report, PROP_SIGNATURE, signature.id)
-        report.sections.append(("rocmcompat", f"failure signature {signature.id}: {signature.explanation}"))
+    found = diagnose(text)
+    if found is not None:
+        _prop(item, report, PROP_SIGNATURE, found.id)
+        _prop(item, report, PROP_DIAGNOSIS, found.property_value())
+        report.sections.append(("rocmcompat", f"diagnosis {found.id}: likely cause: {found.cause}; "
+                                              f"usual fix: {found.fix}; see {found.link}"))
 
 
 def mark_worker_crash(report: pytest.TestReport) -> None:
     """Label xdist's "worker crashed while running" report as ``crashed`` (worker died)."""
     report.user_properties.append((PROP_OUTCOME, Outcome.CRASHED.value))
-    from .signatures import match_builtin
+    from .diagnoses import PROP_DIAGNOSIS, diagnose
 
-    signature = match_builtin(report.longreprtext or "")
-    if signature is not None:
-        report.user_properties.append((PROP_SIGNATURE, signature.id))
+    found = diagnose(report.longreprtext or "")
+    if found is not None:
+        report.user_properties.append((PROP_SIGNATURE, found.id))
+        report.user_properties.append((PROP_DIAGNOSIS, found.property_value()))
 
 
 def _prop(item: pytest.Item, report: pytest.TestReport | None, name: str, value: str) -> None:
@@ -134,9 +137,11 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
     rule, signature = props.get(PROP_RULE), props.get(PROP_SIGNATURE)
     if explicit in _OUTCOMES and report.when in ("call", "???"):  # "???": xdist's crashed-worker report
         message = _short(report) if report.failed or report.skipped else ""
+        if report.failed:
+            message = _diagnosed(report, message)
         return _OUTCOMES[explicit], rule, signature, message
     if report.failed:
-        return Outcome.FAIL, rule, signature, _short(report)
+        return Outcome.FAIL, rule, signature, _diagnosed(report, _short(report))
     if report.skipped:
         if hasattr(report, "wasxfail"):  # a rule's xfail, or the test's own pytest.xfail
             return Outcome.KNOWN_BAD, rule, signature, str(report.wasxfail)
@@ -145,10 +150,16 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
 
 
 def teststatus(report: pytest.TestReport):
-    """Terminal words for the outcomes pytest has no name for."""
+    """Terminal words for the outcomes pytest has no name for, and a failure's diagnosis."""
     if report.when not in ("call", "???") or not report.user_properties:
         return None
-    outcome = _props(report).get(PROP_OUTCOME)
+    props = _props(report)
+    outcome = props.get(PROP_OUTCOME)
+    if report.failed and PROP_DIAGNOSIS in props and outcome != Outcome.STALE_RULE.value:
+        word = outcome.upper() if outcome in (Outcome.CRASHED.value, Outcome.HANG.value) else "FAILED"
+        letter = word[0] if word != "FAILED" else "F"
+        diagnosis = props[PROP_DIAGNOSIS].split(":", 1)[0]  # the id names the cause; the section has the rest
+        return "failed", letter, (f"{word} [diagnosis: {diagnosis}]", {"red": True})
     if outcome in (Outcome.CRASHED.value, Outcome.HANG.value) and report.failed:
         return "failed", outcome[0].upper(), (outcome.upper(), {"red": True})
     if outcome == Outcome.KNOWN_BAD.value:
@@ -158,6 +169,16 @@ def teststatus(report: pytest.TestReport):
             return "failed", "F", ("STALE-RULE", {"red": True})
         return "xpassed", "X", ("STALE-RULE", {"yellow": True})
     return None
+
+
+def _diagnosed(report: pytest.TestReport, message: str) -> str:
+    """``message`` with the failure's diagnosis in front, if it has one (failures only)."""
+    for name, value in report.user_properties:
+        if name == PROP_DIAGNOSIS:
+            from .diagnoses import annotate, headline_of
+
+            return annotate(message, headline_of(str(value)))
+    return message
 
 
 def _short(report: pytest.TestReport) -> str:

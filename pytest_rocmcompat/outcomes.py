@@ -42,6 +42,7 @@ SEVERITY: dict[Outcome, int] = {
 PROP_OUTCOME = "rocm_outcome"
 PROP_RULE = "rocm_rule"
 PROP_SIGNATURE = "rocm_signature"
+PROP_DIAGNOSIS = "rocm_diagnosis"  # a failure's likely cause (diagnoses.py)
 
 
 def worst(a: Outcome | None, b: Outcome) -> Outcome:

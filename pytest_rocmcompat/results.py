@@ -26,7 +26,7 @@ import pytest
 from . import classify
 from .fixtures import FLOOR_MISSES_KEY, floor_failure
 from .metrics import METRIC_PREFIX
-from .outcomes import PROP_OUTCOME, Outcome
+from .outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, Outcome
 from .rules.model import Rule
 from .session import CompatState
 
@@ -110,6 +110,10 @@ class ResultHook:
         """
         outcome = next((value for name, value in report.user_properties if name == PROP_OUTCOME), None)
         if outcome is None:
+            if report.failed and any(name == PROP_DIAGNOSIS for name, _ in report.user_properties):
+                self._seen_outcome = True  # a diagnosed failure: its words show in the summary
+                if self._verbose:
+                    self._register_words()
             return
         self._seen_outcome = True
         if self._verbose or outcome in _OWN_LETTERS:

@@ -128,7 +128,8 @@ def test_replay_override_collect_only_on_bundled_suites(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     start = lines.index(next(l for l in lines if "rocmcompat: known-bad rules that apply" in l))
-    listed = [l for l in lines[start + 1:] if ": SKIP [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in l]
+    # contested evidence (pytorch/pytorch#147626): the rule isolates with its signature, it does not skip
+    listed = [l for l in lines[start + 1:] if ": ISOLATE [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in l]
     gpu_tests = [l for l in lines[:start] if l.startswith("suites/") and "::" in l and "/gpu/" in l]
     assert gpu_tests and len(listed) >= len(gpu_tests)
     assert all("Memory access fault" in l for l in listed)

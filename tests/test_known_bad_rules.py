@@ -168,6 +168,62 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx906", "lib.vllm=0.10.1"],
         [ROCM, "arch=gfx90a", "lib.vllm=0.10.1"],
     ),
+    "nccl-2.29-nvls-multicast-bind-hopper": (
+        [CUDA, "arch=sm_90", "nccl=2.29.3"],
+        [CUDA, "arch=sm_90", "nccl=2.28.9"],
+    ),
+    "nccl-2.26-nvls-multicast-bind-hopper": (
+        [CUDA, "arch=sm_90", "nccl=2.26.2"],
+        [CUDA, "arch=sm_90", "nccl=2.26.2", "env.NCCL_NVLS_ENABLE=0"],
+    ),
+    "flash-attn-before-2.5.8-no-torch-2.3-wheels": (
+        ["torch=2.3.0+cu121", "lib.flash_attn=2.5.7"],
+        ["torch=2.3.0+cu121", "lib.flash_attn=2.5.8"],
+    ),
+    "flash-attn-2.6-wheels-on-torch-2.6": (
+        ["torch=2.6.0+cu126", "lib.flash_attn=2.6.3"],
+        ["torch=2.5.1+cu124", "lib.flash_attn=2.6.3"],
+    ),
+    "flash-attn-2-needs-ampere": (
+        [CUDA, "arch=sm_75"],
+        [CUDA, "arch=sm_80"],
+    ),
+    "flash-attn-ck-not-on-rdna": (
+        [ROCM, "arch=gfx1100"],
+        [ROCM, "arch=gfx942"],
+    ),
+    "triton-fp8e4nv-pre-sm89": (
+        [CUDA, "arch=sm_80"],
+        [CUDA, "arch=sm_89"],
+    ),
+    "diffusers-torchao-int1-before-torch-2.6": (
+        ["torch=2.5.1+cu124", "lib.diffusers=0.34.0"],
+        ["torch=2.6.0+cu124", "lib.diffusers=0.34.0"],
+    ),
+    "vllm-sleep-mode-not-on-rocm": (
+        [ROCM, "lib.vllm=0.7.3"],
+        [CUDA, "lib.vllm=0.7.3"],
+    ),
+    "bitsandbytes-int8-before-0.37-needs-turing": (
+        [CUDA, "arch=sm_61", "lib.bitsandbytes=0.36.0.post2"],
+        [CUDA, "arch=sm_61", "lib.bitsandbytes=0.37.0"],
+    ),
+    "ray-2.45-rocm-rocr-and-hip-both-set": (
+        [ROCM, "lib.ray=2.46.0", "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0"],
+        [ROCM, "lib.ray=2.46.0", "env.HIP_VISIBLE_DEVICES=0"],
+    ),
+    "torch-cu128-2.8-no-pascal-maxwell": (
+        [CUDA, "arch=sm_61", "torch=2.8.0+cu128"],
+        [CUDA, "arch=sm_61", "torch=2.8.0+cu126"],
+    ),
+    "gfx906-system-rocm6.4-rocblas-no-gfx906": (
+        [ROCM, "arch=gfx906", "rocm=6.4.0"],
+        [ROCM, "arch=gfx906", "rocm=6.3.0"],
+    ),
+    "rdna2-gfx103x-variants-need-hsa-override": (
+        [ROCM, "arch=gfx1032"],
+        [ROCM, "arch=gfx1032", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -321,6 +377,69 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/unslothai/unsloth/pull/5876",
          "The first kernel launch then fails with `no kernel image is available for execution on the device`."),
     ],
+    "nccl-2.29-nvls-multicast-bind-hopper": [
+        ("https://github.com/pytorch/pytorch/pull/177472",
+         "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 "
+         "'the operation cannot be performed in the present state'."),
+    ],
+    "nccl-2.26-nvls-multicast-bind-hopper": [
+        ("https://github.com/NVIDIA/nccl/issues/1788",
+         "transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'"),
+    ],
+    "flash-attn-before-2.5.8-no-torch-2.3-wheels": [
+        ("https://github.com/Dao-AILab/flash-attention/issues/931",
+         "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"),
+    ],
+    "flash-attn-2.6-wheels-on-torch-2.6": [
+        ("https://github.com/Dao-AILab/flash-attention/issues/1832",
+         "ImportError: /opt/lib/python3.12/site-packages/flash_attn_2_cuda.cpython-312-x86_64-linux-gnu.so: "
+         "undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"),
+    ],
+    "flash-attn-2-needs-ampere": [
+        ("https://github.com/microsoft/MInference/issues/51",
+         "RuntimeError: FlashAttention only supports Ampere GPUs or newer."),
+    ],
+    "flash-attn-ck-not-on-rdna": [
+        ("https://github.com/ROCm/flash-attention/issues/93", "gfx1100 is invalid or not supported by Flash-Attention"),
+        ("https://github.com/pccr10001/comfyui-gfx1151-fa/issues/3",
+         "Flash Attention failed, using default SDPA: FlashAttention currently only supports MI100 and RX7000 and above"),
+    ],
+    "triton-fp8e4nv-pre-sm89": [
+        ("https://github.com/flagos-ai/FlagTree/issues/1005",
+         "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are "
+         "('fp8e4b15', 'fp8e5')"),
+        ("https://github.com/triton-lang/triton/issues/4319", "fp8e4nv data type is not supported on CUDA arch < 89"),
+    ],
+    "diffusers-torchao-int1-before-torch-2.6": [
+        ("https://github.com/Tencent-Hunyuan/Hunyuan-GameCraft-1.0/issues/24",
+         "RuntimeError: Failed to import diffusers.loaders.lora_pipeline because of the following error "
+         "(look up to see its traceback):\nmodule 'torch' has no attribute 'int1'"),
+    ],
+    "vllm-sleep-mode-not-on-rocm": [
+        ("https://github.com/vllm-project/vllm/issues/16561", 'raise ValueError("Sleep mode is only supported on CUDA devices.")'),
+    ],
+    "bitsandbytes-int8-before-0.37-needs-turing": [
+        ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/100", "ERROR: Your GPU does not support Int8 Matmul!"),
+    ],
+    "ray-2.45-rocm-rocr-and-hip-both-set": [
+        # the same raise as the rule above, rendered; it runs before HIP_VISIBLE_DEVICES is looked at
+        ("https://github.com/ray-project/ray/blob/008e15e9d62fe09bcd0a2f31990a1b73f1b2bd69/"
+         "python/ray/_private/accelerators/amd_gpu.py",
+         "RuntimeError: Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"),
+    ],
+    "torch-cu128-2.8-no-pascal-maxwell": [
+        ("https://github.com/bnsreenu/digitalsreeni-image-annotator/issues/57",
+         "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device"),
+    ],
+    "gfx906-system-rocm6.4-rocblas-no-gfx906": [
+        ("https://github.com/ROCm/legacy-rocm-build/issues/4625",
+         "rocBLAS error: Cannot read /opt/rocm-6.4.0/lib/rocblas/library/TensileLibrary.dat: "
+         "No such file or directory for GPU arch : gfx906"),
+    ],
+    "rdna2-gfx103x-variants-need-hsa-override": [
+        ("https://github.com/ROCm/legacy-rocm-build/issues/2061",
+         "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"),
+    ],
 }
 
 
@@ -344,7 +463,7 @@ def test_every_rule_has_a_case(rules) -> None:
 
 
 def test_database_is_not_trivially_small(rules) -> None:
-    assert len(rules) >= 30
+    assert len(rules) >= 45
 
 
 @pytest.mark.parametrize("rule_id", sorted(CASES))
@@ -414,6 +533,9 @@ def test_memory_fault_rule_is_kept_as_specified(rules) -> None:
         "torch": SpecifierSet("==2.5.1"), "torch_rocm": SpecifierSet("==6.2.*"),
     }
     assert "https://github.com/ROCm/ROCm/issues/4166" not in rule.links
+    # contested: one report of the fault, one of the same build working -> isolate with signature, never skip
+    assert rule.contested and rule.action == "isolate" and rule.signature is not None
+    assert "https://github.com/pytorch/pytorch/issues/147626" in rule.links
 
 
 @pytest.mark.parametrize("item", sorted(COVERAGE))

@@ -302,8 +302,10 @@ def test_matrix_from_ini(pytester: pytest.Pytester, env_file) -> None:
 
 def test_bundled_database_applies_without_matrix(pytester: pytest.Pytester, env_file) -> None:
     pytester.makepyfile("import pytest\n@pytest.mark.gpus(1)\ndef test_gpu(): pass\n")
-    result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "-rs")
-    result.stdout.fnmatch_lines(["*(bundled known_bad.yaml)", "*SKIPPED*gfx906*"])
+    result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "--collect-only")
+    # the MI50 rule is contested (pytorch/pytorch#147626): it isolates the test, it does not skip it
+    result.stdout.fnmatch_lines(["*(bundled known_bad.yaml)",
+                                 "*: ISOLATE [[]torch-2.5.1-rocm6.2-gfx906-memory-fault[]]*"])
     result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "--rocm-no-bundled")
     result.stdout.fnmatch_lines(["*0 of 0 known-bad rules active*"])
     assert result.parseoutcomes() == {"passed": 1}

@@ -19,7 +19,8 @@ from xml.etree.ElementTree import ElementTree, ParseError
 from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
 from ..measurements import Measurement
-from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from ..diagnoses import annotate, headline_of
+from ..outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
 from .junit_props import PROP_USES
 
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -116,7 +117,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
         name = elem.get("name") or ""
         outcome = Outcome.PASS
         message = ""
-        rule = signature = None
+        rule = signature = diagnosis = None
         uses: tuple[str, ...] = ()
         measurements: list[Measurement] = []
         explicit = None
@@ -131,6 +132,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                         rule = value
                     elif pname == PROP_SIGNATURE:
                         signature = value
+                    elif pname == PROP_DIAGNOSIS:
+                        diagnosis = headline_of(value)
                     elif pname == PROP_USES:
                         uses = tuple(u.strip() for u in value.split(",") if u.strip())
                     elif pname.startswith("rocm_metric."):
@@ -144,6 +147,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                 xfail = child.get("type") == "pytest.xfail"
                 outcome = Outcome.KNOWN_BAD if xfail else Outcome.SKIPPED
                 message = child.get("message") or ""
+        if diagnosis is not None:
+            message = annotate(message, diagnosis)
         out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
     return out

@@ -117,6 +117,7 @@ class Rule:
     fixed_in: tuple[tuple[str, str], ...] = ()
     file: str = ""
     line: int | None = None
+    contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
 
     @property
     def location(self) -> str:

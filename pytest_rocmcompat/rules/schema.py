@@ -13,7 +13,7 @@ from .model import (
     ACTIONS, ANY_VERSION, NOT_INSTALLED, VERSION_AXES, AppliesTo, EnvCondition, Rule, When,
 )
 
-RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in")
+RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in", "contested")
 WHEN_KEYS = ("platform", "arch", *VERSION_AXES, "libraries", "env")
 APPLIES_KEYS = ("all", "nodeids", "markers", "uses")
 ENV_OPS = ("present", "absent", "equals", "not_equals", "matches")
@@ -67,13 +67,29 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         if "fixed_in" in rule else ()
     if "signature" in rule and rule["signature"] is None:
         ck.add(rule, "signature", join_path(path, "signature"), "is empty; remove it or give a regular expression")
+    contested = _parse_contested(rule, ck, path, action, signature)
     if len(ck.problems) > before or when is None or applies is None:
         return None
     return Rule(
         id=rule_id, reason=reason.strip(), action=action, when=when, applies_to=applies,
         signature=signature, links=tuple(links), fixed_in=fixed_in or (), file=ck.file,
-        line=getattr(rule, "line", None),
+        line=getattr(rule, "line", None), contested=contested,
     )
+
+
+def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: re.Pattern[str] | None) -> bool:
+    """``contested: true``: sources disagree, so the rule must not blanket-skip (isolate/xfail + signature)."""
+    if "contested" not in rule:
+        return False
+    value = rule["contested"]
+    where = join_path(path, "contested")
+    if not isinstance(value, bool):
+        ck.add(rule, "contested", where, f"expected true or false, got {type_name(value)} {show(value)}")
+        return False
+    if value and (action not in ("isolate", "xfail") or signature is None):
+        ck.add(rule, "contested", where, "a contested rule must not blanket-skip: use action isolate or xfail "
+                                        "with a signature, so a pass shows as stale-rule evidence")
+    return value
 
 
 def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:

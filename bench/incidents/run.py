@@ -1,0 +1,224 @@
+"""Replay the public incident corpus through the plugin and print recall and false-positive rate.
+
+Each incident (``incidents.yaml``) is replayed as a user's CI would meet it: a fresh directory
+with one test carrying the incident's markers that raises the quoted error text, a real
+``python -m pytest`` run with ``--rocm-set`` for the reported stack (on a neutral replayed
+environment, so this machine's own stack does not leak in), the bundled ``known_bad.yaml``
+and the built-in checks, and the JUnit file it writes read back with the plugin's own reader.
+
+A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
+check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
+recognised broken / broken; the false-positive rate is recognised works / works. Both are
+printed for the ``train`` half (rules may be written from it) and the ``held-out`` half.
+
+    python bench/incidents/run.py                 # whole corpus, 2 at a time
+    python bench/incidents/run.py --split held-out --jobs 1 --json out.json
+    python bench/incidents/run.py --only pytorch-120233-dynamo-py312-torch222
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+CORPUS = HERE / "incidents.yaml"
+REQUIRED = ("id", "url", "date", "stack", "test", "error", "verdict", "split")
+VERDICTS = ("broken", "works")
+SPLITS = ("train", "held-out")
+RECOGNISED = ("known-bad", "skipped")
+
+
+@dataclass
+class Replay:
+    id: str
+    split: str
+    verdict: str
+    near_miss: bool
+    outcome: str  # the plugin's outcome of the replayed test, or "error: ..." if the run broke
+    rule: str | None  # the rule or check that claimed it
+    diagnosis: str | None  # the built-in diagnosis of an unclaimed failure
+    cited: bool  # the bundled database links this incident's URL
+
+    @property
+    def recognised(self) -> bool:
+        return self.outcome in RECOGNISED and self.rule is not None
+
+
+def split_of(incident_id: str) -> str:
+    """The deterministic half an incident belongs to: sha256(id)[0] even -> train."""
+    return "train" if hashlib.sha256(incident_id.encode()).digest()[0] % 2 == 0 else "held-out"
+
+
+def load_corpus(path: Path = CORPUS) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    return list(data["incidents"])
+
+
+def validate(incidents: list[dict]) -> list[str]:
+    """Every problem of the corpus, one line each (empty: well-formed)."""
+    problems, seen = [], set()
+    for n, inc in enumerate(incidents):
+        where = f"incidents[{n}] {inc.get('id', '?')}"
+        problems += [f"{where}: missing {key!r}" for key in REQUIRED if not inc.get(key)]
+        if inc.get("id") in seen:
+            problems.append(f"{where}: duplicate id")
+        seen.add(inc.get("id"))
+        if not str(inc.get("url", "")).startswith("https://"):
+            problems.append(f"{where}: url must be https")
+        if not isinstance(inc.get("date"), datetime.date):
+            problems.append(f"{where}: date must be YYYY-MM-DD")
+        if inc.get("verdict") not in VERDICTS:
+            problems.append(f"{where}: verdict must be one of {VERDICTS}")
+        if inc.get("near_miss") and inc.get("verdict") != "works":
+            problems.append(f"{where}: a near-miss is a working stack (verdict works)")
+        if inc.get("id") and inc.get("split") != split_of(inc["id"]):
+            problems.append(f"{where}: split must be {split_of(inc['id'])} (sha256 of the id)")
+        if not all(isinstance(a, str) and "=" in a for a in inc.get("stack") or ()):
+            problems.append(f"{where}: stack must be KEY=VALUE assignments")
+        if not str(inc.get("test", "")).startswith("test_"):
+            problems.append(f"{where}: test must be a test function name")
+    return problems
+
+
+def _test_source(inc: dict) -> str:
+    """The replayed test: raises the quoted text, or (``crash``) prints it and aborts, isolated."""
+    decorators = [f"@pytest.mark.{m}" for m in inc.get("markers") or ()]
+    if inc.get("uses"):
+        decorators.append("@pytest.mark.uses(" + ", ".join(repr(u) for u in inc["uses"]) + ")")
+    if inc.get("crash"):
+        decorators.append("@pytest.mark.isolated(timeout=300)")
+        body = ["    sys.stderr.write(ERROR + '\\n')", "    sys.stderr.flush()", "    os.abort()"]
+    else:
+        body = ["    raise RuntimeError(ERROR)"]
+    return "\n".join([
+        "import os", "import sys", "", "import pytest", "", f"ERROR = {inc['error']!r}", "", *decorators,
+        f"def {inc['test']}():", *body, "",
+    ])
+
+
+def _plugin_args() -> list[str]:
+    """``-p`` the plugin only where it is not installed with its entry point."""
+    installed = any(ep.name == "rocmcompat" for ep in metadata.entry_points(group="pytest11"))
+    return [] if installed else ["-p", "pytest_rocmcompat.plugin"]
+
+
+def _cited_urls() -> set[str]:
+    with open(REPO / "matrices" / "known_bad.yaml", encoding="utf-8") as fh:
+        rules = yaml.safe_load(fh)["known_bad"]
+    return {link for rule in rules for link in rule.get("links") or ()}
+
+
+def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
+    """Run one incident's test under its stack in ``workdir``; the plugin's verdict."""
+    sys.path.insert(0, str(REPO))
+    from pytest_rocmcompat.probe.environment import Environment
+    from pytest_rocmcompat.report.junit_read import read_run
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "env.json").write_text(Environment(platform="cpu", python="3.11.7", os="Linux").to_json(),
+                                      encoding="utf-8")
+    (workdir / "test_incident.py").write_text(_test_source(inc), encoding="utf-8")
+    argv = [sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider", "-q",
+            "--rocm-env", "env.json", "--junitxml", "junit.xml", "test_incident.py"]
+    for assignment in inc["stack"]:
+        argv += ["--rocm-set", assignment]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER"):
+        env.pop(name, None)
+    proc = subprocess.run(argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=600)
+    was_cited = inc["url"] in (cited if cited is not None else _cited_urls())
+    junit = workdir / "junit.xml"
+    if proc.returncode not in (0, 1) or not junit.exists():
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
+        return Replay(inc["id"], inc["split"], inc["verdict"], bool(inc.get("near_miss")),
+                      f"error: exit {proc.returncode}: {tail[0][:200]}", None, None, was_cited)
+    case = read_run(str(junit)).cases[0]
+    diagnosis = case.signature if case.rule is None else None
+    return Replay(inc["id"], inc["split"], inc["verdict"], bool(inc.get("near_miss")),
+                  case.outcome.value, case.rule, diagnosis, was_cited)
+
+
+def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:
+    cited = _cited_urls()
+    with tempfile.TemporaryDirectory(prefix="rocmcompat-incidents-") as tmp:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return list(pool.map(lambda inc: replay(inc, Path(tmp) / inc["id"], cited), incidents))
+
+
+def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
+    """Per split (and ``all``): recall on broken stacks, false-positive rate on working ones."""
+    out: dict[str, dict[str, object]] = {}
+    for split in (*SPLITS, "all"):
+        rows = [r for r in results if split in ("all", r.split)]
+        broken = [r for r in rows if r.verdict == "broken"]
+        works = [r for r in rows if r.verdict == "works"]
+        uncited = [r for r in broken if not r.cited]
+        out[split] = {
+            "broken": len(broken), "recognised": sum(r.recognised for r in broken),
+            "recall": _ratio(sum(r.recognised for r in broken), len(broken)),
+            "uncited_broken": len(uncited), "uncited_recognised": sum(r.recognised for r in uncited),
+            "works": len(works), "false_positives": sum(r.recognised for r in works),
+            "false_positive_rate": _ratio(sum(r.recognised for r in works), len(works)),
+            "errors": sum(r.outcome.startswith("error") for r in rows),
+        }
+    return out
+
+
+def _ratio(n: int, d: int) -> float | None:
+    return round(n / d, 4) if d else None
+
+
+def _pct(value: object) -> str:
+    return "n/a" if value is None else f"{100 * float(value):.1f}%"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--split", choices=SPLITS)
+    parser.add_argument("--only", nargs="*", default=None, help="incident ids")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="write every replay and the summary here")
+    args = parser.parse_args(argv)
+    incidents = load_corpus(args.corpus)
+    problems = validate(incidents)
+    if problems:
+        print(f"{args.corpus}: corpus is not well-formed:\n" + "\n".join(problems), file=sys.stderr)
+        return 2
+    if args.split:
+        incidents = [i for i in incidents if i["split"] == args.split]
+    if args.only is not None:
+        incidents = [i for i in incidents if i["id"] in set(args.only)]
+    results = replay_all(incidents, args.jobs)
+    for r in results:
+        mark = "ok " if r.recognised == (r.verdict == "broken") else "MISS" if r.verdict == "broken" else "FP "
+        why = r.rule or (f"diagnosis {r.diagnosis}" if r.diagnosis else "")
+        print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
+    summary = summarise(results)
+    for split, s in summary.items():
+        print(f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
+              f"uncited {s['uncited_recognised']}/{s['uncited_broken']}; false positives "
+              f"{s['false_positives']}/{s['works']} ({_pct(s['false_positive_rate'])}); errors {s['errors']}")
+    if args.json:
+        args.json.write_text(json.dumps({"results": [asdict(r) | {"recognised": r.recognised} for r in results],
+                                         "summary": summary}, indent=2), encoding="utf-8")
+    return 1 if any(s["errors"] for s in summary.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
