@@ -1,4 +1,4 @@
-"""``rocmcompat``: probe this machine, lint and expand matrices, merge reports.
+"""``rocmcompat``: probe this machine, lint and expand matrices, run the suites, merge reports.
 
 Exit status: 0 success, 1 a matrix or input has mistakes, 2 usage error.
 """
@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "json", "github"), default="table",
                    help="github: a GitHub Actions matrix object ({'include': [...]})")
     p.set_defaults(func=_cmd_expand)
+    sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)",
+                   add_help=False)
     p = sub.add_parser("report", help="merge JUnit files of many cells into one compatibility table")
     from .report.cli_report import add_report_arguments
 
@@ -108,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # its own parser: pytest's options pass through untouched
+        from .cli_run import run_main
+
+        return run_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
