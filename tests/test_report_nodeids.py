@@ -118,3 +118,23 @@ def test_html_class_names_are_valid_css(project: pytest.Pytester) -> None:
         for part in selector.split(","):  # element, then .class names without spaces
             assert re.fullmatch(r"([a-z]+)?(\.[a-z][a-z0-9-]*)*", part.strip()), part
     assert "td.o.not run" not in style and "td.o.not-run{background" in style
+
+
+def test_run_report_groups_skip_reasons_with_counts(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_s='''
+        import pytest
+
+        @pytest.mark.parametrize("i", range(3))
+        def test_needs_lib(i):
+            pytest.skip("library foo is not installed")
+
+        def test_other():
+            pytest.skip("only matters on ROCm | (platform is cpu)")
+        ''')
+    (pytester.path / "cpu.json").write_text(CPU_ENV.to_json(), encoding="utf-8")
+    pytester.runpytest("-p", "no:cacheprovider", "--rocm-env", "cpu.json", "--rocm-report=r.md")
+    text = (pytester.path / "r.md").read_text(encoding="utf-8")
+    section = text.split("## Skip reasons", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ") and "reason" not in line]
+    assert re.match(r"\| library foo is not installed +\| 3 +\|", lines[0])
+    assert re.match(r"\| only matters on ROCm &#124; \(platform is cpu\) +\| 1 +\|", lines[1])
