@@ -1,4 +1,4 @@
-"""``rocmcompat``: probe this machine, lint and expand matrices, run the suites, merge reports.
+"""``rocmcompat``: probe this machine, lint and expand matrices, run the suites, recommend, merge reports.
 
 Exit status: 0 success, 1 a matrix or input has mistakes, 2 usage error.
 """
@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_expand)
     sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)",
                    add_help=False)
+    p = sub.add_parser("recommend", help="the newest stacks with nothing known against them on a GPU arch")
+    from .recommend import add_recommend_arguments, run_recommend
+
+    add_recommend_arguments(p)
+    p.set_defaults(func=run_recommend)
     p = sub.add_parser("report", help="merge JUnit files of many cells into one compatibility table")
     from .report.cli_report import add_report_arguments
 
