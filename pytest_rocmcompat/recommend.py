@@ -305,3 +305,42 @@ def run_recommend(args) -> int:
         return 2
     print("\n".join(render_markdown(recommend(args.arch, chosen, runs), limit=args.limit, heading="#")))
     return 0
+
+
+def render_html(rec: Recommendation, limit: int = 10) -> str:
+    """The same recommendation as an HTML section (every value escaped)."""
+    from html import escape
+
+    from .report.html import _simple
+
+    good = rec.recommended(limit)
+    out = [f"<h2>Recommendations for {escape(rec.arch)}</h2>",
+           "<h3>Newest stacks with no known-bad rule against them</h3>",
+           _simple(("torch", "runtime", "python", "evidence", "caveats"),
+                   [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats))
+                    for s in good]) if good else "<p>None found.</p>"]
+    risky = rec.at_risk()
+    if risky:
+        out += ["<h3>At risk (contested)</h3>", _simple(
+            ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
+            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
+             for s in risky for r in s.against])]
+    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if r.action != "isolate"]
+    out += ["<h3>Avoid</h3>", _simple(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
+    return "\n".join(out)
+
+
+def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list) -> tuple[list[str], str]:
+    """``rocmcompat report --recommend ARCH``: Markdown lines and an HTML fragment per arch."""
+    matrices, _, _ = load_inputs(matrix_args, [])
+    lines: list[str] = []
+    fragments: list[str] = []
+    for arch in archs:
+        chosen = matrices_for(normalize_arch(arch), matrices)
+        if not chosen:
+            lines += [f"## Recommendations for {arch}", "", "No bundled matrix covers this arch.", ""]
+            continue
+        rec = recommend(arch, chosen, runs)
+        lines += render_markdown(rec, heading="##")
+        fragments.append(render_html(rec))
+    return lines, "\n".join(fragments)
