@@ -138,3 +138,24 @@ def test_run_report_groups_skip_reasons_with_counts(pytester: pytest.Pytester) -
     lines = [line for line in section.splitlines() if line.startswith("| ") and "reason" not in line]
     assert re.match(r"\| library foo is not installed +\| 3 +\|", lines[0])
     assert re.match(r"\| only matters on ROCm &#124; \(platform is cpu\) +\| 1 +\|", lines[1])
+
+
+def test_baseline_with_old_style_names_still_finds_regressions(project: pytest.Pytester, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    before = _junit(project, "before.xml")
+    assert main(["report", str(before), "-o", str(tmp_path / "b.md"), "--json", str(tmp_path / "b.json")]) == 0
+    data = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
+    for cell in data["cells"]:  # as an earlier release wrote it: classname::name
+        cell["tests"] = {t.replace(".py::", "::", 1).replace("/", ".").replace("::_BaseCls::", "._BaseCls::")
+                         .replace("::TestPeftConfig::TestInner::", ".TestPeftConfig.TestInner::")
+                         .replace("::TestPeftConfig::", ".TestPeftConfig::"): o for t, o in cell["tests"].items()}
+    assert "tests.test_config::test_flaky" in data["cells"][0]["tests"]
+    (tmp_path / "b.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("FLAKY_FAILS", "1")
+    after = _junit(project, "after.xml")
+    out = tmp_path / "a.md"
+    assert main(["report", str(after), "-o", str(out), "--baseline", str(tmp_path / "b.json")]) == 0
+    section = out.read_text(encoding="utf-8").split("## Regressions against the baseline", 1)[1].split("\n## ")[0]
+    assert re.search(r"\| tests/test_config.py::test_flaky +\| pass -&gt; fail +\|", section)
