@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)",
                    add_help=False)
     p = sub.add_parser("recommend", help="the newest stacks with nothing known against them on a GPU arch")
-    from .recommend import add_recommend_arguments, run_recommend
+    from .recommend_cli import add_recommend_arguments, run_recommend
 
     add_recommend_arguments(p)
     p.set_defaults(func=run_recommend)
