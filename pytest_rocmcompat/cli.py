@@ -1,4 +1,4 @@
-"""``rocmcompat``: probe this machine, lint and expand matrices, merge reports.
+"""``rocmcompat``: probe this machine, lint and expand matrices, run the suites, recommend, merge reports.
 
 Exit status: 0 success, 1 a matrix or input has mistakes, 2 usage error.
 """
@@ -133,6 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "json", "github"), default="table",
                    help="github: a GitHub Actions matrix object ({'include': [...]})")
     p.set_defaults(func=_cmd_expand)
+    sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)",
+                   add_help=False)
+    p = sub.add_parser("recommend", help="the newest stacks with nothing known against them on a GPU arch")
+    from .recommend_cli import add_recommend_arguments, run_recommend
+
+    add_recommend_arguments(p)
+    p.set_defaults(func=run_recommend)
     p = sub.add_parser("report", help="merge JUnit files of many cells into one compatibility table")
     from .report.cli_report import add_report_arguments
 
@@ -142,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # its own parser: pytest's options pass through untouched
+        from .cli_run import run_main
+
+        return run_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

@@ -48,6 +48,18 @@ def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
     write_atomic(target, redact_text(text, secret_values_from_env(dict(os.environ))))
     if written != target:
         os.unlink(written)
+    _name_final_file(config, target)
+
+
+def _name_final_file(config: pytest.Config, target: str) -> None:
+    """pytest's closing line ("generated xml file: ...") names the file the user asked for."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is not None:
+        xml.logfile = target
 
 
 def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:

@@ -20,8 +20,9 @@ MARKERS: dict[str, str] = {
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("rocmcompat", "GPU stack compatibility (pytest-rocmcompat)")
     group.addoption(
-        "--rocm-matrix", metavar="PATH", default=None,
-        help="Version matrix (YAML) to locate this machine in and take known-bad rules from. "
+        "--rocm-matrix", metavar="PATH|NAME", default=None,
+        help="Version matrix (YAML) to locate this machine in and take known-bad rules from: a path, "
+             "else a bundled matrix by name (cpu, mi300, h100, ...). "
              "Without it, the bundled known-bad database applies alone. [ini: rocm_matrix]",
     )
     group.addoption(

@@ -14,7 +14,7 @@ import pytest
 
 from .errors import ConfigError, OverrideError
 from .matrix.cache import MatrixCache
-from .matrix.loader import bundled_known_bad, load_matrix
+from .matrix.loader import bundled_known_bad, load_matrix, resolve_matrix_name
 from .matrix.model import Matrix
 from .outcomes import Outcome, worst
 from .probe.environment import Environment, EnvironmentFileError
@@ -165,7 +165,8 @@ def _ini_path(config: pytest.Config, name: str) -> str | None:
 
 
 def _load_rules_file(config: pytest.Config) -> tuple[Matrix | None, str]:
-    path = config.getoption("rocm_matrix") or _ini_path(config, "rocm_matrix")
+    option = config.getoption("rocm_matrix")
+    path = resolve_matrix_name(option) if option else _ini_path(config, "rocm_matrix")
     cache = MatrixCache.from_environ()
     if path:
         return load_matrix(path, cache=cache), str(path)

@@ -1,11 +1,23 @@
 """Shared fixtures of the bundled suites (each suite may add its own conftest.py).
 
-The plugin itself provides ``rocm_env``, ``rocm_matrix`` and ``rocm_measure``.
+The plugin itself provides ``rocm_env``, ``rocm_matrix`` and ``rocm_measure``. The suites'
+pure helpers sit beside them (``peaks.py`` here, ``gpu/gpubench.py``, ``gpu/gpunumerics.py``,
+``preflight/preflight_checks.py``) and are imported by module name: this folder and each suite's
+folder are put on ``sys.path`` (pytest's default import mode does the same for test folders),
+in a checkout and in the installed wheel alike.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+_HERE = Path(__file__).resolve().parent
+for _folder in (_HERE / "gpu", _HERE / "preflight", _HERE):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 
 @pytest.fixture(scope="session")

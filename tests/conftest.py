@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -23,6 +24,12 @@ except ImportError:  # hypothesis is a test extra
 
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
+SUITES = REPO / "suites"
+# The suites' pure helpers live beside the suites (peaks.py, gpu/gpubench.py, gpu/gpunumerics.py,
+# preflight/preflight_checks.py) and are imported by module name, as suites/conftest.py arranges.
+for _folder in (SUITES / "gpu", SUITES / "preflight", SUITES):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 
 def write(path: Path, text: str) -> Path:

@@ -10,10 +10,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_rocmcompat import gpubench as gb
-from pytest_rocmcompat import gpunumerics as gn
+import gpubench as gb
+import gpunumerics as gn
 from pytest_rocmcompat.arch import is_valid_arch
-from pytest_rocmcompat.peaks import PEAKS, peak_for
+from peaks import PEAKS, peak_for
 
 from .conftest import REPO
 

@@ -215,7 +215,7 @@ def test_cpu_matrix_axes_are_unchanged(matrices) -> None:
     assert dict(m.axes) == {"torch": ("2.11", "2.12", "2.13", "2.14"), "python": ("3.10", "3.11", "3.12", "3.13")}
 
 
-# matrix -> a device name of that hardware, looked up in the peaks table (pytest_rocmcompat/peaks.py)
+# matrix -> a device name of that hardware, looked up in the peaks table (suites/peaks.py)
 PEAK_DEVICE = {
     "h100.yaml": "NVIDIA H100 80GB HBM3", "h200.yaml": "NVIDIA H200", "mi300.yaml": "AMD Instinct MI300X",
     "mi250.yaml": "AMD Instinct MI210", "mi50.yaml": "AMD Instinct MI50", "rdna3.yaml": "Radeon RX 7900 XTX",
@@ -226,7 +226,7 @@ PEAK_DEVICE = {
 def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
     """Floors stay under the datasheet peaks (at most 90%: floors from measured runs sit near 85% of
     what a healthy card gave, which is itself 75-90% of the datasheet)."""
-    from pytest_rocmcompat.peaks import peak_for
+    from peaks import peak_for
 
     peak = peak_for(PEAK_DEVICE[name])
     assert peak is not None, PEAK_DEVICE[name]

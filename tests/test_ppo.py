@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from pytest_rocmcompat.measurements import default_unit
-from pytest_rocmcompat.peaks import peak_for
+from peaks import peak_for
 
 from .conftest import REPO
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_rocmcompat import preflight_checks as pc
+import preflight_checks as pc
 from pytest_rocmcompat.probe.environment import GPU, Environment
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV, REPO

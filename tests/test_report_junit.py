@@ -170,33 +170,33 @@ def test_every_testcase_is_classified_on_reading(cell_runs: Path) -> None:
     run = read_run(str(cell_runs / "mi300.xml"))
     got = {c.test: c.outcome for c in run.cases}
     assert got == {
-        "suites.gpu.test_gpu::test_gpu_op": Outcome.PASS,
-        "suites.gpu.test_gpu::test_gemm": Outcome.PASS,
-        "suites.collectives.test_coll::test_allreduce_sizes": Outcome.PASS,
-        "suites.libs.test_torchao::test_int1_error": Outcome.KNOWN_BAD,
-        "suites.libs.test_torchao::test_other_error": Outcome.FAIL,
-        "suites.libs.test_torchao::test_passes_now": Outcome.STALE_RULE,
-        "suites.libs.test_torchao::test_own_xfail": Outcome.KNOWN_BAD,
-        "tests.test_misc::test_plain": Outcome.PASS,
-        "tests.test_misc.TestGroup::test_in_class": Outcome.PASS,
-        "tests.test_misc::test_crash": Outcome.CRASHED,
+        "suites/gpu/test_gpu.py::test_gpu_op": Outcome.PASS,
+        "suites/gpu/test_gpu.py::test_gemm": Outcome.PASS,
+        "suites/collectives/test_coll.py::test_allreduce_sizes": Outcome.PASS,
+        "suites/libs/test_torchao.py::test_int1_error": Outcome.KNOWN_BAD,
+        "suites/libs/test_torchao.py::test_other_error": Outcome.FAIL,
+        "suites/libs/test_torchao.py::test_passes_now": Outcome.STALE_RULE,
+        "suites/libs/test_torchao.py::test_own_xfail": Outcome.KNOWN_BAD,
+        "tests/test_misc.py::test_plain": Outcome.PASS,
+        "tests/test_misc.py::TestGroup::test_in_class": Outcome.PASS,
+        "tests/test_misc.py::test_crash": Outcome.CRASHED,
     }
     by_test = {c.test: c for c in run.cases}
-    assert by_test["suites.libs.test_torchao::test_int1_error"].rule == "int1"
-    assert by_test["suites.libs.test_torchao::test_passes_now"].rule == "int1"
-    assert by_test["suites.libs.test_torchao::test_other_error"].uses == ("torchao",)
-    assert by_test["tests.test_misc::test_crash"].message  # what the isolation runner saw
+    assert by_test["suites/libs/test_torchao.py::test_int1_error"].rule == "int1"
+    assert by_test["suites/libs/test_torchao.py::test_passes_now"].rule == "int1"
+    assert by_test["suites/libs/test_torchao.py::test_other_error"].uses == ("torchao",)
+    assert by_test["tests/test_misc.py::test_crash"].message  # what the isolation runner saw
 
 
 def test_skip_by_rule_and_floor_failure_read_back(cell_runs: Path) -> None:
     by_test = {c.test: c for c in read_run(str(cell_runs / "mi50.xml")).cases}
-    skip = by_test["suites.gpu.test_gpu::test_gpu_op"]
+    skip = by_test["suites/gpu/test_gpu.py::test_gpu_op"]
     assert (skip.outcome, skip.rule) == (Outcome.SKIPPED, "gfx906-fault")
-    gemm = by_test["suites.gpu.test_gpu::test_gemm"]
+    gemm = by_test["suites/gpu/test_gpu.py::test_gemm"]
     assert gemm.outcome is Outcome.FAIL  # 120 TFLOP/s under its 300 floor
     (m,) = gemm.measurements
     assert (m.name, m.value, m.floor, m.peak, m.unit) == ("gemm_bf16_tflops", 120.0, 300.0, 1307.0, "TFLOP/s")
-    sizes = by_test["suites.collectives.test_coll::test_allreduce_sizes"].measurements
+    sizes = by_test["suites/collectives/test_coll.py::test_allreduce_sizes"].measurements
     assert [(m.name, m.detail, m.value) for m in sizes] == [
         ("allreduce_busbw_gbps", "1 MiB", 20.0), ("allgather_busbw_gbps@1MiB", "1 MiB bf16", 10.0),
         ("allreduce_busbw_gbps", "64 MiB", 150.0), ("allgather_busbw_gbps@64MiB", "64 MiB bf16", 75.0)]

@@ -43,7 +43,7 @@ def grid_rows(markdown: str) -> dict[str, dict[str, str]]:
     rows = {}
     for line in grid[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
-        key = f"{cells[0]} / {cells[1]}" if cells[0] != "?" else cells[4]
+        key = f"{cells[0]} / {cells[1]}" if cells[0] != "?" else cells[3]
         rows[key] = dict(zip(header, cells))
     return rows
 
@@ -55,29 +55,46 @@ def test_merge_cells_into_one_table(cell_runs: Path, tmp_path: Path) -> None:  #
     rows = grid_rows(text)
     mi300 = rows["gfx942 (AMD Instinct MI300X x8) / ROCm 6.2.4"]
     assert mi300["source"] == "override"
-    assert mi300["gpu"] == "✅ 2 pass"
-    assert mi300["libs"] == "❌ 1 fail · ♻️ 1 stale-rule · ⚠️ 2 known-bad"
-    assert mi300["lib torchao"] == "❌ 1 fail · ♻️ 1 stale-rule · ⚠️ 1 known-bad"
-    assert mi300["tests/test_misc.py"] == "💥 1 crashed · ✅ 2 pass"
+    assert mi300["gpu"] == "✅2"
+    assert mi300["libs"] == "❌1 ♻️1 ⚠️2"  # the verdict symbol leads, worst first
+    assert mi300["tests/test_misc.py"] == "💥1 ✅2"
+    assert mi300["torch · python"] == "2.5.1+rocm6.2 · py 3.12.3"
+    assert "torchao 0.7.0" in mi300["libraries"] and not any(k.startswith("lib ") for k in mi300)
     mi50 = rows["gfx906 (AMD Instinct MI50 x1) / ROCm 6.2.4"]
-    assert mi50["gpu"] == "❌ 1 fail · ⏭️ 1 skipped"  # gemm under its floor; the fault rule's skip
+    assert mi50["gpu"] == "❌1 ⏭️1"  # gemm under its floor; the fault rule's skip
     cpu = rows["no GPU / CPU"]
     assert cpu["source"] == "replay (cpu.json)"
-    assert cpu["torch"] == "2.13.0+cpu"
+    assert cpu["torch · python"].startswith("2.13.0+cpu")
     unknown = [r for k, r in rows.items() if r["source"] == "unknown"]
     assert len(unknown) == 2  # the committed real runs, written without the plugin's properties
-    assert {r["gpu"] for r in unknown} == {"✅ 2 pass", ""}
-    assert any(r["test_pin.py"] == "✅ 6 pass · ⏭️ 1 skipped" for r in unknown)
-    # known issues with reason, link and cells; stale rules; performance against floors
-    assert re.search(r"\| int1 +\| torchao needs torch.int1 +\| https://example.invalid/int1 +\| gfx906 .*: "
-                     r"1 known-bad, 1 stale-rule; gfx942", text)
-    assert "gfx906-fault" in text and "memory access fault on any GPU op" in text
-    assert "### Stale rules" in text
-    assert re.search(r"gemm_bf16_tflops +\| 4096\^3 +\| 120 TFLOP/s +\| 300 +\| 9% +\| ❌ below floor", text)
-    per_size = text.split("### allreduce_busbw_gbps by size (GB/s)", 1)[1].split("\n#", 1)[0]
+    assert {r["gpu"] for r in unknown} == {"✅2", ""}
+    assert any(r["test_pin.py"] == "✅6 ⏭️1" for r in unknown)
+    assert len(next(t for t in tables(text) if "arch" in t[0])[0].strip("|").split("|")) <= 12
+    # sections in reading order: grid, what is broken, skip reasons, headline figures, details
+    order = [text.index(h) for h in ("## Compatibility", "## What is broken", "## Skip reasons",
+                                     "## Headline figures", "## Details", "## Legend")]
+    assert order == sorted(order)
+    broken = text.split("## What is broken", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"\| int1 +\| xfail +\| torchao needs torch.int1 +\| https://example.invalid/int1 +\| gfx906 .*: "
+                     r"1 stale-rule, 1 known-bad; gfx942", broken)
+    assert "gfx906-fault" in broken and "memory access fault on any GPU op" in broken
+    assert "### Stale rules" in broken
+    assert re.search(r"\| crashed, no known signature +\| 1 +\| 1 crashed +\| gfx942 .*\(1\) +\| "
+                     r"tests/test_misc.py::test_crash +\|", broken)
+    assert re.search(r"\| fail, no known signature +\| 5 +\| 5 fail +\| gfx906 .*\(2\); gfx942 .*\(1\); ", broken)
+    skips = text.split("## Skip reasons", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"\| \[gfx906-fault\] memory access fault on any GPU op \(https://example.invalid/fault\) +\| 1 +\| "
+                     r"gfx906 .*\(1\) +\|", skips)
+    heads = text.split("## Headline figures", 1)[1].split("\n## ", 1)[0]
+    assert re.search(r"gfx942 .*\| GEMM bf16 +\| 650 TFLOP/s +\| 300 ✅ +\| 50% +\| suites/gpu/test_gpu.py::test_gemm", heads)
+    assert re.search(r"gfx906 .*\| GEMM bf16 +\| 120 TFLOP/s +\| 300 ❌ below +\| 9%", heads)
+    assert re.search(r"gfx942 .*\| all_reduce bus bandwidth, largest size +\| 300 GB/s", heads)
+    details = text.split("## Details", 1)[1]
+    assert re.search(r"gemm_bf16_tflops +\| 4096\^3 +\| 120 TFLOP/s +\| 300 +\| 9% +\| ❌ below floor", details)
+    per_size = details.split("#### allreduce_busbw_gbps by size (GB/s)", 1)[1].split("\n#", 1)[0]
     assert re.search(r"\| cell +\| test +\| 1 MiB +\| 64 MiB +\|", per_size)
-    assert re.search(r"gfx942 .*\| suites.collectives.test_coll::test_allreduce_sizes +\| 40 +\| 300 +\|", per_size)
-    assert re.search(r"\| cell +\| test +\| 1MiB +\| 64MiB +\|", text.split("### allgather_busbw_gbps by size")[1])
+    assert re.search(r"gfx942 .*\| suites/collectives/test_coll.py::test_allreduce_sizes +\| 40 +\| 300 +\|", per_size)
+    assert re.search(r"\| cell +\| test +\| 1MiB +\| 64MiB +\|", details.split("#### allgather_busbw_gbps by size")[1])
     # a failure message with | < > & is escaped, every table keeps its column count
     assert "something else &#124; &lt;entirely&gt; &amp; more" in text
     for table in tables(text):
@@ -122,8 +139,8 @@ def test_matrix_lists_planned_cells_not_run(cell_runs: Path, tmp_path: Path) -> 
     text = out.read_text(encoding="utf-8")
     assert "3 cell(s) from 3 JUnit file(s); 2 planned cell(s) not run." in text
     planned = [r for r in grid_rows(text).values() if r["source"] == "not run"]
-    assert sorted((r["arch"], r["runtime"], r["torch"], r["python"]) for r in planned) == [
-        ("gfx906", "ROCm", "2.4", "3.12"), ("gfx942", "ROCm", "2.4", "3.12")]
+    assert sorted((r["arch"], r["runtime"], r["torch · python"]) for r in planned) == [
+        ("gfx906", "ROCm", "2.4 · py 3.12"), ("gfx942", "ROCm", "2.4 · py 3.12")]
     assert all(r["gpu"] == "⬜ not run" for r in planned)
 
 
@@ -140,8 +157,8 @@ def test_baseline_flags_pass_to_fail_and_dropped_measurements(cell_runs: Path, t
     assert main(["report", str(cell_runs), "-o", str(tmp_path / "a.md"), "--json", str(old)]) == 0
     data = json.loads(old.read_text(encoding="utf-8"))
     mi300 = next(c for c in data["cells"] if "MI300X" in c["key"])
-    assert mi300["tests"]["suites.libs.test_torchao::test_other_error"] == "fail"
-    mi300["tests"]["suites.libs.test_torchao::test_other_error"] = "pass"  # it passed last time
+    assert mi300["tests"]["suites/libs/test_torchao.py::test_other_error"] == "fail"
+    mi300["tests"]["suites/libs/test_torchao.py::test_other_error"] = "pass"  # it passed last time
     for m in mi300["measurements"]:
         if m["name"] == "gemm_bf16_tflops":
             m["value"] = 800.0  # 650 now: -18.75%
@@ -153,7 +170,7 @@ def test_baseline_flags_pass_to_fail_and_dropped_measurements(cell_runs: Path, t
     assert main(args) == 0
     text = out.read_text(encoding="utf-8")
     section = text.split("## Regressions against the baseline", 1)[1].split("\n## ", 1)[0]
-    assert "suites.libs.test_torchao::test_other_error | pass -&gt; fail" in section
+    assert "suites/libs/test_torchao.py::test_other_error | pass -&gt; fail" in section
     assert "gemm_bf16_tflops 800 -&gt; 650 TFLOP/s (-18.8%) [4096^3]" in section
     assert "allreduce" not in section
     assert main([*args, "--fail-on-regression"]) == 1

@@ -21,6 +21,24 @@ def bundled_matrices_dir() -> Path:
     return BUNDLED_DIR
 
 
+def resolve_matrix_name(value: str) -> str:
+    """``--rocm-matrix`` value -> file: an existing path first, then a bundled matrix by bare name
+    (``mi300``, ``cpu.yaml``); anything else unchanged (loading it then says the file is missing)."""
+    try:
+        if os.path.exists(value) or os.sep in value or "/" in value:
+            return value
+        name = value if value.endswith((".yaml", ".yml")) else f"{value}.yaml"
+        bundled = bundled_matrices_dir() / name
+        return str(bundled) if bundled.is_file() else value
+    except (OSError, ValueError):  # an unusable name: loading it reports the problem
+        return value
+
+
+def bundled_matrix_names() -> list[str]:
+    """The bundled matrices' bare names (``cpu``, ``mi300``, ...), without the shared database."""
+    return sorted(p.stem for p in bundled_matrices_dir().glob("*.yaml") if p.name != KNOWN_BAD_NAME)
+
+
 def bundled_known_bad() -> Path:
     """The shared known-bad database that applies when no matrix is given."""
     return bundled_matrices_dir() / KNOWN_BAD_NAME

@@ -63,6 +63,17 @@ def load_baseline(path: str) -> dict:
     return data
 
 
+def _node_id(test: object) -> str:
+    """Baselines written before node ids named tests ``pkg.test_x.TestC::name``: read them as node ids."""
+    from .junit_read import node_id
+
+    text = str(test)
+    head, sep, name = text.partition("::")
+    if not sep or head.endswith(".py") or "/" in head:
+        return text
+    return node_id(head, name)
+
+
 def regressions(merged: Merged, baseline: dict, threshold: float) -> list[Regression]:
     """Pass-to-fail tests and figures worse by more than ``threshold`` (0.10 = 10%)."""
     old = {c.get("key"): c for c in baseline["cells"] if isinstance(c, dict)}
@@ -71,14 +82,14 @@ def regressions(merged: Merged, baseline: dict, threshold: float) -> list[Regres
         before = old.get(row.key)
         if before is None or row.not_run:
             continue
-        tests = before.get("tests") or {}
+        tests = {_node_id(t): o for t, o in (before.get("tests") or {}).items()}
         for test, case in row.tests.items():
             if tests.get(test) == Outcome.PASS.value and case.outcome.value in BROKEN:
                 found.append(Regression(row.key, test, f"pass -> {case.outcome.value}"))
         figures = {}
         for m in before.get("measurements") or []:
             try:
-                figures[(m["test"], m["name"], m.get("detail", ""))] = float(m["value"])
+                figures[(_node_id(m["test"]), m["name"], m.get("detail", ""))] = float(m["value"])
             except (KeyError, TypeError, ValueError):
                 continue
         for test, m in row.measurements:

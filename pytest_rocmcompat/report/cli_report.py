@@ -23,6 +23,10 @@ def add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=10.0, metavar="PERCENT",
                    help="a measurement worse than the baseline by more than this is a regression (default 10)")
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when the baseline shows regressions")
+    p.add_argument("--recommend", action="append", metavar="ARCH", default=[],
+                   help="add the stacks to install and to avoid on this GPU arch (repeatable; as rocmcompat recommend)")
+    p.add_argument("--site", metavar="DIR", help="also publish a static site here: index grid, a page per stack, "
+                   "history of headline figures across earlier publications in DIR, what changed, badge JSON")
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -53,6 +57,14 @@ def run_report(args: argparse.Namespace) -> int:
     except (ConfigError, BaselineError) as exc:
         print(f"rocmcompat report: {exc}", file=sys.stderr)
         return 1
+    if args.site:
+        from .site import SiteError, load_history
+
+        try:
+            load_history(args.site)  # a corrupt history stops the command before anything is written
+        except SiteError as exc:
+            print(f"rocmcompat report: {exc}", file=sys.stderr)
+            return 1
     runs, warnings = read_runs(paths)
     if not runs:
         print(f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
@@ -61,16 +73,30 @@ def run_report(args: argparse.Namespace) -> int:
     merged = merge(runs, matrix, warnings)
     threshold = args.threshold / 100
     found = regressions(merged, baseline, threshold) if baseline is not None else None
-    markdown = render_markdown(merged, found, threshold if baseline is not None else None)
+    rec_lines, rec_html = [], ""
+    if args.recommend:
+        from ..recommend_cli import report_sections
+
+        rec_lines, rec_html = report_sections(args.recommend, None, runs)
+    markdown = render_markdown(merged, found, threshold if baseline is not None else None, rec_lines)
     try:
         if args.output:
             write_atomic(args.output, markdown)
         else:
             sys.stdout.write(markdown)
-        if args.html:
+        page = None
+        if args.html or args.site:
             from .html import render_html
 
-            write_atomic(args.html, render_html(merged, found))
+            page = render_html(merged, found, rec_html)
+        if args.html:
+            write_atomic(args.html, page)
+        if args.site:
+            from .site import write_site
+
+            changed = write_site(args.site, merged, page, threshold)
+            print(f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
+                  f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)", file=sys.stderr)
         if args.json:
             write_atomic(args.json, json.dumps(snapshot(merged), sort_keys=True) + "\n")
     except OSError as exc:

@@ -8,8 +8,12 @@ from ..outcomes import MEANING, Outcome
 from .baseline import Regression
 from .escape import clean, one_environment_scan
 from .markdown import SYMBOL
+from . import digest
+from .digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
 from .merge import NOT_RUN, Merged, headline
-from .table import LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, entry_text, row_name
+from .sizes import split_sized
+from .table import (GRID_LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, SYMBOL_LINE, entry_text, label_cells,
+                    row_name, source_text)
 
 # Background colour of a grid entry by its headline (worst) outcome.
 COLOURS: dict[str, str] = {
@@ -29,53 +33,63 @@ th,td{border:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:t
 th{background:#f6f8fa}
 td.o{color:#fff;font-weight:600;min-width:90px}
 td.o.not-run,td.o.skipped{color:#1f2328}
+td.o{white-space:nowrap}
 .warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px}
-""" + "".join(f"td.o.{cls}{{background:{colour}}}\n" for cls, colour in COLOURS.items())
+.note{color:#59636e;font-size:13px}
+details{margin:8px 0}summary{cursor:pointer;font-weight:600}
+""" + "".join(f"td.o.{cls.replace(' ', '-')}{{background:{colour}}}\n" for cls, colour in COLOURS.items())
 
 
 def _e(text: object) -> str:
     return html.escape(clean(str(text), 600))
 
 
-def render_html(merged: Merged, regressions: list[Regression] | None = None) -> str:
+def render_html(merged: Merged, regressions: list[Regression] | None = None,
+                recommendations: str = "") -> str:
+    """``recommendations``: an HTML fragment (already escaped) placed before the details."""
     with one_environment_scan():
-        return _render(merged, regressions)
+        return _render(merged, regressions, recommendations)
 
 
-def _render(merged: Merged, regressions: list[Regression] | None) -> str:
+def _render(merged: Merged, regressions: list[Regression] | None, recommendations: str = "") -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
            "<title>Compatibility report</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>Compatibility report</h1>",
            f"<p>{sum(not r.not_run for r in merged.rows)} cell(s) from {merged.inputs} JUnit file(s).</p>"]
     if merged.warnings:
         out.append('<div class="warn"><b>Inputs left out:</b><ul>'
                    + "".join(f"<li>{_e(w)}</li>" for w in merged.warnings) + "</ul></div>")
-    out += ["<h2>Compatibility</h2>", _grid(merged)]
+    out += ["<h2>Compatibility</h2>", grid_html(merged), f"<p class=\"note\">{_e(SYMBOL_LINE)}</p>"]
+    out += broken_html(merged)
     if regressions is not None:
         out.append("<h2>Regressions against the baseline</h2>")
-        out.append(_simple(("cell", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
+        out.append(_simple(("stack", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
                    if regressions else "<p>None.</p>")
-    hits = merged.hits()
-    if hits:
-        names = {r.key: row_name(r) for r in merged.rows}
-        rows = []
-        for rule_id in sorted(hits):
-            info = merged.rules.get(rule_id)
-            where = "; ".join(f"{names.get(k, k)}: " + ", ".join(f"{n} {o.value}" for o, n in c.items())
-                              for k, c in hits[rule_id].items())
-            rows.append((rule_id, info.reason if info else "", info.links[0] if info and info.links else "", where))
-        out += ["<h2>Known issues</h2>", _simple(("rule", "reason", "link", "cells hit"), rows)]
+    skips = digest.skip_groups(merged, row_name)
+    if skips:
+        out += ["<h2>Skip reasons</h2>", _simple(("reason", "tests", "stacks"), [
+            (g.key, g.count, "; ".join(f"{s} ({n})" for s, n in g.stacks.items())) for g in skips])]
+    out += headlines_html(merged)
+    out.append(recommendations)
+    out += ["<h2>Details</h2>"]
     perf = [(row_name(r), t, m.name, m.detail, f"{m.value:.4g} {m.unit}", "" if m.floor is None else f"{m.floor:g}",
+             "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
              "below floor" if m.below_floor else ("ok" if m.floor is not None else ""))
             for r in merged.rows for t, m in r.measurements]
     if perf:
-        out += ["<h2>Performance</h2>", _simple(("cell", "test", "metric", "detail", "value", "floor", "status"), perf)]
+        out.append(_details(f"Every figure ({len(perf)})", _simple(
+            ("stack", "test", "metric", "detail", "value", "floor", "of peak", "status"), perf)))
+    for metric, table in _sized_tables(merged):
+        out.append(_details(f"{metric} by size", table))
     bad = [(row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
-           for r in merged.rows for c in r.tests.values()
-           if c.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)][:MAX_FAILURE_ROWS]
+           for r in merged.rows for c in r.tests.values() if c.outcome in digest.BAD]
     if bad:
-        out += ["<h2>Failures</h2>", _simple(("cell", "test", "outcome", "signature", "message"), bad)]
-    legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [(NOT_RUN_SYMBOL, NOT_RUN, "planned, no results")]
+        out.append(_details(f"Every failure ({len(bad)})", _simple(
+            ("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS])))
+    legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [
+        (NOT_RUN_SYMBOL, NOT_RUN, "planned, no results"),
+        (CONFLICT_SYMBOL, "conflict", "one test reported with different outcomes in one stack")]
     out += ["<h2>Legend</h2>", "<table><tr><th></th><th>outcome</th><th>meaning</th></tr>"]
     for symbol, name, meaning in legend:
         out.append(f'<tr><td class="o {_cls(name)}">{_e(symbol)}</td><td>{_e(name)}</td><td>{_e(meaning)}</td></tr>')
@@ -83,23 +97,90 @@ def _render(merged: Merged, regressions: list[Regression] | None) -> str:
     return "\n".join(out) + "\n"
 
 
-def _grid(merged: Merged) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in (*LABELS, "source", *merged.columns))
+def broken_html(merged: Merged) -> list[str]:
+    rules = digest.rule_groups(merged, row_name)
+    failures = digest.failure_groups(merged, row_name)
+    clashes = digest.conflicts(merged, row_name)
+    out = ["<h2>What is broken</h2>"]
+    if not (rules or failures or clashes):
+        return out + ["<p>Nothing: no known-bad rule reached a test, and no test failed, crashed or hung.</p>"]
+    if rules:
+        rows = []
+        for g in rules:
+            links = " ".join(_link(u) for u in g.links)
+            hit = "; ".join(f"{s}: {digest.outcome_counts_text(c)}" for s, c in g.stacks)
+            rows.append(f"<tr><td>{_e(g.rule)}</td><td>{_e(g.action)}</td><td>{_e(g.reason)}</td>"
+                        f"<td>{links}</td><td>{_e(hit)}</td></tr>")
+        out += ["<h3>Known issues (by rule)</h3>", "<table><tr><th>rule</th><th>action</th><th>reason</th>"
+                "<th>links</th><th>stacks hit</th></tr>", *rows, "</table>"]
+    if failures:
+        out += ["<h3>Failures (by diagnosis)</h3>", _simple(
+            ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
+            [(g.key, g.count, digest.outcome_counts_text(g.outcomes),
+              "; ".join(f"{s} ({n})" for s, n in g.stacks.items()), " ".join(g.examples), g.message)
+             for g in failures])]
+    if clashes:
+        out += ["<h3>Conflicts</h3>", _simple(("stack", "test", "outcomes"),
+                                              [(s, t, ", ".join(o.value for o in f)) for s, t, f in clashes])]
+    return out
+
+
+def headlines_html(merged: Merged) -> list[str]:
+    found = digest.headlines(merged, row_name)
+    if not found:
+        return []
+    return ["<h2>Headline figures</h2>", _simple(
+        ("stack", "figure", "value", "floor", "of peak", "test"),
+        [(h.stack, h.label, digest.figure_text(h.figure), digest.floor_text(h.figure),
+          digest.peak_text(h.figure), h.test) for h in found])]
+
+
+def _sized_tables(merged: Merged) -> list[tuple[str, str]]:
+    by_metric: dict[str, tuple[list[str], list[tuple[str, str, dict]]]] = {}
+    for row in merged.rows:
+        _, sized = split_sized(row.measurements)
+        for test, metric, found in sized:
+            sizes, lines = by_metric.setdefault(metric, ([], []))
+            sizes.extend(size for size, _ in found if size not in sizes)
+            lines.append((row_name(row), test, dict(found)))
+    return [(metric, _simple(("stack", "test", *sizes), [
+        (stack, test, *("" if f.get(size) is None else f"{f[size].value:.4g} {f[size].unit}" for size in sizes))
+        for stack, test, f in lines])) for metric, (sizes, lines) in by_metric.items()]
+
+
+def _details(summary: str, body: str) -> str:
+    return f"<details><summary>{_e(summary)}</summary>\n{body}\n</details>"
+
+
+def _link(url: str) -> str:
+    if url.startswith(("https://", "http://")):
+        return f'<a href="{html.escape(url, quote=True)}">{_e(url)}</a>'
+    return _e(url)
+
+
+def grid_html(merged: Merged, link_of=None) -> str:
+    """The compact grid; ``link_of(row)`` gives a page to link each stack to (the site)."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in (*GRID_LABELS, "source", *merged.columns))
     out = [f'<table id="grid"><tr>{head}</tr>']
     for row in merged.rows:
-        counts = row.counts()
-        cells = "".join(f"<td>{_e(row.label.get(k, ''))}</td>" for k in LABELS)
-        cells += f"<td>{_e(row.source)}</td>"
+        counts, clash = row.counts(), conflicts_by_column(row)
+        labels = [_e(v) for v in label_cells(row)]
+        href = link_of(row) if link_of else None
+        if href:
+            labels[0] = f'<a href="{html.escape(href, quote=True)}">{labels[0]}</a>'
+        cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{_e(source_text(row))}</td>"
         for column in merged.columns:
             if row.not_run:
-                cells += f'<td class="o not-run" data-outcome="{NOT_RUN}">{NOT_RUN_SYMBOL} {NOT_RUN}</td>'
+                cells += f'<td class="o {_cls(NOT_RUN)}" data-outcome="{NOT_RUN}">{NOT_RUN_SYMBOL} {NOT_RUN}</td>'
                 continue
             c = counts.get(column)
             top = headline(c) if c else None
             if top is None:
                 cells += "<td></td>"
             else:
-                cells += f'<td class="o {_cls(top.value)}" data-outcome="{top.value}">{_e(entry_text(c))}</td>'
+                title = html.escape(entry_text(c), quote=True)
+                cells += (f'<td class="o {_cls(top.value)}" data-outcome="{top.value}" title="{title}">'
+                          f"{_e(compact_entry(c, clash.get(column, 0)))}</td>")
         out.append(f"<tr>{cells}</tr>")
     out.append("</table>")
     return "\n".join(out)

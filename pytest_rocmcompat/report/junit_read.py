@@ -34,7 +34,7 @@ class JUnitReadError(ValueError):
 class CaseRecord:
     """One test as a JUnit file reports it."""
 
-    test: str  # classname::name
+    test: str  # the pasteable node id (``tests/test_x.py::TestC::test_y[a b]``)
     suite: str
     outcome: Outcome
     rule: str | None = None
@@ -55,17 +55,44 @@ class RunRecord:
     timestamp: str = ""
 
 
+def _is_class(part: str) -> bool:
+    """A test class in a JUnit classname: ``TestX``, ``_BaseCls`` (modules are lower-case by convention)."""
+    return part.lstrip("_")[:1].isupper()
+
+
+@lru_cache(maxsize=4096)
+def split_classname(classname: str) -> tuple[str, tuple[str, ...]]:
+    """``tests.test_x.TestC`` -> (``tests/test_x.py``, (``TestC``,)); the file part keeps at least
+    one name, so a module named like a class is never dropped."""
+    parts = classname.split(".") if classname else []
+    classes: list[str] = []
+    while len(parts) > 1 and _is_class(parts[-1]):
+        classes.insert(0, parts.pop())
+    return ("/".join(parts) + ".py" if parts else ""), tuple(classes)
+
+
+def node_id(classname: str, name: str, file: str | None = None) -> str:
+    """The node id pytest would accept: from the ``file`` attribute when written (xunit1), else
+    rebuilt from the classname (``a.b.test_x.TestC`` -> ``a/b/test_x.py::TestC``)."""
+    path, classes = split_classname(classname)
+    if file and file.endswith(".py"):
+        module = file[:-3].replace("/", ".").replace("\\", ".")
+        if classname == module or classname.startswith(module + "."):
+            path = file.replace("\\", "/")
+            classes = tuple(c for c in classname[len(module):].split(".") if c)
+    return "::".join(p for p in (path, *classes, name) if p)
+
+
 @lru_cache(maxsize=4096)
 def suite_of_classname(classname: str) -> str:
     """``suites.gpu.test_x[.TestC]`` -> ``gpu``; other tests are grouped by file (``tests/test_x.py``)."""
-    parts = classname.split(".") if classname else [""]
+    path, _ = split_classname(classname)
+    parts = path[:-3].split("/") if path else []
     if "suites" in parts:
         i = parts.index("suites")
         if i + 1 < len(parts) - 1:
             return parts[i + 1]
-    while len(parts) > 1 and parts[-1][:1].isupper():  # drop test classes: the file remains
-        parts.pop()
-    return "/".join(parts) + ".py" if parts[0] else "(no classname)"
+    return path or "(no classname)"
 
 
 def read_run(path: str) -> RunRecord:
@@ -149,7 +176,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                 message = child.get("message") or ""
         if diagnosis is not None:
             message = annotate(message, diagnosis)
-        out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
+        out.append(CaseRecord(node_id(classname, name, elem.get("file")), suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
     return out
 

@@ -55,6 +55,7 @@ def _render(state: CompatState, exitstatus: int) -> str:
     lines += _rules_section(state)
     lines += _measurements_section(state)
     lines += _failures_section(state)
+    lines += _skips_section(state)
     lines += _not_run_section(state)
     lines += ["## Legend", "", _table(("", "outcome", "meaning"),
                                       [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]), ""]
@@ -135,6 +136,19 @@ def _failures_section(state: CompatState) -> list[str]:
         return []
     rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]
     return ["## Failures", "", _table(("test", "outcome", "signature", "message"), rows), ""]
+
+
+def _skips_section(state: CompatState) -> list[str]:
+    """Skipped tests grouped by reason, most frequent first (never-run tests are listed below)."""
+    from .digest import skip_reason
+
+    not_run = set(state.not_run)
+    reasons = Counter(skip_reason(r.message) for r in state.notable.values()
+                      if r.outcome is Outcome.SKIPPED and r.nodeid not in not_run)
+    if not reasons:
+        return []
+    rows = [(reason, n) for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return ["## Skip reasons", "", _table(("reason", "tests"), rows), ""]
 
 
 def _table(headers, rows) -> str:

@@ -3,7 +3,8 @@
 A row is one environment (platform, GPUs, ROCm/CUDA, torch, Python, libraries, and
 whether it was real hardware or a replay), read from the testsuite properties the
 plugin writes. Several files of one environment (shards) share a row; a test seen
-twice keeps its worse outcome. A file without those properties (a plain pytest run)
+twice keeps its worse outcome, and two different outcomes of one test are kept as a
+conflict (``Row.conflicts``) that the reports show. A file without those properties (a plain pytest run)
 is a row of its own, labelled with what is known: its file and host.
 """
 
@@ -50,6 +51,8 @@ class Row:
     files: list[str] = field(default_factory=list)
     tests: dict[str, CaseRecord] = field(default_factory=dict)
     measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (test, figure)
+    conflicts: dict[str, set[Outcome]] = field(default_factory=dict)  # test -> the outcomes seen
+    timestamp: str = ""  # the newest run's time (ISO), when recorded
     _counts: dict[str, Counter] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -59,6 +62,8 @@ class Row:
     def add(self, case: CaseRecord) -> None:
         self._counts = None
         old = self.tests.get(case.test)
+        if old is not None and old.outcome is not case.outcome:
+            self.conflicts.setdefault(case.test, {old.outcome}).add(case.outcome)
         if old is None or SEVERITY[case.outcome] > SEVERITY[old.outcome]:
             self.tests[case.test] = case
         self.measurements.extend((case.test, m) for m in case.measurements)
@@ -137,6 +142,7 @@ def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[st
         key, row = _row_for(run, matrix)
         row = rows.setdefault(key, row)
         row.files.append(run.path)
+        row.timestamp = max(row.timestamp, run.timestamp or "")
         for case in run.cases:
             row.add(case)
         for name, value in run.props.items():
@@ -159,10 +165,13 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     platform = p["rocm_env.platform"]
     gpus = p.get("rocm_env.gpus", "0")
     arch = p.get("rocm_env.arch", "") or "no GPU"
-    if p.get("rocm_env.gpu"):
-        arch = f"{arch} ({p['rocm_env.gpu']} x{gpus})"
+    gpu_name = p.get("rocm_env.gpu", "")
+    if gpu_name and not gpu_name.startswith("("):  # "(overridden gfx906)" names no product
+        arch = f"{arch} ({gpu_name} x{gpus})"
+    elif gpus not in ("", "0", "1"):
+        arch = f"{arch} x{gpus}"
     if platform == "rocm":
-        runtime = f"ROCm {p.get('rocm_env.rocm') or p.get('rocm_env.hip') or '?'}"
+        runtime = f"ROCm {p.get('rocm_env.rocm') or p.get('rocm_env.hip') or _cell_value(p, 'rocm') or _torch_rocm(p) or '?'}"
     elif platform == "cuda":
         runtime = f"CUDA {p.get('rocm_env.cuda') or '?'}"
     else:
@@ -175,6 +184,23 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
     cell = _cell_of(p, matrix)
     return key, Row(key, source, label, origin=p.get("rocm_env.origin", ""), cell=cell)
+
+
+def _cell_value(props: dict[str, str], axis: str) -> str:
+    """An axis value of the recorded matrix cell (``rocm_cell.rocm``, else from the cell key)."""
+    if props.get(f"rocm_cell.{axis}"):
+        return props[f"rocm_cell.{axis}"]
+    for part in props.get("rocm_cell", "").split():
+        key, _, value = part.partition("=")
+        if key == axis:
+            return value
+    return ""
+
+
+def _torch_rocm(props: dict[str, str]) -> str:
+    """The ROCm release a ``2.5.1+rocm6.2`` torch was built for."""
+    local = props.get("rocm_env.torch", "").partition("+")[2]
+    return local[4:] if local.startswith("rocm") else ""
 
 
 def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
@@ -225,14 +251,11 @@ def _not_run_rows(matrix: Matrix, have: set[str]) -> list[Row]:
 
 
 def _columns(rows: list[Row]) -> list[str]:
-    seen: set[str] = set()
-    for row in rows:
-        for case in row.tests.values():
-            seen.add(case.suite)
-            seen.update(LIB_PREFIX + u for u in case.uses)
+    """One column per suite (bundled suites first, then other test files); the libraries a test
+    uses are counted per row (``Row.counts``) but condensed into the stack's libraries cell."""
+    seen = {case.suite for row in rows for case in row.tests.values()}
     suites = [s for s in SUITES if s in seen]
-    libs = sorted(s for s in seen if s.startswith(LIB_PREFIX))
-    return suites + sorted(seen - set(suites) - set(libs)) + libs
+    return suites + sorted(seen - set(suites))
 
 
 def _row_order(row: Row) -> tuple:

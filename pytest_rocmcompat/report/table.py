@@ -10,12 +10,15 @@ from ..measurements import Measurement
 from ..outcomes import MEANING, SEVERITY, Outcome
 from .baseline import Regression
 from .escape import md_cell, one_environment_scan
+from . import digest
+from .digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
 from .markdown import SYMBOL
 from .merge import NOT_RUN, Merged, Row
 from .sizes import split_sized
 
 NOT_RUN_SYMBOL = "⬜"
 LABELS = ("arch", "runtime", "torch", "python", "libraries")
+GRID_LABELS = ("arch", "runtime", "torch · python", "libraries")  # one screen: <= ~10 columns
 MAX_FAILURE_ROWS = 200
 
 
@@ -37,12 +40,13 @@ def entry_text(counts: Counter | None) -> str:
 
 
 def render_markdown(merged: Merged, regressions: list[Regression] | None = None,
-                    threshold: float | None = None) -> str:
+                    threshold: float | None = None, recommendations: list[str] | None = None) -> str:
     with one_environment_scan():
-        return _render(merged, regressions, threshold)
+        return _render(merged, regressions, threshold, recommendations)
 
 
-def _render(merged: Merged, regressions: list[Regression] | None, threshold: float | None) -> str:
+def _render(merged: Merged, regressions: list[Regression] | None, threshold: float | None,
+            recommendations: list[str] | None = None) -> str:
     ran = [r for r in merged.rows if not r.not_run]
     lines = ["# Compatibility report", "",
              f"{len(ran)} cell(s) from {merged.inputs} JUnit file(s)"
@@ -50,16 +54,22 @@ def _render(merged: Merged, regressions: list[Regression] | None, threshold: flo
              + ".", ""]
     if merged.warnings:
         lines += ["> **Inputs left out**:", ""] + [f"> - {md_cell(w)}" for w in merged.warnings] + [""]
-    lines += ["## Compatibility", "", grid_markdown(merged), ""]
+    lines += ["## Compatibility", "", grid_markdown(merged), "", SYMBOL_LINE, ""]
+    lines += _broken(merged)
     if regressions is not None:
         lines += _regressions(regressions, threshold)
-    lines += _known_issues(merged)
+    lines += _skips(merged)
+    lines += _headlines(merged)
+    if recommendations:
+        lines += recommendations
+    lines += ["## Details", ""]
     lines += _performance(merged)
     lines += _failures(merged)
     lines += ["## Legend", "",
               _table(("", "outcome", "meaning"),
                      [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]
-                     + [(NOT_RUN_SYMBOL, NOT_RUN, "a planned cell of the matrix without results")]),
+                     + [(NOT_RUN_SYMBOL, NOT_RUN, "a planned cell of the matrix without results"),
+                        (CONFLICT_SYMBOL, "conflict", "one test reported with different outcomes in one stack")]),
               "", "Source: **hardware** = probed on the machine that ran the tests; **replay** = a recorded "
               "environment replayed (`--rocm-env`), not the hardware it ran on; **override** = "
               "versions set by hand (`--rocm-set`); **unknown** = a JUnit file without rocmcompat "
@@ -67,20 +77,91 @@ def _render(merged: Merged, regressions: list[Regression] | None, threshold: flo
     return "\n".join(lines)
 
 
+SYMBOL_LINE = ("Each entry: outcome symbol and count, worst first — " + ", ".join(
+    f"{SYMBOL[o]} {o.value}" for o in Outcome) + f", {CONFLICT_SYMBOL} conflict.")
+
+
 def grid_markdown(merged: Merged) -> str:
-    headers = [*LABELS, "source", *merged.columns]
+    headers = [*GRID_LABELS, "source", *merged.columns]
     body = []
     for row in merged.rows:
-        counts = row.counts()
-        entries = [f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else entry_text(counts.get(c))
+        counts, clash = row.counts(), conflicts_by_column(row)
+        entries = [f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else compact_entry(counts.get(c), clash.get(c, 0))
                    for c in merged.columns]
-        source = row.source + (f" ({row.origin})" if row.source == "replay" and row.origin else "")
-        body.append([*(row.label.get(k, "") for k in LABELS), source, *entries])
+        body.append([*label_cells(row), source_text(row), *entries])
     if not merged.columns:
         headers.append("tests")
         for row, line in zip(merged.rows, body):
             line.append(f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else "no tests")
     return _table(headers, body)
+
+
+def label_cells(row: Row) -> list[str]:
+    """The stack's cells of the grid: arch, runtime, torch · python, the key libraries in one cell."""
+    label = row.label
+    return [label.get("arch", ""), label.get("runtime", ""),
+            f"{label.get('torch', '')} · py {label.get('python', '')}", label.get("libraries", "")]
+
+
+def source_text(row: Row) -> str:
+    """hardware (with the run's date), replay (with its recording), override, unknown, not run."""
+    if row.source == "replay" and row.origin:
+        return f"replay ({row.origin})"
+    if row.source == "hardware" and row.timestamp:
+        return f"hardware {row.timestamp[:10]}"
+    return row.source
+
+
+def _broken(merged: Merged) -> list[str]:
+    rules = digest.rule_groups(merged, row_name)
+    failures = digest.failure_groups(merged, row_name)
+    clashes = digest.conflicts(merged, row_name)
+    out = ["## What is broken", ""]
+    if not (rules or failures or clashes):
+        return out + ["Nothing: no known-bad rule reached a test, and no test failed, crashed or hung.", ""]
+    if rules:
+        out += ["### Known issues (by rule)", "",
+                _table(("rule", "action", "reason", "links", "stacks hit"),
+                       [(g.rule, g.action, g.reason, " ".join(g.links),
+                         "; ".join(f"{s}: {digest.outcome_counts_text(c)}" for s, c in g.stacks)) for g in rules]),
+                ""]
+        stale = [(g.rule, "; ".join(s for s, c in g.stacks if c.get(Outcome.STALE_RULE)))
+                 for g in rules if any(c.get(Outcome.STALE_RULE) for _, c in g.stacks)]
+        if stale:
+            out += ["### Stale rules", "", "A known-bad rule's test passed in these stacks: the rule may be obsolete.",
+                    "", _table(("rule", "stacks where its test passed"), stale), ""]
+    if failures:
+        out += ["### Failures (by diagnosis)", "",
+                _table(("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
+                       [(g.key, g.count, digest.outcome_counts_text(g.outcomes),
+                         "; ".join(f"{s} ({n})" for s, n in g.stacks.items()), " ".join(g.examples), g.message)
+                        for g in failures]), ""]
+    if clashes:
+        out += ["### Conflicts", "", "One test reported with different outcomes within one stack (shards or "
+                "reruns disagree); the grid counts the worst.", "",
+                _table(("stack", "test", "outcomes"), [(s, t, ", ".join(o.value for o in found))
+                                                       for s, t, found in clashes]), ""]
+    return out
+
+
+def _skips(merged: Merged) -> list[str]:
+    groups = digest.skip_groups(merged, row_name)
+    if not groups:
+        return []
+    return ["## Skip reasons", "", _table(("reason", "tests", "stacks"),
+                                          [(g.key, g.count, "; ".join(f"{s} ({n})" for s, n in g.stacks.items()))
+                                           for g in groups]), ""]
+
+
+def _headlines(merged: Merged) -> list[str]:
+    found = digest.headlines(merged, row_name)
+    if not found:
+        return []
+    return ["## Headline figures", "", "Per stack against the matrix floor and the datasheet peak; "
+            "every figure and the per-size tables are under Details.", "",
+            _table(("stack", "figure", "value", "floor", "of peak", "test"),
+                   [(h.stack, h.label, digest.figure_text(h.figure), digest.floor_text(h.figure),
+                     digest.peak_text(h.figure), h.test) for h in found]), ""]
 
 
 def _regressions(found: list[Regression], threshold: float | None) -> list[str]:
@@ -128,13 +209,13 @@ def _performance(merged: Merged) -> list[str]:
             lines.append((row_name(row), test, dict(found)))
     if not flat_rows and not by_size:
         return []
-    out = ["## Performance", "", "Each figure against its floor (a ceiling for lower-is-better figures).", ""]
+    out = ["### Every figure", "", "Each figure against its floor (a ceiling for lower-is-better figures).", ""]
     if flat_rows:
         out += [_table(("cell", "test", "metric", "detail", "value", "floor", "of peak", "status"), flat_rows), ""]
     for metric, (sizes, lines) in by_size.items():
         unit = next((m.unit for _, _, f in lines for m in f.values()), "")
         body = [(cell, test, *(_sized_value(f.get(size)) for size in sizes)) for cell, test, f in lines]
-        out += [f"### {md_cell(metric)} by size ({md_cell(unit)})", "", _table(("cell", "test", *sizes), body), ""]
+        out += [f"#### {md_cell(metric)} by size ({md_cell(unit)})", "", _table(("cell", "test", *sizes), body), ""]
     return out
 
 
@@ -154,7 +235,7 @@ def _failures(merged: Merged) -> list[str]:
            if case.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
     if not bad:
         return []
-    out = ["## Failures", ""]
+    out = ["### Every failure", ""]
     if len(bad) > MAX_FAILURE_ROWS:
         out += [f"The first {MAX_FAILURE_ROWS} of {len(bad)}.", ""]
     return out + [_table(("cell", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]), ""]

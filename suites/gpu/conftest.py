@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.arch import normalize_arch, nvidia_arch
-from pytest_rocmcompat.peaks import Peak, peak_for
+from peaks import Peak, peak_for
 
 
 @pytest.fixture(scope="session")

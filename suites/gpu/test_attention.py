@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.gpunumerics import rel_frobenius
+from gpunumerics import rel_frobenius
 
 BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
 TOLERANCE = 2e-2  # bf16 output: relative Frobenius error against float64 and against the math backend

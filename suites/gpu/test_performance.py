@@ -1,13 +1,13 @@
 """Performance figures, recorded with ``rocm_measure`` next to the datasheet peak and
 compared with the matrix's floors. Device-event timing after warm-up, median of repeats,
-random inputs (``pytest_rocmcompat.gpubench``); bench/gpu_crosscheck.py times the same
+random inputs (``gpubench.py`` beside this file); bench/gpu_crosscheck.py times the same
 work with plain loops to show the harness does not under-measure."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat import gpubench as gb
+import gpubench as gb
 
 
 def _peak(gpu_peak, key: str):

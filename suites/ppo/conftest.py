@@ -44,7 +44,7 @@ def ppo_report(request, rocm_measure, rocm_env, capsys):
     """Record a finished run: engine property, per-phase seconds and tokens/s, training MFU
     against the device's datasheet peak, and the printed phase breakdown."""
     from minippo.perf import PHASES, breakdown, train_mfu
-    from pytest_rocmcompat.peaks import peak_for
+    from peaks import peak_for
 
     def report(trainer, label: str) -> float | None:
         clock, cfg = trainer.clock, trainer.cfg

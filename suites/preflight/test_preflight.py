@@ -1,6 +1,6 @@
 """Preflight: one test per deployment mistake, each failure a one-line problem and fix.
 
-The checks live in :mod:`pytest_rocmcompat.preflight_checks` as pure functions. They read
+The checks live in :mod:`preflight_checks` (beside this file) as pure functions. They read
 the session's environment (so ``--rocm-env`` / ``--rocm-set`` replays reach them) and this
 machine's OS facts (device nodes, /dev/shm size, what importing torch with numpy prints).
 A check that does not apply to the platform skips with the reason.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat import preflight_checks as pc
+import preflight_checks as pc
 
 
 @pytest.fixture(scope="module")

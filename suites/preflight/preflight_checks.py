@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
-from .arch import normalize_arch
-from .probe.environment import Environment
-from .versions import coerce_version
+from pytest_rocmcompat.arch import normalize_arch
+from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.versions import coerce_version
 
 
 class NotApplicable(Exception):

@@ -1,0 +1,176 @@
+"""What a reader of the merged report wants first, computed once for Markdown, HTML and the site.
+
+Pure functions over :class:`~.merge.Merged`: the compact grid entries, what is broken (known
+issues by rule, failures by diagnosis, conflicts), skip reasons with counts, and the headline
+figures of each stack (GEMM, copies, all_reduce bus bandwidth at the largest size, mini-PPO
+throughput and MFU) against floor and datasheet peak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..measurements import Measurement
+from ..outcomes import SEVERITY, Outcome
+from .markdown import SYMBOL
+from .merge import Merged, Row
+from .sizes import SIZE_SEP
+
+CONFLICT_SYMBOL = "⁉️"
+BAD = (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)
+NO_SIGNATURE = "no known signature"
+# (metric, label): the figures a stack is judged by, in this order.
+HEADLINE_METRICS: tuple[tuple[str, str], ...] = (
+    ("gemm_bf16_tflops", "GEMM bf16"), ("gemm_fp16_tflops", "GEMM fp16"), ("gemm_fp8_tflops", "GEMM fp8"),
+    ("gemm_fp32_tflops", "GEMM fp32"), ("copy_d2d_gbps", "copy device-device"),
+    ("copy_h2d_gbps", "copy host-device"), ("copy_d2h_gbps", "copy device-host"),
+    ("allreduce_busbw_gbps", "all_reduce bus bandwidth, largest size"),
+    ("ppo_rollout_tokens_per_s", "mini-PPO rollout"), ("ppo_inference_tokens_per_s", "mini-PPO inference"),
+    ("ppo_train_tokens_per_s", "mini-PPO training"), ("ppo_train_mfu", "mini-PPO training MFU"),
+)
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 10**3, "kib": 2**10, "m": 2**20, "mb": 10**6, "mib": 2**20,
+          "g": 2**30, "gb": 10**9, "gib": 2**30}
+_SIZE = re.compile(r"^\s*([0-9.]+)\s*([a-zA-Z]*)\s*$")
+
+
+def compact_entry(counts: Counter | None, conflicts: int = 0) -> str:
+    """One grid entry: a symbol and count per outcome present, worst first (the verdict leads)."""
+    if not counts:
+        return ""
+    present = sorted((o for o in Outcome if counts.get(o)), key=lambda o: -SEVERITY[o])
+    text = " ".join(f"{SYMBOL[o]}{counts[o]}" for o in present)
+    return text + (f" {CONFLICT_SYMBOL}{conflicts}" if conflicts else "")
+
+
+def conflicts_by_column(row: Row) -> Counter:
+    return Counter(row.tests[t].suite for t in row.conflicts if t in row.tests)
+
+
+@dataclass
+class RuleGroup:
+    rule: str
+    action: str
+    reason: str
+    links: tuple[str, ...]
+    stacks: list[tuple[str, Counter]]  # (stack name, outcomes of the tests it reached)
+
+
+@dataclass
+class Group:
+    """Tests sharing a diagnosis (failures) or a reason (skips)."""
+
+    key: str
+    count: int = 0
+    outcomes: Counter = field(default_factory=Counter)
+    stacks: Counter = field(default_factory=Counter)
+    examples: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+@dataclass
+class Headline:
+    stack: str
+    label: str
+    test: str
+    figure: Measurement
+    size: str = ""
+
+
+def rule_groups(merged: Merged, name_of) -> list[RuleGroup]:
+    out = []
+    names = {r.key: name_of(r) for r in merged.rows}
+    for rule_id, per_row in sorted(merged.hits().items()):
+        info = merged.rules.get(rule_id)
+        out.append(RuleGroup(rule_id, info.action if info else "", info.reason if info else "",
+                             info.links if info else (), [(names.get(k, k), c) for k, c in per_row.items()]))
+    return out
+
+
+def failure_groups(merged: Merged, name_of) -> list[Group]:
+    """Failures, crashes and hangs grouped by diagnosis (the matched signature), largest first."""
+    groups: dict[str, Group] = {}
+    for row in merged.rows:
+        for case in row.tests.values():
+            if case.outcome in BAD:
+                _add(groups, case.signature or f"{case.outcome.value}, {NO_SIGNATURE}", row, name_of, case.test, case.outcome, case.message)
+    return sorted(groups.values(), key=lambda g: (-g.count, g.key))
+
+
+def skip_groups(merged: Merged, name_of) -> list[Group]:
+    """Skipped tests grouped by their reason, most frequent first."""
+    groups: dict[str, Group] = {}
+    for row in merged.rows:
+        for case in row.tests.values():
+            if case.outcome is Outcome.SKIPPED:
+                _add(groups, skip_reason(case.message), row, name_of, case.test, case.outcome, "")
+    return sorted(groups.values(), key=lambda g: (-g.count, g.key))
+
+
+def skip_reason(message: str) -> str:
+    """pytest's ``file.py:12: reason`` loses its place, so one reason groups across tests."""
+    text = (message or "no reason given").strip()
+    text = re.sub(r"^(Skipped: )", "", text)
+    text = re.sub(r"^\S+\.py:\d+: ", "", text)
+    return text[:300]
+
+
+def _add(groups: dict[str, Group], key: str, row: Row, name_of, test: str, outcome: Outcome, message: str) -> None:
+    group = groups.setdefault(key, Group(key, message=message))
+    group.count += 1
+    group.outcomes[outcome] += 1
+    group.stacks[name_of(row)] += 1
+    if len(group.examples) < 3:
+        group.examples.append(test)
+
+
+def conflicts(merged: Merged, name_of) -> list[tuple[str, str, list[Outcome]]]:
+    return [(name_of(row), test, sorted(found, key=lambda o: -SEVERITY[o]))
+            for row in merged.rows for test, found in sorted(row.conflicts.items())]
+
+
+def size_bytes(size: str) -> float:
+    match = _SIZE.match(size.replace("_", ""))
+    if not match:
+        return -1.0
+    return float(match.group(1)) * _UNITS.get(match.group(2).lower(), -1)
+
+
+def headlines(merged: Merged, name_of) -> list[Headline]:
+    """Per stack, each headline metric once: a plain figure (the best one), else the largest size."""
+    out = []
+    for row in merged.rows:
+        best: dict[str, tuple[tuple, Headline]] = {}
+        for test, m in row.measurements:
+            base, sep, size = m.name.partition(SIZE_SEP)
+            base, _, qualifier = base.partition("[")  # allreduce_busbw_gbps[gloo-2]: backend, ranks
+            rank = (0 if sep else 1, size_bytes(size) if sep else 0.0,
+                    m.value if m.higher_is_better else -m.value)
+            if rank > best.get(base, ((-1,), None))[0]:
+                best[base] = (rank, Headline(name_of(row), "", test, m,
+                                             " ".join(filter(None, (qualifier.rstrip("]"), size)))))
+        for metric, label in HEADLINE_METRICS:
+            if metric in best:
+                found = best[metric][1]
+                found.label = label + (f" ({found.size})" if found.size else "")
+                out.append(found)
+    return out
+
+
+def figure_text(m: Measurement) -> str:
+    return f"{m.value:.4g} {m.unit}".strip()
+
+
+def floor_text(m: Measurement) -> str:
+    if m.floor is None:
+        return ""
+    return f"{m.floor:g} " + ("❌ below" if m.below_floor else "✅")
+
+
+def peak_text(m: Measurement) -> str:
+    return "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}"
+
+
+def outcome_counts_text(counts: Counter) -> str:
+    return ", ".join(f"{n} {o.value}" for o, n in sorted(counts.items(), key=lambda kv: -SEVERITY[kv[0]]))

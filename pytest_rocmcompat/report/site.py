@@ -1,0 +1,206 @@
+"""``rocmcompat report --site DIR``: a static site of the merged results, with history.
+
+DIR receives ``index.html`` (the grid, each stack linked to its page, what changed since the
+previous publication, the headline figures' history), ``stacks/<id>.html`` (one page per
+stack: verdicts per suite, what is broken, skip reasons, headline figures over time),
+``report.html`` (the full merged report), ``history.json`` (every publication's headline
+figures and notable outcomes; read back on the next run, capped at :data:`MAX_HISTORY`) and
+``badge.json`` (a shields.io endpoint: ``https://img.shields.io/endpoint?url=.../badge.json``).
+A corrupt ``history.json`` stops the command with its name before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ..outcomes import Outcome
+from . import digest
+from .atomic import write_atomic
+from .html import _CSS, _e, _simple, broken_html, grid_html
+from .merge import Merged, Row
+from .table import label_cells, row_name, source_text
+
+HISTORY = "history.json"
+MAX_HISTORY = 100
+SCHEMA = 1
+
+
+class SiteError(ValueError):
+    """The site folder's history cannot be read: the message names the file."""
+
+
+@dataclass
+class Changes:
+    new_failures: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, outcome
+    new_known_bad: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, rule
+    stale_rules: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, rule
+    moved: list[tuple[str, str, float, float]] = field(default_factory=list)  # stack, figure, before, now
+    previous: str = ""  # the date of the publication compared against
+
+
+def stack_id(row: Row) -> str:
+    """A stable file name for a stack's page (the same stack keeps its page across runs)."""
+    return hashlib.sha256(row.key.encode("utf-8")).hexdigest()[:12]
+
+
+def load_history(folder: str) -> list[dict]:
+    path = os.path.join(folder, HISTORY)
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise SiteError(f"{path}: cannot read the site's history ({exc}); move it aside to start a new "
+                        "history") from None
+    if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
+        raise SiteError(f"{path}: not a rocmcompat site history (expected {{'schema': 1, 'runs': [...]}})")
+    return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("stacks"), dict)]
+
+
+def snapshot(merged: Merged, date: str) -> dict:
+    """One publication: per stack, its name, headline figures and every test that was not a pass."""
+    stacks = {}
+    heads = digest.headlines(merged, lambda r: r.key)
+    for row in merged.rows:
+        if row.not_run:
+            continue
+        stacks[stack_id(row)] = {
+            "name": row_name(row),
+            "figures": {h.label: [h.figure.value, h.figure.unit, h.figure.higher_is_better]
+                        for h in heads if h.stack == row.key},
+            "notable": {t: [c.outcome.value, c.rule or ""] for t, c in row.tests.items() if c.outcome is not Outcome.PASS},
+        }
+    return {"date": date, "stacks": stacks}
+
+
+def changes(current: dict, previous: dict | None, threshold: float) -> Changes:
+    found = Changes(previous=(previous or {}).get("date", ""))
+    before_stacks = (previous or {}).get("stacks", {})
+    for sid, stack in current["stacks"].items():
+        before = before_stacks.get(sid, {})
+        old = before.get("notable", {})
+        for test, (outcome, rule) in stack["notable"].items():
+            was = (old.get(test) or ["pass", ""])[0]
+            if outcome in ("fail", "crashed", "hang") and was not in ("fail", "crashed", "hang"):
+                found.new_failures.append((stack["name"], test, outcome))
+            if outcome == "known-bad" and was != "known-bad":
+                found.new_known_bad.append((stack["name"], test, rule))
+            if outcome == "stale-rule":
+                found.stale_rules.append((stack["name"], test, rule))
+        for label, (value, _, _) in stack["figures"].items():
+            old_value = (before.get("figures", {}).get(label) or [None])[0]
+            if isinstance(old_value, (int, float)) and old_value and abs(value - old_value) / abs(old_value) > threshold:
+                found.moved.append((stack["name"], label, float(old_value), float(value)))
+    return found
+
+
+def badge(merged: Merged) -> dict:
+    """shields.io endpoint JSON: failing stacks in red, known-bad only in yellow, else green."""
+    ran = [r for r in merged.rows if not r.not_run]
+    bad = sum(1 for r in ran if any(c.outcome in digest.BAD for c in r.tests.values()))
+    known = sum(1 for r in ran if any(c.outcome is Outcome.KNOWN_BAD for c in r.tests.values()))
+    if bad:
+        message, colour = f"{bad} of {len(ran)} stacks failing", "red"
+    elif known:
+        message, colour = f"{len(ran)} stacks, {known} with known-bad", "yellow"
+    else:
+        message, colour = f"{len(ran)} stacks passing", "brightgreen"
+    return {"schemaVersion": 1, "label": "rocmcompat", "message": message, "color": colour}
+
+
+def write_site(folder: str, merged: Merged, report_html: str, threshold: float, date: str | None = None) -> Changes:
+    """Write the site; return what changed since the previous publication."""
+    history = load_history(folder)  # before anything is written: a corrupt history stops here
+    date = date or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    current = snapshot(merged, date)
+    found = changes(current, history[-1] if history else None, threshold)
+    history = (history + [current])[-MAX_HISTORY:]
+    os.makedirs(os.path.join(folder, "stacks"), exist_ok=True)
+    for row in merged.rows:
+        if not row.not_run:
+            write_atomic(os.path.join(folder, "stacks", f"{stack_id(row)}.html"),
+                         _stack_page(merged, row, history))
+    write_atomic(os.path.join(folder, "report.html"), report_html)
+    write_atomic(os.path.join(folder, "badge.json"), json.dumps(badge(merged)) + "\n")
+    write_atomic(os.path.join(folder, "index.html"), _index(merged, found, history, threshold))
+    write_atomic(os.path.join(folder, HISTORY), json.dumps({"schema": SCHEMA, "runs": history}, sort_keys=True) + "\n")
+    return found
+
+
+def _page(title: str, body: list[str]) -> str:
+    return "\n".join(['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      f"<title>{_e(title)}</title>", f"<style>{_CSS}</style></head><body>", *body,
+                      "</body></html>"]) + "\n"
+
+
+def _index(merged: Merged, found: Changes, history: list[dict], threshold: float) -> str:
+    body = ["<h1>Compatibility</h1>",
+            f"<p>Published {_e(history[-1]['date'])}; {len(history)} publication(s) in the history. "
+            '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
+            grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html"),
+            "<h2>What changed since the last publication</h2>"]
+    if not found.previous:
+        body.append("<p>First publication: nothing to compare with.</p>")
+    else:
+        body.append(f"<p>Compared with {_e(found.previous)}; figures moved by more than {threshold:.0%}.</p>")
+        for title, rows, headers in (
+                ("New failures", found.new_failures, ("stack", "test", "outcome")),
+                ("New known-bad", found.new_known_bad, ("stack", "test", "rule")),
+                ("Stale rules (a known-bad rule's test passed)", found.stale_rules, ("stack", "test", "rule")),
+                ("Figures that moved", [(s, f, f"{a:.4g}", f"{b:.4g}", f"{(b - a) / a:+.0%}")
+                                        for s, f, a, b in found.moved],
+                 ("stack", "figure", "before", "now", "change"))):
+            body.append(f"<h3>{_e(title)}</h3>")
+            body.append(_simple(headers, rows) if rows else "<p>None.</p>")
+    body += broken_html(merged)
+    body += ["<h2>Headline figures over time</h2>", _history_table(history, None)]
+    return _page("Compatibility", body)
+
+
+def _history_table(history: list[dict], only: str | None) -> str:
+    rows = []
+    for sid in dict.fromkeys(s for run in history for s in run["stacks"]):
+        if only is not None and sid != only:
+            continue
+        name = next(run["stacks"][sid]["name"] for run in reversed(history) if sid in run["stacks"])
+        labels = dict.fromkeys(lbl for run in history for lbl in run["stacks"].get(sid, {}).get("figures", {}))
+        for label in labels:
+            series = []
+            for run in history:
+                fig = run["stacks"].get(sid, {}).get("figures", {}).get(label)
+                if fig:
+                    series.append(f"{run['date'][:10]}: {fig[0]:.4g} {fig[1]}")
+            rows.append((name, label, " → ".join(series[-8:])))
+    return _simple(("stack", "figure", "history (oldest first, last 8)"), rows) if rows else "<p>No figures.</p>"
+
+
+def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
+    counts = row.counts()
+    sid = stack_id(row)
+    suites = [(c, digest.compact_entry(counts[c]), digest.outcome_counts_text(counts[c]))
+              for c in merged.columns if c in counts]
+    mine = Merged([row], merged.columns, merged.rules, [], len(row.files))
+    skips = digest.skip_groups(mine, row_name)
+    heads = digest.headlines(mine, row_name)
+    body = ['<p><a href="../index.html">← all stacks</a></p>', f"<h1>{_e(row_name(row))}</h1>",
+            _simple(("arch", "runtime", "torch · python", "libraries", "source"),
+                    [(*label_cells(row), source_text(row))]),
+            "<h2>Suites</h2>", _simple(("suite", "verdict", "outcomes"), suites)]
+    body += broken_html(mine)
+    if skips:
+        body += ["<h2>Skip reasons</h2>", _simple(("reason", "tests"), [(g.key, g.count) for g in skips])]
+    if heads:
+        body += ["<h2>Headline figures</h2>", _simple(
+            ("figure", "value", "floor", "of peak", "test"),
+            [(h.label, digest.figure_text(h.figure), digest.floor_text(h.figure), digest.peak_text(h.figure), h.test)
+             for h in heads])]
+    body += ["<h2>History</h2>", _history_table(history, sid),
+             f"<p>From {len(row.files)} JUnit file(s): {html.escape(', '.join(os.path.basename(f) for f in row.files))}</p>"]
+    return _page(row_name(row), body)
