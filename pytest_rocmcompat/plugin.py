@@ -317,6 +317,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
     """pytest-xdist lost a worker in mid-test: that test crashed, like an isolated one would."""
     classify.mark_worker_crash(report)
+    config = getattr(sched, "config", None) or getattr(getattr(report, "node", None), "config", None)
+    if config is not None:  # JUnit says crashed too, as the run report does
+        junit_file.add_crash_properties(config, report)
 
 
 @pytest.hookimpl(optionalhook=True)

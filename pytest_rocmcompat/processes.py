@@ -97,8 +97,16 @@ def descendants(roots: Iterable[int]) -> set[int]:
 
 
 def children_of(pid: int) -> set[int]:
-    """The direct children of ``pid``."""
-    return {child for child, parent in _parents().items() if parent == pid}
+    """The direct children of ``pid`` (``/proc/PID/task/*/children`` where the kernel has it)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        found: set[int] = set()
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                found.update(int(child) for child in fh.read().split())
+        return found
+    except (OSError, ValueError):
+        return {child for child, parent in _parents().items() if parent == pid}
 
 
 def command_of(pid: int) -> str:
@@ -110,13 +118,14 @@ def command_of(pid: int) -> str:
         return "?"
 
 
-def kill_tree(roots: Iterable[int], *, include_roots: bool = True, grace_s: float = 2.0) -> list[int]:
+def kill_tree(roots: Iterable[int], *, include_roots: bool = True, grace_s: float = 2.0,
+              keep: Iterable[int] = ()) -> list[int]:
     """SIGKILL ``roots`` (optionally) and all their descendants; returns the pids killed.
 
     The tree is first frozen with SIGSTOP until no new process appears (a stopped
     process cannot fork), so nothing escapes between the walk and the kill. Killed
     processes that are this process's children (direct or adopted) are reaped, waiting
-    at most ``grace_s``.
+    at most ``grace_s``, except ``keep`` (children a ``Popen`` object waits for itself).
     """
     roots = [pid for pid in roots if pid > 0]
     victims: set[int] = set(roots) if include_roots else set()
@@ -132,7 +141,7 @@ def kill_tree(roots: Iterable[int], *, include_roots: bool = True, grace_s: floa
     for pid in victims:
         _signal(pid, signal.SIGKILL)
     deadline = time.monotonic() + grace_s
-    pending = set(victims)
+    pending = set(victims) - set(keep)
     while pending and time.monotonic() < deadline:
         for pid in list(pending):
             try:
@@ -163,3 +172,19 @@ def _signal(pid: int, signum: int) -> None:
         os.kill(pid, signum)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+class TreeGuard:
+    """Every process started between ``__enter__`` and :meth:`kill` — and all they started, ``setsid``
+    or not — is found and killed: the roots given, their descendants, and orphans this process adopted
+    as subreaper meanwhile (children of exited roots)."""
+
+    def __init__(self) -> None:
+        become_subreaper()
+        self.before = children_of(os.getpid())
+
+    def kill(self, roots: Iterable[int]) -> list[int]:
+        roots = list(roots)
+        adopted = children_of(os.getpid()) - self.before - set(roots)
+        return kill_tree([*roots, *adopted], keep=roots)
+

@@ -75,6 +75,7 @@ class SandboxServer:
         for line in sys.stdin:
             command = json.loads(line)
             self.path, self.reports, self.warnings, self.errors = command["result"], [], [], []
+            self._write(done=False)  # started: the test's time limit counts from here
             modules = self._run(session, command["nodeid"])
             self._write(done=True)
             os.environ.clear()

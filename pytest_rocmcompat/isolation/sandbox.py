@@ -27,6 +27,7 @@ from .child import ISOLATED_VAR, PARENT_VAR
 
 TAIL_CHARS = 6000
 CLOSE_GRACE_S = 5.0  # a sandbox told to stop gets this long to finish its session
+START_LIMIT_S = 120.0  # a sandbox must be ready for its test within this (its own start-up, apart)
 
 
 @dataclass(frozen=True)
@@ -100,18 +101,22 @@ class Sandbox:
             pass
         data = _read(result)
         pause = 0.001
+        began: float | None = None  # when the sandbox began the test (a start-up still under way: None)
         while not data.get("done"):
+            now = time.monotonic()
+            if began is None and data:
+                began = now
             if self.proc.poll() is not None:
                 returncode = self.proc.returncode
                 data = _read(result)
                 break
-            if time.monotonic() - start > timeout:
+            if (now - began > timeout) if began is not None else (now - start > max(timeout, START_LIMIT_S)):
                 returncode = None
                 break
             time.sleep(pause)
             pause = min(pause * 1.5, 0.02)
             data = _read(result)
-        seconds = time.monotonic() - start
+        seconds = time.monotonic() - (began or start)
         output = self._output(offset)  # before a kill removes the directory
         leftovers: list[int] = []
         if data.get("done") and returncode == 0:
@@ -138,7 +143,7 @@ class Sandbox:
         """SIGKILL the sandbox, every descendant and ``adopted`` orphans; remove the directory."""
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
         try:
-            kill_tree([self.proc.pid, *adopted])
+            kill_tree([self.proc.pid, *adopted], keep=[self.proc.pid])
             try:
                 self.proc.wait(timeout=CLOSE_GRACE_S)
             except subprocess.TimeoutExpired:
