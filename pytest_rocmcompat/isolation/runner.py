@@ -35,7 +35,7 @@ def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: li
             for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
-        report.user_properties = list(dict.fromkeys([*item.user_properties, *report.user_properties]))
+        report.user_properties = _merged(item.user_properties, report.user_properties)
     if end.done and not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
         if end.leftovers:
             _note_leftovers(mine, end)
@@ -44,6 +44,16 @@ def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: li
     setup = [r for r in mine if r.when == "setup" and r.passed] or [_report(item, "setup", "passed")]
     # pytest's JUnit writer takes properties from the teardown report.
     return [*setup, death, _report(item, "teardown", "passed", props=tuple(death.user_properties))]
+
+
+def _merged(first: list, second: list) -> list[tuple]:
+    """``first`` then ``second`` (JSON turned its pairs into lists), each pair once."""
+    merged: list[tuple] = []
+    for pair in (*first, *second):
+        pair = tuple(pair)
+        if pair not in merged:
+            merged.append(pair)
+    return merged
 
 
 def _note_leftovers(reports: list[pytest.TestReport], end: ChildEnd) -> None:
