@@ -232,10 +232,11 @@ def test_sigterm_of_the_controller_leaves_nothing(tmp_path: Path, mode: str) -> 
             proc.send_signal(signal.SIGTERM)
 
     out = _kill_mid_test(tmp_path, argv, env, terminate)
-    assert out.returncode != 0
+    assert out.returncode != 0, out.stdout
     assert not _wait_dead(_pids(tmp_path / "pids")), "a process of the isolated test survived"
     assert not list((tmp_path / "tmp").glob("rocmcompat-isolated-*")), "a sandbox directory was left behind"
     if not xdist:  # the second SIGTERM kills at once: no JUnit promised
         return
+    assert (tmp_path / "out" / "junit.xml").is_file(), out.stdout
     outcomes = _check_outputs(tmp_path, TESTS)
     assert re.match(r"skipped|crashed", outcomes["test_isolated_sleeps"])
