@@ -199,7 +199,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         results = session.config.stash.get(RESULTS_KEY, None)
         if results is not None:
             results.track(session.items, state.collected)
-        if session.config.getini("rocm_gc_freeze"):
+        if session.config.getini("rocm_gc_freeze") and not session.config.getoption("rocm_child_result"):
+            # (not in a sandbox: it collects once per isolated test, and frozen objects are never freed)
             # The collected items live until the session ends: moving them out of the collector's
             # reach keeps every full GC pass of the run from walking them again (unfrozen at the end).
             gc.freeze()
