@@ -24,7 +24,7 @@ DROPPED_DESTS = frozenset({
 })
 # Appended last (so they win over addopts): no JUnit or report of its own, no last-failed or
 # stepwise filtering, output uncaptured (a crash's last words reach the parent), no distribution.
-OVERRIDES = ["-s", "--junitxml=", "--rocm-report=", "-p", "no:lfplugin", "-p", "no:stepwiseplugin"]
+OVERRIDES = ["-s", "--rocm-report=", "-p", "no:lfplugin", "-p", "no:stepwiseplugin"]
 
 
 def inherited_args(config: pytest.Config) -> list[str]:
@@ -61,6 +61,8 @@ def sandbox_argv(config: pytest.Config) -> list[str]:
             "--rootdir", str(config.rootpath)]
     if config.inipath is not None:
         argv += ["-c", str(config.inipath)]
+    if config.pluginmanager.has_plugin("junitxml"):  # (-p no:junitxml: the option does not exist)
+        argv.append("--junitxml=")
     if config.pluginmanager.has_plugin("xdist"):
         argv += ["-n", "0"]  # the child runs its test itself (-n in addopts would otherwise spread it)
     return argv

@@ -105,6 +105,9 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
     tail = end.output[-TAIL_CHARS:]
     if end.hung:
         outcome, what = Outcome.HANG, f"killed after the {timeout:g} s time limit (process tree killed)"
+    elif not end.started and end.returncode in (1, 2, 3, 4, 5):  # pytest's own exit codes, before any test
+        outcome, what = Outcome.FAIL, (f"the isolated pytest could not run the test (exit code "
+                                       f"{end.returncode}); see its output")
     elif end.signal_name is not None:
         outcome, what = Outcome.CRASHED, f"died from {end.signal_name} (signal {-(end.returncode or 0)})"
     elif end.errors:

@@ -42,6 +42,7 @@ class ChildEnd:
     errors: tuple[str, ...] = ()
     leftovers: tuple[str, ...] = ()  # processes the test left running (killed): "pid command"
     done: bool = False  # the sandbox wrote the complete result
+    started: bool = False  # the sandbox began the test (else it never got that far)
 
     @property
     def hung(self) -> bool:
@@ -129,7 +130,7 @@ class Sandbox:
             self.kill(adopted=children_of(os.getpid()) - before)
         return ChildEnd(returncode, output, seconds, tuple(data.get("reports", ())),
                         tuple(data.get("warnings", ())), tuple(data.get("errors", ())), notes,
-                        bool(data.get("done")))
+                        bool(data.get("done")), bool(data))
 
     def _output(self, offset: int) -> str:
         try:
