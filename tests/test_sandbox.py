@@ -176,8 +176,11 @@ def test_sandbox_reused_after_a_clean_pass_replaced_after_poison(tmp_path: Path)
     assert not _wait_dead(pids)
 
 
-def test_leftover_processes_are_killed_and_noted_the_test_passes(tmp_path: Path) -> None:
-    argv, env = _session(tmp_path, LEFTOVERS)
+@pytest.mark.parametrize("xdist", [False, True], ids=["serial", "-n 2"])
+def test_leftover_processes_are_killed_and_noted_the_test_passes(tmp_path: Path, xdist: bool) -> None:
+    if xdist:
+        pytest.importorskip("xdist")
+    argv, env = _session(tmp_path, LEFTOVERS, *(["-n", "2"] if xdist else []))
     start = time.monotonic()
     out = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     took = time.monotonic() - start
