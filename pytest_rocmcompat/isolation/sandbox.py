@@ -100,7 +100,8 @@ class Sandbox:
             self.proc.stdin.flush()
         except OSError:  # it died before the command: its exit code says how
             pass
-        data = _read(result)
+        watch = _ResultFile(result)
+        data = watch.read()
         pause = 0.001
         began: float | None = None  # when the sandbox began the test (a start-up still under way: None)
         while not data.get("done"):
@@ -116,7 +117,7 @@ class Sandbox:
                 break
             time.sleep(pause)
             pause = min(pause * 1.5, 0.02)
-            data = _read(result)
+            data = watch.read()
         seconds = time.monotonic() - (began or start)
         output = self._output(offset)  # before a kill removes the directory
         leftovers: list[int] = []
@@ -175,6 +176,25 @@ class Sandbox:
                 self.proc.stdin.close()
         except OSError:
             pass
+
+
+class _ResultFile:
+    """A result file, parsed again only when it changed (it is polled while the test runs)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: tuple[int, int, int] | None = None
+        self.data: dict = {}
+
+    def read(self) -> dict:
+        try:
+            stat = os.stat(self.path)
+        except OSError:
+            return self.data
+        if (stat.st_mtime_ns, stat.st_ino, stat.st_size) != self.seen:  # replaced atomically: a new inode
+            self.seen = (stat.st_mtime_ns, stat.st_ino, stat.st_size)
+            self.data = _read(self.path)
+        return self.data
 
 
 def _read(path: Path) -> dict:
