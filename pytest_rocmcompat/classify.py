@@ -30,7 +30,7 @@ def attach(item: pytest.Item, rules: list[Rule]) -> tuple[str, ...]:
         added += ("skip",)
     isolate = next((r for r in rules if r.action == "isolate"), None)
     if isolate is not None and item.get_closest_marker("isolated") is None:
-        item.add_marker(pytest.mark.isolated(rule=isolate.id))
+        item.add_marker(pytest.mark.isolated(rule=isolate.id, fresh=isolate.fresh))
         added += ("isolated",)
     return added
 

@@ -185,3 +185,56 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     assert "contested-fault" in known
     failures = report.split("## Failures", 1)[1].split("\n## ", 1)[0]
     assert "died from SIGSEGV (signal 11); signature segmentation-fault" in failures
+
+
+FRESH_RULES = '''
+known_bad:
+  - id: fresh-one
+    when: {platform: cpu}
+    applies_to: {nodeids: ["test_fresh.py::test_b*"]}
+    action: isolate
+    fresh: true
+    reason: needs a process of its own
+  - id: reused
+    when: {platform: cpu}
+    applies_to: {nodeids: ["test_fresh.py::test_a*", "test_fresh.py::test_c*"]}
+    action: isolate
+    reason: isolated, sandbox reused
+'''
+
+
+def test_an_isolate_rule_can_ask_for_a_fresh_process(pytester: pytest.Pytester) -> None:
+    env_file = pytester.path / "env.json"
+    env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_fresh="""
+        import os
+        def _pid(name):
+            open(name, "w").write(str(os.getpid()))
+        def test_a(): _pid("a")
+        def test_b(): _pid("b")
+        def test_c(): _pid("c")
+    """)
+    pytester.makefile(".yaml", matrix=FRESH_RULES)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml",
+                                           "-p", "no:cacheprovider", timeout=300)
+    assert result.parseoutcomes() == {"passed": 3}
+    pids = {name: (pytester.path / name).read_text() for name in "abc"}
+    assert len(set(pids.values())) == 3, pids  # b ran alone, and c did not reuse b's sandbox
+
+
+def test_fresh_must_be_a_boolean_on_an_isolate_rule(pytester: pytest.Pytester) -> None:
+    env_file = pytester.path / "env.json"
+    env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_x="def test_x(): pass\n")
+    pytester.makefile(".yaml", matrix='''
+        known_bad:
+          - {id: a, reason: r, action: skip, fresh: true}
+          - {id: b, reason: r, action: isolate, fresh: "yes"}
+    ''')
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml",
+                                           "-p", "no:cacheprovider", timeout=120)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str() + result.stdout.str()
+    assert "matrix.yaml:2: known_bad[0].fresh: only an isolate rule" in err, err
+    assert "matrix.yaml:3: known_bad[1].fresh: 'yes' is not true or false" in err, err
+    assert "Traceback" not in err

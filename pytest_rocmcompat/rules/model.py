@@ -115,6 +115,7 @@ class Rule:
     fixed_in: tuple[tuple[str, str], ...] = ()
     file: str = ""
     line: int | None = None
+    fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
 
     @property
     def location(self) -> str:
