@@ -184,7 +184,8 @@ class TreeGuard:
         self.before = children_of(os.getpid())
 
     def kill(self, roots: Iterable[int]) -> list[int]:
-        roots = list(roots)
-        adopted = children_of(os.getpid()) - self.before - set(roots)
+        mine = children_of(os.getpid())
+        roots = [pid for pid in roots if pid in mine]  # a reaped root's pid may be another process's now
+        adopted = mine - self.before - set(roots)
         return kill_tree([*roots, *adopted], keep=roots)
 

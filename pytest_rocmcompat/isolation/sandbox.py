@@ -145,7 +145,9 @@ class Sandbox:
         """SIGKILL the sandbox, every descendant and ``adopted`` orphans; remove the directory."""
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
         try:
-            kill_tree([self.proc.pid, *adopted], keep=[self.proc.pid])
+            # A sandbox already reaped (poll() saw it die) is no root: its pid may be reused by now.
+            alive = [self.proc.pid] if self.proc.returncode is None else []
+            kill_tree([*alive, *adopted], keep=alive)
             try:
                 self.proc.wait(timeout=CLOSE_GRACE_S)
             except subprocess.TimeoutExpired:
