@@ -10,8 +10,9 @@ MARKERS: dict[str, str] = {
     "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
             "known-bad rules with applies_to.uses reach it",
     "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
-    "isolated(timeout=None)": "run the test in a fresh process with a time limit in seconds "
-                "(default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an outcome",
+    "isolated(timeout=None, fresh=False)": "run the test in a sandbox process with a time limit in "
+                "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
+                "outcome; fresh=True: a sandbox that has run no other test",
     "known_issue(rule_id)": "this test is affected by the named known-bad rule "
                    "whenever the rule's conditions hold",
 }
@@ -48,7 +49,7 @@ def add_options(parser: pytest.Parser) -> None:
         "--rocm-no-bundled", action="store_true", default=False,
         help="Without --rocm-matrix, apply no rules at all instead of the bundled known-bad database.",
     )
-    # Internal: how the isolation runner talks to the child pytest it starts.
+    # Internal: how the isolation runner talks to the sandbox pytest it starts (its directory).
     group.addoption("--rocm-child-result", default=None, help=argparse.SUPPRESS)
     group.addoption("--rocm-child-env", default=None, help=argparse.SUPPRESS)
     parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")

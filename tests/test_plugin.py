@@ -242,7 +242,7 @@ def test_markers_registered_under_strict_markers(pytester: pytest.Pytester, env_
     assert result.ret == 0
     result = pytester.runpytest("--markers", "--rocm-env", str(env_file()))
     result.stdout.fnmatch_lines(["@pytest.mark.uses(*libraries)*", "@pytest.mark.gpus(n=1)*",
-                                 "@pytest.mark.isolated(timeout=None)*", "@pytest.mark.known_issue(rule_id)*"])
+                                 "@pytest.mark.isolated(timeout=None, fresh=False)*", "@pytest.mark.known_issue(rule_id)*"])
 
 
 def test_known_issue_marker(pytester: pytest.Pytester, env_file) -> None:

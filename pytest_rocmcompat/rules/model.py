@@ -118,6 +118,7 @@ class Rule:
     file: str = ""
     line: int | None = None
     contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
+    fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
 
     @property
     def location(self) -> str:

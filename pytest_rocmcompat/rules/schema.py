@@ -13,7 +13,7 @@ from .model import (
     ACTIONS, ANY_VERSION, NOT_INSTALLED, VERSION_AXES, AppliesTo, EnvCondition, Rule, When,
 )
 
-RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in", "contested")
+RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in", "contested", "fresh")
 WHEN_KEYS = ("platform", "arch", *VERSION_AXES, "libraries", "env")
 APPLIES_KEYS = ("all", "nodeids", "markers", "uses")
 ENV_OPS = ("present", "absent", "equals", "not_equals", "matches")
@@ -65,6 +65,11 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         if "applies_to" in rule else AppliesTo()
     fixed_in = _parse_fixed_in(rule.get("fixed_in"), ck, rule, join_path(path, "fixed_in")) \
         if "fixed_in" in rule else ()
+    fresh = rule.get("fresh", False)
+    if not isinstance(fresh, bool):
+        ck.add(rule, "fresh", join_path(path, "fresh"), f"{show(fresh)} is not true or false")
+    elif fresh and action != "isolate":
+        ck.add(rule, "fresh", join_path(path, "fresh"), "only an isolate rule runs its tests in a process")
     if "signature" in rule and rule["signature"] is None:
         ck.add(rule, "signature", join_path(path, "signature"), "is empty; remove it or give a regular expression")
     contested = _parse_contested(rule, ck, path, action, signature)
@@ -73,7 +78,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     return Rule(
         id=rule_id, reason=reason.strip(), action=action, when=when, applies_to=applies,
         signature=signature, links=tuple(links), fixed_in=fixed_in or (), file=ck.file,
-        line=getattr(rule, "line", None), contested=contested,
+        line=getattr(rule, "line", None), contested=contested, fresh=fresh is True,
     )
 
 
