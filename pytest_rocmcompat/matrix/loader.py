@@ -92,14 +92,14 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
         problems.append(Problem(name, None, "", "the file is empty"))
         return
     key = cache.key(text, name, included) if cache is not None else ""
-    content = cache.get(key) if cache is not None else None
+    content = cache.get(key, text) if cache is not None else None
     if content is None:
         content, own = _check(text, name, included)
         problems.extend(own)
         if content is None:
             return
         if cache is not None and not own:  # only clean files: every message comes from a real check
-            cache.put(key, content)
+            cache.put(key, text, content)
     for i, (include, line) in enumerate(content.includes):
         target = _resolve_include(path, include)
         where = Problem(name, line, f"include[{i}]", f"cannot include {show(include)}")
