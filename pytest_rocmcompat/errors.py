@@ -20,6 +20,15 @@ def show(value: Any, *, quotes: bool = True) -> str:
     return " ".join(text.split())
 
 
+_ESCAPES = {i: f"\\x{i:02x}" for i in (*range(0x20), *range(0x7F, 0xA0))}
+_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """Control characters (newline, ESC, NUL, ...) written as escapes: one line, nothing live."""
+    return text.translate(_ESCAPES)
+
+
 @dataclass(frozen=True)
 class Problem:
     """One mistake in a configuration file."""
@@ -31,7 +40,8 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        return text if text.isprintable() else one_line(text)
 
 
 class OverrideError(ValueError):

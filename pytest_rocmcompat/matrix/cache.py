@@ -41,7 +41,7 @@ MAX_ENTRY_BYTES = 64 * 2**20
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a checked file becomes (or how it is pickled).
 _CODE = ("matrix/model.py", "matrix/schema.py", "matrix/checker.py", "matrix/yaml_lines.py",
-         "matrix/cache.py", "matrix/plain.py", "rules/model.py", "rules/schema.py", "rules/signature.py", "arch.py", "versions.py",
+         "matrix/cache.py", "matrix/plain.py", "matrix/limits.py", "rules/model.py", "rules/schema.py", "rules/signature.py", "arch.py", "versions.py",
          "metrics.py", "errors.py", "probe/environment.py")
 
 

@@ -65,7 +65,7 @@ class Signature:
 def compile_signature(text: str) -> Signature:
     """Compile ``text``; ``ValueError`` with a reader's message when it is invalid or unsafe."""
     if len(text) > MAX_PATTERN_CHARS:
-        raise ValueError(f"is {len(text)} characters long; a signature may have at most {MAX_PATTERN_CHARS}")
+        raise ValueError(f"is {len(text)} characters long; a regular expression here may have at most {MAX_PATTERN_CHARS}")
     try:
         re.compile(text)  # the syntax every reader of the matrix knows; regex accepts more
         compiled = _engine.compile(text) if _engine is not None else re.compile(text)
