@@ -21,20 +21,29 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     if args.matrix:
         extra = load_matrix(args.matrix).library_names
     env = probe(extra)
-    if args.json:
-        print(env.to_json())
+    from .report.escape import safe_data, safe_text
+
+    if args.json:  # values redacted before serialisation, not the serialised text
+        print(json.dumps(safe_data(json.loads(env.to_json())), indent=2, sort_keys=True))
         return 0
-    print(env.summary())
+    out = _safe_print(safe_text)  # every line of the text form made safe
+    out(env.summary())
     for gpu in env.gpus:
         memory = f"{gpu.memory_bytes / 2**30:.1f} GiB" if gpu.memory_bytes else "memory unknown"
-        print(f"  gpu {gpu.index}: {gpu.name} ({gpu.arch}, {memory})")
+        out(f"  gpu {gpu.index}: {gpu.name} ({gpu.arch}, {memory})")
     for name, version in env.libraries.items():
-        print(f"  {name}=={version}")
+        out(f"  {name}=={version}")
     for name, value in env.env.items():
-        print(f"  ${name}={value}")
+        out(f"  ${name}={value}")
     for note in env.notes:
-        print(f"  note: {note}")
+        out(f"  note: {note}")
     return 0
+
+
+def _safe_print(safe):
+    import builtins
+
+    return lambda line="": builtins.print(safe(line))
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:

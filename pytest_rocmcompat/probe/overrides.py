@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..arch import arch_vendor, is_valid_arch, normalize_arch
 from ..errors import OverrideError
+from ..redact import REDACTED, is_secret_name, redact_variable, register_secret
 from ..versions import InvalidVersion, parse_version
 from .environment import GPU, PLATFORMS, Environment, normalize_library
 
@@ -29,8 +30,11 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
         return env
     changes: dict = {}
     libraries, variables, gpus = dict(env.libraries), dict(env.env), list(env.gpus)
+    shown = []
     for text in assignments:
         key, value = parse_assignment(text)
+        text = _shown(key, value, text)
+        shown.append(text)
         where = f"--rocm-set {text!r}"
         if key == "platform":
             if value not in PLATFORMS:
@@ -53,22 +57,32 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
                 libraries.pop(name, None)
         elif key.startswith("env.") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key[4:]):
             if value:
-                variables[key[4:]] = value
+                variables[key[4:]] = redact_variable(key[4:], value)
             else:
                 variables.pop(key[4:], None)
         else:
             raise OverrideError(f"{where}: unknown key {key!r}; use one of {', '.join(KEYS)}")
-    origin = "; ".join(assignments)
+    origin = "; ".join(shown)
     if env.source == "replay":
         origin = f"{env.origin} + {origin}"
     return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
                    gpus=tuple(gpus), source="overridden", origin=origin)
 
 
+def _shown(key: str, value: str, text: str) -> str:
+    """The assignment as messages and reports may show it: a secret ``env.*`` value redacted."""
+    if key.startswith("env.") and is_secret_name(key[4:]) and value:
+        register_secret(value)  # scrubbed from every later output of this process
+        return f"{key}={REDACTED}"
+    return text
+
+
 def _version(where: str, value: str) -> str:
+    if len(value) > 100 or max(map(len, re.findall(r"[0-9]+", value)), default=0) > 30:
+        raise OverrideError(f"{where}: {value[:40]!r}... is too long to be a version")
     try:
         parse_version(value)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):
         raise OverrideError(f"{where}: {value!r} is not a valid version (PEP 440)") from None
     return value
 

@@ -72,7 +72,9 @@ def run_report(args: argparse.Namespace) -> int:
 
             write_atomic(args.html, render_html(merged, found))
         if args.json:
-            write_atomic(args.json, json.dumps(snapshot(merged), sort_keys=True) + "\n")
+            from .escape import safe_data
+
+            write_atomic(args.json, json.dumps(safe_data(snapshot(merged)), sort_keys=True) + "\n")
     except OSError as exc:
         print(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}",
               file=sys.stderr)

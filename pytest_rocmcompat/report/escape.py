@@ -63,6 +63,21 @@ def safe_text(value: object, secrets: tuple[str, ...] | None = None) -> str:
     return redact_text(plain_text(value), secrets)
 
 
+def safe_data(value: object, secrets: tuple[str, ...] | None = None) -> object:
+    """JSON-shaped data with every string (keys too) passed through :func:`safe_text`."""
+    if secrets is None:
+        secrets = _SECRETS.get()
+        if secrets is None:
+            secrets = secret_values_from_env(dict(os.environ))
+    if isinstance(value, str):
+        return safe_text(value, secrets)
+    if isinstance(value, dict):
+        return {safe_data(k, secrets) if isinstance(k, str) else k: safe_data(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [safe_data(v, secrets) for v in value]
+    return value
+
+
 def clean(text: object, limit: int = 400) -> str:
     """Safe text (see :func:`safe_text`), shortened to ``limit`` characters."""
     out = safe_text(text)
