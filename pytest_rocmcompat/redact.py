@@ -18,20 +18,20 @@ _SECRET_NAME = re.compile(
 # Token shapes of the services these stacks talk to (Hugging Face, GitHub, AWS,
 # OpenAI/Anthropic-style keys, W&B, Slack, generic JWTs), bearer headers and PEM private
 # keys. Every alternative is linear: no nested or overlapping quantifiers.
-_TOKEN = re.compile(
-    r"\bhf_[A-Za-z0-9]{20,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
-    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|\bsk-[A-Za-z0-9_-]{20,}"
-    r"|\bxox[abeprs]-[A-Za-z0-9-]{10,}"
-    r"|\bxapp-[A-Za-z0-9-]{10,}"
-    r"|\bglpat-[A-Za-z0-9_-]{20,}"
-    r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+_TOKEN = re.compile(  # distinctive prefixes match anywhere, even glued to other text
+    r"hf_[A-Za-z0-9]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|(?<![A-Za-z])sk-[A-Za-z0-9_-]{20,}"  # not inside words such as ``task-...``
+    r"|xox[abeprs]-[A-Za-z0-9-]{10,}"
+    r"|xapp-[A-Za-z0-9-]{10,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
     r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[^-]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
 )
 # ``Authorization: Bearer abc1...``: keep the word, drop the credential (one with a digit).
-_BEARER = re.compile(r"\b(Bearer)(\s{1,3})(?=[A-Za-z._~+/=-]{0,200}[0-9])[A-Za-z0-9._~+/=-]{12,}", re.IGNORECASE)
+_BEARER = re.compile(r"(Bearer)(\s{1,3})(?=[A-Za-z._~+/=-]{0,200}[0-9])[A-Za-z0-9._~+/=-]{12,}", re.IGNORECASE)
 # ``scheme://user:password@host`` and ``scheme://token@host``: keep scheme and host.
 _URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/@:]{1,256}(?::[^\s/@]{0,256})?@")
 # ``password=...`` / ``api_key: ...`` in free text (failure messages, logs).
