@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import reprlib
 from dataclasses import dataclass
 from typing import Any
+
+from .redact import redact_shapes, redact_text, secret_values_from_env
 
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
@@ -14,6 +17,8 @@ _REPR.maxlevel = 2
 
 def show(value: Any, *, quotes: bool = True) -> str:
     """A value as quoted in a message: bounded in length and depth, whatever the input."""
+    if isinstance(value, str):  # a secret in a matrix value is not echoed, even cut short
+        value = redact_shapes(value)
     text = _REPR.repr(value)
     if not quotes and isinstance(value, (int, float)):
         return text
@@ -41,7 +46,7 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
-        return text if text.isprintable() else one_line(text)
+        return redact_text(text if text.isprintable() else one_line(text), secret_values_from_env(dict(os.environ)))
 
 
 class OverrideError(ValueError):
