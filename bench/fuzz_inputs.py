@@ -191,7 +191,7 @@ def main() -> int:
             key = ("secrets" if v.startswith("secret") else "live_links" if v.startswith("live")
                    else "control_bytes" if v.startswith("control") else "other_violations")
             stats[key] += 1
-            stats["examples"].append(f"{what}: {v}")
+            stats["examples"].insert(0, f"{what}: {v}")  # violations before hangs
 
     for n in range(args.matrices):
         Path("m.yaml").write_bytes(matrix_text(rng))

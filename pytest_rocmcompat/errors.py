@@ -7,8 +7,6 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any
 
-from .redact import redact_shapes, redact_text, secret_values_from_env
-
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
@@ -17,7 +15,9 @@ _REPR.maxlevel = 2
 
 def show(value: Any, *, quotes: bool = True) -> str:
     """A value as quoted in a message: bounded in length and depth, whatever the input."""
-    if isinstance(value, str):  # a secret in a matrix value is not echoed, even cut short
+    if isinstance(value, str) and len(value) > _REPR.maxstring:  # cut short: redact before the cut
+        from .redact import redact_shapes  # (a whole value is redacted with the message it is in)
+
         value = redact_shapes(value)
     text = _REPR.repr(value)
     if not quotes and isinstance(value, (int, float)):
@@ -46,6 +46,8 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        from .redact import redact_text, secret_values_from_env  # only when a problem is shown
+
         return redact_text(text if text.isprintable() else one_line(text), secret_values_from_env(dict(os.environ)))
 
 

@@ -15,6 +15,8 @@ import yaml
 from ..errors import ConfigError, Problem
 from .limits import MAX_DEPTH
 
+PARSE_DEPTH = 200  # past this, refused before parsing; past MAX_DEPTH, refused after
+
 
 class LineDict(dict):
     """A mapping with ``line`` (its own) and ``key_lines`` (each key's line, 1-based)."""
@@ -116,8 +118,13 @@ def load_yaml(text: str, filename: str) -> Any:
     """Parse YAML text safely; raise :class:`ConfigError` with ``file:line`` on any mistake.
 
     libyaml parses when it is installed and the text is not deeply nested; a file it rejects
-    is parsed again by the pure-Python parser, whose messages are more precise.
+    is parsed again by the pure-Python parser, whose messages are more precise. Text nested
+    far too deep to be a matrix is refused before parsing (the parser's recursion is slow).
     """
+    deep = _deep_line(text, limit=PARSE_DEPTH) or _deep_indent_line(text, limit=PARSE_DEPTH)
+    if deep is not None:
+        raise ConfigError([Problem(filename, deep, "", f"not valid YAML: nested too deeply "
+                                                       f"(more than {PARSE_DEPTH} levels)")])
     if _FastLoader is not _Loader and _shallow(text):
         try:
             return _checked_depth(_load(text, filename, _FastLoader), filename)
@@ -203,6 +210,21 @@ def _deep_line(text: str, limit: int = 100) -> int | None:
             depth += (char in "[{") - (char in "]}")
             if depth > limit:
                 return number
+    return None
+
+
+def _deep_indent_line(text: str, limit: int) -> int | None:
+    """The first line whose indentation opens more than ``limit`` block levels."""
+    stack: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip(" -"))
+        while stack and stack[-1] >= indent:
+            stack.pop()
+        stack.append(indent)
+        if len(stack) > limit:
+            return number
     return None
 
 

@@ -16,12 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
-
-try:
-    import regex as _engine
-except ImportError:  # pragma: no cover - regex is a dependency; plain re still has the static guard
-    _engine = None
 
 MATCH_BUDGET_S = 0.25
 MAX_PATTERN_CHARS = 2000
@@ -52,14 +48,25 @@ class Signature:
         """The first match in ``text`` or ``None``; :class:`SignatureTimeout` past the budget."""
         compiled = self._compiled
         if compiled is None:
-            compiled = _engine.compile(self.pattern) if _engine is not None else re.compile(self.pattern)
+            engine = _engine()
+            compiled = engine.compile(self.pattern) if engine is not None else re.compile(self.pattern)
             object.__setattr__(self, "_compiled", compiled)
-        if _engine is None:
+        if _engine() is None:
             return compiled.search(text)
         try:
             return compiled.search(text, timeout=MATCH_BUDGET_S)
         except TimeoutError:
             raise SignatureTimeout(self.pattern) from None
+
+
+@lru_cache(maxsize=None)
+def _engine() -> Any:
+    """The ``regex`` module, imported on first use (a cached matrix needs it only on a failure)."""
+    try:
+        import regex
+    except ImportError:  # pragma: no cover - regex is a dependency; plain re keeps the static guard
+        return None
+    return regex
 
 
 def compile_signature(text: str) -> Signature:
@@ -68,7 +75,8 @@ def compile_signature(text: str) -> Signature:
         raise ValueError(f"is {len(text)} characters long; a regular expression here may have at most {MAX_PATTERN_CHARS}")
     try:
         re.compile(text)  # the syntax every reader of the matrix knows; regex accepts more
-        compiled = _engine.compile(text) if _engine is not None else re.compile(text)
+        engine = _engine()
+        compiled = engine.compile(text) if engine is not None else re.compile(text)
     except (re.error, OverflowError, RecursionError, ValueError, TypeError) as exc:
         raise ValueError(f"is not a valid regular expression: {' '.join(str(exc).split())}") from None
     except Exception as exc:  # regex's own error class
