@@ -59,8 +59,10 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             status = 1
             continue
         planned, excluded = count_cells(matrix)
-        print(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
-              f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)")
+        from .report.escape import safe_text
+
+        print(safe_text(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
+                        f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
     return status
 
 
