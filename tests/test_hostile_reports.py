@@ -166,3 +166,29 @@ def test_a_lone_surrogate_in_a_measurement_reaches_no_traceback(tmp_path: Path) 
     for name in ("out.md", "out.html", "out.json"):
         text = (tmp_path / name).read_bytes().decode("utf-8")
         assert "\ufffd" in text or "\\ufffd" in text, name
+
+
+def test_read_run_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    """A FIFO or device named as a JUnit file is a warning at once, never a block or a read forever."""
+    import threading
+
+    from pytest_rocmcompat.report.junit_read import JUnitReadError, read_run
+
+    os.mkfifo(tmp_path / "pipe.xml")
+    errors: list[str] = []
+
+    def read_all() -> None:
+        for path in (str(tmp_path / "pipe.xml"), "/dev/zero", str(tmp_path)):
+            try:
+                read_run(path)
+            except JUnitReadError as exc:
+                errors.append(str(exc))
+
+    worker = threading.Thread(target=read_all, daemon=True)
+    worker.start()
+    worker.join(20)
+    if worker.is_alive():
+        with open(tmp_path / "pipe.xml", "w"):
+            pass
+        pytest.fail("read_run blocked on a FIFO or read a device without end")
+    assert len(errors) == 3 and all("not a regular file" in e for e in errors), errors
