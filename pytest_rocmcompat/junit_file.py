@@ -64,13 +64,19 @@ def _redacted(text: str) -> str:
         root = ET.fromstring(text)
     except ET.ParseError:  # not XML after all: the text's own values, as written
         return safe_text(text, secrets)
+    changed = False
     for elem in root.iter():
         for name, value in elem.attrib.items():
-            elem.attrib[name] = safe_text(value, secrets)
-        if elem.text:
-            elem.text = safe_text(elem.text, secrets)
-        if elem.tail:
-            elem.tail = safe_text(elem.tail, secrets)
+            safe = safe_text(value, secrets)
+            if safe != value:
+                elem.attrib[name], changed = safe, True
+        for part in ("text", "tail"):
+            value = getattr(elem, part)
+            if value and (safe := safe_text(value, secrets)) != value:
+                setattr(elem, part, safe)
+                changed = True
+    if not changed:  # the common case: pytest's own serialisation stays as it was
+        return text
     return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
 
 
