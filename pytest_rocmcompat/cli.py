@@ -29,26 +29,29 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:  # EnvironmentFileError, OverrideError
         print(f"rocmcompat: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(env.to_json())
+    from .report.escape import safe_data, safe_text
+
+    if args.json:  # values redacted before serialisation, not the serialised text
+        print(json.dumps(safe_data(json.loads(env.to_json())), indent=2, sort_keys=True))
         return 0
-    print(env.summary())
+    out = _safe_print(safe_text)  # every line of the text form made safe
+    out(env.summary())
     for gpu in env.gpus:
         memory = f"{gpu.memory_bytes / 2**30:.1f} GiB" if gpu.memory_bytes else "memory unknown"
-        print(f"  gpu {gpu.index}: {gpu.name} ({gpu.arch}, {memory})")
+        out(f"  gpu {gpu.index}: {gpu.name} ({gpu.arch}, {memory})")
     for name, version in env.libraries.items():
-        print(f"  {name}=={version}")
+        out(f"  {name}=={version}")
     for name, value in env.env.items():
-        print(f"  ${name}={value}")
+        out(f"  ${name}={value}")
     targets, origin = env.build_targets
     if targets:
-        print(f"  torch build targets: {' '.join(targets)} ({origin})")
+        out(f"  torch build targets: {' '.join(targets)} ({origin})")
     for label, value in (("nccl (loaded by torch)", env.nccl), ("driver supports CUDA", env.driver_cuda)):
         if value:
-            print(f"  {label}: {value}")
+            out(f"  {label}: {value}")
     for note in env.notes:
-        print(f"  note: {note}")
-    _print_problems(env)
+        out(f"  note: {note}")
+    _print_problems(env, out)
     return 0
 
 
@@ -58,14 +61,20 @@ def _replayed(args: argparse.Namespace):
     return Environment.load(args.env)
 
 
-def _print_problems(env) -> None:
+def _print_problems(env, out) -> None:
     """The built-in checks' findings; the exit status does not change."""
     from .checks.registry import evaluate
 
     problems = evaluate(env)
-    print(f"problems: {len(problems) or 'none found'}")
+    out(f"problems: {len(problems) or 'none found'}")
     for problem in problems:
-        print(f"  {problem.describe()}")
+        out(f"  {problem.describe()}")
+
+
+def _safe_print(safe):
+    import builtins
+
+    return lambda line="": builtins.print(safe(line))
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -81,8 +90,10 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             status = 1
             continue
         planned, excluded = count_cells(matrix)
-        print(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
-              f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)")
+        from .report.escape import safe_text
+
+        print(safe_text(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
+                        f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
     return status
 
 

@@ -14,8 +14,9 @@ import os
 import pytest
 
 from .outcomes import PROP_OUTCOME, Outcome
-from .redact import redact_text, secret_values_from_env
+from .redact import secret_values_from_env
 from .report.atomic import write_atomic
+from .report.escape import safe_text
 
 TARGET_KEY = pytest.StashKey[str]()
 
@@ -61,7 +62,7 @@ def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
         text = fh.read()
     if not_run:
         text = _with_not_run(text, not_run)
-    write_atomic(target, redact_text(text, secret_values_from_env(dict(os.environ))))
+    write_atomic(target, _redacted(text))
     if written != target:
         os.unlink(written)
     _name_final_file(config, target)
@@ -76,6 +77,35 @@ def _name_final_file(config: pytest.Config, target: str) -> None:
     xml = config.stash.get(xml_key, None)
     if xml is not None:
         xml.logfile = target
+
+
+def _redacted(text: str) -> str:
+    """Every attribute and text value made safe and redacted *before* serialisation.
+
+    Redacting the serialised XML would miss a secret whose escaped form differs
+    (``p&ss`` is ``p&amp;ss`` there); the values are redacted as the test produced them.
+    """
+    from xml.etree import ElementTree as ET
+
+    secrets = secret_values_from_env(dict(os.environ))
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError:  # not XML after all: the text's own values, as written
+        return safe_text(text, secrets)
+    changed = False
+    for elem in root.iter():
+        for name, value in elem.attrib.items():
+            safe = safe_text(value, secrets)
+            if safe != value:
+                elem.attrib[name], changed = safe, True
+        for part in ("text", "tail"):
+            value = getattr(elem, part)
+            if value and (safe := safe_text(value, secrets)) != value:
+                setattr(elem, part, safe)
+                changed = True
+    if not changed:  # the common case: pytest's own serialisation stays as it was
+        return text
+    return '<?xml version="1.0" encoding="utf-8"?>' + ET.tostring(root, encoding="unicode")
 
 
 def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:

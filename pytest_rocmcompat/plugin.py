@@ -92,7 +92,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     for note in state.env.notes:
         if config.option.verbose > 0:
             lines.append(f"rocmcompat: probe note: {note}")
-    return lines
+    from .report.escape import safe_text
+
+    return [safe_text(line) for line in lines]
 
 
 def pytest_ignore_collect(collection_path, config: pytest.Config) -> bool | None:

@@ -1,4 +1,9 @@
-"""Secrets never reach a report: secret-looking variables and token-shaped strings."""
+"""Secrets never reach a report: secret-looking variables and token-shaped strings.
+
+Redaction works on values (before any escaping or serialisation), by name (a variable
+whose name looks secret) and by shape (URL credentials, common token formats, ``Bearer``
+headers, private key blocks), so an output format never hides a secret from it.
+"""
 
 from __future__ import annotations
 
@@ -7,20 +12,37 @@ import re
 REDACTED = "[redacted]"
 
 _SECRET_NAME = re.compile(
-    r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT",
+    r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|PWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT",
     re.IGNORECASE,
 )
 # Token shapes of the services these stacks talk to (Hugging Face, GitHub, AWS,
-# OpenAI/Anthropic-style keys, W&B, Slack, generic JWTs).
-_TOKEN = re.compile(
-    r"\bhf_[A-Za-z0-9]{20,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}"
-    r"|\bgithub_pat_[A-Za-z0-9_]{20,}"
-    r"|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"
-    r"|\bsk-[A-Za-z0-9_-]{20,}"
-    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"
-    r"|\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+# OpenAI/Anthropic-style keys, W&B, Slack, generic JWTs), bearer headers and PEM private
+# keys. Every alternative is linear: no nested or overlapping quantifiers.
+_TOKEN = re.compile(  # distinctive prefixes match anywhere, even glued to other text
+    r"hf_[A-Za-z0-9]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|github_pat_[A-Za-z0-9_]{20,}"
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|(?<![A-Za-z])sk-[A-Za-z0-9_-]{20,}"  # not inside words such as ``task-...``
+    r"|xox[abeprs]-[A-Za-z0-9-]{10,}"
+    r"|xapp-[A-Za-z0-9-]{10,}"
+    r"|glpat-[A-Za-z0-9_-]{20,}"
+    r"|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+    r"|-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[^-]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
 )
+# ``Authorization: Bearer abc1...``: keep the word, drop the credential (one with a digit).
+_BEARER = re.compile(r"(Bearer)(\s{1,3})(?=[A-Za-z._~+/=-]{0,200}[0-9])[A-Za-z0-9._~+/=-]{12,}", re.IGNORECASE)
+# ``scheme://user:password@host`` and ``scheme://token@host``: keep scheme and host.
+_URL_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,30}://)[^\s/@:]{1,256}(?::[^\s/@]{0,256})?@")
+# ``password=...`` / ``api_key: ...`` in free text (failure messages, logs).
+_ASSIGNED = re.compile(
+    r"(passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key)"
+    r"(\s{0,3}[=:]\s{0,3})(?![\s\[])([^\s'\",;]{4,512})",
+    re.IGNORECASE,
+)
+# Every shape above contains one of these (lower-cased): text without any is returned at once.
+_HINTS = ("://", "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "sk-", "xox",
+          "xapp-", "glpat-", "eyj", "private key", "bearer", "passw", "secret", "token", "key")
 
 
 def is_secret_name(name: str) -> bool:
@@ -28,15 +50,44 @@ def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
+def redact_shapes(text: str) -> str:
+    """Replace token-shaped substrings, URL credentials and ``name=secret`` assignments."""
+    lower = text.lower()
+    if not any(hint in lower for hint in _HINTS):
+        return text
+    if "://" in text:
+        text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
+    text = _TOKEN.sub(REDACTED, text)
+    text = _BEARER.sub(rf"\1\2{REDACTED}", text)
+    return _ASSIGNED.sub(rf"\1\2{REDACTED}", text)
+
+
 def redact_text(text: str, secret_values: tuple[str, ...] = ()) -> str:
-    """Replace token-shaped substrings and the given secret values with ``[redacted]``."""
+    """Replace the given secret values and every secret shape with ``[redacted]``."""
     for value in secret_values:
-        if value and len(value) >= 6:
+        if value and len(value) >= 6 and value in text:
             text = text.replace(value, REDACTED)
-    return _TOKEN.sub(REDACTED, text)
+    return redact_shapes(text)
+
+
+def redact_variable(name: str, value: str) -> str:
+    """An environment variable's value as it may be shown: by name, else by shape."""
+    return REDACTED if is_secret_name(name) else redact_shapes(value)
+
+
+# Values named secret outside the environment (``--rocm-set env.NCCL_SOCKET_PASSWORD=...``):
+# scrubbed from every output of this process like the environment's own secrets.
+_EXTRA_SECRETS: set[str] = set()
+
+
+def register_secret(value: str) -> None:
+    """Treat ``value`` as a secret in every later :func:`secret_values_from_env`."""
+    if value and len(value) >= 6:
+        _EXTRA_SECRETS.add(value)
 
 
 def secret_values_from_env(environ: dict[str, str]) -> tuple[str, ...]:
     """The values of all secret-looking variables, longest first (for :func:`redact_text`)."""
     values = {v for k, v in environ.items() if is_secret_name(k) and v and len(v) >= 6}
+    values |= _EXTRA_SECRETS
     return tuple(sorted(values, key=len, reverse=True))

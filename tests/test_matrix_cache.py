@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -10,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError
-from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR, MatrixCache, cache_dir
+from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR, MatrixCache, cache_dir, text_hash
 from pytest_rocmcompat.matrix.loader import load_matrix
+from pytest_rocmcompat.matrix.model import FileContent
 
 from .conftest import REPO, write
 
@@ -47,7 +50,7 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def entries(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.pickle")) if directory.is_dir() else []
+    return sorted(directory.glob("*.json")) if directory.is_dir() else []
 
 
 def test_a_hit_equals_a_fresh_load(files: Path, tmp_path: Path) -> None:
@@ -117,20 +120,21 @@ def test_changed_checker_code_is_a_miss(files: Path, tmp_path: Path) -> None:
 def test_a_bad_entry_is_a_miss(files: Path, tmp_path: Path, damage: str) -> None:
     cache = MatrixCache(tmp_path / "cache")
     expected = load_matrix(files, cache=cache)
+    texts = {cache.key(p.read_text(), n, n == "shared.yaml"): p.read_text()
+             for p, n in ((files, "main.yaml"), (tmp_path / "shared.yaml", "shared.yaml"))}
     for entry in entries(cache.directory):
         if damage == "corrupt":
-            entry.write_bytes(b"\x80\x05not a pickle at all")
+            entry.write_bytes(b"\x80\x05not json at all")
         elif damage == "truncated":
             entry.write_bytes(entry.read_bytes()[:20])
         elif damage == "not-a-content":
-            import pickle
-
-            entry.write_bytes(pickle.dumps({"rules": "planted"}))
+            entry.write_text(json.dumps({"format": 1, "text_sha256": text_hash(texts[entry.stem]),
+                                         "content": {"rules": "planted"}}))
         else:
             entry.chmod(0o666)
-    assert all(cache.get(e.stem) is None for e in entries(cache.directory))
+    assert all(cache.get(e.stem, texts[e.stem]) is None for e in entries(cache.directory))
     assert load_matrix(files, cache=MatrixCache(cache.directory)) == expected
-    assert all(cache.get(e.stem) is not None for e in entries(cache.directory))  # rewritten by that load
+    assert all(cache.get(e.stem, texts[e.stem]) is not None for e in entries(cache.directory))  # rewritten
 
 
 def test_a_planted_entry_in_a_shared_directory_is_not_read(files: Path, tmp_path: Path) -> None:
@@ -139,15 +143,15 @@ def test_a_planted_entry_in_a_shared_directory_is_not_read(files: Path, tmp_path
     shared.mkdir(mode=0o777)
     shared.chmod(0o777)
     cache = MatrixCache(shared)
-    key = cache.key(files.read_text(), "main.yaml", False)
-    import pickle
-
-    from pytest_rocmcompat.matrix.model import FileContent
-    (shared / f"{key}.pickle").write_bytes(pickle.dumps(FileContent(name="planted")))
-    (shared / f"{key}.pickle").chmod(0o600)
-    assert cache.get(key) is None
+    text = files.read_text()
+    key = cache.key(text, "main.yaml", False)
+    planted = MatrixCache(tmp_path / "private")
+    planted.put(key, text, FileContent(name="planted"))
+    (shared / f"{key}.json").write_bytes((planted.directory / f"{key}.json").read_bytes())
+    (shared / f"{key}.json").chmod(0o600)
+    assert planted.get(key, text) is not None and cache.get(key, text) is None
     assert load_matrix(files, cache=cache).name == "cached"
-    assert [e.name for e in entries(shared)] == [f"{key}.pickle"]  # nothing written there
+    assert [e.name for e in entries(shared)] == [f"{key}.json"]  # nothing written there
 
 
 def test_an_unwritable_cache_is_skipped(files: Path, tmp_path: Path) -> None:
@@ -183,3 +187,62 @@ def test_pytest_runs_fill_and_use_the_cache(pytester: pytest.Pytester, tmp_path:
     assert len(entries(directory)) == 1
     assert all(r.ret == 0 for r in results)
     assert (REPO / "matrices" / "known_bad.yaml").is_file()
+
+
+class _Exits:
+    """Unpickling this raises SystemExit (or runs anything else an attacker chooses)."""
+
+    def __init__(self, exc: type[BaseException]) -> None:
+        self.exc = exc
+
+    def __reduce__(self):
+        return (_raise, (self.exc,))
+
+
+def _raise(exc: type[BaseException]) -> None:
+    raise exc()
+
+
+@pytest.mark.parametrize("exc", [SystemExit, KeyboardInterrupt])
+def test_a_planted_old_pickle_is_never_unpickled(files: Path, tmp_path: Path, exc: type[BaseException]) -> None:
+    """Old-style ``KEY.pickle`` and a pickle under the JSON name: ignored, the load goes on."""
+    cache = MatrixCache(tmp_path / "cache")
+    cache.directory.mkdir(mode=0o700)
+    text = files.read_text()
+    key = cache.key(text, "main.yaml", False)
+    for name in (f"{key}.pickle", f"{key}.json"):
+        (cache.directory / name).write_bytes(pickle.dumps(_Exits(exc)))
+        (cache.directory / name).chmod(0o600)
+    assert cache.get(key, text) is None
+    assert load_matrix(files, cache=cache).name == "cached"
+    assert cache.get(key, text).name == "cached"  # replaced by a clean JSON entry
+
+
+def test_an_entry_for_other_text_is_ignored(files: Path, tmp_path: Path) -> None:
+    """An entry planted under a file's key but checked from other text is not served."""
+    cache = MatrixCache(tmp_path / "cache")
+    text = files.read_text()
+    key = cache.key(text, "main.yaml", False)
+    cache.put(key, "name: planted\n", FileContent(name="planted"))
+    assert cache.get(key, text) is None
+    assert cache.get(key, "name: planted\n").name == "planted"
+    assert load_matrix(files, cache=cache).name == "cached"
+
+
+def test_entries_are_plain_json_checked_against_the_text(files: Path, tmp_path: Path) -> None:
+    cache = MatrixCache(tmp_path / "cache")
+    load_matrix(files, cache=cache)
+    for entry in entries(cache.directory):
+        data = json.loads(entry.read_text())
+        assert data["format"] == 1 and len(data["text_sha256"]) == 64
+        assert entry.stat().st_mode & 0o777 == 0o600
+    assert not list(cache.directory.glob("*.pickle"))
+
+
+def test_a_fifo_or_device_entry_is_a_miss(files: Path, tmp_path: Path) -> None:
+    cache = MatrixCache(tmp_path / "cache")
+    cache.directory.mkdir(mode=0o700)
+    text = files.read_text()
+    key = cache.key(text, "main.yaml", False)
+    os.mkfifo(cache.directory / f"{key}.json", 0o600)
+    assert cache.get(key, text) is None  # no hang on the FIFO

@@ -113,7 +113,7 @@ def _errors(matrix_file, text: str, name: str = "m.yaml") -> list[str]:
     ("name: x\nname: y\n", "m.yaml:2: duplicate key 'name' (first on line 1)"),
     ("- a\n- b\n", "m.yaml:1: the top level must be a mapping"),
     ("{}\n", "m.yaml:1: the file is an empty mapping"),
-    ("   \n\n", "m.yaml: the file is empty"),
+    ("   \n\n", "m.yaml:1: the file is empty"),
     ("x: !!python/object/apply:os.system ['echo hi']\n", "m.yaml:1: not valid YAML: 'tag:yaml.org,2002:python/object/apply:os.system' tags are not allowed"),
     ("name: [unclosed\n", "m.yaml:2: not valid YAML"),
     ("name: x\naxes: {torch: ['2.5', '2.5']}\n", "m.yaml:2: axes.torch: '2.5' is listed twice"),

@@ -13,15 +13,19 @@ reads the same text loads it instead (about 3 ms, and PyYAML is never imported).
 - **Stored**: only files that checked clean, so every error message comes from a real check.
 - **Where**: ``$ROCMCOMPAT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pytest-rocmcompat``, else
   ``~/.cache/pytest-rocmcompat``. ``ROCMCOMPAT_CACHE_DIR=off`` turns the cache off.
-- **Safety**: entries are pickles, read only from a directory that this user owns and no
-  one else can write (created with mode 0700), and only entries owned by this user. A corrupt,
-  foreign or unreadable entry is a miss; a cache that cannot be written is skipped. The
-  cache never changes a result, so it never raises.
+- **Safety**: entries are plain JSON (:mod:`.plain`: strings, numbers, lists), never pickles,
+  so nothing in the cache can run code; each holds the SHA-256 of the text it was checked
+  from, and an entry whose hash is not the file's is ignored. Entries are read only from a
+  directory that this user owns and no one else can write (created with mode 0700), and only
+  entries owned by this user. A corrupt, foreign, planted or unreadable entry is a miss (any
+  exception, ``SystemExit`` and ``KeyboardInterrupt`` included, means a normal load); a cache
+  that cannot be written is skipped. The cache never changes a result, so it never raises.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import sys
@@ -29,13 +33,15 @@ from pathlib import Path
 
 from .. import __version__
 from .model import FileContent
+from .plain import FORMAT, content_from_plain, content_to_plain
 
 CACHE_DIR_VAR = "ROCMCOMPAT_CACHE_DIR"
 OFF = "off"
+MAX_ENTRY_BYTES = 64 * 2**20
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a checked file becomes (or how it is pickled).
 _CODE = ("matrix/model.py", "matrix/schema.py", "matrix/checker.py", "matrix/yaml_lines.py",
-         "matrix/cache.py", "rules/model.py", "rules/schema.py", "arch.py", "versions.py",
+         "matrix/cache.py", "matrix/plain.py", "matrix/limits.py", "rules/model.py", "rules/schema.py", "rules/signature.py", "arch.py", "versions.py",
          "metrics.py", "errors.py", "probe/environment.py")
 
 
@@ -67,34 +73,36 @@ class MatrixCache:
             digest.update(b"\0")
         return digest.hexdigest()
 
-    def get(self, key: str) -> FileContent | None:
-        path = self.directory / f"{key}.pickle"
+    def get(self, key: str, text: str) -> FileContent | None:
+        """The content checked from exactly ``text`` under ``key``, or ``None`` (a miss)."""
+        path = self.directory / f"{key}.json"
         try:
             if not self._trusted_dir():
                 return None
-            with open(path, "rb") as fh:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
                 st = os.fstat(fh.fileno())
-                if not _private(st):
+                if not stat.S_ISREG(st.st_mode) or not _private(st) or st.st_size > MAX_ENTRY_BYTES:
                     return None
-                import pickle
-
-                content = pickle.load(fh)
-        except Exception:  # absent, unreadable or corrupt: a miss
+                entry = json.loads(fh.read(MAX_ENTRY_BYTES + 1))
+            if entry.get("format") != FORMAT or entry.get("text_sha256") != text_hash(text):
+                return None
+            return content_from_plain(entry["content"])
+        except BaseException:  # noqa: BLE001 - absent, unreadable, corrupt or planted: a miss, whatever it raised
             return None
-        return content if isinstance(content, FileContent) else None
 
-    def put(self, key: str, content: FileContent) -> None:
-        import pickle
-
+    def put(self, key: str, text: str, content: FileContent) -> None:
         from ..report.atomic import write_atomic
 
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._trusted_dir():
                 return
-            # mkstemp's file is 0600; readers never see half a file
-            write_atomic(str(self.directory / f"{key}.pickle"), pickle.dumps(content, pickle.HIGHEST_PROTOCOL))
-        except Exception:  # read-only home, full disk, unpicklable value: run without the cache
+            entry = {"format": FORMAT, "text_sha256": text_hash(text), "content": content_to_plain(content)}
+            # private (0600); readers never see half a file
+            write_atomic(str(self.directory / f"{key}.json"),
+                         json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("utf-8"), mode=0o600)
+        except Exception:  # read-only home, full disk, a value JSON cannot hold: run without the cache
             return
 
     def _trusted_dir(self) -> bool:
@@ -114,6 +122,11 @@ class MatrixCache:
                     parts.append(f"{relative}:?")
             self._code = "|".join(parts)
         return self._code
+
+
+def text_hash(text: str) -> str:
+    """SHA-256 of a file's text, as stored inside each entry."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _private(st: os.stat_result) -> bool:

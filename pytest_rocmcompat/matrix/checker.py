@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import Problem, show
 from ..versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
+from .limits import version_length_problem
 from .yaml_lines import line_of
 
 
@@ -115,9 +116,13 @@ class Checker:
         if not isinstance(value, str):
             self.add(container, key, path, f"expected a version string, got {type_name(value)}")
             return None
+        too_long = version_length_problem(value)
+        if too_long:
+            self.add(container, key, path, f"{show(value)} {too_long}")
+            return None
         try:
             parse_version(value)
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):
             self.add(container, key, path, f"{show(value)} is not a valid version (PEP 440, e.g. '2.6' or '6.2.4')")
             return None
         return value
@@ -131,9 +136,13 @@ class Checker:
         if not isinstance(value, str):
             self.add(container, key, path, f"expected a version specifier string, got {type_name(value)}")
             return None
+        too_long = version_length_problem(value)
+        if too_long:
+            self.add(container, key, path, f"{show(value)} {too_long}")
+            return None
         try:
             parse_specifier(value)
-        except InvalidSpecifier:
+        except (InvalidSpecifier, ValueError):
             self.add(container, key, path,
                      f"{show(value)} is not a valid version specifier (PEP 440, e.g. '>=2.5,<2.7' or '==2.5.*')")
             return None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, Problem, show
 from .cache import MatrixCache
+from .limits import InputError, read_text_file
 from .model import FileContent, Matrix
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled_matrices"
@@ -67,15 +68,15 @@ def _display(path: str) -> str:
 
 
 def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
+    line = None
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_text_file(path)
+    except InputError as exc:
+        what, line = exc.args[0], exc.line
     except FileNotFoundError:
         what = "file not found"
     except IsADirectoryError:
         what = "is a directory, not a matrix file"
-    except UnicodeDecodeError as exc:
-        what = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
     except OSError as exc:
         what = f"cannot be read: {exc.strerror or exc}"
     except ValueError as exc:  # e.g. an embedded NUL in the name
@@ -83,7 +84,7 @@ def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
     if at is not None:
         problems.append(Problem(at.file, at.line, at.path, f"{at.message}: {what}"))
     else:
-        problems.append(Problem(_display(path), None, "", what))
+        problems.append(Problem(_display(path), line, "", what))
     return None
 
 
@@ -107,17 +108,17 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
         return
     name = _display(path)
     if not text.strip():
-        problems.append(Problem(name, None, "", "the file is empty"))
+        problems.append(Problem(name, 1, "", "the file is empty"))
         return
     key = cache.key(text, name, included) if cache is not None else ""
-    content = cache.get(key) if cache is not None else None
+    content = cache.get(key, text) if cache is not None else None
     if content is None:
         content, own = _check(text, name, included)
         problems.extend(own)
         if content is None:
             return
         if cache is not None and not own:  # only clean files: every message comes from a real check
-            cache.put(key, content)
+            cache.put(key, text, content)
     for i, (include, line) in enumerate(content.includes):
         target = _resolve_include(path, include)
         where = Problem(name, line, f"include[{i}]", f"cannot include {show(include)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import Problem
 from ..arch import is_valid_arch_pattern, normalize_arch
 from ..metrics import METRICS
 from ..probe.environment import PLATFORMS, normalize_library
@@ -23,10 +24,11 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
     """Validate a file's top-level mapping, recording every problem in ``ck``."""
     out = FileContent()
     if data is None:
-        ck.add(None, None, "", "the file is empty; a matrix needs at least a name or known_bad rules")
+        ck.problems.append(Problem(ck.file, 1, "", "the file is empty; a matrix needs at least a name or known_bad rules"))
         return out
     if not isinstance(data, dict):
-        ck.add(data, None, "", "the top level must be a mapping of keys such as name, axes, known_bad")
+        ck.problems.append(Problem(ck.file, getattr(data, "line", None) or 1, "",
+                                   "the top level must be a mapping of keys such as name, axes, known_bad"))
         return out
     if not data:
         ck.add(data, None, "", "the file is an empty mapping")

@@ -13,6 +13,9 @@ from typing import Any
 import yaml
 
 from ..errors import ConfigError, Problem
+from .limits import MAX_DEPTH
+
+PARSE_DEPTH = 200  # past this, refused before parsing; past MAX_DEPTH, refused after
 
 
 class LineDict(dict):
@@ -51,8 +54,11 @@ class _Loader(yaml.SafeLoader):
         data.line = node.start_mark.line + 1
         data.key_lines = {}
         yield data
+        own = sum(1 for key_node, _ in node.value if key_node.tag != "tag:yaml.org,2002:merge")
         self.flatten_mapping(node)
-        for key_node, value_node in node.value:
+        merged = len(node.value) - own  # flatten_mapping puts merged pairs first; own keys override them
+        from_merge: set = set()
+        for index, (key_node, value_node) in enumerate(node.value):
             key = self.construct_object(key_node, deep=True)
             try:
                 hash(key)
@@ -62,7 +68,11 @@ class _Loader(yaml.SafeLoader):
                     "found an unhashable key", key_node.start_mark,
                 ) from None
             line = key_node.start_mark.line + 1
-            if key in data:
+            if index < merged:
+                from_merge.add(key)
+            elif key in from_merge:
+                from_merge.discard(key)  # `<<: *base` then the entry's own value: YAML's override
+            elif key in data:
                 self.duplicates.append(Problem(
                     self.filename, line, "",
                     f"duplicate key {key!r} (first on line {data.key_lines[key]})",
@@ -108,16 +118,48 @@ def load_yaml(text: str, filename: str) -> Any:
     """Parse YAML text safely; raise :class:`ConfigError` with ``file:line`` on any mistake.
 
     libyaml parses when it is installed and the text is not deeply nested; a file it rejects
-    is parsed again by the pure-Python parser, whose messages are more precise.
+    is parsed again by the pure-Python parser, whose messages are more precise. Text nested
+    far too deep to be a matrix is refused before parsing (the parser's recursion is slow).
     """
+    deep = _deep_line(text, limit=PARSE_DEPTH) or _deep_indent_line(text, limit=PARSE_DEPTH)
+    if deep is not None:
+        raise ConfigError([Problem(filename, deep, "", f"not valid YAML: nested too deeply "
+                                                       f"(more than {PARSE_DEPTH} levels)")])
     if _FastLoader is not _Loader and _shallow(text):
         try:
-            return _load(text, filename, _FastLoader)
+            return _checked_depth(_load(text, filename, _FastLoader), filename)
         except ConfigError:
             # The pure-Python parser decides: its message is better, and it is right when the
             # C extension is stale (a module snapshot, as pytester's, re-imported yaml around it).
             pass
-    return _load(text, filename, _Loader)
+    return _checked_depth(_load(text, filename, _Loader), filename)
+
+
+def _checked_depth(data: Any, filename: str) -> Any:
+    """``data`` unless lists and mappings nest deeper than :data:`MAX_DEPTH` (a marked error).
+
+    The problem names the top-level key the nesting is under, on that key's line.
+    """
+    stack: list[tuple[Any, int, Any]] = [(data, 1, None)]
+    seen: set[int] = set()  # aliases share nodes: each is walked once (an alias bomb stays cheap)
+    while stack:
+        node, depth, top = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            where = getattr(node, "line", None)
+            line = line_of(data, top) if top is not None else where or 1
+            inner = f" (line {where})" if where and where != line else ""
+            raise ConfigError([Problem(filename, line or 1, "" if top is None else str(top),
+                                       f"nested more than {MAX_DEPTH} levels deep{inner}; a matrix needs a few")])
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1, k if node is data else top)
+                         for k, v in node.items() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1, i if node is data else top)
+                         for i, v in enumerate(node) if isinstance(v, (dict, list)))
+    return data
 
 
 def _load(text: str, filename: str, loader_class: type[_Loader]) -> Any:
@@ -141,7 +183,8 @@ def _load(text: str, filename: str, loader_class: type[_Loader]) -> Any:
         raise ConfigError([Problem(filename, line, "",
                                    f"not valid YAML: control or invalid character U+{code:04X} is not allowed")]) from None
     except RecursionError:
-        raise ConfigError([Problem(filename, _deep_line(text), "", "not valid YAML: nested too deeply")]) from None
+        line = _deep_line(text) or _deepest_indent_line(text)
+        raise ConfigError([Problem(filename, line, "", "not valid YAML: nested too deeply")]) from None
     except yaml.YAMLError as exc:
         raise ConfigError([Problem(filename, None, "", f"not valid YAML: {_one_line(exc)}")]) from None
     finally:
@@ -168,6 +211,31 @@ def _deep_line(text: str, limit: int = 100) -> int | None:
             if depth > limit:
                 return number
     return None
+
+
+def _deep_indent_line(text: str, limit: int) -> int | None:
+    """The first line whose indentation opens more than ``limit`` block levels."""
+    stack: list[int] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip(" -"))
+        while stack and stack[-1] >= indent:
+            stack.pop()
+        stack.append(indent)
+        if len(stack) > limit:
+            return number
+    return None
+
+
+def _deepest_indent_line(text: str) -> int:
+    """The most indented line (block-style nesting has no brackets to count)."""
+    best, where = -1, 1
+    for number, line in enumerate(text.splitlines(), 1):
+        indent = len(line) - len(line.lstrip(" -"))
+        if line.strip() and indent > best:
+            best, where = indent, number
+    return where
 
 
 def _line_at(text: str, position: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from ..redact import REDACTED, is_secret_name
+from ..redact import redact_variable
 
 # Variables that change how the GPU stack behaves (visibility, allocator,
 # collectives, arch overrides, Ray device handling, build targets).
@@ -27,9 +27,10 @@ def is_allowed(name: str) -> bool:
 
 
 def capture_env(environ: dict[str, str]) -> dict[str, str]:
-    """Allow-listed variables; values of secret-looking names replaced by ``[redacted]``."""
+    """Allow-listed variables; secret-looking names' values and secret shapes (URL credentials,
+    tokens) in any value replaced by ``[redacted]``."""
     return {
-        name: (REDACTED if is_secret_name(name) else value)
+        name: redact_variable(name, value)
         for name, value in sorted(environ.items())
         if is_allowed(name)
     }

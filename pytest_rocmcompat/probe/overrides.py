@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..arch import arch_vendor, is_valid_arch, normalize_arch
 from ..errors import OverrideError
+from ..redact import REDACTED, is_secret_name, redact_variable, register_secret
 from ..versions import InvalidVersion, parse_version
 from .environment import GPU, PLATFORMS, Environment, normalize_library
 
@@ -34,8 +35,11 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     keys = [parse_assignment(text)[0] for text in assignments]
     if "torch" in keys and "torch_archs" not in keys:
         changes["torch_archs"] = None  # another torch: its targets are derived again
+    shown = []
     for text in assignments:
         key, value = parse_assignment(text)
+        text = _shown(key, value, text)
+        shown.append(text)
         where = f"--rocm-set {text!r}"
         if key == "platform":
             if value not in PLATFORMS:
@@ -65,12 +69,12 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             requires[normalize_library(key[9:])] = _requirements(where, value)
         elif key.startswith("env.") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key[4:]):
             if value:
-                variables[key[4:]] = value
+                variables[key[4:]] = redact_variable(key[4:], value)
             else:
                 variables.pop(key[4:], None)
         else:
             raise OverrideError(f"{where}: unknown key {key!r}; use one of {', '.join(KEYS)}")
-    origin = "; ".join(assignments)
+    origin = "; ".join(shown)
     if env.source == "replay":
         origin = f"{env.origin} + {origin}"
     return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
@@ -101,10 +105,20 @@ def _requirements(where: str, value: str) -> tuple[str, ...]:
     return items
 
 
+def _shown(key: str, value: str, text: str) -> str:
+    """The assignment as messages and reports may show it: a secret ``env.*`` value redacted."""
+    if key.startswith("env.") and is_secret_name(key[4:]) and value:
+        register_secret(value)  # scrubbed from every later output of this process
+        return f"{key}={REDACTED}"
+    return text
+
+
 def _version(where: str, value: str) -> str:
+    if len(value) > 100 or max(map(len, re.findall(r"[0-9]+", value)), default=0) > 30:
+        raise OverrideError(f"{where}: {value[:40]!r}... is too long to be a version")
     try:
         parse_version(value)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):
         raise OverrideError(f"{where}: {value!r} is not a valid version (PEP 440)") from None
     return value
 

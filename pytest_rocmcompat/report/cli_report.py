@@ -98,7 +98,9 @@ def run_report(args: argparse.Namespace) -> int:
             print(f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
                   f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)", file=sys.stderr)
         if args.json:
-            write_atomic(args.json, json.dumps(snapshot(merged), sort_keys=True) + "\n")
+            from .escape import safe_data
+
+            write_atomic(args.json, json.dumps(safe_data(snapshot(merged)), sort_keys=True) + "\n")
     except OSError as exc:
         print(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}",
               file=sys.stderr)

@@ -1,9 +1,18 @@
-"""Make quoted text safe for Markdown tables and HTML, and free of secrets."""
+"""The boundary where quoted text enters a report: made safe once, for every writer.
+
+:func:`safe_text` is what every writer (run report, JUnit, merged Markdown/HTML/JSON,
+GitHub step summary, terminal summary) passes foreign text through: lone surrogates
+(undecodable bytes a test printed) become U+FFFD, control characters (ESC, NUL, C1) are
+dropped, secrets are redacted on the raw value (before any escaping can disguise them).
+:func:`md_cell` additionally defuses Markdown links and images, so nothing live comes
+from a test's output.
+"""
 
 from __future__ import annotations
 
 import html
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -11,6 +20,12 @@ from contextvars import ContextVar
 from ..redact import redact_text, secret_values_from_env
 
 _SECRETS: ContextVar[tuple[str, ...] | None] = ContextVar("rocmcompat_secrets", default=None)
+# C0 controls except tab, newline and carriage return; DEL; C1 controls.
+_CONTROL = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Markdown that renders live from a table cell: inline links and images ``[text](url)``,
+# ``![alt](url)`` (``<url>`` autolinks are already defused by HTML escaping).
+_MD_LINK = re.compile(r"!\[|\]\(")
 
 
 @contextmanager
@@ -27,14 +42,56 @@ def one_environment_scan() -> Iterator[None]:
         _SECRETS.reset(token)
 
 
-def clean(text: str, limit: int = 400) -> str:
-    """Redact secrets (token shapes and this process's secret variables), shorten."""
-    secrets = _SECRETS.get()
-    text = redact_text(str(text), secret_values_from_env(dict(os.environ)) if secrets is None else secrets)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def plain_text(value: object) -> str:
+    """``value`` as text any UTF-8 writer accepts: lone surrogates -> U+FFFD, controls dropped."""
+    text = value if isinstance(value, str) else str(value)
+    if text.isascii():
+        return text.translate(_CONTROL) if not text.isprintable() else text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _SURROGATE.sub("\ufffd", text)
+    return text.translate(_CONTROL)
+
+
+def safe_text(value: object, secrets: tuple[str, ...] | None = None) -> str:
+    """:func:`plain_text` with secrets redacted (this process's secret variables by default)."""
+    if secrets is None:
+        secrets = _SECRETS.get()
+        if secrets is None:
+            secrets = secret_values_from_env(dict(os.environ))
+    return redact_text(plain_text(value), secrets)
+
+
+def safe_data(value: object, secrets: tuple[str, ...] | None = None) -> object:
+    """JSON-shaped data with every string (keys too) passed through :func:`safe_text`."""
+    if secrets is None:
+        secrets = _SECRETS.get()
+        if secrets is None:
+            secrets = secret_values_from_env(dict(os.environ))
+    if isinstance(value, str):
+        return safe_text(value, secrets)
+    if isinstance(value, dict):
+        return {safe_data(k, secrets) if isinstance(k, str) else k: safe_data(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [safe_data(v, secrets) for v in value]
+    return value
+
+
+def clean(text: object, limit: int = 400) -> str:
+    """Safe text (see :func:`safe_text`), shortened to ``limit`` characters."""
+    out = safe_text(text)
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def defuse_markdown(text: str) -> str:
+    """Backslash-escape what makes an inline link or image: ``![`` -> ``!\\[``, ``](`` -> ``]\\(``."""
+    if "[" not in text and "(" not in text:
+        return text
+    return _MD_LINK.sub(lambda m: "!\\[" if m.group() == "![" else "]\\(", text)
 
 
 def md_cell(text: object, limit: int = 400) -> str:
-    """One Markdown table cell: secrets redacted, ``| < > &`` and newlines escaped."""
-    out = html.escape(clean(str(text), limit), quote=False)
+    """One Markdown table cell: safe text, links/images defused, ``| < > &`` and newlines escaped."""
+    out = html.escape(defuse_markdown(clean(text, limit)), quote=False)
     return out.replace("|", "&#124;").replace("\r\n", "<br>").replace("\n", "<br>").replace("\r", "<br>")

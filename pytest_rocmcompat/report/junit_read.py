@@ -12,6 +12,7 @@ environment.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from xml.etree.ElementTree import ElementTree, ParseError
@@ -95,8 +96,32 @@ def suite_of_classname(classname: str) -> str:
     return path or "(no classname)"
 
 
+MAX_JUNIT_BYTES = 1 << 30  # far above any real run; a device or runaway file is refused unread
+
+
 def read_run(path: str) -> RunRecord:
-    """Parse one JUnit file; raise :class:`JUnitReadError` for corrupt, truncated or foreign XML."""
+    """Parse one JUnit file; raise :class:`JUnitReadError` for corrupt, truncated or foreign XML.
+
+    Nothing else escapes: one bad file is a warning naming it, never a lost merge.
+    """
+    try:
+        return _read_run(path)
+    except JUnitReadError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a hostile file provokes
+        raise JUnitReadError(f"{path}: cannot be read as JUnit ({type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:200]})") from None
+
+
+def _read_run(path: str) -> RunRecord:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise JUnitReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise JUnitReadError(f"{path}: not a regular file (a device, FIFO or directory)")
+    if st.st_size > MAX_JUNIT_BYTES:
+        raise JUnitReadError(f"{path}: {st.st_size} bytes is larger than any JUnit file this reads")
     trees: list[ElementTree] = []
 
     def parse(source) -> ElementTree:

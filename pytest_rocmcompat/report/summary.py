@@ -23,7 +23,7 @@ def append_step_summary(state: CompatState, exitstatus: int, environ: dict[str, 
     state.finish_all()
     text = render_run_report(state, exitstatus)
     try:
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(path, "a", encoding="utf-8", errors="replace") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
     except OSError as exc:
         print(f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): "

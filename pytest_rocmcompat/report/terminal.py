@@ -9,9 +9,29 @@ from ..session import CompatState
 
 
 def write_summary(tr, state: CompatState) -> None:
+    from .escape import one_environment_scan, safe_text
+
     counts = state.outcome_totals()
     if not counts:
         return
+    with one_environment_scan():
+        _write(_SafeLines(tr, safe_text), state, counts)
+
+
+class _SafeLines:
+    """The terminal writer, every line made safe (secrets, control characters) first."""
+
+    def __init__(self, tr, safe) -> None:
+        self.tr, self.safe = tr, safe
+
+    def write_sep(self, sep: str, title: str) -> None:
+        self.tr.write_sep(sep, title)
+
+    def write_line(self, line: str) -> None:
+        self.tr.write_line(self.safe(line))
+
+
+def _write(tr, state: CompatState, counts) -> None:
     tr.write_sep("=", "rocmcompat summary")
     tr.write_line(f"environment: {state.env.summary()}")
     if state.location is not None:

@@ -9,6 +9,7 @@ from ..arch import is_valid_arch_pattern, normalize_arch
 from ..matrix.checker import Checker, join_path, show, type_name
 from ..probe.environment import PLATFORMS, normalize_library
 from ..versions import parse_specifier
+from .signature import compile_signature
 from .model import (
     ACTIONS, ANY_VERSION, NOT_INSTALLED, VERSION_AXES, AppliesTo, EnvCondition, Rule, When,
 )
@@ -50,10 +51,9 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         text = ck.string(rule, "signature", join_path(path, "signature"), rule["signature"])
         if text:
             try:
-                signature = re.compile(text)
-            except (re.error, OverflowError, RecursionError, ValueError) as exc:
-                ck.add(rule, "signature", join_path(path, "signature"),
-                       f"{show(text)} is not a valid regular expression: {exc}")
+                signature = compile_signature(text)
+            except ValueError as exc:
+                ck.add(rule, "signature", join_path(path, "signature"), f"{show(text)} {exc}")
     links: list[str] = []
     for c, k, item_path, link in ck.string_list(rule, "links", join_path(path, "links"), rule.get("links", [])) \
             if "links" in rule else ():
@@ -159,9 +159,9 @@ def _parse_env_condition(name: str, cond: Any, ck: Checker, parent: Any, path: s
                 return None
             if op == "matches":
                 try:
-                    re.compile(value)
-                except (re.error, OverflowError, RecursionError, ValueError) as exc:
-                    ck.add(cond, op, join_path(path, op), f"{show(value)} is not a valid regular expression: {exc}")
+                    compile_signature(value)
+                except ValueError as exc:
+                    ck.add(cond, op, join_path(path, op), f"{show(value)} {exc}")
                     return None
             return EnvCondition(name, op, value)
     ck.add(parent, name, path,

@@ -1,0 +1,115 @@
+"""A checked file's content as plain JSON data and back (what the matrix cache stores).
+
+Only strings, numbers, lists, mappings and ``null``: reading an entry can build nothing
+but these value objects, so a planted entry cannot run code. Anything that does not have
+the expected shape raises (``KeyError``, ``TypeError``, ``ValueError``): the cache treats
+it as a miss.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+
+from ..rules.model import AppliesTo, EnvCondition, Rule, When
+from ..rules.signature import Signature
+from ..versions import parse_specifier
+from .model import FileContent
+
+FORMAT = 1
+
+
+def content_to_plain(content: FileContent) -> dict[str, Any]:
+    return {
+        "name": content.name, "platform": content.platform, "archs": list(content.archs),
+        "axes": {k: list(v) for k, v in content.axes.items()},
+        "excludes": [[[axis, list(values)] for axis, values in ex] for ex in content.excludes],
+        "includes": [[text, line] for text, line in content.includes],
+        "suites": list(content.suites), "floors": content.floors, "expect": content.expect,
+        "rules": [_rule_to_plain(r) for r in content.rules],
+    }
+
+
+def content_from_plain(data: dict[str, Any]) -> FileContent:
+    return FileContent(
+        name=_opt_str(data["name"]), platform=_opt_str(data["platform"]), archs=_strs(data["archs"]),
+        axes={_str(k): _strs(v) for k, v in data["axes"].items()},
+        excludes=[tuple((_str(axis), _strs(values)) for axis, values in ex) for ex in data["excludes"]],
+        includes=[(_str(text), _opt_int(line)) for text, line in data["includes"]],
+        suites=_strs(data["suites"]), floors=_numbers(data["floors"]), expect=_numbers(data["expect"]),
+        rules=[_rule_from_plain(r) for r in data["rules"]],
+    )
+
+
+def _rule_to_plain(rule: Rule) -> dict[str, Any]:
+    w = rule.when
+    return {
+        "id": rule.id, "reason": rule.reason, "action": rule.action, "file": rule.file, "line": rule.line,
+        "signature": None if rule.signature is None else rule.signature.pattern,
+        "links": list(rule.links), "fixed_in": [list(f) for f in rule.fixed_in],
+        "when": {
+            "platforms": list(w.platforms), "archs": list(w.archs),
+            "versions": [[axis, str(spec)] for axis, spec in w.versions],
+            "libraries": [[name, str(spec), isinstance(spec, SpecifierSet)] for name, spec in w.libraries],
+            "env": [[c.name, c.op, c.value] for c in w.env],
+        },
+        "applies_to": [rule.applies_to.everything, list(rule.applies_to.nodeids),
+                       list(rule.applies_to.markers), list(rule.applies_to.uses)],
+    }
+
+
+def _rule_from_plain(data: dict[str, Any]) -> Rule:
+    w = data["when"]
+    everything, nodeids, markers, uses = data["applies_to"]
+    signature = data["signature"]
+    return Rule(
+        id=_str(data["id"]), reason=_str(data["reason"]), action=_str(data["action"]),
+        when=When(
+            platforms=_strs(w["platforms"]), archs=_strs(w["archs"]),
+            versions=tuple((_str(axis), parse_specifier(_str(spec))) for axis, spec in w["versions"]),
+            libraries=tuple((_str(name), parse_specifier(_str(spec)) if is_spec else _str(spec))
+                            for name, spec, is_spec in w["libraries"]),
+            env=tuple(EnvCondition(_str(n), _str(op), _opt_str(v)) for n, op, v in w["env"]),
+        ),
+        applies_to=AppliesTo(bool(everything), _strs(nodeids), _strs(markers), _strs(uses)),
+        signature=None if signature is None else Signature(_str(signature)),
+        links=_strs(data["links"]), fixed_in=tuple((_str(a), _str(b)) for a, b in data["fixed_in"]),
+        file=_str(data["file"]), line=_opt_int(data["line"]),
+    )
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise TypeError(f"expected a line number, got {type(value).__name__}")
+
+
+_ONLY_STR = {str}
+
+
+def _strs(values: Any) -> tuple[str, ...]:
+    if type(values) is not list or (values and not set(map(type, values)) <= _ONLY_STR):
+        raise TypeError("expected a list of strings")
+    return tuple(values)
+
+
+def _numbers(values: Any) -> dict[str, float]:
+    if not isinstance(values, dict):
+        raise TypeError("expected a mapping")
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError("expected a number")
+        out[_str(k)] = float(v)
+    return out
