@@ -15,6 +15,7 @@ from pytest_rocmcompat.errors import ConfigError
 from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR, MatrixCache, cache_dir, text_hash
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import FileContent
+from pytest_rocmcompat.matrix.plain import FORMAT
 
 from .conftest import REPO, write
 
@@ -234,7 +235,7 @@ def test_entries_are_plain_json_checked_against_the_text(files: Path, tmp_path: 
     load_matrix(files, cache=cache)
     for entry in entries(cache.directory):
         data = json.loads(entry.read_text())
-        assert data["format"] == 1 and len(data["text_sha256"]) == 64
+        assert data["format"] == FORMAT and len(data["text_sha256"]) == 64
         assert entry.stat().st_mode & 0o777 == 0o600
     assert not list(cache.directory.glob("*.pickle"))
 
@@ -246,3 +247,43 @@ def test_a_fifo_or_device_entry_is_a_miss(files: Path, tmp_path: Path) -> None:
     key = cache.key(text, "main.yaml", False)
     os.mkfifo(cache.directory / f"{key}.json", 0o600)
     assert cache.get(key, text) is None  # no hang on the FIFO
+
+
+EVERY_FIELD = """
+name: every-field
+platform: rocm
+arch: [gfx906]
+checks: {arch-not-in-build: "off", python-unsupported-by-torch: skip}
+known_bad:
+  - id: contested-fresh
+    when: {torch: "==2.5.1"}
+    applies_to: {uses: [torch]}
+    action: isolate
+    fresh: true
+    contested: true
+    signature: "Memory access fault"
+    reason: sources disagree
+    links: [https://example.org/a, https://example.org/b]
+"""
+
+
+def test_a_hit_keeps_every_rule_and_file_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fields a cache entry dropped would silently change a rule on the second run only."""
+    import dataclasses
+
+    from pytest_rocmcompat.matrix.plain import _rule_to_plain, content_to_plain
+    from pytest_rocmcompat.rules.model import Rule
+
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "every.yaml", EVERY_FIELD)
+    cache = MatrixCache(tmp_path / "cache")
+    first = load_matrix(path, cache=cache)
+    again = load_matrix(path, cache=MatrixCache(cache.directory))
+    assert again == first
+    rule = next(r for r in again.rules if r.id == "contested-fresh")
+    assert rule.fresh and rule.contested and rule.action == "isolate"
+    plain_rule = _rule_to_plain(rule)
+    missing = {f.name for f in dataclasses.fields(Rule)} - set(plain_rule) - {"applies_to", "when"}
+    assert not missing, f"Rule fields the cache does not store: {missing}"
+    stored = set(content_to_plain(FileContent()))
+    assert {f.name for f in dataclasses.fields(FileContent)} <= stored | {"excludes", "includes", "archs"}

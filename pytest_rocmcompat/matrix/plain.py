@@ -17,7 +17,7 @@ from ..rules.signature import Signature
 from ..versions import parse_specifier
 from .model import FileContent
 
-FORMAT = 1
+FORMAT = 2  # 2: rules keep contested/fresh, files keep their checks mapping
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
@@ -28,6 +28,7 @@ def content_to_plain(content: FileContent) -> dict[str, Any]:
         "includes": [[text, line] for text, line in content.includes],
         "suites": list(content.suites), "floors": content.floors, "expect": content.expect,
         "rules": [_rule_to_plain(r) for r in content.rules],
+        "checks": dict(content.checks),
     }
 
 
@@ -39,6 +40,7 @@ def content_from_plain(data: dict[str, Any]) -> FileContent:
         includes=[(_str(text), _opt_int(line)) for text, line in data["includes"]],
         suites=_strs(data["suites"]), floors=_numbers(data["floors"]), expect=_numbers(data["expect"]),
         rules=[_rule_from_plain(r) for r in data["rules"]],
+        checks={_str(k): _str(v) for k, v in data["checks"].items()},
     )
 
 
@@ -46,6 +48,7 @@ def _rule_to_plain(rule: Rule) -> dict[str, Any]:
     w = rule.when
     return {
         "id": rule.id, "reason": rule.reason, "action": rule.action, "file": rule.file, "line": rule.line,
+        "contested": rule.contested, "fresh": rule.fresh,
         "signature": None if rule.signature is None else rule.signature.pattern,
         "links": list(rule.links), "fixed_in": [list(f) for f in rule.fixed_in],
         "when": {
@@ -76,7 +79,14 @@ def _rule_from_plain(data: dict[str, Any]) -> Rule:
         signature=None if signature is None else Signature(_str(signature)),
         links=_strs(data["links"]), fixed_in=tuple((_str(a), _str(b)) for a, b in data["fixed_in"]),
         file=_str(data["file"]), line=_opt_int(data["line"]),
+        contested=_bool(data["contested"]), fresh=_bool(data["fresh"]),
     )
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, not {type(value).__name__}")
+    return value
 
 
 def _str(value: Any) -> str:
