@@ -21,6 +21,7 @@ from .matrix.model import SUITES
 from .options import add_options, register_markers
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
 from .results import CLASSIFIED, ResultHook
+from .rootdir_guard import keep_rootdir
 from .rules.engine import ItemFacts, uses_of
 from .session import WORKER_ENV_KEY, CompatState, build_state
 
@@ -38,8 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """An xdist worker takes its GPUs before any conftest (and so torch) is imported."""
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """Before any conftest (and so torch) is imported: the rootdir pytest chose without knowing the
+    plugin's options is checked again, and an xdist worker takes its GPUs."""
+    keep_rootdir(early_config, args)
     pinned = pin_this_worker(os.environ)
     if pinned is not None:
         early_config.stash[PINNED_KEY] = pinned
