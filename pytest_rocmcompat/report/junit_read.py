@@ -3,7 +3,7 @@
 Outcomes are derived on reading: a ``rocm_outcome`` property wins (the plugin writes
 it for known-bad, stale-rule, crashed, hang and signature-mismatched fails);
 otherwise ``<failure>``/``<error>`` is ``fail``, ``<skipped type="pytest.xfail">``
-is ``known-bad`` (the test's own xfail, as in the terminal), any other
+is ``xfail`` (the test's own xfail, as in the terminal; a rule's is ``known-bad`` by property), any other
 ``<skipped>`` is ``skipped``, and no result element is ``pass``. Files from a
 plain pytest run (no plugin) therefore classify fully; they only lack the
 environment.
@@ -142,7 +142,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                 message = message or child.get("message") or (child.text or "").strip()[:300]
             elif tag == "skipped" and outcome is Outcome.PASS:
                 xfail = child.get("type") == "pytest.xfail"
-                outcome = Outcome.KNOWN_BAD if xfail else Outcome.SKIPPED
+                outcome = Outcome.XFAIL if xfail else Outcome.SKIPPED
                 message = child.get("message") or ""
         out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
