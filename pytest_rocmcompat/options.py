@@ -22,6 +22,12 @@ def add_options(parser: pytest.Parser) -> None:
              "this machine; every output is labelled as a replay.",
     )
     group.addoption(
+        "--rocm-probe", choices=("cached", "fresh"), default="cached",
+        help="cached (default): reuse the last live probe of this machine while nothing it reads "
+             "has changed (installed packages, driver and ROCm/CUDA version files, GPU variables); "
+             "fresh: probe again and replace the stored result. ROCMCOMPAT_CACHE_DIR=off never stores.",
+    )
+    group.addoption(
         "--rocm-set", metavar="KEY=VALUE", action="append", default=[],
         help="Override a field of the probed or replayed environment (repeatable). Keys: platform, "
              "arch (comma-separated for several devices), rocm, hip, cuda, driver, torch, python, "

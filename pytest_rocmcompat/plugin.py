@@ -23,7 +23,7 @@ from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, un
 from .results import CLASSIFIED, ResultHook
 from .rootdir_guard import keep_rootdir
 from .rules.engine import ItemFacts, uses_of
-from .session import WORKER_ENV_KEY, CompatState, build_state
+from .session import PROBE_CACHED_KEY, WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
 TIMEOUT_KEY = pytest.StashKey[float]()
@@ -82,7 +82,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     state = state_of(config)
     if state is None:
         return []
-    lines = [f"rocmcompat: {state.env.summary()}"]
+    cached = " (probe cached: --rocm-probe=fresh probes again)" if config.stash.get(PROBE_CACHED_KEY, False) else ""
+    lines = [f"rocmcompat: {state.env.summary()}{cached}"]
     if state.location is not None:
         lines.append(f"rocmcompat: {state.location.describe()}")
     elif state.matrix is not None and state.matrix.axis_names == ():
