@@ -1,9 +1,9 @@
 """Turn pytest reports into outcomes, applying known-bad rules and their signatures.
 
-A rule whose action is ``xfail`` turns a failure into ``known-bad`` only when
-the failure text matches its signature; any other failure stays ``fail``. A
-test such a rule reaches that passes is ``stale-rule`` (a failure under
-``--rocm-strict``).
+A rule whose action is ``xfail`` (or ``isolate`` with a signature) turns a failure
+into ``known-bad`` only when the failure text matches its signature; any other
+failure stays ``fail``. A test such a rule reaches that passes is ``stale-rule``
+(a failure under ``--rocm-strict``).
 """
 
 from __future__ import annotations
@@ -56,7 +56,10 @@ def failure_text(report: pytest.TestReport) -> str:
 
 def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool) -> None:
     """Adjust ``report`` in place for the item's rules and record the outcome as properties."""
-    xfail_rules = [r for r in rules if r.action == "xfail"] if report.when == "call" else []
+    # An isolate rule with a signature says how the test fails, like an xfail rule (a crash is
+    # matched by the isolation runner; a raised error is matched here, in the sandbox).
+    xfail_rules = [r for r in rules if r.action == "xfail" or (r.action == "isolate" and r.signature is not None)
+                   ] if report.when == "call" else []
     if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
         if report.failed:
             _builtin_signature(item, report, failure_text(report))

@@ -33,6 +33,22 @@ def redirect_writer(config: pytest.Config) -> None:
     xml.logfile = f"{xml.logfile}.rocmcompat-{os.getpid()}.tmp"
 
 
+def add_crash_properties(config: pytest.Config, report: pytest.TestReport) -> None:
+    """xdist's report for a test whose worker died has no teardown, where pytest's JUnit writer takes
+    properties from: its ``rocm_*`` properties (``rocm_outcome=crashed``) go onto its testcase here."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    reporter = xml.node_reporter(report)
+    for name, value in report.user_properties:
+        if isinstance(name, str) and name.startswith("rocm_") and (name, str(value)) not in reporter.properties:
+            reporter.add_property(name, value)
+
+
 def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
     """Add ``not_run`` tests (nodeid, reason), redact, and put the file in place atomically."""
     target = config.stash.get(TARGET_KEY, None) or getattr(config.option, "xmlpath", None)

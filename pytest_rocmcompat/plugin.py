@@ -68,10 +68,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
         install_junit_properties(config, state)
     child_result = config.getoption("rocm_child_result")
-    if child_result:
-        from .isolation.child import ChildRecorder
+    if child_result:  # this process is an isolation sandbox
+        from .isolation.child import SandboxServer
 
-        config.pluginmanager.register(ChildRecorder(config, child_result), "rocmcompat-child")
+        server = SandboxServer(config, child_result)
+        server.start()
+        config.pluginmanager.register(server, "rocmcompat-child")
 
 
 def state_of(config: pytest.Config) -> CompatState | None:
@@ -141,7 +143,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         isolating = True
     if isolating and not config.getoption("rocm_child_result") \
             and not config.pluginmanager.has_plugin("rocmcompat-isolation"):  # a child runs its test itself
-        config.pluginmanager.register(_Isolator(state, results), "rocmcompat-isolation")
+        config.pluginmanager.register(_Isolator(state, results, items), "rocmcompat-isolation")
 
 
 def _marks_of(item: pytest.Item, inherited: dict[int, list[pytest.Mark]]) -> list[pytest.Mark]:
@@ -227,9 +229,25 @@ class _Isolator:
     """Registered once collection holds an isolated test (so plain sessions pay no extra hook):
     tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
 
-    def __init__(self, state: CompatState, results: ResultHook | None) -> None:
+    def __init__(self, state: CompatState, results: ResultHook | None, items: list[pytest.Item]) -> None:
         self.state = state
         self.rules = results.rules if results is not None else {}
+        self.pool = None  # SandboxPool, made when the first isolated test is about to run
+        self.remaining = sum(TIMEOUT_KEY in item.stash for item in items)
+
+    def _pool(self, config: pytest.Config):
+        if self.pool is None:
+            from .isolation.args import sandbox_argv
+            from .isolation.sandbox import SandboxPool
+
+            self.pool = SandboxPool(sandbox_argv(config), config.invocation_params.dir,
+                                    self.state.env.to_json(indent=None))
+        return self.pool
+
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        """Start the first sandbox ahead of need, while in-process tests run."""
+        if self.remaining and not session.config.option.collectonly:
+            self._pool(session.config).prestart()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -239,9 +257,12 @@ class _Isolator:
 
         state = self.state
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        reports = run_isolated(item, item.stash[TIMEOUT_KEY], state.env.to_json(indent=None),
-                               _child_options(item.config, state), self.rules.get(item.nodeid, []),
-                               _child_environ(item, state))
+        self.remaining -= 1
+        marker = item.get_closest_marker("isolated")
+        reports = run_isolated(item, item.stash[TIMEOUT_KEY], self._pool(item.config),
+                               self.rules.get(item.nodeid, []), environ=_child_environ(item, state),
+                               fresh=bool(marker is not None and marker.kwargs.get("fresh")),
+                               more=self.remaining > 0)
         for report in reports:  # classified already, by the child or (a death) by the runner
             setattr(report, CLASSIFIED, True)
             item.ihook.pytest_runtest_logreport(report=report)
@@ -250,6 +271,15 @@ class _Isolator:
         item.session._setupstate.teardown_exact(nextitem)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+    def pytest_unconfigure(self) -> None:  # a session that never finished (internal error)
+        if self.pool is not None:
+            self.pool.close()
 
 
 def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
@@ -277,17 +307,6 @@ def _child_environ(item: pytest.Item, state: CompatState) -> dict[str, str] | No
     return environ
 
 
-def _child_options(config: pytest.Config, state: CompatState) -> list[str]:
-    options = []
-    if state.matrix is not None and not state.rules_source.startswith("bundled"):
-        options += ["--rocm-matrix", str(config.invocation_params.dir / state.rules_source)]
-    elif state.matrix is None:
-        options.append("--rocm-no-bundled")
-    if state.strict:
-        options.append("--rocm-strict")
-    return options
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     state = state_of(session.config)
@@ -308,6 +327,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
     """pytest-xdist lost a worker in mid-test: that test crashed, like an isolated one would."""
     classify.mark_worker_crash(report)
+    config = getattr(sched, "config", None) or getattr(getattr(report, "node", None), "config", None)
+    if config is not None:  # JUnit says crashed too, as the run report does
+        junit_file.add_crash_properties(config, report)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -340,7 +362,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = state_of(session.config)
-    if state is None or hasattr(session.config, "workerinput"):
+    if state is None or hasattr(session.config, "workerinput") or session.config.getoption("rocm_child_result"):
         return
     state.finish_all()
     usage_error = exitstatus == pytest.ExitCode.USAGE_ERROR  # nothing was meant to run: no "not run" list

@@ -1,9 +1,24 @@
-"""Child-process helpers shared by isolation and the multi-process launchers."""
+"""Child-process helpers shared by isolation and the multi-process launchers.
+
+Linux gives two guarantees used here: a *child subreaper* (``PR_SET_CHILD_SUBREAPER``)
+adopts every orphan among its descendants, even one that called ``setsid``, so a
+process tree can always be walked through ``/proc`` by parent pid; and a
+*parent-death signal* (``PR_SET_PDEATHSIG``) tells a child that the process that
+started it is gone, even after ``SIGKILL``. Elsewhere both are no-ops and the
+process-group kill is what is left.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
+import sys
+import time
+from collections.abc import Iterable
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 
 
 def signal_name(returncode: int | None) -> str | None:
@@ -22,3 +37,154 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _prctl(option: int, value: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def become_subreaper() -> bool:
+    """Adopt this process's orphaned descendants (Linux); True when it worked."""
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent(signum: int = signal.SIGTERM) -> bool:
+    """Receive ``signum`` when the parent process dies (Linux); True when it worked."""
+    return _prctl(_PR_SET_PDEATHSIG, int(signum))
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process this user can see."""
+    table: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) "
+        if len(fields) > 1:
+            table[int(name)] = int(fields[1])
+    return table
+
+
+def descendants(roots: Iterable[int]) -> set[int]:
+    """Every living descendant of ``roots`` (not the roots themselves), by parent pid."""
+    table = _parents()
+    children: dict[int, list[int]] = {}
+    for pid, ppid in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found: set[int] = set()
+    todo = list(roots)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def children_of(pid: int) -> set[int]:
+    """The direct children of ``pid`` (``/proc/PID/task/*/children`` where the kernel has it)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+        found: set[int] = set()
+        for task in tasks:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                found.update(int(child) for child in fh.read().split())
+        return found
+    except (OSError, ValueError):
+        return {child for child, parent in _parents().items() if parent == pid}
+
+
+def command_of(pid: int) -> str:
+    """The command line of ``pid`` (for notes), or ``?``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()[:200] or "?"
+    except OSError:
+        return "?"
+
+
+def kill_tree(roots: Iterable[int], *, include_roots: bool = True, grace_s: float = 2.0,
+              keep: Iterable[int] = ()) -> list[int]:
+    """SIGKILL ``roots`` (optionally) and all their descendants; returns the pids killed.
+
+    The tree is first frozen with SIGSTOP until no new process appears (a stopped
+    process cannot fork), so nothing escapes between the walk and the kill. Killed
+    processes that are this process's children (direct or adopted) are reaped, waiting
+    at most ``grace_s``, except ``keep`` (children a ``Popen`` object waits for itself).
+    """
+    roots = [pid for pid in roots if pid > 0]
+    victims: set[int] = set(roots) if include_roots else set()
+    for pid in victims:
+        _signal(pid, signal.SIGSTOP)
+    for _ in range(100):
+        found = descendants(roots) - victims
+        if not found:
+            break
+        for pid in found:
+            _signal(pid, signal.SIGSTOP)
+        victims |= found
+    for pid in victims:
+        _signal(pid, signal.SIGKILL)
+    deadline = time.monotonic() + grace_s
+    pending = set(victims) - set(keep)
+    while pending and time.monotonic() < deadline:
+        for pid in list(pending):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # not ours to reap: its parent or init does
+                pending.discard(pid)
+                continue
+            if done:
+                pending.discard(pid)
+        if pending:
+            time.sleep(0.005)
+    return sorted(victims)
+
+
+def reap_adopted() -> None:
+    """Reap zombie children this process adopted as subreaper (never blocks)."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class TreeGuard:
+    """Every process started between ``__enter__`` and :meth:`kill` — and all they started, ``setsid``
+    or not — is found and killed: the roots given, their descendants, and orphans this process adopted
+    as subreaper meanwhile (children of exited roots)."""
+
+    def __init__(self) -> None:
+        become_subreaper()
+        self.before = children_of(os.getpid())
+
+    def kill(self, roots: Iterable[int]) -> list[int]:
+        roots = list(roots)
+        adopted = children_of(os.getpid()) - self.before - set(roots)
+        return kill_tree([*roots, *adopted], keep=roots)
+

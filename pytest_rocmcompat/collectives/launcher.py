@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..processes import kill_group, signal_name
+from ..processes import TreeGuard, kill_group, signal_name
 from ..signatures import match_builtin
 from .plan import Case
 from .world import World
@@ -116,6 +116,7 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
                 "cases": [c.to_dict() for c in cases], "fault": fault}
         spec_file = tmp_path / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
+        guard = TreeGuard()  # finds what the ranks start, setsid escapees included
         procs = _spawn(world, spec_file, tmp_path)
         runs = {rank: RankRun(rank, p.pid) for rank, p in procs.items()}
         try:
@@ -123,10 +124,12 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
         except BaseException:  # Ctrl-C or SIGTERM in the session: no rank outlives it
             for p in procs.values():
                 kill_group(p.pid)
+            guard.kill([p.pid for p in procs.values()])
             raise
         pids = _members({p.pid for p in procs.values()})
         for p in procs.values():
             kill_group(p.pid)
+        pids |= set(guard.kill([p.pid for p in procs.values()]))
         for rank, p in procs.items():
             code = p.wait()
             if runs[rank].ended_at is None:

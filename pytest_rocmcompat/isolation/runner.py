@@ -1,112 +1,83 @@
-"""Parent side of isolation: spawn, time-limit and read back one test.
+"""Run one isolated test in a sandbox (see :mod:`.sandbox`) and turn how it ended into reports.
 
-The child is a fresh interpreter (``subprocess``, never ``fork``), so it shares
-nothing with the parent but the environment variables, the rootdir, the ini file,
-the conftest files and plugins it loads itself, and the probed environment (handed
-over as a file: the child does not probe). Session fixtures run again in the child.
-It runs in its own process group; a time limit kills the whole group.
+The sandbox is a spawned interpreter (never ``fork``) that shares nothing with the
+parent but the environment variables, the command line's options (see :mod:`.args`),
+the rootdir, the ini file, the conftest files and plugins it loads itself, and the
+probed environment (handed over as a file: the sandbox does not probe). Session
+fixtures run again for every isolated test. The child's own reports say what
+happened when the test finished; otherwise (a crash, a hang, an early exit) the
+runner writes the outcome, the signal, the signature and the rule that reached it.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import tempfile
-import time
-from dataclasses import dataclass
-from pathlib import Path
+import importlib
+import warnings
 
 import pytest
 
 from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
-from ..processes import kill_group, signal_name
 from ..rules.model import Rule
 from ..signatures import match_builtin
+from .sandbox import TAIL_CHARS, ChildEnd, SandboxPool
 
 DEFAULT_TIMEOUT_S = 300.0
-TAIL_CHARS = 6000
 
 
-@dataclass(frozen=True)
-class ChildEnd:
-    """How the child process ended."""
-
-    returncode: int | None  # None: killed by the time limit
-    output: str
-    seconds: float
-    reports: tuple[dict, ...]
-
-    @property
-    def hung(self) -> bool:
-        return self.returncode is None
-
-    @property
-    def signal_name(self) -> str | None:
-        return signal_name(self.returncode)
-
-
-def child_argv(item: pytest.Item, result: Path, env_file: Path, options: list[str]) -> list[str]:
+def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: list[Rule], *,
+                 environ: dict[str, str] | None = None, fresh: bool = False,
+                 more: bool = True) -> list[pytest.TestReport]:
+    """Run ``item`` in a sandbox of ``pool`` (with ``environ``: one of its own); return its reports."""
     config = item.config
-    target = str(config.rootpath / item.nodeid.split("::", 1)[0])
-    if "::" in item.nodeid:
-        target += "::" + item.nodeid.split("::", 1)[1]
-    argv = [sys.executable, "-m", "pytest", target, "-p", "no:cacheprovider", "-p", "no:xdist",
-            "-s", "-q", "-o", "addopts=", "--rootdir", str(config.rootpath),
-            "--rocm-child-result", str(result), "--rocm-child-env", str(env_file), *options]
-    if config.inipath is not None:
-        argv += ["-c", str(config.inipath)]
-    return argv
-
-
-def run_child(argv: list[str], cwd: Path, timeout: float,
-              environ: dict[str, str] | None = None) -> tuple[int | None, str, float]:
-    """Run the child in a new session; on timeout kill its whole process group.
-
-    Returns ``(returncode or None when killed by the time limit, output, seconds)``.
-    """
-    start = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env=environ)
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-        returncode: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        kill_group(proc.pid)
-        output, _ = proc.communicate()
-        returncode = None
-    except BaseException:  # Ctrl-C or SIGTERM in the parent: the child's group goes too
-        kill_group(proc.pid)
-        proc.wait()
-        raise
-    else:
-        kill_group(proc.pid)  # grandchildren the test left behind go too
-    return returncode, output.decode("utf-8", "replace"), time.monotonic() - start
-
-
-def run_isolated(item: pytest.Item, timeout: float, env_json: str, options: list[str],
-                 rules: list[Rule], environ: dict[str, str] | None = None) -> list[pytest.TestReport]:
-    """Run ``item`` in a child process (with ``environ``, else this one's); return its reports."""
-    config = item.config
-    with tempfile.TemporaryDirectory(prefix="rocmcompat-isolated-") as tmp:
-        result, env_file = Path(tmp, "result.json"), Path(tmp, "env.json")
-        env_file.write_text(env_json, encoding="utf-8")
-        returncode, output, seconds = run_child(child_argv(item, result, env_file, options),
-                                                config.invocation_params.dir, timeout, environ)
-        try:
-            reports = tuple(json.loads(result.read_text(encoding="utf-8"))["reports"])
-        except (OSError, ValueError, KeyError):
-            reports = ()
-    end = ChildEnd(returncode, output, seconds, reports)
+    end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
+    _forward_warnings(config, end)
     mine = [config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d))
             for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
-    if not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
+    for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
+        report.user_properties = _merged(item.user_properties, report.user_properties)
+    if end.done and not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
+        if end.leftovers:
+            _note_leftovers(mine, end)
         return mine  # the child finished the test: its own reports say what happened
     death = _death_report(item, end, timeout, rules)
     setup = [r for r in mine if r.when == "setup" and r.passed] or [_report(item, "setup", "passed")]
     # pytest's JUnit writer takes properties from the teardown report.
     return [*setup, death, _report(item, "teardown", "passed", props=tuple(death.user_properties))]
+
+
+def _merged(first: list, second: list) -> list[tuple]:
+    """``first`` then ``second`` (JSON turned its pairs into lists), each pair once."""
+    merged: list[tuple] = []
+    for pair in (*first, *second):
+        pair = tuple(pair)
+        if pair not in merged:
+            merged.append(pair)
+    return merged
+
+
+def _note_leftovers(reports: list[pytest.TestReport], end: ChildEnd) -> None:
+    note = ("the test left processes running; they were killed when it ended:\n"
+            + "\n".join(f"  pid {line}" for line in end.leftovers))
+    target = next((r for r in reports if r.when == "call"), reports[-1])
+    target.sections.append(("rocmcompat", note))
+
+
+def _forward_warnings(config: pytest.Config, end: ChildEnd) -> None:
+    """The sandbox's warnings reach this session's warnings summary."""
+    for data in end.warnings:
+        module, _, name = str(data.get("category", "")).rpartition(".")
+        try:
+            category = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError):
+            category = UserWarning
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            category = UserWarning
+        message = warnings.WarningMessage(category(data.get("message", "")), category,
+                                          str(data.get("filename", "")), int(data.get("lineno") or 0))
+        config.hook.pytest_warning_recorded.call_historic(kwargs=dict(
+            warning_message=message, when=data.get("when", "runtest"), nodeid=data.get("nodeid", ""),
+            location=None))
 
 
 def _tuple_longrepr(data: dict) -> dict:
@@ -123,15 +94,22 @@ def _report(item: pytest.Item, when: str, outcome: str, longrepr: str | None = N
                              longrepr, when, sections, duration, user_properties=properties)
 
 
+def _isolate_rule(item: pytest.Item, rules: list[Rule]) -> Rule | None:
+    marker = item.get_closest_marker("isolated")
+    rule_id = marker.kwargs.get("rule") if marker is not None else None
+    return next((r for r in rules if r.id == rule_id), None) or next(
+        (r for r in rules if r.action == "isolate"), None)
+
+
 def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[Rule]) -> pytest.TestReport:
     tail = end.output[-TAIL_CHARS:]
     if end.hung:
-        outcome, what = Outcome.HANG, f"killed after the {timeout:g} s time limit (process group killed)"
+        outcome, what = Outcome.HANG, f"killed after the {timeout:g} s time limit (process tree killed)"
     elif end.signal_name is not None:
-        outcome, what = Outcome.CRASHED, f"the test process died from {end.signal_name}"
-    elif end.returncode in (2, 3, 4, 5) and not end.reports:
-        outcome, what = Outcome.FAIL, (f"the isolated pytest could not run the test (exit code "
-                                       f"{end.returncode}); see its output")
+        outcome, what = Outcome.CRASHED, f"died from {end.signal_name} (signal {-(end.returncode or 0)})"
+    elif end.errors:
+        outcome, what = Outcome.FAIL, "the isolated pytest could not run the test; see its output"
+        tail = "\n".join([*end.errors, tail])[-TAIL_CHARS:]
     else:
         outcome, what = Outcome.CRASHED, f"the test process exited with code {end.returncode} in mid-test"
     props: list[tuple[str, str]] = []
@@ -143,14 +121,21 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
                   (PROP_SIGNATURE, rule.signature.pattern)]  # type: ignore[union-attr]
     else:
         props.append((PROP_OUTCOME, outcome.value))
+        isolating = _isolate_rule(item, rules)
+        if isolating is not None:
+            props.append((PROP_RULE, isolating.id))
         if builtin is not None:
             props.append((PROP_SIGNATURE, builtin.id))
-    lines = [f"[{outcome.value}] {what} ({end.seconds:.1f} s)"]
+    headline = f"[{outcome.value}] {what}" + (f"; signature {builtin.id}" if builtin is not None else "")
+    lines = [f"{headline} ({end.seconds:.1f} s)"]
     if builtin is not None:
         lines.append(f"failure signature {builtin.id}: {builtin.explanation}")
     if rule is not None:
         lines.append(f"known-bad: {rule.describe()}")
-    lines += ["--- last output of the isolated process ---", tail.rstrip() or "(no output)"]
+    elif props and any(name == PROP_RULE for name, _ in props):
+        lines.append(f"isolated by rule {dict(props)[PROP_RULE]}")
+    lines += ["--- last output of the isolated process ---", tail.rstrip() or "(no output)",
+              "--- end of output ---", headline]  # the last line is the one-line message reports show
     report = _report(item, "call", "failed", "\n".join(lines),
                      sections=(("Captured output (isolated process)", tail),), props=tuple(props),
                      duration=end.seconds)

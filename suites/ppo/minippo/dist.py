@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from pytest_rocmcompat.processes import kill_group
+from pytest_rocmcompat.processes import TreeGuard, kill_group
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]   # suites/ppo: the folder holding minippo
 
@@ -60,6 +60,7 @@ def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout
                MINIPPO_INIT_METHOD=f"file://{rendezvous}", WORLD_SIZE=str(world), OMP_NUM_THREADS="1")
     procs = []
     failures = []
+    guard = TreeGuard()  # finds what the workers start, setsid escapees included
     try:
         for rank in range(world):
             cmd = [sys.executable, "-m", "minippo.worker", "--backend", backend, "--out", str(out_dir),
@@ -80,6 +81,7 @@ def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout
     finally:  # a failure, Ctrl-C or SIGTERM: no rank outlives the launch
         for p in procs:
             kill_group(p.pid)
+        guard.kill([p.pid for p in procs])
     if failures:
         raise LaunchError("mini-PPO data-parallel workers failed:\n" + "\n".join(failures))
     return [json.loads((out_dir / f"result_rank{r}.json").read_text()) for r in range(world)]
