@@ -165,3 +165,40 @@ def test_without_the_markers_too_pytest_complains_as_before(pytester: pytest.Pyt
     result = pytester.runpytest_subprocess("-p", "no:rocmcompat", "-p", "no:rocmcompat_markers", "--strict-markers")
     assert result.ret != 0
     assert "'uses' not found in `markers` configuration option" in result.stdout.str()
+
+
+LINT_MATRIX = """name: Lint
+known_bad:
+  - id: exact-param
+    applies_to: {nodeids: ["tests/test_a.py::test_p[Conv2d 1 LoRA]"]}
+    action: skip
+    reason: r
+  - id: typo
+    applies_to: {nodeids: ["tests/test_a.py::test_q", "tests/test_a.py::test_p[*]"]}
+    action: skip
+    reason: r
+  - id: class-glob
+    applies_to: {nodeids: ["tests/test_a.py::Test*"]}
+    action: skip
+    reason: r
+"""
+
+
+def test_lint_against_warns_on_node_id_patterns_matching_no_test(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('m', ['Conv2d 1 LoRA', 'x'])\ndef test_p(m):\n    pass\n\n"
+        "class TestK:\n    def test_k(self):\n        pass\n")
+    (tmp_path / "m.yaml").write_text(LINT_MATRIX)
+    proc = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "tests"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    warnings = [line for line in proc.stdout.splitlines() if line.startswith("warning:")]
+    assert warnings == ["warning: m.yaml:7: rule typo: applies_to.nodeids pattern 'tests/test_a.py::test_q' "
+                        "matches none of the 3 collected tests"]
+    bad = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "nowhere"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "exited with 4" in bad.stderr and "Traceback" not in bad.stderr
