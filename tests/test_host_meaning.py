@@ -82,6 +82,8 @@ def test_own_xfail_stays_pytest_xfail_and_notes_reach_junit_and_report(host, pyt
     outcomes = {c.test.rpartition("::")[2]: c.outcome.value for c in read_run(str(pytester.path / "j.xml")).cases}
     assert outcomes == {"test_own_xfail": "xfail", "test_ours": "known-bad", "test_other_failure": "fail",
                         "test_plain": "pass"}
+    other = next(c for c in read_run(str(pytester.path / "j.xml")).cases if c.test.endswith("test_other_failure"))
+    assert other.message.endswith("(rule sig-rule applies but its signature did not match)")  # merged reports
 
 
 def test_collect_only_lists_selected_tests_only(host) -> None:
@@ -202,3 +204,25 @@ def test_lint_against_warns_on_node_id_patterns_matching_no_test(tmp_path) -> No
     bad = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "nowhere"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 1 and "exited with 4" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("pattern, nodeid, matches", [
+    ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_p[Conv2d 1 LoRA]", True),  # exact id, spaces inside
+    ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_pC", False),  # not a glob class
+    ("t.py::test_p[ab]", "t.py::test_pa", False),
+    ("t.py::test_p[*]", "t.py::test_p[x-1]", True),  # a wildcard inside the parameter part
+    ("t.py::test_p[*]", "t.py::test_px", False),
+    ("t.py::test_p[x ?]", "t.py::test_p[x 9]", True),
+    ("t.py::T::test_p[a[b]", "t.py::T::test_p[a[b]", True),  # a [ inside the parameter id
+    ("t_[ab]*.py::*", "t_a1.py::test", True),  # a class before the parameter part stays a glob class
+    ("t_[ab]*.py::*", "t_c1.py::test", False),
+    ("t.py::TestA", "t.py::TestA::test_x[1]", True),  # a plain id covers the tests below it
+    ("*float8*", "s/test_x.py::test_float8[bf16]", True),
+])
+def test_node_id_patterns_literal_parameters_globs_elsewhere(pattern: str, nodeid: str, matches: bool) -> None:
+    from pytest_rocmcompat.rules.engine import ActiveRules, ItemFacts
+    from pytest_rocmcompat.rules.model import AppliesTo, Rule
+
+    rule = Rule("r", "reason", applies_to=AppliesTo(everything=False, nodeids=(pattern,)))
+    rules = ActiveRules([rule], CPU_ENV)
+    assert bool(rules.match(ItemFacts(nodeid, frozenset(), frozenset()))) is matches

@@ -19,7 +19,7 @@ from xml.etree.ElementTree import ElementTree, ParseError
 from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
 from ..measurements import Measurement
-from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from ..outcomes import PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
 from .junit_props import PROP_USES
 
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -120,6 +120,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
         uses: tuple[str, ...] = ()
         measurements: list[Measurement] = []
         explicit = None
+        note = ""
         for child in elem:
             tag = child.tag
             if tag == "properties":
@@ -131,6 +132,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                         rule = value
                     elif pname == PROP_SIGNATURE:
                         signature = value
+                    elif pname == PROP_NOTE:
+                        note = value
                     elif pname == PROP_USES:
                         uses = tuple(u.strip() for u in value.split(",") if u.strip())
                     elif pname.startswith("rocm_metric."):
@@ -144,6 +147,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                 xfail = child.get("type") == "pytest.xfail"
                 outcome = Outcome.XFAIL if xfail else Outcome.SKIPPED
                 message = child.get("message") or ""
+        if note:  # e.g. an xfail rule applied but its signature did not match: the reports say so
+            message = f"{message} ({note})" if message else note
         out.append(CaseRecord(f"{classname}::{name}", suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
     return out
