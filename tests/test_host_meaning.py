@@ -226,3 +226,31 @@ def test_node_id_patterns_literal_parameters_globs_elsewhere(pattern: str, nodei
     rule = Rule("r", "reason", applies_to=AppliesTo(everything=False, nodeids=(pattern,)))
     rules = ActiveRules([rule], CPU_ENV)
     assert bool(rules.match(ItemFacts(nodeid, frozenset(), frozenset()))) is matches
+
+
+FREED_AT_RUNTIME = """
+import gc, weakref
+
+class Cycle:
+    pass
+
+obj = Cycle()
+obj.self = obj  # a reference cycle created at import
+ref = weakref.ref(obj)
+
+def test_import_time_cycle_is_collected():
+    global obj
+    del obj
+    gc.collect()
+    assert ref() is None
+"""
+
+
+def test_gc_freeze_is_off_by_default_because_it_changes_meaning(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_gc=FREED_AT_RUNTIME)
+    (pytester.path / "env.json").write_text(CPU_ENV.to_json())
+    plain = pytester.runpytest_subprocess("-p", "no:rocmcompat")
+    default = pytester.runpytest_subprocess("--rocm-env=env.json")
+    frozen = pytester.runpytest_subprocess("--rocm-env=env.json", "-o", "rocm_gc_freeze=true")
+    assert plain.ret == default.ret == 0
+    assert frozen.ret == 1  # the documented trade-off of turning it on
