@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from .outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from .rules.model import Rule
 
 _XFAIL_PREFIX = "rocmcompat "
@@ -83,6 +83,8 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
                 "their signature: this is a real failure, not the known issue.",
             ))
             _prop(item, report, PROP_OUTCOME, Outcome.FAIL.value)
+            # the same note reaches JUnit (a testcase property) and the run report (the message)
+            _prop(item, report, PROP_NOTE, f"rule {ids} applies but its signature did not match")
     elif report.passed:
         rule = xfail_rules[0]
         _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)
@@ -155,12 +157,13 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
         message = _short(report) if report.failed or report.skipped else ""
         if report.failed:
             message = _diagnosed(report, message)
-        return _OUTCOMES[explicit], rule, signature, message
+        note = props.get(PROP_NOTE)
+        return _OUTCOMES[explicit], rule, signature, f"{message} ({note})" if note else message
     if report.failed:
         return Outcome.FAIL, rule, signature, _diagnosed(report, _short(report))
     if report.skipped:
-        if hasattr(report, "wasxfail"):  # a rule's xfail, or the test's own pytest.xfail
-            return Outcome.KNOWN_BAD, rule, signature, str(report.wasxfail)
+        if hasattr(report, "wasxfail"):  # the test's own pytest xfail (a rule's carries rocm_outcome)
+            return Outcome.XFAIL, rule, signature, str(report.wasxfail)
         return Outcome.SKIPPED, rule, signature, _skip_reason(report)
     return Outcome.PASS, rule, signature, ""  # includes the test's own non-strict xpass
 

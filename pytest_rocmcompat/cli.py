@@ -94,7 +94,22 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
         print(safe_text(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
                         f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
+        if args.against:
+            status = max(status, _lint_against(matrix, args.against))
     return status
+
+
+def _lint_against(matrix, paths: list[str]) -> int:  # noqa: ANN001 - a Matrix
+    from .lint_against import CollectError, collect_node_ids, unmatched_patterns
+
+    try:
+        ids = collect_node_ids(paths)
+    except CollectError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for line in unmatched_patterns(matrix, ids):
+        print(f"warning: {line}")
+    return 0
 
 
 def _cmd_expand(args: argparse.Namespace) -> int:
@@ -138,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_probe)
     p = sub.add_parser("lint", help="validate matrix files; exit 1 if any has mistakes")
     p.add_argument("matrices", nargs="+", metavar="MATRIX")
+    p.add_argument("--against", nargs="+", metavar="PATH",
+                   help="collect these test paths (pytest --collect-only, here) and warn on node-id "
+                        "rules that match none of the collected tests")
     p.set_defaults(func=_cmd_lint)
     p = sub.add_parser("expand", help="list the planned cells of a matrix")
     p.add_argument("matrix", metavar="MATRIX")

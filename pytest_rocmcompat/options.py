@@ -1,4 +1,4 @@
-"""Command-line options, ini settings and markers of the plugin."""
+"""Command-line options of the plugin; its ini keys and markers live in ``markers`` (see there)."""
 
 from __future__ import annotations
 
@@ -6,16 +6,7 @@ import argparse
 
 import pytest
 
-MARKERS: dict[str, str] = {
-    "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
-            "known-bad rules with applies_to.uses reach it",
-    "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
-    "isolated(timeout=None, fresh=False)": "run the test in a sandbox process with a time limit in "
-                "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
-                "outcome; fresh=True: a sandbox that has run no other test",
-    "known_issue(rule_id)": "this test is affected by the named known-bad rule "
-                   "whenever the rule's conditions hold",
-}
+from .markers import register_ini, register_markers  # noqa: F401 - re-exported for plugin.py
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -30,6 +21,12 @@ def add_options(parser: pytest.Parser) -> None:
         "--rocm-env", metavar="FILE", default=None,
         help="Replay an environment recorded with `rocmcompat probe --json` instead of probing "
              "this machine; every output is labelled as a replay.",
+    )
+    group.addoption(
+        "--rocm-probe", choices=("cached", "fresh"), default="cached",
+        help="cached (default): reuse the last live probe of this machine while nothing it reads "
+             "has changed (installed packages, driver and ROCm/CUDA version files, GPU variables); "
+             "fresh: probe again and replace the stored result. ROCMCOMPAT_CACHE_DIR=off never stores.",
     )
     group.addoption(
         "--rocm-set", metavar="KEY=VALUE", action="append", default=[],
@@ -52,18 +49,24 @@ def add_options(parser: pytest.Parser) -> None:
     # Internal: how the isolation runner talks to the sandbox pytest it starts (its directory).
     group.addoption("--rocm-child-result", default=None, help=argparse.SUPPRESS)
     group.addoption("--rocm-child-env", default=None, help=argparse.SUPPRESS)
-    parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")
-    parser.addini("rocm_report", "Default for --rocm-report (relative to the rootdir).", default="")
-    parser.addini("rocm_strict", "Default for --rocm-strict.", type="bool", default=False)
-    parser.addini("rocm_gc_freeze",
-                  "After collection, move the collected objects out of the garbage collector's reach "
-                  "(gc.freeze) until the session ends, so full collections do not walk them again and "
-                  "again; false to leave the collector alone (default true).", type="bool", default=True)
-    parser.addini("rocm_isolate_timeout",
-                  "Seconds an isolated test may run before it is killed as a hang (default 300).",
-                  default="300")
+    register_ini(parser)
 
 
-def register_markers(config: pytest.Config) -> None:
-    for name, text in MARKERS.items():
-        config.addinivalue_line("markers", f"{name}: {text}")
+def check_ini(config: pytest.Config) -> float:
+    """Read every ``rocm_*`` ini key now, before collection, so a wrong value is a usage error
+    (exit 4) naming the key and the value; returns the isolation time limit in seconds."""
+    for name in ("rocm_matrix", "rocm_report", "rocm_strict", "rocm_gc_freeze", "rocm_isolate_timeout"):
+        try:
+            value = config.getini(name)  # pytest checks the type (native TOML types included)
+        except (pytest.UsageError, ValueError) as exc:
+            where = f"{config.inipath}: " if config.inipath else ""
+            raise pytest.UsageError(f"rocmcompat: {where}ini {name}: {exc}") from None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        where = f"{config.inipath}: " if config.inipath else ""
+        raise pytest.UsageError(f"rocmcompat: {where}ini rocm_isolate_timeout = {value!r}: "
+                                "the time limit must be a number of seconds > 0")
+    return seconds

@@ -11,6 +11,7 @@ class Outcome(str, Enum):
     PASS = "pass"
     FAIL = "fail"
     KNOWN_BAD = "known-bad"
+    XFAIL = "xfail"
     STALE_RULE = "stale-rule"
     SKIPPED = "skipped"
     CRASHED = "crashed"
@@ -28,6 +29,7 @@ MEANING: dict[Outcome, str] = {
     Outcome.PASS: "ran and passed",
     Outcome.FAIL: "ran and failed, no known issue matches: a real regression",
     Outcome.KNOWN_BAD: "failed the way a known-bad rule says it fails",
+    Outcome.XFAIL: "the test's own pytest xfail (expected failure), as pytest counts it",
     Outcome.STALE_RULE: "a known-bad rule's test passed: the rule may be obsolete",
     Outcome.SKIPPED: "not run, with the reason",
     Outcome.CRASHED: "the process died (signal, abort, fatal HIP/CUDA error)",
@@ -35,14 +37,15 @@ MEANING: dict[Outcome, str] = {
 }
 # Precedence when a test has several reports (setup, call, teardown): the worst wins.
 SEVERITY: dict[Outcome, int] = {
-    Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.KNOWN_BAD: 2, Outcome.STALE_RULE: 3,
-    Outcome.FAIL: 4, Outcome.HANG: 5, Outcome.CRASHED: 6,
+    Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.XFAIL: 2, Outcome.KNOWN_BAD: 3, Outcome.STALE_RULE: 4,
+    Outcome.FAIL: 5, Outcome.HANG: 6, Outcome.CRASHED: 7,
 }
 # Property names written on test reports (and so into JUnit).
 PROP_OUTCOME = "rocm_outcome"
 PROP_RULE = "rocm_rule"
 PROP_SIGNATURE = "rocm_signature"
 PROP_DIAGNOSIS = "rocm_diagnosis"  # a failure's likely cause (diagnoses.py)
+PROP_NOTE = "rocm_note"  # e.g. a rule reached the test but its signature did not match the failure
 
 
 def worst(a: Outcome | None, b: Outcome) -> Outcome:

@@ -18,14 +18,16 @@ from .fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa
 from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
 from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from .matrix.model import SUITES
-from .options import add_options, register_markers
+from .options import add_options, check_ini, register_markers
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
 from .results import CLASSIFIED, ResultHook
+from .rootdir_guard import keep_rootdir
 from .rules.engine import ItemFacts, uses_of
-from .session import WORKER_ENV_KEY, CompatState, build_state
+from .session import PROBE_CACHED_KEY, WORKER_ENV_KEY, CompatState, build_state
 
 STATE_KEY = pytest.StashKey[CompatState]()
 TIMEOUT_KEY = pytest.StashKey[float]()
+INI_TIMEOUT_KEY = pytest.StashKey[float]()  # ini rocm_isolate_timeout, checked
 PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
 PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
 SIGTERM_KEY = pytest.StashKey[SigtermAsInterrupt]()
@@ -38,8 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """An xdist worker takes its GPUs before any conftest (and so torch) is imported."""
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """Before any conftest (and so torch) is imported: the rootdir pytest chose without knowing the
+    plugin's options is checked again, and an xdist worker takes its GPUs."""
+    keep_rootdir(early_config, args)
     pinned = pin_this_worker(os.environ)
     if pinned is not None:
         early_config.stash[PINNED_KEY] = pinned
@@ -50,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     register_markers(config)
     if config.option.help or config.option.version:
         return
+    config.stash[INI_TIMEOUT_KEY] = check_ini(config)  # before collection: a usage error costs nothing
     config.stash[STATE_KEY] = state = build_state(config)
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         # inherited by the workers; removed again in pytest_unconfigure
@@ -79,7 +84,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     state = state_of(config)
     if state is None:
         return []
-    lines = [f"rocmcompat: {state.env.summary()}"]
+    cached = " (probe cached: --rocm-probe=fresh probes again)" if config.stash.get(PROBE_CACHED_KEY, False) else ""
+    lines = [f"rocmcompat: {state.env.summary()}{cached}"]
     if state.location is not None:
         lines.append(f"rocmcompat: {state.location.describe()}")
     elif state.matrix is not None and state.matrix.axis_names == ():
@@ -108,6 +114,7 @@ def pytest_ignore_collect(collection_path, config: pytest.Config) -> bool | None
     return None
 
 
+@pytest.hookimpl(trylast=True)  # after -k/-m and other plugins' deselection: selected tests only
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     state = state_of(config)
     if state is None:
@@ -215,7 +222,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if tr is None:
         return
     tr.write_sep("-", "rocmcompat: known-bad rules that apply")
+    selected = {item.nodeid for item in session.items}
     for nodeid, rule_ids in state.applied.items():
+        if nodeid not in selected:  # deselected after the rules were matched (a later plugin)
+            continue
         for rule_id in rule_ids:
             rule = state.rules.by_id[rule_id]
             tr.write_line(f"{nodeid}: {rule.action.upper()} {rule.describe()}")
@@ -282,7 +292,7 @@ def _isolation_timeout(item: pytest.Item, marker: pytest.Mark) -> float:
     value = marker.kwargs.get("timeout", marker.args[0] if marker.args else None)
     source = f"{item.nodeid}: isolated(timeout={value!r})"
     if value is None:
-        value, source = item.config.getini("rocm_isolate_timeout"), "ini rocm_isolate_timeout"
+        return item.config.stash[INI_TIMEOUT_KEY]  # checked in pytest_configure
     try:
         seconds = float(value)
     except (TypeError, ValueError):
@@ -361,7 +371,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None or hasattr(session.config, "workerinput") or session.config.getoption("rocm_child_result"):
         return
     state.finish_all()
-    missing = [] if session.config.option.collectonly else not_run(state.collected, state.finished)
+    usage_error = exitstatus == pytest.ExitCode.USAGE_ERROR  # nothing was meant to run: no "not run" list
+    missing = [] if session.config.option.collectonly or usage_error else not_run(state.collected, state.finished)
     if missing:
         stopped = exitstatus != pytest.ExitCode.INTERRUPTED and (session.shouldstop or session.shouldfail)
         state.mark_not_run(missing, NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED)

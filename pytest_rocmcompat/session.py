@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # imported where used: a run without axes or overrides needs 
     from .measurements import Measurement
 
 WORKER_ENV_KEY = "rocmcompat_environment"
+PROBE_CACHED_KEY = pytest.StashKey[bool]()  # this session's environment came from the probe cache
 
 
 @dataclass
@@ -190,9 +191,11 @@ def _environment(config: pytest.Config, matrix: Matrix | None) -> Environment:
     if replay:
         env = Environment.load(os.fspath(replay))
     else:
-        from .probe.live import probe
+        from .probe_cache import cached_probe
 
-        env = probe(matrix.library_names if matrix else ())
+        fresh = config.getoption("rocm_probe") == "fresh"
+        env, cached = cached_probe(matrix.library_names if matrix else (), fresh=fresh)
+        config.stash[PROBE_CACHED_KEY] = cached
     assignments = config.getoption("rocm_set") or []
     if not assignments:
         return env

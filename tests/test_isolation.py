@@ -186,7 +186,7 @@ def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) ->
     report = (pytester.path / "r.md").read_text()
     assert "test_kill.py::test_kills_its_worker" in report and "crashed while running" in report
     import re
-    assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
+    assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
 
 
 def test_pinning_slices() -> None:

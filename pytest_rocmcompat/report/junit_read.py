@@ -3,7 +3,7 @@
 Outcomes are derived on reading: a ``rocm_outcome`` property wins (the plugin writes
 it for known-bad, stale-rule, crashed, hang and signature-mismatched fails);
 otherwise ``<failure>``/``<error>`` is ``fail``, ``<skipped type="pytest.xfail">``
-is ``known-bad`` (the test's own xfail, as in the terminal), any other
+is ``xfail`` (the test's own xfail, as in the terminal; a rule's is ``known-bad`` by property), any other
 ``<skipped>`` is ``skipped``, and no result element is ``pass``. Files from a
 plain pytest run (no plugin) therefore classify fully; they only lack the
 environment.
@@ -21,7 +21,7 @@ from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
 from ..measurements import Measurement
 from ..diagnoses import annotate, headline_of
-from ..outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from ..outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
 from .junit_props import PROP_USES
 
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -173,6 +173,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
         uses: tuple[str, ...] = ()
         measurements: list[Measurement] = []
         explicit = None
+        note = ""
         for child in elem:
             tag = child.tag
             if tag == "properties":
@@ -186,6 +187,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                         signature = value
                     elif pname == PROP_DIAGNOSIS:
                         diagnosis = headline_of(value)
+                    elif pname == PROP_NOTE:
+                        note = value
                     elif pname == PROP_USES:
                         uses = tuple(u.strip() for u in value.split(",") if u.strip())
                     elif pname.startswith("rocm_metric."):
@@ -197,10 +200,12 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                 message = message or child.get("message") or (child.text or "").strip()[:300]
             elif tag == "skipped" and outcome is Outcome.PASS:
                 xfail = child.get("type") == "pytest.xfail"
-                outcome = Outcome.KNOWN_BAD if xfail else Outcome.SKIPPED
+                outcome = Outcome.XFAIL if xfail else Outcome.SKIPPED
                 message = child.get("message") or ""
         if diagnosis is not None:
             message = annotate(message, diagnosis)
+        if note:  # e.g. an xfail rule applied but its signature did not match: the reports say so
+            message = f"{message} ({note})" if message else note
         out.append(CaseRecord(node_id(classname, name, elem.get("file")), suite_of_classname(classname),
                               explicit or outcome, rule, signature, message, uses, measurements))
     return out

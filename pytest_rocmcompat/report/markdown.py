@@ -14,7 +14,7 @@ from .escape import md_cell, one_environment_scan
 from .sizes import split_sized
 
 SYMBOL: dict[Outcome, str] = {
-    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.STALE_RULE: "♻️",
+    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.XFAIL: "➖", Outcome.STALE_RULE: "♻️",
     Outcome.SKIPPED: "⏭️", Outcome.CRASHED: "💥", Outcome.HANG: "⏳",
 }
 

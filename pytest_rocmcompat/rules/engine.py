@@ -72,11 +72,35 @@ class ActiveRules:
 
 
 def _glob(pattern: str) -> str:
-    """A node-id glob; a pattern without wildcards also matches ids below it (a file, a class)."""
-    translated = fnmatch.translate(pattern)[4:-3]  # strip (?s: ... )\Z
-    if not any(c in pattern for c in "*?["):
-        return f"(?s:{translated}(?:(?:::|\\[|/).*)?)\\Z"
-    return f"(?s:{translated})\\Z"
+    """A node-id pattern as a regular expression (documented in docs/known-bad-rules.md).
+
+    - A pattern without ``*``, ``?`` or ``[`` matches the node id it names and every id below
+      it (followed by ``::``, ``/`` or ``[``: a file, a class, a parametrised test).
+    - Otherwise it is an ``fnmatch`` glob over the whole id, except its trailing ``[...]`` (after
+      the last ``::``): that is pytest's parameter id, whose brackets and ``[`` inside are
+      literal while ``*`` and ``?`` still match anything, so ``test_p[Conv2d 1 LoRA]`` matches
+      that one test and ``test_p[*]`` all its parameter sets.
+    - A pattern always matches the node id equal to it.
+    """
+    literal = re.escape(pattern)
+    head, params = _split_params(pattern)
+    if not any(c in head for c in "*?[") and (params is None or not any(c in params for c in "*?")):
+        return f"(?s:{literal}(?:(?:::|\\[|/).*)?)\\Z"
+    body = fnmatch.translate(head)[4:-3] if head else ""  # strip (?s: ... )\Z
+    if params is not None:
+        body += "\\[" + "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in params) + "\\]"
+    return f"(?s:{literal}|{body})\\Z"
+
+
+def _split_params(pattern: str) -> tuple[str, str | None]:
+    """``("a.py::test_p", "x 1")`` for ``a.py::test_p[x 1]``; ``(pattern, None)`` without a parameter part."""
+    if not pattern.endswith("]"):
+        return pattern, None
+    start = pattern.rfind("::")
+    bracket = pattern.find("[", start + 2 if start >= 0 else 0)
+    if bracket <= 0:
+        return pattern, None
+    return pattern[:bracket], pattern[bracket + 1:-1]
 
 
 def uses_of(args: Iterable[object]) -> frozenset[str]:

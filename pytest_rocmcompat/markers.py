@@ -1,0 +1,69 @@
+"""The plugin's markers and ini keys, on their own: kept working when the plugin is disabled.
+
+Loaded through a second, light ``pytest11`` entry point (``rocmcompat_markers``), so a run
+with ``-p no:rocmcompat`` still knows the markers (``--strict-markers`` collects tests marked
+``uses``, ``gpus``, ``isolated``, ``known_issue``) and the ``rocm_*`` ini keys (no "unknown
+config option" warning per key, none turned into an error by ``-W error``). Without entry
+points (``PYTEST_DISABLE_PLUGIN_AUTOLOAD``) name it: ``-p pytest_rocmcompat.markers``.
+Only pytest is imported here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+MARKERS: dict[str, str] = {
+    "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
+            "known-bad rules with applies_to.uses reach it",
+    "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
+    "isolated(timeout=None, fresh=False)": "run the test in a sandbox process with a time limit in "
+                "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
+                "outcome; fresh=True: a sandbox that has run no other test",
+    "known_issue(rule_id)": "this test is affected by the named known-bad rule "
+                   "whenever the rule's conditions hold",
+}
+_REGISTERED = pytest.StashKey[bool]()
+DEFAULT_ISOLATE_TIMEOUT = 300.0
+
+
+def float_ini_type() -> bool:
+    """Whether this pytest has the ``float`` ini type (native TOML numbers, strings in ini files)."""
+    try:
+        from _pytest.config.argparsing import get_ini_default_for_type
+    except ImportError:
+        return False
+    return get_ini_default_for_type("float") == 0.0  # type: ignore[arg-type]
+
+
+def register_ini(parser: pytest.Parser) -> None:
+    """The ``rocm_*`` ini keys with pytest's native types (registering twice is harmless)."""
+    parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")
+    parser.addini("rocm_report", "Default for --rocm-report (relative to the rootdir).", default="")
+    parser.addini("rocm_strict", "Default for --rocm-strict.", type="bool", default=False)
+    parser.addini("rocm_gc_freeze",
+                  "After collection, move the collected objects out of the garbage collector's reach "
+                  "(gc.freeze) until the session ends, so full collections do not walk them again and "
+                  "again. Off by default: frozen objects are never collected, so a host test that frees "
+                  "something created at import and checks it with gc.collect() would change meaning; "
+                  "true for suites known not to (this project's bundled suites).", type="bool", default=False)
+    numeric = float_ini_type()
+    parser.addini("rocm_isolate_timeout",
+                  "Seconds an isolated test may run before it is killed as a hang (default 300).",
+                  type="float" if numeric else "string",
+                  default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)))
+
+
+def register_markers(config: pytest.Config) -> None:
+    if config.stash.get(_REGISTERED, False):
+        return
+    config.stash[_REGISTERED] = True
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    register_ini(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    register_markers(config)
