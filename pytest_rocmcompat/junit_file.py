@@ -113,7 +113,7 @@ def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:
 
     from _pytest.junitxml import mangle_test_address
 
-    xml = JUnitXml.fromstring(text)
+    xml = JUnitXml.fromstring(text.encode("utf-8"))  # bytes: lxml (junitparser uses it where installed) refuses a str with an encoding declaration
     suite = next(iter(xml), None) if isinstance(xml, JUnitXml) else xml
     if suite is None:
         return text
