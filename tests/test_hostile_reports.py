@@ -192,3 +192,20 @@ def test_read_run_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
             pass
         pytest.fail("read_run blocked on a FIFO or read a device without end")
     assert len(errors) == 3 and all("not a regular file" in e for e in errors), errors
+
+
+def test_a_token_with_dots_in_a_classname_is_redacted_before_it_becomes_a_path(tmp_path: Path) -> None:
+    """Found by the merged-writers fuzz test: a JWT in a JUnit classname was split at its dots
+    into path parts (node ids), so its last part reached the Markdown report."""
+    from pytest_rocmcompat.report.merge import read_runs
+
+    jwt = "eyJmdXp6IjoiMSJ9abcdef.eyJzdWIiOiJmdXp6In0abcdef.c2lnZnV6emZ1enpmdXp6"
+    xml = (f'<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">'
+           f'<testcase classname="suites.gpu.test_{jwt}" name="test_0"><failure message="x"/></testcase>'
+           f'</testsuite></testsuites>')
+    path = tmp_path / "r.xml"
+    path.write_text(xml, encoding="utf-8")
+    runs, warnings = read_runs([str(path)], warn=lambda message: None)
+    assert not warnings and runs
+    tests = [c.test for run in runs for c in run.cases]
+    assert tests and not any(part in t for t in tests for part in ("c2lnZnV6emZ1", "eyJzdWIi"))

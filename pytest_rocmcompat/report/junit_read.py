@@ -21,6 +21,7 @@ from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
 from ..measurements import Measurement
 from ..diagnoses import annotate, headline_of
+from ..redact import redact_shapes
 from ..outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
 from .junit_props import PROP_USES
 
@@ -165,8 +166,10 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
     """
     out = []
     for elem in suite._elem.iter("testcase"):
-        classname = elem.get("classname") or ""
-        name = elem.get("name") or ""
+        # Redacted before the classname is split into a path: a token with dots (a JWT) would
+        # otherwise be cut into pieces that no longer have a secret's shape.
+        classname = redact_shapes(elem.get("classname") or "")
+        name = redact_shapes(elem.get("name") or "")
         outcome = Outcome.PASS
         message = ""
         rule = signature = diagnosis = None
