@@ -16,9 +16,12 @@ mkdir -p "$out"; log="$out/log.txt"
 } >"$log" 2>&1
 python -m pytest_rocmcompat probe >"$out/probe.txt" 2>&1; echo "probe exit $?" >>"$log"
 python -m pytest_rocmcompat probe --json >"$out/probe.json" 2>>"$log"
-# The wheel in a fresh venv outside the checkout (system site-packages give torch & co.).
+# The wheel in a fresh venv outside the checkout .
 venv=/tmp/rocmcompat-venv; rm -rf "$venv" /tmp/rocmcompat-run
-python -m venv --system-site-packages "$venv" >>"$log" 2>&1
+python -m venv "$venv" >>"$log" 2>&1
+# torch & co. live in the image's own venv: the fresh venv sees them through a .pth file
+python -c "import site; print(site.getsitepackages()[0])" \
+  >"$("$venv/bin/python" -c "import site; print(site.getsitepackages()[0])")/_image_site.pth"
 "$venv/bin/python" -m pip install -q --no-deps --no-index .whl/*.whl .dist/*.whl >>"$log" 2>&1
 mkdir -p /tmp/rocmcompat-run
 start=$SECONDS
