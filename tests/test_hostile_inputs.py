@@ -228,3 +228,31 @@ def test_a_timed_out_signature_is_a_note_in_the_session(pytester: pytest.Pyteste
     assert run.ret == pytest.ExitCode.TESTS_FAILED, out
     assert "known-bad rule slow-sig (m.yaml:3): signature '(a|aa)+$' took longer than" in out
     run.assert_outcomes(failed=1, xpassed=1)  # test_ok: the rule's stale-rule
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge", "bad-utf8"])
+def test_a_hostile_rocm_env_file_is_a_clear_usage_error(pytester: pytest.Pytester, kind: str) -> None:
+    """``--rocm-env`` names a user's file like a matrix does: a FIFO must not block, a device or
+    a huge file must not be read without end, undecodable bytes name their line."""
+    from pytest_rocmcompat.probe.environment import ENVIRONMENT_FILE_BYTES
+
+    pytester.makepyfile("def test_ok():\n    pass\n")
+    target = pytester.path / "env.json"
+    if kind == "fifo":
+        os.mkfifo(target)
+        arg = str(target)
+    elif kind == "device":
+        arg = "/dev/zero"
+    elif kind == "huge":
+        target.write_bytes(b" " * (ENVIRONMENT_FILE_BYTES + 1))
+        arg = str(target)
+    else:
+        target.write_bytes(b'{\n  "platform": "cpu",\n  "x": "\xff"\n}\n')
+        arg = str(target)
+    start = time.monotonic()
+    run = pytester.runpytest_subprocess(f"--rocm-env={arg}", "-p", "no:cacheprovider", timeout=120)
+    assert time.monotonic() - start < 100
+    assert run.ret == 4, run.stdout.str() + run.stderr.str()
+    err = run.stderr.str()
+    assert "Traceback" not in err and ("recorded environment" in err or kind == "bad-utf8"), err
+    assert {"fifo": "FIFO", "device": "device", "huge": "MiB", "bad-utf8": ":3: not UTF-8"}[kind] in err, err

@@ -21,6 +21,7 @@ Platform = Literal["rocm", "cuda", "cpu"]
 Source = Literal["live", "replay", "overridden"]
 PLATFORMS: tuple[str, ...] = ("rocm", "cuda", "cpu")
 SCHEMA_VERSION = 1
+ENVIRONMENT_FILE_BYTES = 4 * 2**20  # a recorded environment is a few KB; 8 GPUs with notes stay far below
 
 
 class EnvironmentFileError(ValueError):
@@ -230,9 +231,14 @@ class Environment:
     @classmethod
     def load(cls, path: str) -> Environment:
         """Read a recorded environment, labelled ``source="replay"``."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+        from ..input_files import InputError, read_text_file
+
+        what = "a recorded environment (rocmcompat probe --json)"
+        try:  # a regular file of bounded size: never a FIFO or /dev/zero
+            text = read_text_file(path, limit=ENVIRONMENT_FILE_BYTES, what=what)
+        except InputError as exc:
+            where = f"{path}:{exc.line}" if exc.line else str(path)
+            raise EnvironmentFileError(f"{where}: {exc}") from None
         except OSError as exc:
             raise EnvironmentFileError(
                 f"{path}: cannot read the recorded environment: {exc.strerror or exc}"
