@@ -224,6 +224,26 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx1032"],
         [ROCM, "arch=gfx1032", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"],
     ),
+    "transformers-torch-load-needs-torch-2.6": (
+        ["torch=2.5.1+cu124", "lib.transformers=4.52.3"],
+        ["torch=2.6.0+cu124", "lib.transformers=4.52.3"],
+    ),
+    "deepspeed-0.14.0-elastic-agent-import-torch-2.4": (
+        ["torch=2.4.0", "lib.deepspeed=0.14.0"],
+        ["torch=2.3.1", "lib.deepspeed=0.14.0"],
+    ),
+    "peft-0.14-needs-transformers-encoder-decoder-cache": (
+        ["lib.peft=0.14.0", "lib.transformers=4.39.3"],
+        ["lib.peft=0.14.0", "lib.transformers=4.46.3"],
+    ),
+    "diffusers-0.33-needs-accelerate-0.32": (
+        ["lib.diffusers=0.33.1", "lib.accelerate=0.31.0"],
+        ["lib.diffusers=0.33.1", "lib.accelerate=0.32.0"],
+    ),
+    "torchvision-0.19-needs-torch-2.4-register-fake": (
+        ["torch=2.2.1+cpu", "lib.torchvision=0.19.0"],
+        ["torch=2.4.0", "lib.torchvision=0.19.0"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -439,6 +459,33 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "rdna2-gfx103x-variants-need-hsa-override": [
         ("https://github.com/ROCm/legacy-rocm-build/issues/2061",
          "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"),
+    ],
+    "transformers-torch-load-needs-torch-2.6": [
+        ("https://github.com/autogluon/autogluon/pull/5270",
+         "ValueError: Due to a serious vulnerability issue in `torch.load`, even with `weights_only=True`, we now "
+         "require users to upgrade torch to at least v2.6 in order to use the function."),
+    ],
+    "deepspeed-0.14.0-elastic-agent-import-torch-2.4": [
+        ("https://github.com/deepspeedai/DeepSpeed/issues/5337",
+         "ImportError: cannot import name 'log' from 'torch.distributed.elastic.agent.server.api'"),
+        ("https://github.com/deepspeedai/DeepSpeed/issues/5603",
+         "cannot import name '_get_socket_with_port' from 'torch.distributed.elastic.agent.server.api'"),
+    ],
+    "peft-0.14-needs-transformers-encoder-decoder-cache": [
+        ("https://github.com/HandsOnLLM/Hands-On-Large-Language-Models/issues/117",
+         "ImportError: cannot import name 'EncoderDecoderCache' from 'transformers' "
+         "(/usr/local/lib/python3.12/dist-packages/transformers/__init__.py)"),
+    ],
+    "diffusers-0.33-needs-accelerate-0.32": [
+        ("https://github.com/nullquant/ComfyUI-BrushNet/issues/197",
+         "cannot import name 'clear_device_cache' from 'accelerate.utils.memory' "
+         "(G:\\ComfyUI\\python\\Lib\\site-packages\\accelerate\\utils\\memory.py)"),
+    ],
+    "torchvision-0.19-needs-torch-2.4-register-fake": [
+        ("https://github.com/lllyasviel/IC-Light/issues/77",
+         "module 'torch.library' has no attribute 'register_fake'"),
+        ("https://github.com/mrhan1993/Fooocus-API/issues/402",
+         "AttributeError: module 'torch.library' has no attribute 'register_fake'"),
     ],
 }
 
