@@ -244,6 +244,26 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         ["torch=2.2.1+cpu", "lib.torchvision=0.19.0"],
         ["torch=2.4.0", "lib.torchvision=0.19.0"],
     ),
+    "torch-2.5.0-cudnn-sdpa-hopper-nan": (
+        [CUDA, "arch=sm_90", "torch=2.5.0+cu124"],
+        [CUDA, "arch=sm_90", "torch=2.5.1+cu124"],
+    ),
+    "vllm-0.7.3-binary-needs-torch-2.5.1": (
+        ["torch=2.4.0+cu124", "lib.vllm=0.7.3"],
+        ["torch=2.5.1+cu124", "lib.vllm=0.7.3"],
+    ),
+    "vllm-0.3.2-binary-needs-torch-2.1": (
+        ["torch=2.2.1", "lib.vllm=0.3.2"],
+        ["torch=2.1.2", "lib.vllm=0.3.2"],
+    ),
+    "vllm-0.2.2-binary-needs-torch-2.1": (
+        ["torch=2.0.1+cu118", "lib.vllm=0.2.2"],
+        ["torch=2.1.0+cu118", "lib.vllm=0.2.2"],
+    ),
+    "nccl-2.19-cumem-alltoall-init-hang": (
+        [CUDA, "arch=sm_90", "nccl=2.19.3"],
+        [CUDA, "arch=sm_90", "nccl=2.19.3", "env.NCCL_CUMEM_ENABLE=0"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -486,6 +506,22 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
          "module 'torch.library' has no attribute 'register_fake'"),
         ("https://github.com/mrhan1993/Fooocus-API/issues/402",
          "AttributeError: module 'torch.library' has no attribute 'register_fake'"),
+    ],
+    "vllm-0.7.3-binary-needs-torch-2.5.1": [
+        ("https://github.com/vllm-project/vllm/issues/5501",
+         "Failed to import from vllm._C with ImportError('/usr/local/lib/python3.8/dist-packages/vllm/_C.abi3.so: "
+         "undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c1011DispatchKeyEEPKcj')"),
+    ],
+    "vllm-0.3.2-binary-needs-torch-2.1": [
+        ("https://github.com/vllm-project/vllm/issues/3147",
+         "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64-linux-gnu.so: undefined "
+         "symbol: _ZN2at4_ops15to_dtype_layout4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEENS6_INS5_6Layout"
+         "EEENS6_INS5_6DeviceEEENS6_IbEEbbNS6_INS5_12MemoryFormatEEE"),
+    ],
+    "vllm-0.2.2-binary-needs-torch-2.1": [
+        ("https://github.com/vllm-project/vllm/issues/1807",
+         "/usr/local/lib/python3.9/site-packages/vllm/quantization_ops.cpython-39-x86_64-linux-gnu.so: undefined "
+         "symbol: _ZN3c104cuda9SetDeviceEi"),
     ],
 }
 
