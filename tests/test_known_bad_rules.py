@@ -264,6 +264,26 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_90", "nccl=2.19.3"],
         [CUDA, "arch=sm_90", "nccl=2.19.3", "env.NCCL_CUMEM_ENABLE=0"],
     ),
+    "trl-before-0.8-top-k-top-p-filtering-transformers-4.39": (
+        ["lib.trl=0.7.11", "lib.transformers=4.40.1"],
+        ["lib.trl=0.7.11", "lib.transformers=4.38.2"],
+    ),
+    "transformers-trainer-needs-accelerate-0.20.1": (
+        ["lib.transformers=4.30.1", "lib.accelerate=0.19.0"],
+        ["lib.transformers=4.30.1", "lib.accelerate=0.21.0"],
+    ),
+    "torch-compile-triton-needs-sm70": (
+        [CUDA, "arch=sm_61"],
+        [CUDA, "arch=sm_70"],
+    ),
+    "triton-before-3.3-no-blackwell-consumer-sm120": (
+        [CUDA, "arch=sm_120", "lib.triton=3.2.0"],
+        [CUDA, "arch=sm_120", "lib.triton=3.3.0"],
+    ),
+    "rdna1-gfx101x-not-in-torch-rocm-wheels": (
+        [ROCM, "arch=gfx1010", "torch=2.4.0+rocm6.2"],
+        [ROCM, "arch=gfx1030", "torch=2.4.0+rocm6.2"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -522,6 +542,29 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/vllm-project/vllm/issues/1807",
          "/usr/local/lib/python3.9/site-packages/vllm/quantization_ops.cpython-39-x86_64-linux-gnu.so: undefined "
          "symbol: _ZN3c104cuda9SetDeviceEi"),
+    ],
+    "trl-before-0.8-top-k-top-p-filtering-transformers-4.39": [
+        ("https://github.com/huggingface/trl/issues/1409",
+         "ImportError: cannot import name 'top_k_top_p_filtering' from 'transformers' "
+         "(/usr/local/lib/python3.10/dist-packages/transformers/__init__.py)"),
+    ],
+    "transformers-trainer-needs-accelerate-0.20.1": [
+        ("https://github.com/huggingface/blog/issues/1445",
+         "ImportError: Using the `Trainer` with `PyTorch` requires `accelerate>=0.20.1`: Please run "
+         "`pip install transformers[torch]` or `pip install accelerate -U`"),
+    ],
+    "torch-compile-triton-needs-sm70": [
+        ("https://github.com/apple/ml-cross-entropy/issues/41",
+         "RuntimeError: Found NVIDIA GeForce GTX 1070 which is too old to be supported by the triton GPU compiler, "
+         "which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device "
+         "is of CUDA capability 6.1"),
+    ],
+    "triton-before-3.3-no-blackwell-consumer-sm120": [
+        ("https://github.com/triton-lang/triton/issues/5950",
+         "'sm_120' is not a recognized processor for this target (ignoring processor)"),
+    ],
+    "rdna1-gfx101x-not-in-torch-rocm-wheels": [
+        ("https://github.com/pytorch/pytorch/issues/132570", "RuntimeError: HIP error: invalid device function"),
     ],
 }
 
