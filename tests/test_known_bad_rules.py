@@ -284,6 +284,22 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx1010", "torch=2.4.0+rocm6.2"],
         [ROCM, "arch=gfx1030", "torch=2.4.0+rocm6.2"],
     ),
+    "bitsandbytes-before-0.47-no-cuda129-binary": (
+        [CUDA, "torch=2.8.0+cu129", "lib.bitsandbytes=0.46.0"],
+        [CUDA, "torch=2.8.0+cu129", "lib.bitsandbytes=0.47.0"],
+    ),
+    "xformers-0.0.23.post1-needs-torch-2.1.2": (
+        ["torch=2.1.1+cu121", "lib.xformers=0.0.23.post1"],
+        ["torch=2.1.2+cu121", "lib.xformers=0.0.23.post1"],
+    ),
+    "xformers-0.0.23-needs-torch-2.1.1": (
+        ["torch=2.1.2+cu121", "lib.xformers=0.0.23"],
+        ["torch=2.1.1+cu121", "lib.xformers=0.0.23"],
+    ),
+    "xformers-0.0.27.post2-needs-torch-2.4.0": (
+        ["torch=2.4.1+cu121", "lib.xformers=0.0.27.post2"],
+        ["torch=2.4.0+cu121", "lib.xformers=0.0.27.post2"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -566,6 +582,20 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "rdna1-gfx101x-not-in-torch-rocm-wheels": [
         ("https://github.com/pytorch/pytorch/issues/132570", "RuntimeError: HIP error: invalid device function"),
     ],
+    "bitsandbytes-before-0.47-no-cuda129-binary": [
+        ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1688",
+         "RuntimeError: Configured CUDA binary not found at "
+         "/usr/local/lib/python3.12/dist-packages/bitsandbytes/libbitsandbytes_cuda129.so"),
+    ],
+    "xformers-0.0.23.post1-needs-torch-2.1.2": [("https://github.com/facebookresearch/xformers/issues/982",
+         "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+         "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
+    "xformers-0.0.23-needs-torch-2.1.1": [("https://github.com/facebookresearch/xformers/issues/982",
+         "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+         "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
+    "xformers-0.0.27.post2-needs-torch-2.4.0": [("https://github.com/facebookresearch/xformers/issues/982",
+         "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+         "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
 }
 
 
