@@ -300,6 +300,18 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         ["torch=2.4.1+cu121", "lib.xformers=0.0.27.post2"],
         ["torch=2.4.0+cu121", "lib.xformers=0.0.27.post2"],
     ),
+    "diffusers-0.35-needs-torch-2.4-custom-op": (
+        ["torch=2.3.1+cu121", "lib.diffusers=0.35.1"],
+        ["torch=2.4.0+cu121", "lib.diffusers=0.35.1"],
+    ),
+    "flash-attn-ck-gfx906-mi50-unsupported": (
+        [ROCM, "arch=gfx906"],
+        [ROCM, "arch=gfx90a"],
+    ),
+    "verl-vllm-0.6.3.post1-not-in-supported-list": (
+        ["lib.verl=0.2.0", "lib.vllm=0.6.3.post1"],
+        ["lib.verl=0.2.0", "lib.vllm=0.6.3"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -596,6 +608,22 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "xformers-0.0.27.post2-needs-torch-2.4.0": [("https://github.com/facebookresearch/xformers/issues/982",
          "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
          "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
+    "diffusers-0.35-needs-torch-2.4-custom-op": [
+        ("https://github.com/zheng95z/rgbx/issues/16",
+         "RuntimeError: Failed to import diffusers.models.autoencoders.autoencoder_kl because of the following "
+         "error (look up to see its traceback):\nmodule 'torch.library' has no attribute 'custom_op'"),
+    ],
+    "flash-attn-ck-gfx906-mi50-unsupported": [
+        ("https://github.com/ROCm/flash-attention/issues/29",
+         "RuntimeError: DeviceGroupedMultiheadAttentionForward_Xdl_CShuffle_V2<256, 128, 128, 32, 8, 8, 128, 128, "
+         "32, 2, Default, ASpecDefault, B0SpecDefault, B1SpecDefault, CSpecDefault, MaskUpperTriangleFromTopLeft> "
+         "does not support this problem"),
+    ],
+    "verl-vllm-0.6.3.post1-not-in-supported-list": [
+        ("https://github.com/verl-project/verl/issues/245",
+         "ValueError: vllm version 0.6.3.post1 not supported. Currently supported versions are 0.3.1, 0.4.2, "
+         "0.5.4, 0.6.3 and 0.7.0+"),
+    ],
 }
 
 
