@@ -312,6 +312,14 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         ["lib.verl=0.2.0", "lib.vllm=0.6.3.post1"],
         ["lib.verl=0.2.0", "lib.vllm=0.6.3"],
     ),
+    "deepspeed-before-0.16-checkpoint-resume-torch-2.6-weights-only": (
+        ["torch=2.6.0+cu124", "lib.deepspeed=0.15.4"],
+        ["torch=2.5.1+cu124", "lib.deepspeed=0.15.4"],
+    ),
+    "rocm-tunableop-memory-access-fault": (
+        [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2", "env.PYTORCH_TUNABLEOP_ENABLED=1"],
+        [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2", "env.PYTORCH_TUNABLEOP_ENABLED=0"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -623,6 +631,15 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/verl-project/verl/issues/245",
          "ValueError: vllm version 0.6.3.post1 not supported. Currently supported versions are 0.3.1, 0.4.2, "
          "0.5.4, 0.6.3 and 0.7.0+"),
+    ],
+    "deepspeed-before-0.16-checkpoint-resume-torch-2.6-weights-only": [
+        ("https://github.com/modelscope/ms-swift/issues/5808",
+         "WeightsUnpickler error: Unsupported global: GLOBAL deepspeed.runtime.fp16.loss_scaler.LossScaler was not "
+         "an allowed global by default."),
+    ],
+    "rocm-tunableop-memory-access-fault": [
+        ("https://github.com/pytorch/pytorch/issues/139116",
+         "Memory access fault by GPU node-2 (Agent handle: 0x562ee1524aa0) on address 0x7f2cf1201000. Reason: Unknown."),
     ],
 }
 
