@@ -280,10 +280,6 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_120", "lib.triton=3.2.0"],
         [CUDA, "arch=sm_120", "lib.triton=3.3.0"],
     ),
-    "rdna1-gfx101x-not-in-torch-rocm-wheels": (
-        [ROCM, "arch=gfx1010", "torch=2.4.0+rocm6.2"],
-        [ROCM, "arch=gfx1030", "torch=2.4.0+rocm6.2"],
-    ),
     "bitsandbytes-before-0.47-no-cuda129-binary": (
         [CUDA, "torch=2.8.0+cu129", "lib.bitsandbytes=0.46.0"],
         [CUDA, "torch=2.8.0+cu129", "lib.bitsandbytes=0.47.0"],
@@ -598,9 +594,6 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "triton-before-3.3-no-blackwell-consumer-sm120": [
         ("https://github.com/triton-lang/triton/issues/5950",
          "'sm_120' is not a recognized processor for this target (ignoring processor)"),
-    ],
-    "rdna1-gfx101x-not-in-torch-rocm-wheels": [
-        ("https://github.com/pytorch/pytorch/issues/132570", "RuntimeError: HIP error: invalid device function"),
     ],
     "bitsandbytes-before-0.47-no-cuda129-binary": [
         ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1688",
