@@ -328,6 +328,18 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_90", "nccl=2.29.2"],
         [CUDA, "arch=sm_90", "nccl=2.29.3"],
     ),
+    "accelerate-1.10-needs-torch-2.2-device-mesh": (
+        ["torch=2.1.2", "lib.accelerate=1.10.0"],
+        ["torch=2.2.0", "lib.accelerate=1.10.0"],
+    ),
+    "triton-before-3.6-no-ptxas-for-sm121": (
+        [CUDA, "arch=sm_121", "lib.triton=3.5.0"],
+        [CUDA, "arch=sm_121", "lib.triton=3.5.0", "env.TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas"],
+    ),
+    "triton-3.7-blackwell-cubins-need-cuda-13.1-driver": (
+        [CUDA, "arch=sm_100", "driver_cuda=12.9", "lib.triton=3.7.1"],
+        [CUDA, "arch=sm_100", "driver_cuda=13.1", "lib.triton=3.7.1"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -649,6 +661,19 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     "transformers-4.56-needs-torch-2.2": [
         ("https://github.com/jingyaogong/minimind/issues/588",
          "Disabling PyTorch because PyTorch >= 2.1 is required but found 2.0.1"),
+    ],
+    "accelerate-1.10-needs-torch-2.2-device-mesh": [
+        ("https://github.com/allenai/OLMo/issues/559",
+         "ModuleNotFoundError: No module named 'torch.distributed.device_mesh'"),
+    ],
+    "triton-before-3.6-no-ptxas-for-sm121": [
+        ("https://github.com/triton-lang/triton/issues/8539",
+         "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"),
+    ],
+    "triton-3.7-blackwell-cubins-need-cuda-13.1-driver": [
+        ("https://github.com/Dao-AILab/quack/issues/182",
+         "every test that exercises `torch.compile` fails when the Inductor-compiled Triton kernel is loaded. "
+         "(returns `CUDA_ERROR_INVALID_IMAGE (200)`)"),
     ],
 }
 
