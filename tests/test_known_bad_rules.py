@@ -340,6 +340,14 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_100", "driver_cuda=12.9", "lib.triton=3.7.1"],
         [CUDA, "arch=sm_100", "driver_cuda=13.1", "lib.triton=3.7.1"],
     ),
+    "verl-needs-torch-2.4-device-mesh-export": (
+        ["torch=2.2.0", "lib.verl=0.2.0"],
+        ["torch=2.4.0", "lib.verl=0.2.0"],
+    ),
+    "bitsandbytes-0.43-no-cuda126-binary": (
+        [CUDA, "torch=2.4.0+cu126", "lib.bitsandbytes=0.43.3"],
+        [CUDA, "torch=2.4.0+cu124", "lib.bitsandbytes=0.43.3"],
+    ),
 }
 
 # The issue's coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
@@ -674,6 +682,15 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ("https://github.com/Dao-AILab/quack/issues/182",
          "every test that exercises `torch.compile` fails when the Inductor-compiled Triton kernel is loaded. "
          "(returns `CUDA_ERROR_INVALID_IMAGE (200)`)"),
+    ],
+    "verl-needs-torch-2.4-device-mesh-export": [
+        ("https://github.com/verl-project/verl/issues/661",
+         "ImportError: cannot import name 'DeviceMesh' from 'torch.distributed'"),
+    ],
+    "bitsandbytes-0.43-no-cuda126-binary": [
+        ("https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1315",
+         "WARNING  bitsandbytes.cextension:cextension.py:94 Could not find the bitsandbytes CUDA binary at "
+         "PosixPath('/usr/local/lib/python3.10/dist-packages/bitsandbytes/libbitsandbytes_cuda126.so')"),
     ],
 }
 
