@@ -180,6 +180,10 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         ["torch=2.3.0+cu121", "lib.flash_attn=2.5.7"],
         ["torch=2.3.0+cu121", "lib.flash_attn=2.5.8"],
     ),
+    "flash-attn-2.5.8-wheels-on-torch-2.2-before-2.2.2": (
+        ["torch=2.2.0+cu121", "lib.flash_attn=2.5.8"],
+        ["torch=2.2.2+cu121", "lib.flash_attn=2.5.8"],
+    ),
     "flash-attn-2.6-wheels-on-torch-2.6": (
         ["torch=2.6.0+cu126", "lib.flash_attn=2.6.3"],
         ["torch=2.5.1+cu124", "lib.flash_attn=2.6.3"],
@@ -511,6 +515,10 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
          "transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'"),
     ],
     "flash-attn-before-2.5.8-no-torch-2.3-wheels": [
+        ("https://github.com/Dao-AILab/flash-attention/issues/931",
+         "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"),
+    ],
+    "flash-attn-2.5.8-wheels-on-torch-2.2-before-2.2.2": [
         ("https://github.com/Dao-AILab/flash-attention/issues/931",
          "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"),
     ],
