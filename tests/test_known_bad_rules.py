@@ -254,7 +254,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "vllm-0.7.3-binary-needs-torch-2.5.1": (
         ["torch=2.4.0+cu124", "lib.vllm=0.7.3"],
-        ["torch=2.5.1+cu124", "lib.vllm=0.7.3"],
+        ["torch=2.5.1+cu124", "lib.vllm=0.7.3"],  # the pinned build
     ),
     "vllm-0.3.2-binary-needs-torch-2.1": (
         ["torch=2.2.1", "lib.vllm=0.3.2"],
@@ -295,10 +295,6 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
     "xformers-0.0.23-needs-torch-2.1.1": (
         ["torch=2.1.2+cu121", "lib.xformers=0.0.23"],
         ["torch=2.1.1+cu121", "lib.xformers=0.0.23"],
-    ),
-    "xformers-0.0.27.post2-needs-torch-2.4.0": (
-        ["torch=2.4.1+cu121", "lib.xformers=0.0.27.post2"],
-        ["torch=2.4.0+cu121", "lib.xformers=0.0.27.post2"],
     ),
     "diffusers-0.35-needs-torch-2.4-custom-op": (
         ["torch=2.3.1+cu121", "lib.diffusers=0.35.1"],
@@ -644,9 +640,6 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
          "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
          "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
     "xformers-0.0.23-needs-torch-2.1.1": [("https://github.com/facebookresearch/xformers/issues/982",
-         "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
-         "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
-    "xformers-0.0.27.post2-needs-torch-2.4.0": [("https://github.com/facebookresearch/xformers/issues/982",
          "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
          "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.2.0+cpu)")],
     "diffusers-0.35-needs-torch-2.4-custom-op": [
