@@ -12,12 +12,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import warm
 from ..processes import TreeGuard, kill_group, signal_name
 from ..signatures import match_builtin
 from .plan import Case
@@ -132,12 +132,18 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
         pids |= set(guard.kill([p.pid for p in procs.values()]))
         for rank, p in procs.items():
             code = p.wait()
+            if p.stdout is not None:  # a warm process's pipe, unused once its job began
+                p.stdout.close()
             if runs[rank].ended_at is None:
                 runs[rank].returncode = None  # it was still running: killed by us
             else:
                 runs[rank].returncode = code
             runs[rank].events = _read_events(tmp_path / f"rank{rank}.jsonl")
             runs[rank].tail = _tail(tmp_path / f"rank{rank}.log")
+    # Ranks for the next launch start now, while the test judges this one (after the guard's
+    # kill, which takes every process started during the launch for one of the ranks').
+    warm.pool().prewarm({k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"},
+                        len(world.ranks))
     ranks = [runs[r] for r in sorted(runs)]
     pids = sorted(pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events
                                                      if e.get("event") == "child"})
@@ -146,15 +152,14 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
 
 
 def _spawn(world: World, spec_file: Path, tmp: Path) -> dict[int, subprocess.Popen]:
+    """One process per rank, in its own session: a warm one (interpreter and ``import torch``
+    already paid, see :mod:`..warm`) where one fits, else started now."""
     procs = {}
+    base = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}  # our own store
     for rank, local in zip(world.ranks, world.local_ranks):
-        env = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}  # our own store
-        env = {**env, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
+        env = {**base, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
                "LOCAL_WORLD_SIZE": str(len(world.ranks)), "PYTHONUNBUFFERED": "1"}
-        with open(tmp / f"rank{rank}.log", "wb") as log:
-            procs[rank] = subprocess.Popen([sys.executable, "-m", WORKER, str(spec_file)], stdout=log,
-                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                           start_new_session=True)
+        procs[rank] = warm.pool().popen(WORKER, [str(spec_file)], env, log=tmp / f"rank{rank}.log")
     return procs
 
 

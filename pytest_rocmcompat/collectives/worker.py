@@ -252,7 +252,8 @@ def main(argv: list[str]) -> int:
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local = int(os.environ.get("LOCAL_RANK", rank))
     events = Events(Path(spec["result_dir"]) / f"rank{rank}.jsonl")
-    events.emit("start", pid=os.getpid(), host=socket.gethostname(), settings=settings())
+    events.emit("start", pid=os.getpid(), host=socket.gethostname(), settings=settings(),
+                warm=os.environ.get("ROCMCOMPAT_WARM") == "1")
     try:
         fault_point(spec, rank, "import", events)
         import torch

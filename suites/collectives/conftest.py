@@ -19,6 +19,7 @@ import pytest
 
 from pytest_rocmcompat.collectives import plan
 from pytest_rocmcompat.collectives.launcher import Launch, launch
+from pytest_rocmcompat import warm
 from pytest_rocmcompat.collectives.world import World, WorldError, worlds
 
 LAUNCHES = pytest.StashKey[dict]()
@@ -92,6 +93,17 @@ def _usable(world: World) -> None:
             pytest.skip(f"{world.id} needs GPU index {max(world.local_ranks)}; torch sees {visible} GPU(s)")
 
 
+def _warm_ahead(config: pytest.Config, world: World, launched: dict) -> None:
+    """Start this world's ranks and the next world's as warm processes (``import torch`` paid
+    while this launch runs), so the next launch starts on ranks that are ready."""
+    try:
+        later = [w for w in worlds(os.environ, _gpu_count(config)) if w.id not in launched and w.id != world.id]
+    except WorldError:
+        later = []
+    env = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}
+    warm.pool().prewarm(env, len(world.ranks) + (len(later[0].ranks) if later else 0))
+
+
 @pytest.fixture
 def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list[plan.Case]]:
     """The world's launch (run once per session), with the cases it was given."""
@@ -110,6 +122,7 @@ def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list
         except ValueError as exc:
             pytest.fail(f"rocmcompat collectives: {exc}", pytrace=False)
         cases = plan.build(gpu, max_bytes)
+        _warm_ahead(request.config, world, cache)
         result = launch(world, cases, timeout=timeout, op_timeout=op_timeout,
                         iters=20 if gpu else 5, warmup=3 if gpu else 1, fault=fault)
         cache[world.id] = (result, cases)

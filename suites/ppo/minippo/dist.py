@@ -7,16 +7,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
+from pytest_rocmcompat import warm
 from pytest_rocmcompat.processes import TreeGuard, kill_group
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]   # suites/ppo: the folder holding minippo
+PRELOAD = ("torch", "torch.distributed", "transformers")  # what a worker imports before its first step
 
 
 class DataParallel:
@@ -62,12 +63,10 @@ def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout
     failures = []
     guard = TreeGuard()  # finds what the workers start, setsid escapees included
     try:
-        for rank in range(world):
-            cmd = [sys.executable, "-m", "minippo.worker", "--backend", backend, "--out", str(out_dir),
-                   "--configs", json.dumps(configs)]
-            procs.append(subprocess.Popen(cmd, env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                          start_new_session=True))
+        for rank in range(world):  # a warm process (imports paid ahead) where one fits, else a new one
+            args = ["--backend", backend, "--out", str(out_dir), "--configs", json.dumps(configs)]
+            procs.append(warm.pool().popen("minippo.worker", args, dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
+                                           preload=PRELOAD))
         deadline = time.monotonic() + timeout
         for rank, proc in enumerate(procs):
             try:
