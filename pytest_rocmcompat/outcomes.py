@@ -40,6 +40,8 @@ SEVERITY: dict[Outcome, int] = {
     Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.XFAIL: 2, Outcome.KNOWN_BAD: 3, Outcome.STALE_RULE: 4,
     Outcome.FAIL: 5, Outcome.HANG: 6, Outcome.CRASHED: 7,
 }
+# A test that ran and broke: what "failures" sections, regressions and badges count.
+BROKEN: frozenset[Outcome] = frozenset({Outcome.FAIL, Outcome.CRASHED, Outcome.HANG})
 # Property names written on test reports (and so into JUnit).
 PROP_OUTCOME = "rocm_outcome"
 PROP_RULE = "rocm_rule"

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..outcomes import Outcome
+from ..outcomes import BROKEN, Outcome
 from .merge import Merged
 
 SCHEMA = 1
-BROKEN = {Outcome.FAIL.value, Outcome.CRASHED.value, Outcome.HANG.value}
 
 
 class BaselineError(ValueError):
@@ -84,7 +83,7 @@ def regressions(merged: Merged, baseline: dict, threshold: float) -> list[Regres
             continue
         tests = {_node_id(t): o for t, o in (before.get("tests") or {}).items()}
         for test, case in row.tests.items():
-            if tests.get(test) == Outcome.PASS.value and case.outcome.value in BROKEN:
+            if tests.get(test) == Outcome.PASS.value and case.outcome in BROKEN:
                 found.append(Regression(row.key, test, f"pass -> {case.outcome.value}"))
         figures = {}
         for m in before.get("measurements") or []:

@@ -13,13 +13,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..measurements import Measurement
-from ..outcomes import SEVERITY, Outcome
+from ..outcomes import BROKEN, SEVERITY, Outcome
 from .markdown import SYMBOL
 from .merge import Merged, Row
 from .sizes import SIZE_SEP
 
 CONFLICT_SYMBOL = "⁉️"
-BAD = (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)
 NO_SIGNATURE = "no known signature"
 # (metric, label): the figures a stack is judged by, in this order.
 HEADLINE_METRICS: tuple[tuple[str, str], ...] = (
@@ -93,7 +92,7 @@ def failure_groups(merged: Merged, name_of) -> list[Group]:
     groups: dict[str, Group] = {}
     for row in merged.rows:
         for case in row.tests.values():
-            if case.outcome in BAD:
+            if case.outcome in BROKEN:
                 _add(groups, case.signature or f"{case.outcome.value}, {NO_SIGNATURE}", row, name_of, case.test, case.outcome, case.message)
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 

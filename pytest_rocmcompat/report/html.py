@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from ..outcomes import MEANING, Outcome
+from ..outcomes import BROKEN, MEANING, Outcome
 from .baseline import Regression
 from .escape import clean, one_environment_scan
 from .markdown import SYMBOL
@@ -83,7 +83,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
     for metric, table in _sized_tables(merged):
         out.append(_details(f"{metric} by size", table))
     bad = [(row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
-           for r in merged.rows for c in r.tests.values() if c.outcome in digest.BAD]
+           for r in merged.rows for c in r.tests.values() if c.outcome in BROKEN]
     if bad:
         out.append(_details(f"Every failure ({len(bad)})", _simple(
             ("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS])))

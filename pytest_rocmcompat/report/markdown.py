@@ -7,7 +7,7 @@ from collections import Counter
 
 from tabulate import tabulate
 
-from ..outcomes import MEANING, Outcome
+from ..outcomes import BROKEN, MEANING, Outcome
 from ..session import CompatState
 from .atomic import write_atomic
 from .escape import md_cell, one_environment_scan
@@ -131,7 +131,7 @@ def _status(m) -> str:
 
 
 def _failures_section(state: CompatState) -> list[str]:
-    bad = [r for r in state.notable.values() if r.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
+    bad = [r for r in state.notable.values() if r.outcome in BROKEN]
     if not bad:
         return []
     rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]

@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..outcomes import Outcome
+from ..outcomes import BROKEN, Outcome
 from . import digest
 from .atomic import write_atomic
 from .html import _CSS, _e, _simple, broken_html, grid_html
@@ -87,7 +87,7 @@ def changes(current: dict, previous: dict | None, threshold: float) -> Changes:
         old = before.get("notable", {})
         for test, (outcome, rule) in stack["notable"].items():
             was = (old.get(test) or ["pass", ""])[0]
-            if outcome in ("fail", "crashed", "hang") and was not in ("fail", "crashed", "hang"):
+            if outcome in BROKEN and was not in BROKEN:
                 found.new_failures.append((stack["name"], test, outcome))
             if outcome == "known-bad" and was != "known-bad":
                 found.new_known_bad.append((stack["name"], test, rule))
@@ -103,7 +103,7 @@ def changes(current: dict, previous: dict | None, threshold: float) -> Changes:
 def badge(merged: Merged) -> dict:
     """shields.io endpoint JSON: failing stacks in red, known-bad only in yellow, else green."""
     ran = [r for r in merged.rows if not r.not_run]
-    bad = sum(1 for r in ran if any(c.outcome in digest.BAD for c in r.tests.values()))
+    bad = sum(1 for r in ran if any(c.outcome in BROKEN for c in r.tests.values()))
     known = sum(1 for r in ran if any(c.outcome is Outcome.KNOWN_BAD for c in r.tests.values()))
     if bad:
         message, colour = f"{bad} of {len(ran)} stacks failing", "red"

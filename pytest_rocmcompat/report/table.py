@@ -7,7 +7,7 @@ from collections import Counter
 from tabulate import tabulate
 
 from ..measurements import Measurement
-from ..outcomes import MEANING, SEVERITY, Outcome
+from ..outcomes import BROKEN, MEANING, SEVERITY, Outcome
 from .baseline import Regression
 from .escape import md_cell, one_environment_scan
 from . import digest
@@ -232,7 +232,7 @@ def _status(m: Measurement) -> str:
 def _failures(merged: Merged) -> list[str]:
     bad = [(row_name(row), case.test, case.outcome.value, case.signature or "", case.message)
            for row in merged.rows for case in row.tests.values()
-           if case.outcome in (Outcome.FAIL, Outcome.CRASHED, Outcome.HANG)]
+           if case.outcome in BROKEN]
     if not bad:
         return []
     out = ["### Every failure", ""]
