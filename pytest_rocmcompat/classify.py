@@ -113,7 +113,7 @@ def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> 
 
 def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) -> None:
     """Name an unexplained failure by its diagnosis (likely cause, usual fix, link)."""
-    from .diagnoses import PROP_DIAGNOSIS, diagnose  # failures only: a passing session never compiles it
+    from .diagnoses import diagnose  # failures only: a passing session never compiles it
 
     found = diagnose(text)
     if found is not None:
@@ -126,7 +126,7 @@ def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) 
 def mark_worker_crash(report: pytest.TestReport) -> None:
     """Label xdist's "worker crashed while running" report as ``crashed`` (worker died)."""
     report.user_properties.append((PROP_OUTCOME, Outcome.CRASHED.value))
-    from .diagnoses import PROP_DIAGNOSIS, diagnose
+    from .diagnoses import diagnose
 
     found = diagnose(report.longreprtext or "")
     if found is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import warm
 from ..processes import TreeGuard, kill_group, signal_name
-from ..signatures import match_builtin
+from ..diagnoses import diagnose
 from .plan import Case
 from .world import World
 
@@ -258,7 +258,7 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
     if limit_hit:
         stuck = [r for r in ranks if r.returncode is None]
         first = stuck[0] if stuck else ranks[0]
-        sig = match_builtin("\n".join(r.tail for r in ranks))
+        sig = diagnose("\n".join(r.tail for r in ranks))
         return ("hang", f"killed after the {timeout:g} s wall-clock limit (every rank's process group "
                 f"killed)\n{states}\n{_tail_block(first)}", sig.id if sig else None)
     bad = sorted((r for r in ranks if r.returncode not in (0, None)), key=lambda r: r.ended_at or 0.0)
@@ -267,7 +267,7 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
             return "pass", states, None
         bad = [r for r in ranks if not r.done]
     first = _primary(bad)
-    sig = match_builtin(first.tail + "\n" + ((first.error or {}).get("text") or ""))
+    sig = diagnose(first.tail + "\n" + ((first.error or {}).get("text") or ""))
     error = first.error
     if (error and error.get("timeout")) or (sig is not None and sig.id == "collective-timeout"):
         outcome, what = "hang", f"rank {first.rank} timed out {first.where()}"

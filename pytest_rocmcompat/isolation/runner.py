@@ -18,7 +18,7 @@ import pytest
 
 from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from ..rules.model import Rule
-from ..signatures import match_builtin
+from ..diagnoses import diagnose
 from .sandbox import TAIL_CHARS, ChildEnd, SandboxPool
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -118,7 +118,7 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
     props: list[tuple[str, str]] = []
     rule = next((r for r in rules if r.action in ("xfail", "isolate") and r.signature is not None
                  and r.signature_matches(tail)), None)
-    builtin = match_builtin(tail)
+    builtin = diagnose(tail)
     if rule is not None:
         props += [(PROP_OUTCOME, Outcome.KNOWN_BAD.value), (PROP_RULE, rule.id),
                   (PROP_SIGNATURE, rule.signature.pattern)]  # type: ignore[union-attr]
