@@ -59,25 +59,52 @@ def die_with_parent(signum: int = signal.SIGTERM) -> bool:
     return _prctl(_PR_SET_PDEATHSIG, int(signum))
 
 
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process this user can see."""
-    table: dict[int, int] = {}
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of ``/proc/PID/stat`` after ``pid (comm)``: state, ppid, pgrp, session, ..."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2:].split()  # comm may hold spaces and parentheses
+
+
+def _all_stats() -> dict[int, list[bytes]]:
+    """pid -> :func:`_stat_fields` of every process this user can see."""
     try:
         names = os.listdir("/proc")
     except OSError:
-        return table
+        return {}
+    found = {}
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) "
-        if len(fields) > 1:
-            table[int(name)] = int(fields[1])
-    return table
+        if name.isdigit() and (fields := _stat_fields(name)) is not None:
+            found[int(name)] = fields
+    return found
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process this user can see."""
+    return {pid: int(fields[1]) for pid, fields in _all_stats().items() if len(fields) > 1}
+
+
+def in_sessions(sessions: set[int]) -> set[int]:
+    """Processes whose session or process group is one of ``sessions``."""
+    return {pid for pid, fields in _all_stats().items()
+            if len(fields) > 3 and (int(fields[2]) in sessions or int(fields[3]) in sessions)}
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat_fields(pid)
+    if fields is None:
+        return True  # no /proc: trust kill(0)
+    return fields[0] not in (b"Z", b"X")
 
 
 def descendants(roots: Iterable[int]) -> set[int]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import warm
-from ..processes import TreeGuard, kill_group, signal_name
+from ..processes import TreeGuard, alive, in_sessions, kill_group, signal_name
 from ..diagnoses import diagnose
 from .plan import Case
 from .world import World
@@ -126,7 +126,7 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
                 kill_group(p.pid)
             guard.kill([p.pid for p in procs.values()])
             raise
-        pids = _members({p.pid for p in procs.values()})
+        pids = in_sessions({p.pid for p in procs.values()})
         for p in procs.values():
             kill_group(p.pid)
         pids |= set(guard.kill([p.pid for p in procs.values()]))
@@ -142,8 +142,7 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
             runs[rank].tail = _tail(tmp_path / f"rank{rank}.log")
     # Ranks for the next launch start now, while the test judges this one (after the guard's
     # kill, which takes every process started during the launch for one of the ranks').
-    warm.pool().prewarm({k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"},
-                        len(world.ranks))
+    warm.pool().prewarm(rank_environ(), len(world.ranks))
     ranks = [runs[r] for r in sorted(runs)]
     pids = sorted(pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events
                                                      if e.get("event") == "child"})
@@ -151,11 +150,17 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
     return Launch(world, outcome, message, ranks, time.monotonic() - start, signature, pids, survivors(pids))
 
 
+def rank_environ() -> dict[str, str]:
+    """The environment every rank starts from (before its own RANK, WORLD_SIZE, ...): this
+    process's, without torchrun's agent store (the ranks meet through their own file store)."""
+    return {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}
+
+
 def _spawn(world: World, spec_file: Path, tmp: Path) -> dict[int, subprocess.Popen]:
     """One process per rank, in its own session: a warm one (interpreter and ``import torch``
     already paid, see :mod:`..warm`) where one fits, else started now."""
     procs = {}
-    base = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}  # our own store
+    base = rank_environ()
     for rank, local in zip(world.ranks, world.local_ranks):
         env = {**base, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
                "LOCAL_WORLD_SIZE": str(len(world.ranks)), "PYTHONUNBUFFERED": "1"}
@@ -178,41 +183,6 @@ def _wait(procs: dict[int, subprocess.Popen], runs: dict[int, RankRun], deadline
         if now >= stop:
             return stop == deadline
         time.sleep(0.05)
-
-
-def _members(sessions: set[int]) -> set[int]:
-    """Processes whose session or process group is one of ``sessions`` (Linux ``/proc``)."""
-    found = set()
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path("/proc", entry, "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 3 and (int(fields[2]) in sessions or int(fields[3]) in sessions):
-            found.add(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        stat = Path("/proc", str(pid), "stat").read_text()
-    except OSError:
-        return True  # no /proc: trust kill(0)
-    return stat[stat.rfind(")") + 2:].split()[0] not in ("Z", "X")
 
 
 def survivors(pids: list[int], wait: float = 2.0) -> list[int]:

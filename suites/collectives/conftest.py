@@ -18,7 +18,7 @@ import os
 import pytest
 
 from pytest_rocmcompat.collectives import plan
-from pytest_rocmcompat.collectives.launcher import Launch, launch
+from pytest_rocmcompat.collectives.launcher import Launch, launch, rank_environ
 from pytest_rocmcompat import warm
 from pytest_rocmcompat.collectives.world import World, WorldError, worlds
 
@@ -100,8 +100,7 @@ def _warm_ahead(config: pytest.Config, world: World, launched: dict) -> None:
         later = [w for w in worlds(os.environ, _gpu_count(config)) if w.id not in launched and w.id != world.id]
     except WorldError:
         later = []
-    env = {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}
-    warm.pool().prewarm(env, len(world.ranks) + (len(later[0].ranks) if later else 0))
+    warm.pool().prewarm(rank_environ(), len(world.ranks) + (len(later[0].ranks) if later else 0))
 
 
 @pytest.fixture
