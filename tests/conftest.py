@@ -91,3 +91,19 @@ def _private_matrix_cache(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop(CACHE_DIR_VAR, None)
     else:
         os.environ[CACHE_DIR_VAR] = old
+
+
+def process_running(pid: int) -> bool:
+    """Whether ``pid`` is a live process: kill(0), then /proc for zombies (dead, only not yet
+    reaped). Read here, not with the package's own process helpers, so tests check those."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return "\nState:\tZ" not in fh.read()
+    except FileNotFoundError:
+        return False

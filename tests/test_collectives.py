@@ -18,7 +18,7 @@ from pytest_rocmcompat.collectives.launcher import Launch, launch
 from pytest_rocmcompat.collectives.worker import EXACT_LIMIT, levels
 from pytest_rocmcompat.collectives.world import WorldError, env_world, local_worlds, worlds
 
-from .conftest import CPU_ENV, REPO
+from .conftest import CPU_ENV, REPO, process_running
 
 GLOO2 = local_worlds(0)[0]
 
@@ -158,25 +158,13 @@ SMALL = [c for c in plan.build(gpu=False, max_bytes=256) if c.name in ("all_redu
          and c.dtype == "float32"]
 
 
-def _running(pid: int) -> bool:
-    """Checked without the launcher's helpers: kill(0), then /proc for zombies."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            return "\nState:\tZ" not in fh.read()
-    except FileNotFoundError:
-        return False
-
 
 def _assert_nothing_left(result: Launch, expect_child: bool = False) -> None:
     children = [e["pid"] for r in result.ranks for e in r.events if e.get("event") == "child"]
     assert not expect_child or children, "the stuck rank did not record its child"
     assert {r.pid for r in result.ranks} | set(children) <= set(result.pids)
     assert result.survivors == []
-    left = [pid for pid in result.pids if _running(pid)]
+    left = [pid for pid in result.pids if process_running(pid)]
     assert left == [], f"processes left behind: {left}"
 
 

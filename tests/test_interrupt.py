@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml, Skipped
 
+from .conftest import process_running
+
 SUITE = """
 import os, time, pytest
 def test_a_passes():
@@ -85,9 +87,9 @@ def test_sigterm_kills_the_isolated_child_too(tmp_path: Path) -> None:
     assert rc == pytest.ExitCode.INTERRUPTED
     pid = int((tmp_path / "child.pid").read_text())
     deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
+    while process_running(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(pid), f"isolated child {pid} survived the interrupted session"
+    assert not process_running(pid), f"isolated child {pid} survived the interrupted session"
     xml = JUnitXml.fromfile(str(tmp_path / "out" / "junit.xml"))
     names = {c.name for suite in xml for c in suite}
     assert names == {"test_child_sleeps", "test_after"}
@@ -101,14 +103,6 @@ def test_sigterm_under_xdist(tmp_path: Path) -> None:
     names = {c.name for suite in xml for c in suite}
     assert "test_c_runs_when_interrupted" in names and "test_a_passes" in names
     assert len(names) == 7, names  # everything collected is accounted for
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_collect_only_marks_nothing_not_run(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import CPU_ENV
+from .conftest import CPU_ENV, process_running
 
 SESSION = '''
 import ctypes, os, resource, subprocess, sys, time
@@ -70,13 +70,6 @@ def env_file(pytester: pytest.Pytester):
     return path
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            return "\nState:\tZ" not in fh.read()  # a zombie is dead, only not yet reaped
-    except FileNotFoundError:
-        return False
-
 
 def _outcomes(xml: Path) -> dict[str, dict[str, str]]:
     root = ET.parse(xml).getroot()
@@ -108,7 +101,7 @@ def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pyteste
     assert "killed after the 3 s time limit" in out and "MemoryError" in out
     assert "Memory access fault by GPU node-10" in out  # the child's output tail is attached
     pid = int((pytester.path / "grandchild.pid").read_text())
-    assert not _alive(pid), "the hung test's grandchild survived the time limit"
+    assert not process_running(pid), "the hung test's grandchild survived the time limit"
     report = (pytester.path / "r.md").read_text()
     assert "💥 crashed" in report and "⏳ hang" in report and "hip-memory-access-fault" in report
 

@@ -20,7 +20,7 @@ import pytest
 from pytest_rocmcompat.outcomes import Outcome
 from pytest_rocmcompat.report.junit_read import read_run
 
-from .conftest import CPU_ENV
+from .conftest import CPU_ENV, process_running
 
 POISON = '''
 import json, os, sys, pytest
@@ -108,13 +108,6 @@ def test_after():
 '''
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
 
 def _pids(folder: Path) -> dict[str, int]:
     return {p.name: int(p.read_text()) for p in folder.iterdir() if not p.name.endswith(".tmp")}
@@ -123,7 +116,7 @@ def _pids(folder: Path) -> dict[str, int]:
 def _wait_dead(pids: dict[str, int], seconds: float = 10.0) -> list[str]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        alive = [f"{name}={pid}" for name, pid in pids.items() if _alive(pid)]
+        alive = [f"{name}={pid}" for name, pid in pids.items() if process_running(pid)]
         if not alive:
             return []
         time.sleep(0.1)

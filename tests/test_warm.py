@@ -17,6 +17,7 @@ import pytest
 
 from pytest_rocmcompat.warm import WARM_MARK, WarmPool
 
+from .conftest import process_running
 from .test_collectives import GLOO2, SMALL, needs_torch
 
 JOB = textwrap.dedent("""
@@ -33,17 +34,6 @@ def job_module(tmp_path: Path) -> tuple[str, dict[str, str]]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     return "warmjob", env
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is not alive
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_a_prewarmed_process_serves_one_job_then_exits(job_module, tmp_path: Path) -> None:
@@ -91,7 +81,7 @@ def test_idle_warm_processes_die_on_shutdown_and_with_their_parent(job_module, t
     warm.prewarm(env, 2, preload=("json",))
     pids = [p.pid for idle in warm._idle.values() for p in idle]
     warm.shutdown()
-    assert not [p for p in pids if _alive(p)]
+    assert not [p for p in pids if process_running(p)]
     # a launcher killed with SIGKILL: its warm processes go too (end of stdin, parent-death signal)
     script = textwrap.dedent(f"""
         import os, sys, time
@@ -107,9 +97,9 @@ def test_idle_warm_processes_die_on_shutdown_and_with_their_parent(job_module, t
     launcher.send_signal(signal.SIGKILL)
     launcher.wait()
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and any(_alive(p) for p in children):
+    while time.monotonic() < deadline and any(process_running(p) for p in children):
         time.sleep(0.2)
-    assert not [p for p in children if _alive(p)]
+    assert not [p for p in children if process_running(p)]
 
 
 @needs_torch
@@ -126,4 +116,4 @@ def test_the_second_launch_runs_on_warm_ranks_and_leaves_nothing() -> None:
     assert not second.survivors
     idle = [p.pid for procs in pool()._idle.values() for p in procs]
     pool().shutdown()
-    assert not [p for p in idle if _alive(p)]
+    assert not [p for p in idle if process_running(p)]
