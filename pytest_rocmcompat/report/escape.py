@@ -54,21 +54,21 @@ def plain_text(value: object) -> str:
     return text.translate(_CONTROL)
 
 
+def _current_secrets() -> tuple[str, ...]:
+    """This process's secret values: the ones :func:`one_environment_scan` read, else read now."""
+    secrets = _SECRETS.get()
+    return secret_values_from_env(dict(os.environ)) if secrets is None else secrets
+
+
 def safe_text(value: object, secrets: tuple[str, ...] | None = None) -> str:
     """:func:`plain_text` with secrets redacted (this process's secret variables by default)."""
-    if secrets is None:
-        secrets = _SECRETS.get()
-        if secrets is None:
-            secrets = secret_values_from_env(dict(os.environ))
-    return redact_text(plain_text(value), secrets)
+    return redact_text(plain_text(value), _current_secrets() if secrets is None else secrets)
 
 
 def safe_data(value: object, secrets: tuple[str, ...] | None = None) -> object:
     """JSON-shaped data with every string (keys too) passed through :func:`safe_text`."""
     if secrets is None:
-        secrets = _SECRETS.get()
-        if secrets is None:
-            secrets = secret_values_from_env(dict(os.environ))
+        secrets = _current_secrets()
     if isinstance(value, str):
         return safe_text(value, secrets)
     if isinstance(value, dict):
