@@ -54,7 +54,7 @@ import yaml
 
 from _common import default_out, interleave, machine, paired_ratio, summary, table, timed_run, write_json
 
-from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR
+from pytest_rocmcompat.cache_store import CACHE_DIR_VAR
 from pytest_rocmcompat.probe.environment import GPU, Environment
 
 N_DIRS = ("models", "kernels", "distributed", "rl", "data")  # not "dist": pytest skips it

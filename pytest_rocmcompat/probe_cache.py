@@ -32,13 +32,14 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .matrix.cache import _private, cache_dir
+from .cache_store import cache_dir, read_entry, write_entry
 from .probe.environment import Environment
 from .probe.envvars import is_allowed
 
 _PACKAGE = Path(__file__).resolve().parent
 VERSION_FILES = ("/proc/driver/nvidia/version", "/sys/module/amdgpu/version")
 TOOLS = ("rocminfo", "amd-smi", "nvidia-smi")
+MAX_ENTRY_BYTES = 4 * 2**20  # a recorded environment is a few KB
 KEEP_ENTRIES = 16  # newest entries kept; older ones are removed when a new one is written
 _UNSTORED_NOTES = ("native:", "native probe")  # a failed or timed-out torch child: not a fact to keep
 
@@ -87,21 +88,16 @@ def cached_probe(extra_libraries: Iterable[str] = (), *, fresh: bool = False,
 
 def _read(path: Path) -> Environment | None:
     try:
-        if not _private(os.stat(path.parent)) or not _private(os.stat(path)):
-            return None
-        return Environment.from_json(path.read_text(encoding="utf-8"))
+        raw = read_entry(path, MAX_ENTRY_BYTES)
+        return None if raw is None else Environment.from_json(raw.decode("utf-8"))
     except (OSError, ValueError, TypeError, KeyError):  # absent, unreadable or not ours: probe live
         return None
 
 
 def _write(directory: Path, path: Path, env: Environment) -> None:
-    from .report.atomic import write_atomic
-
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private(os.stat(directory)):
+        if not write_entry(path, env.to_json().encode("utf-8")):
             return
-        write_atomic(str(path), env.to_json())
         entries = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in entries[KEEP_ENTRIES:]:
             old.unlink(missing_ok=True)

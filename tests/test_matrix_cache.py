@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError
-from pytest_rocmcompat.matrix.cache import CACHE_DIR_VAR, MatrixCache, cache_dir, text_hash
+from pytest_rocmcompat.cache_store import CACHE_DIR_VAR, cache_dir
+from pytest_rocmcompat.matrix.cache import MatrixCache, text_hash
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.matrix.plain import FORMAT

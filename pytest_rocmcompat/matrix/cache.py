@@ -27,31 +27,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 from pathlib import Path
 
 from .. import __version__
+from ..cache_store import cache_dir, read_entry, write_entry
 from .model import FileContent
 from .plain import FORMAT, content_from_plain, content_to_plain
 
-CACHE_DIR_VAR = "ROCMCOMPAT_CACHE_DIR"
-OFF = "off"
 MAX_ENTRY_BYTES = 64 * 2**20
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The modules whose code decides what a checked file becomes (or how it is pickled).
 _CODE = ("matrix/model.py", "matrix/schema.py", "matrix/checker.py", "matrix/yaml_lines.py",
          "matrix/cache.py", "matrix/plain.py", "matrix/limits.py", "rules/model.py", "rules/schema.py", "rules/signature.py", "arch.py", "versions.py",
          "metrics.py", "errors.py", "probe/environment.py")
-
-
-def cache_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path | None:
-    """Where entries live, or ``None`` when the cache is off."""
-    chosen = environ.get(CACHE_DIR_VAR)
-    if chosen is not None:
-        return None if chosen.strip().lower() in (OFF, "") else Path(chosen)
-    base = environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base, "pytest-rocmcompat")
 
 
 class MatrixCache:
@@ -75,16 +64,11 @@ class MatrixCache:
 
     def get(self, key: str, text: str) -> FileContent | None:
         """The content checked from exactly ``text`` under ``key``, or ``None`` (a miss)."""
-        path = self.directory / f"{key}.json"
         try:
-            if not self._trusted_dir():
+            raw = read_entry(self.directory / f"{key}.json", MAX_ENTRY_BYTES)
+            if raw is None:
                 return None
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if not stat.S_ISREG(st.st_mode) or not _private(st) or st.st_size > MAX_ENTRY_BYTES:
-                    return None
-                entry = json.loads(fh.read(MAX_ENTRY_BYTES + 1))
+            entry = json.loads(raw)
             if entry.get("format") != FORMAT or entry.get("text_sha256") != text_hash(text):
                 return None
             return content_from_plain(entry["content"])
@@ -92,24 +76,12 @@ class MatrixCache:
             return None
 
     def put(self, key: str, text: str, content: FileContent) -> None:
-        from ..report.atomic import write_atomic
-
         try:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not self._trusted_dir():
-                return
             entry = {"format": FORMAT, "text_sha256": text_hash(text), "content": content_to_plain(content)}
-            # private (0600); readers never see half a file
-            write_atomic(str(self.directory / f"{key}.json"),
-                         json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("utf-8"), mode=0o600)
+            write_entry(self.directory / f"{key}.json",
+                        json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("utf-8"))
         except Exception:  # read-only home, full disk, a value JSON cannot hold: run without the cache
             return
-
-    def _trusted_dir(self) -> bool:
-        try:
-            return _private(os.stat(self.directory))
-        except OSError:
-            return False
 
     def _code_fingerprint(self) -> str:
         if self._code is None:
@@ -127,10 +99,3 @@ class MatrixCache:
 def text_hash(text: str) -> str:
     """SHA-256 of a file's text, as stored inside each entry."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _private(st: os.stat_result) -> bool:
-    """Owned by this user and writable by no one else."""
-    getuid = getattr(os, "getuid", None)
-    owner_ok = getuid is None or st.st_uid == getuid()
-    return owner_ok and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
