@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError, Problem
-from pytest_rocmcompat.matrix.limits import MAX_FILE_BYTES
+from pytest_rocmcompat.input_files import MAX_FILE_BYTES
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.rules.signature import SignatureTimeout, compile_signature, unsafe_reason
 

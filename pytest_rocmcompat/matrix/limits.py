@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from ..input_files import MAX_FILE_BYTES, InputError, read_text_file  # noqa: F401 - re-exported
-
 MAX_VERSION_CHARS = 100  # a version or specifier text
 MAX_NUMBER_PART_DIGITS = 30  # one number inside a version ("6.2.41133" has at most 5)
 MAX_DEPTH = 64  # nesting of lists and mappings

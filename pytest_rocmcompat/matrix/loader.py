@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from ..errors import ConfigError, Problem, show
+from ..input_files import InputError, read_text_file
 from .cache import MatrixCache
-from .limits import InputError, read_text_file
 from .model import FileContent, Matrix
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled_matrices"
