@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from .markers import register_ini, register_markers  # noqa: F401 - re-exported for plugin.py
+from .markers import register_ini
 
 
 def add_options(parser: pytest.Parser) -> None:

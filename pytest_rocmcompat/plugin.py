@@ -17,8 +17,9 @@ from . import classify, junit_file
 from .fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
 from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
 from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
+from .markers import register_markers
 from .matrix.model import SUITES
-from .options import add_options, check_ini, register_markers
+from .options import add_options, check_ini
 from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
 from .results import CLASSIFIED, ResultHook
 from .rootdir_guard import keep_rootdir
