@@ -63,8 +63,8 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = json.loads(CPU_ENV.to_json())
     env["env"] = {"VLLM_INDEX_URL": "https://user:pa55w0rd@mirror.example/simple"}
     env_file.write_text(json.dumps(env))
-    child_env = dict(os.environ, MY_API_TOKEN=ENV_SECRET, GITHUB_STEP_SUMMARY=str(work / "summary.md"), COLUMNS="250",
-                     ROCMCOMPAT_CACHE_DIR="off")
+    child_env = dict(os.environ, MY_API_TOKEN=ENV_SECRET, GITHUB_STEP_SUMMARY=str(work / "summary.md"),
+                     ROCMCOMPAT_CACHE_DIR="off", COLUMNS="250")  # CI's width: pytest quotes more
     old = os.umask(0o022)
     try:
         run = subprocess.run(
