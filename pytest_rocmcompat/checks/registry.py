@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..probe.environment import Environment, normalize_library
 from ..rules.model import AppliesTo, Rule
-from . import arch, cuda_driver, dynamo_gate, python_range, requirements
+from . import arch, cuda_driver, dynamo_gate, extension_torch, python_range, requirements
 from .finding import Finding
 
 CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
@@ -20,6 +20,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     dynamo_gate.ID: dynamo_gate.check,
     requirements.ID: requirements.check,
     cuda_driver.ID: cuda_driver.check,
+    extension_torch.ID: extension_torch.check,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

@@ -72,6 +72,7 @@ class Environment:
     nccl: str | None = None  # NCCL/RCCL version torch loaded (torch.cuda.nccl.version())
     driver_cuda: str | None = None  # highest CUDA the driver supports (NVML / nvidia-smi)
     requires: dict[str, tuple[str, ...]] = field(default_factory=dict)  # dist -> Requires-Dist
+    torch_cxx11_abi: bool | None = None  # torch._C._GLIBCXX_USE_CXX11_ABI; None: not probed
 
     # ---- derived views -------------------------------------------------
     @property
@@ -210,6 +211,8 @@ class Environment:
         for key in ("rocm", "hip", "cuda", "driver", "torch", "nccl", "driver_cuda"):
             if data.get(key) is not None and not isinstance(data[key], str):
                 raise ValueError(f"{key}: expected a string or null")
+        if data.get("torch_cxx11_abi") is not None and not isinstance(data["torch_cxx11_abi"], bool):
+            raise ValueError("torch_cxx11_abi: expected true, false or null")
         archs = data.get("torch_archs")
         if archs is not None:
             if not isinstance(archs, list) or not all(isinstance(a, str) for a in archs):

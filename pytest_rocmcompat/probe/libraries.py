@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from importlib import metadata
+from urllib.parse import unquote, urlsplit
+
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
 
 from .environment import normalize_library
 
@@ -15,6 +20,9 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "deepspeed", "transformer-engine", "megatron-core", "ray", "verl", "roll",
     "trl", "openrlhf", "sglang", "liger-kernel", "apex", "amdsmi", "nvidia-ml-py",
     "nvidia-nccl-cu12", "nvidia-nccl-cu13",
+    # compiled torch extensions whose wheels name the torch they were built for
+    "mamba-ssm", "causal-conv1d", "flashinfer-python", "torch-scatter", "torch-sparse",
+    "torch-cluster", "torch-spline-conv", "pyg-lib",
 )
 
 
@@ -40,10 +48,30 @@ def installed_stack(extra: Iterable[str] = ()) -> tuple[dict[str, str], dict[str
             continue
         key = normalize_library(name)
         if key in wanted and key not in found:  # first on sys.path wins, as for imports
-            found[key] = dist.version
+            found[key] = _with_build_label(dist, dist.version) if key in _STACK else dist.version
             if key in _STACK or key.startswith("nvidia-"):
                 requires[key] = _without_extras(dist.requires or [])
     return dict(sorted(found.items())), dict(sorted(requires.items()))
+
+
+def _with_build_label(dist: metadata.Distribution, version: str) -> str:
+    """``2.8.3`` -> ``2.8.3+cu12torch2.8cxx11abitrue`` when installed from a wheel so named.
+
+    flash-attn's release wheels carry the torch and C++ ABI they were built for only in
+    the file name (the METADATA says ``2.8.3``); a direct-URL install records that name in
+    ``direct_url.json`` (PEP 610). Anything unreadable keeps the metadata version.
+    """
+    if "+" in version:
+        return version
+    try:
+        text = dist.read_text("direct_url.json")
+        url = json.loads(text).get("url", "") if text and len(text) < 65536 else ""
+        name = unquote(urlsplit(str(url)).path.rsplit("/", 1)[-1])
+        _, labelled, _, _ = parse_wheel_filename(name)
+        same = labelled.local is not None and Version(labelled.public) == Version(version)
+    except (InvalidWheelFilename, InvalidVersion, ValueError, AttributeError, OSError, TypeError):
+        return version
+    return str(labelled) if same else version
 
 
 def _without_extras(requires: list[str]) -> tuple[str, ...]:

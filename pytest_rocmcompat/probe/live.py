@@ -93,6 +93,7 @@ def assemble(torch: dict[str, Any] | None, reports: list[DeviceReport], rocm_fil
         libraries=libraries, env=capture_env(dict(environ)), source="live", notes=tuple(notes),
         torch_archs=tuple(torch["arch_list"]) if torch.get("arch_list") else None,
         nccl=torch.get("nccl"), driver_cuda=_field(reports, "cuda"), requires=dict(requires or {}),
+        torch_cxx11_abi=torch["cxx11_abi"] if isinstance(torch.get("cxx11_abi"), bool) else None,
     )
 
 

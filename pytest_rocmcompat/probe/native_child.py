@@ -22,6 +22,9 @@ def _torch() -> dict[str, Any]:
         "cuda": getattr(torch.version, "cuda", None),
         "devices": [],
     }
+    abi = getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", None)
+    if isinstance(abi, bool):
+        info["cxx11_abi"] = abi
     try:  # the build's code targets; needs no device
         info["arch_list"] = [str(a) for a in torch.cuda.get_arch_list()]
     except Exception:

@@ -12,7 +12,9 @@ from ..versions import InvalidVersion, parse_version
 from .environment import GPU, PLATFORMS, Environment, normalize_library
 
 VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
-KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "lib.NAME", "requires.NAME", "env.NAME")
+KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "torch_cxx11_abi", "lib.NAME", "requires.NAME",
+        "env.NAME")
+_BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 _TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-\d+)*(-generic)?)$")
 
 
@@ -35,6 +37,8 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     keys = [parse_assignment(text)[0] for text in assignments]
     if "torch" in keys and "torch_archs" not in keys:
         changes["torch_archs"] = None  # another torch: its targets are derived again
+    if "torch" in keys and "torch_cxx11_abi" not in keys:
+        changes["torch_cxx11_abi"] = None  # ... and its C++ ABI
     shown = []
     for text in assignments:
         key, value = parse_assignment(text)
@@ -58,6 +62,10 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
                 requires.pop("torch", None)  # the recorded torch's metadata no longer applies
         elif key == "torch_archs":
             changes["torch_archs"] = _targets(where, value)
+        elif key == "torch_cxx11_abi":
+            if value and value.lower() not in _BOOLEANS:
+                raise OverrideError(f"{where}: expected 1/true or 0/false (empty: derived from the torch version)")
+            changes["torch_cxx11_abi"] = _BOOLEANS[value.lower()] if value else None
         elif key.startswith("lib.") and len(key) > 4:
             name = normalize_library(key[4:])
             requires.pop(name, None)  # another version: its recorded Requires-Dist no longer applies
