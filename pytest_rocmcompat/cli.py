@@ -49,6 +49,8 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     for label, value in (("nccl (loaded by torch)", env.nccl), ("driver supports CUDA", env.driver_cuda)):
         if value:
             out(f"  {label}: {value}")
+    if env.torch_cxx11_abi is not None:
+        out(f"  torch C++ ABI: {'C++11' if env.torch_cxx11_abi else 'pre-C++11'} (probed)")
     for note in env.notes:
         out(f"  note: {note}")
     _print_problems(env, out)
