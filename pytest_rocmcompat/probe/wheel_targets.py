@@ -1,34 +1,50 @@
-"""GPU code targets of the official torch wheels, per release and build tag.
+"""GPU code targets of the official torch wheels, per release and build tag, and per day for nightlies.
 
 Used when the build's own ``torch.cuda.get_arch_list()`` is not known (a replay, or
 ``--rocm-set torch=2.7.0+cu124``). Every row names its source; docs/checks.md lists
 them with how sure each one is. Where sources disagree a row keeps the *larger* set
 (a missing target would claim "no kernels" falsely; an extra one only misses a problem).
-A release or tag not in the table is unknown: no check is made from it.
+A nightly (``2.10.0.dev20250929+rocm7.0``) gets the targets the build scripts had on its
+build day when a :data:`NIGHTLY` row covers that day, else its release's row.
+A release or tag not in the tables is unknown: no check is made from it.
 """
 
 from __future__ import annotations
 
+import re
+
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from ..versions import coerce_version
 
 _CU_OLD = "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
 _CU128_27 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
 _CU128_28 = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
-_CU130 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
-_ROCM5 = "gfx900 gfx906 gfx908 gfx90a gfx1030 gfx1100"
+_CU128_EARLY = "sm_50 sm_60 " + _CU128_28
+_CU130 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
+_ROCM5_OLD = "gfx900 gfx906 gfx908 gfx90a gfx1030"
+_ROCM5 = _ROCM5_OLD + " gfx1100"
 _ROCM60 = _ROCM5 + " gfx942"
-_ROCM62 = _ROCM60 + " gfx1101 gfx1102"
-_ROCM63 = _ROCM62 + " gfx1200 gfx1201"
+_ROCM_1101 = _ROCM60 + " gfx1101"
+_ROCM_1102 = _ROCM_1101 + " gfx1102"
+_ROCM63 = _ROCM_1102 + " gfx1200 gfx1201"
 _ROCM64 = _ROCM63 + " gfx950"
-_ROCM7_LATER = _ROCM64 + " gfx1103 gfx1150 gfx1151"
+_ROCM7 = _ROCM64 + " gfx1150 gfx1151"
+_ROCM_1103 = _ROCM7 + " gfx1103"
 
+_PR = "https://github.com/pytorch/pytorch/pull/"
 _S_MOI90 = "https://github.com/moi90/pytorch_compute_capabilities"
 _S_SM120 = "https://github.com/pytorch/pytorch/issues/150733"
-_S_158700 = "https://github.com/pytorch/pytorch/pull/158700"
-_S_H100 = "recorded: tests/data/env_h100_archs.json (torch 2.11.0+cu130 on an H100)"
-_S_BUILDER = "https://github.com/pytorch/builder/blob/main/manywheel/build_docker.sh"
+_S_158700, _S_145792 = _PR + "158700", _PR + "145792"
+_S_CU130 = "https://github.com/pytorch/pytorch/issues/172352"
+_S_BUILDER_20 = "https://github.com/pytorch/builder/blob/release/2.0/manywheel/build_docker.sh"
+_S_1407 = "https://github.com/pytorch/builder/pull/1407"
+_S_1647 = "https://github.com/pytorch/builder/pull/1647"
+_S_UV = "https://github.com/astral-sh/uv/issues/14086"
+_S_UV_72 = "https://github.com/astral-sh/uv/pull/18730"
+_S_141667, _S_147761, _S_148562 = _PR + "141667", _PR + "147761", _PR + "148562"
+_S_167299, _S_179653 = _PR + "167299", _PR + "179653"
 _S_CI_ROCM = "https://github.com/pytorch/pytorch/blob/main/.ci/docker/manywheel/build.sh"
 
 # (build tag prefix, torch releases, targets, source)
@@ -40,16 +56,37 @@ TABLE: tuple[tuple[str, str, str, str], ...] = (
     ("cu128", ">=2.7,<2.8", _CU128_27, _S_MOI90),
     ("cu128", ">=2.8,<2.11", _CU128_28, _S_158700),
     ("cu129", ">=2.8,<2.10", _CU128_28, _S_158700),
-    ("cu130", ">=2.9,<2.12", _CU130, _S_H100),
-    ("rocm5", ">=1.13,<2.4", _ROCM5, _S_BUILDER),
-    ("rocm6.0", ">=2.2,<2.5", _ROCM60, _S_BUILDER),
-    ("rocm6.1", ">=2.3,<2.6", _ROCM60, _S_BUILDER),
-    ("rocm6.2", ">=2.5,<2.8", _ROCM62, _S_CI_ROCM),
-    ("rocm6.3", ">=2.7,<2.9", _ROCM63, _S_CI_ROCM),
+    ("cu130", ">=2.9,<2.12", _CU130, _S_CU130),
+    ("rocm5", ">=1.13,<2.1", _ROCM5_OLD, _S_BUILDER_20),
+    ("rocm5", ">=2.1,<2.4", _ROCM5, _S_1407),
+    ("rocm6.0", ">=2.2,<2.5", _ROCM60, _S_1647),
+    ("rocm6.1", ">=2.3,<2.6", _ROCM60, _S_1647),
+    ("rocm6.1", ">=2.6,<2.7", _ROCM_1101, _S_141667),
+    ("rocm6.2", ">=2.5,<2.6", _ROCM60, _S_UV),
+    ("rocm6.2", ">=2.6,<2.7", _ROCM_1101, _S_141667),
+    ("rocm6.2", ">=2.7,<2.8", _ROCM63, _S_UV),
+    ("rocm6.3", ">=2.7,<2.10", _ROCM63, _S_148562),
     ("rocm6.4", ">=2.8,<2.11", _ROCM64, _S_CI_ROCM),
     ("rocm7.0", ">=2.9,<2.10", _ROCM64, _S_CI_ROCM),
-    ("rocm7", ">=2.10,<2.12", _ROCM7_LATER, _S_CI_ROCM),
+    ("rocm7", ">=2.10,<2.12", _ROCM7, _S_UV_72),
 )
+
+# (build tag prefix, first build day, day of the next change (excluded) or None, targets, source).
+# The day is the nightly's .devYYYYMMDD; a change counts from its PR's merge day (the larger set).
+NIGHTLY: tuple[tuple[str, int, int | None, str, str], ...] = (
+    ("cu128", 20250127, 20250306, _CU128_EARLY, _S_145792),
+    ("rocm5", 20000101, 20230523, _ROCM5_OLD, _S_1407),
+    ("rocm5", 20230523, None, _ROCM5, _S_1407),
+    ("rocm6", 20000101, 20241204, _ROCM60, _S_1647),
+    ("rocm", 20241204, 20250224, _ROCM_1101, _S_141667),
+    ("rocm", 20250224, 20250305, _ROCM_1102, _S_147761),
+    ("rocm6.4", 20250305, 20251107, _ROCM64, _S_CI_ROCM),
+    ("rocm6", 20250305, 20251107, _ROCM63, _S_148562),
+    ("rocm7", 20250305, 20251107, _ROCM7, _S_167299),
+    ("rocm", 20251107, 20260408, _ROCM7, _S_167299),
+    ("rocm", 20260408, 20260911, _ROCM_1103, _S_179653),
+)
+_THEROCK = re.compile(r"rocm\d+(?:\.\d+)*a\d+")  # AMD's per-family builds, e.g. rocm7.13.0a20260318
 _PARSED: list[tuple[str, SpecifierSet, tuple[str, ...], str]] = []  # filled on first use
 
 
@@ -58,21 +95,35 @@ def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
     version = coerce_version(torch)
     if version is None or not version.local:
         return None
+    local = version.local.replace("_", ".")
+    if _THEROCK.fullmatch(local):
+        return None
+    day = build_day(version)
+    for tag, first, until, targets, source in NIGHTLY if day is not None else ():
+        if _tag_matches(local, tag) and first <= day and (until is None or day < until):
+            return tuple(targets.split()), f"table: {source}"
     if not _PARSED:
         _PARSED.extend((tag, SpecifierSet(spec), tuple(targets.split()), source)
                        for tag, spec, targets, source in TABLE)
-    local = version.local.replace("_", ".")
     release = coerce_version(version.base_version)
-    for tag, spec, targets, source in _PARSED:
+    for tag, spec, parsed, source in _PARSED:
         if _tag_matches(local, tag) and release is not None and spec.contains(release, prereleases=True):
-            return targets, f"table: {source}"
+            return parsed, f"table: {source}"
     return None
 
 
+def build_day(version: Version) -> int | None:
+    """``2.10.0.dev20250929`` -> 20250929; ``None`` for a release or an undated dev number."""
+    dev = version.dev
+    return dev if dev is not None and 20000101 <= dev <= 29991231 else None
+
+
 def _tag_matches(local: str, tag: str) -> bool:
-    """``rocm6.2.4`` matches ``rocm6.2`` and ``rocm6``; ``cu124`` matches ``cu124`` only."""
+    """``rocm6.2.4`` matches ``rocm6.2``, ``rocm6`` and ``rocm``; ``cu124`` matches ``cu124`` only."""
     if tag.startswith("cu"):
         return local == tag
+    if tag == "rocm":
+        return local[4:5].isdigit() and local.startswith(tag)
     return local == tag or local.startswith(tag + ".")
 
 
