@@ -33,7 +33,7 @@ def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: li
     config = item.config
     end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
     _forward_warnings(config, end)
-    mine = [config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d))
+    mine = [_verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
             for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
@@ -80,6 +80,23 @@ def _forward_warnings(config: pytest.Config, end: ChildEnd) -> None:
         config.hook.pytest_warning_recorded.call_historic(kwargs=dict(
             warning_message=message, when=data.get("when", "runtest"), nodeid=data.get("nodeid", ""),
             location=None))
+
+
+def _verbatim_subtest(report, data: dict):
+    """A subtest report's keyword values exactly as the child showed them (``i=2``, not ``i='2'``).
+
+    pytest's ``SubtestContext`` replaces every value by its ``saferepr`` whenever it is built, so
+    the child's report already holds ``{"i": "2"}`` and rebuilding it from JSON would repr the
+    string again (``"'2'"``). The child's values are restored as they were: the report is then
+    the one the child made, and crosses pytest-xdist (one more rebuild) like any in-process one.
+    """
+    context = getattr(report, "context", None)
+    raw = data.get("_subtest.context")
+    kwargs = raw.get("kwargs") if isinstance(raw, dict) else None
+    if (context is not None and isinstance(kwargs, dict) and hasattr(context, "kwargs")
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in kwargs.items())):
+        object.__setattr__(context, "kwargs", dict(kwargs))  # a frozen dataclass, as pytest sets it
+    return report
 
 
 def _tuple_longrepr(data: dict) -> dict:
