@@ -54,16 +54,22 @@ def failure_text(report: pytest.TestReport) -> str:
     return "\n".join(parts)
 
 
-def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool) -> None:
-    """Adjust ``report`` in place for the item's rules and record the outcome as properties."""
+def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool,
+             unmatched: Outcome = Outcome.FAIL) -> Rule | None:
+    """Adjust ``report`` in place for the item's rules and record the outcome as properties.
+
+    Returns the rule whose signature made a failure ``known-bad``, else ``None``. ``unmatched``
+    is the outcome recorded when rules reach the failure but none of their signatures matches
+    (the isolation runner passes ``crashed`` or ``hang`` for a test whose process died).
+    """
     # An isolate rule with a signature says how the test fails, like an xfail rule (a crash is
     # matched by the isolation runner; a raised error is matched here, in the sandbox).
     xfail_rules = [r for r in rules if r.action == "xfail" or (r.action == "isolate" and r.signature is not None)
                    ] if report.when == "call" else []
     if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
         if report.failed:
-            _builtin_signature(item, report, failure_text(report))
-        return
+            diagnose_failure(item, report, failure_text(report))
+        return None
     if report.failed:
         text = failure_text(report)
         matched = _first_matching(xfail_rules, text, report)
@@ -74,17 +80,17 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
             _prop(item, report, PROP_RULE, matched.id)
             if matched.signature is not None:
                 _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
-        else:
-            _builtin_signature(item, report, text)
-            ids = ", ".join(r.id for r in xfail_rules)
-            report.sections.append((
-                "rocmcompat",
-                f"known-bad rule(s) {ids} apply to this test, but the failure text does not match "
-                "their signature: this is a real failure, not the known issue.",
-            ))
-            _prop(item, report, PROP_OUTCOME, Outcome.FAIL.value)
-            # the same note reaches JUnit (a testcase property) and the run report (the message)
-            _prop(item, report, PROP_NOTE, f"rule {ids} applies but its signature did not match")
+            return matched
+        diagnose_failure(item, report, text)
+        ids = ", ".join(r.id for r in xfail_rules)
+        report.sections.append((
+            "rocmcompat",
+            f"known-bad rule(s) {ids} apply to this test, but the failure text does not match "
+            "their signature: this is a real failure, not the known issue.",
+        ))
+        _prop(item, report, PROP_OUTCOME, unmatched.value)
+        # the same note reaches JUnit (a testcase property) and the run report (the message)
+        _prop(item, report, PROP_NOTE, f"rule {ids} applies but its signature did not match")
     elif report.passed:
         rule = xfail_rules[0]
         _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)
@@ -96,6 +102,7 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
                                "(failing because of --rocm-strict)")
         else:
             report.wasxfail = _XFAIL_PREFIX + rule.describe()
+    return None
 
 
 def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> Rule | None:
@@ -111,8 +118,8 @@ def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> 
     return None
 
 
-def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) -> None:
-    """Name an unexplained failure by its diagnosis (likely cause, usual fix, link)."""
+def diagnose_failure(item: pytest.Item, report: pytest.TestReport, text: str):
+    """Name an unexplained failure by its diagnosis (likely cause, usual fix, link); the Diagnosis or None."""
     from .diagnoses import diagnose  # failures only: a passing session never compiles it
 
     found = diagnose(text)
@@ -121,6 +128,7 @@ def _builtin_signature(item: pytest.Item, report: pytest.TestReport, text: str) 
         _prop(item, report, PROP_DIAGNOSIS, found.property_value())
         report.sections.append(("rocmcompat", f"diagnosis {found.id}: likely cause: {found.cause}; "
                                               f"usual fix: {found.fix}; see {found.link}"))
+    return found
 
 
 def mark_worker_crash(report: pytest.TestReport) -> None:

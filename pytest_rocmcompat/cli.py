@@ -17,24 +17,29 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     from .matrix.loader import load_matrix
     from .probe.live import probe
 
+    from .report.escape import echo, safe_data
+
     extra: tuple[str, ...] = ()
     if args.matrix:
-        extra = load_matrix(args.matrix).library_names
+        try:
+            extra = load_matrix(args.matrix).library_names
+        except ConfigError as exc:
+            echo(exc, err=True)
+            return 1
     try:
         env = _replayed(args) if args.env else probe(extra)
         if args.set:
             from .probe.overrides import apply_overrides
 
             env = apply_overrides(env, args.set)
-    except (ValueError, OSError) as exc:  # EnvironmentFileError, OverrideError
-        print(f"rocmcompat: {exc}", file=sys.stderr)
+    except (ValueError, OSError) as exc:  # EnvironmentFileError, OverrideError: they quote the input
+        echo(f"rocmcompat: {exc}", err=True)
         return 2
-    from .report.escape import safe_data, safe_text
 
     if args.json:  # values redacted before serialisation, not the serialised text
         print(json.dumps(safe_data(json.loads(env.to_json())), indent=2, sort_keys=True))
         return 0
-    out = _safe_print(safe_text)  # every line of the text form made safe
+    out = _line_printer()  # every line of the text form made safe, and one line
     out(env.summary())
     for gpu in env.gpus:
         memory = f"{gpu.memory_bytes / 2**30:.1f} GiB" if gpu.memory_bytes else "memory unknown"
@@ -73,29 +78,30 @@ def _print_problems(env, out) -> None:
         out(f"  {problem.describe()}")
 
 
-def _safe_print(safe):
-    import builtins
+def _line_printer():
+    """``print`` for lines that quote data: redacted, control characters dropped, and a newline or
+    carriage return inside a value written as an escape (``report.escape.terminal_line``)."""
+    from .report.escape import terminal_line
 
-    return lambda line="": builtins.print(safe(line))
+    return lambda line="": print(terminal_line(line))
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from .matrix.expand import count_cells
     from .matrix.loader import load_matrix
+    from .report.escape import echo, terminal_line
 
     status = 0
     for path in args.matrices:
         try:
             matrix = load_matrix(path)
         except ConfigError as exc:
-            print(exc, file=sys.stderr)
+            echo(exc, err=True)
             status = 1
             continue
         planned, excluded = count_cells(matrix)
-        from .report.escape import safe_text
-
-        print(safe_text(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
-                        f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
+        print(terminal_line(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
+                            f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
         if args.against:
             status = max(status, _lint_against(matrix, args.against))
     return status
@@ -103,14 +109,15 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 def _lint_against(matrix, paths: list[str]) -> int:  # noqa: ANN001 - a Matrix
     from .lint_against import CollectError, collect_node_ids, unmatched_patterns
+    from .report.escape import echo, terminal_line
 
     try:
         ids = collect_node_ids(paths)
-    except CollectError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except CollectError as exc:  # it quotes pytest's output: a conftest may print anything
+        echo(f"error: {exc}", err=True)
         return 1
     for line in unmatched_patterns(matrix, ids):
-        print(f"warning: {line}")
+        print(terminal_line(f"warning: {line}"))
     return 0
 
 
@@ -118,22 +125,32 @@ def _cmd_expand(args: argparse.Namespace) -> int:
     from .matrix.expand import expand
     from .matrix.loader import load_matrix
 
+    from .report.escape import echo, one_environment_scan, terminal_line
+
     try:
         matrix = load_matrix(args.matrix)
     except ConfigError as exc:
-        print(exc, file=sys.stderr)
+        echo(exc, err=True)
         return 1
     cells = [cell.as_dict() for cell in expand(matrix)]
-    if args.format == "github":
+    if args.format == "github":  # what a workflow puts into job names, logs and commands
         for cell in cells:
             cell.update({"matrix": matrix.name, "platform": matrix.platform or ""})
+    # Every axis name and value made one safe line before it is printed or serialised: secrets
+    # redacted on the raw value, control characters dropped, a newline or carriage return escaped
+    # (JSON would only encode them, and a workflow would get them back raw).
+    with one_environment_scan():
+        headers = [terminal_line(name) for name in matrix.axis_names]
+        cells = [{terminal_line(k): terminal_line(v) for k, v in cell.items()} for cell in cells]
+    if args.format == "github":
         print(json.dumps({"include": cells}))
     elif args.format == "json":
         print(json.dumps(cells, indent=2))
     else:
         from tabulate import tabulate
 
-        print(tabulate([list(c.values()) for c in cells], headers=list(matrix.axis_names)))
+        # versions stay text: numparse would print '2.10' as 2.1
+        print(tabulate([list(c.values()) for c in cells], headers=headers, disable_numparse=True))
     return 0
 
 

@@ -11,6 +11,7 @@ probed environment ``probe.json``. Exit status: pytest's; 2 for a usage mistake.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
@@ -124,10 +125,25 @@ def _write_probe(results: Path, matrix: str | None) -> None:
             extra = load_matrix(resolve_matrix_name(matrix)).library_names
         except Exception:  # noqa: BLE001 - pytest reports the matrix's mistakes with file:line
             extra = ()
-    write_atomic(str(results / "probe.json"), probe(extra).to_json() + "\n")
+    from .report.escape import safe_data
+
+    # a published artefact: values redacted before serialisation, as `rocmcompat probe --json` does
+    data = safe_data(json.loads(probe(extra).to_json()))
+    write_atomic(str(results / "probe.json"), json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def shown_command(command: Sequence[str]) -> str:
+    """The pytest command as ``rocmcompat run`` prints it: ``NAME=VALUE`` arguments with a secret
+    name redacted (``--rocm-set env.NCCL_SOCKET_PASSWORD=...``), then as any quoted terminal text."""
+    from .redact import redact_args
+    from .report.escape import terminal_line
+
+    return " ".join(terminal_line(arg) for arg in redact_args(list(command)))
 
 
 def run_main(argv: Sequence[str]) -> int:
+    from .report.escape import echo
+
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE + "\n\n" + __doc__.split("\n\n", 1)[1].strip())
         return 0
@@ -137,16 +153,15 @@ def run_main(argv: Sequence[str]) -> int:
         results = Path(args.results).resolve()
         command, env = build_command(args, root, results)
         results.mkdir(parents=True, exist_ok=True)
-    except RunUsageError as exc:
-        print(f"rocmcompat run: {exc}", file=sys.stderr)
+    except RunUsageError as exc:  # it quotes the command line
+        echo(f"rocmcompat run: {exc}", err=True)
         return 2
     except OSError as exc:
-        print(f"rocmcompat run: cannot create the results folder {args.results}: {exc.strerror or exc}",
-              file=sys.stderr)
+        echo(f"rocmcompat run: cannot create the results folder {args.results}: {exc.strerror or exc}", err=True)
         return 2
     _write_probe(results, args.matrix)
-    print(f"rocmcompat run: {' '.join(command[1:])}", flush=True)
+    print(f"rocmcompat run: {shown_command(command[1:])}", flush=True)
     status = subprocess.call(command, env=env)
     written = [name for name in ("junit.xml", "COMPAT.md", "probe.json") if (results / name).is_file()]
-    print(f"rocmcompat run: results in {results}: {', '.join(written) or 'nothing written'}")
+    echo(f"rocmcompat run: results in {results}: {', '.join(written) or 'nothing written'}")
     return status

@@ -388,7 +388,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:
         write_run_report(state, state.report_path, exitstatus=int(exitstatus))
     except OSError as exc:  # the run's results stand; say why the report is missing
-        message = f"rocmcompat: could not write the report to {state.report_path}: {exc.strerror or exc}"
+        from .report.escape import terminal_line
+
+        message = terminal_line(f"rocmcompat: could not write the report to {state.report_path}: "
+                                f"{exc.strerror or exc}")
         tr = session.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None:
             tr.write_line(message, red=True)

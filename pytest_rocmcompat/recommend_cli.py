@@ -27,11 +27,12 @@ def _short_ids(rules: list[Rule], shown: int = 3) -> str:
 
 def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -> list[str]:
     """The recommendation as Markdown lines (the CLI's output and a section of the report)."""
+    from .report.escape import md_cell
     from .report.table import _table
 
-    out = [f"{heading} Recommendations for {rec.arch}", "",
-           f"From the matrices {', '.join(rec.matrices) or '(none cover this arch)'} and their known-bad rules; "
-           "evidence from the results given.", ""]
+    matrices = ", ".join(md_cell(name) for name in rec.matrices) or "(none cover this arch)"
+    out = [f"{heading} Recommendations for {md_cell(rec.arch)}", "",
+           f"From the matrices {matrices} and their known-bad rules; evidence from the results given.", ""]
     good = rec.recommended(limit)
     out += [f"{heading}# Newest stacks with no known-bad rule against them", ""]
     out += [_table(("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
@@ -78,33 +79,31 @@ def load_inputs(matrix_args: list[str] | None, result_args: list[str]):
 
 
 def run_recommend(args) -> int:
-    import sys
-
     from .errors import ConfigError
+    from .report.escape import echo
 
     try:
         matrices, runs, _ = load_inputs(args.matrix, args.results)
     except ConfigError as exc:
-        print(f"rocmcompat recommend: {exc}", file=sys.stderr)
+        echo(f"rocmcompat recommend: {exc}", err=True)
         return 1
     chosen = matrices_for(normalize_arch(args.arch), matrices)
     if not chosen:
         names = sorted({a for m in matrices for a in m.archs})
-        print(f"rocmcompat recommend: no matrix covers --arch {args.arch} (known: {', '.join(names)}); "
-              "give one with --matrix", file=sys.stderr)
+        echo(f"rocmcompat recommend: no matrix covers --arch {args.arch} (known: {', '.join(names)}); "
+             "give one with --matrix", err=True)
         return 2
+    # Markdown whose quoted values are md_cell'd (render_markdown); printed as it is
     print("\n".join(render_markdown(recommend(args.arch, chosen, runs), limit=args.limit, heading="#")))
     return 0
 
 
 def render_html(rec: Recommendation, limit: int = 10) -> str:
     """The same recommendation as an HTML section (every value escaped)."""
-    from html import escape
-
-    from .report.html import _simple
+    from .report.html import _e, _simple
 
     good = rec.recommended(limit)
-    out = [f"<h2>Recommendations for {escape(rec.arch)}</h2>",
+    out = [f"<h2>Recommendations for {_e(rec.arch)}</h2>",
            "<h3>Newest stacks with no known-bad rule against them</h3>",
            _simple(("torch", "runtime", "python", "evidence", "caveats"),
                    [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats))
@@ -127,8 +126,10 @@ def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list)
     fragments: list[str] = []
     for arch in archs:
         chosen = matrices_for(normalize_arch(arch), matrices)
-        if not chosen:
-            lines += [f"## Recommendations for {arch}", "", "No bundled matrix covers this arch.", ""]
+        if not chosen:  # the argument as given: quoted into a published report
+            from .report.escape import md_cell
+
+            lines += [f"## Recommendations for {md_cell(arch, 80)}", "", "No bundled matrix covers this arch.", ""]
             continue
         rec = recommend(arch, chosen, runs)
         lines += render_markdown(rec, heading="##")

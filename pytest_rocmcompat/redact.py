@@ -75,6 +75,21 @@ def redact_variable(name: str, value: str) -> str:
     return REDACTED if is_secret_name(name) else redact_shapes(value)
 
 
+# ``NAME=VALUE`` in one command-line argument, also as ``env.NAME=VALUE`` (``--rocm-set``) or
+# ``--option=NAME=VALUE``: the value is a secret when the name looks like one.
+_ARG_ASSIGNMENT = re.compile(r"^((?:--[A-Za-z0-9][\w-]{0,80}=)?(?:[A-Za-z0-9_-]{1,80}\.)?)([A-Za-z_]\w{0,200})=(.+)$", re.DOTALL)
+
+
+def redact_args(args: list[str] | tuple[str, ...]) -> list[str]:
+    """Command-line arguments as they may be shown: ``NCCL_SOCKET_PASSWORD=x`` -> ``NCCL_SOCKET_PASSWORD=[redacted]``
+    (by name, as :func:`redact_variable`), every other argument as it is (shapes are left to the caller)."""
+    out = []
+    for arg in args:
+        m = _ARG_ASSIGNMENT.match(arg) if "=" in arg else None
+        out.append(f"{m.group(1)}{m.group(2)}={REDACTED}" if m and is_secret_name(m.group(2)) else arg)
+    return out
+
+
 # Values named secret outside the environment (``--rocm-set env.NCCL_SOCKET_PASSWORD=...``):
 # scrubbed from every output of this process like the environment's own secrets.
 _EXTRA_SECRETS: set[str] = set()

@@ -142,8 +142,10 @@ def build_state(config: pytest.Config) -> CompatState:
     try:
         matrix, rules_source = _load_rules_file(config)
         env = _environment(config, matrix)
-    except (ConfigError, EnvironmentFileError, OverrideError) as exc:
-        raise pytest.UsageError(f"rocmcompat: {exc}") from None
+    except (ConfigError, EnvironmentFileError, OverrideError) as exc:  # they quote the user's input
+        from .report.escape import terminal_text
+
+        raise pytest.UsageError(terminal_text(f"rocmcompat: {exc}")) from None
     settings = matrix.checks if matrix is not None else {}
     problems = evaluate_checks(env, settings)
     # the matrix's own rules first: their signatures are more specific than a check's

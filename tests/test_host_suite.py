@@ -91,16 +91,7 @@ def host(pytester: pytest.Pytester):
     return pytester
 
 
-def _subtest_args_unquoted(line: str) -> str:
-    """``SUBFAILED(i='2')`` -> ``SUBFAILED(i=2)``: see the xfail test below for why this is needed."""
-    head, paren, rest = line.partition("(")
-    if not head.startswith("SUB") or not paren:
-        return line
-    inner, close, tail = rest.partition(") ")
-    return f"{head}({inner.replace(chr(34), '').replace(chr(39), '')}{close}{tail}"
-
-
-def _run(pytester: pytest.Pytester, name: str, *args: str, normalise: bool = True) -> tuple[dict, str, list[str], set]:
+def _run(pytester: pytest.Pytester, name: str, *args: str) -> tuple[dict, str, list[str], set]:
     junit = pytester.path / f"{name}.xml"
     result = pytester.runpytest_subprocess("-p", "hostplug", "-W", "error", "-p", "no:cacheprovider",
                                            f"--junitxml={junit}", *args, timeout=400)
@@ -108,8 +99,6 @@ def _run(pytester: pytest.Pytester, name: str, *args: str, normalise: bool = Tru
     assert not any("INTERNALERROR" in line for line in out), result.stdout.str()
     rootdir = next(line for line in out if line.startswith("rootdir:"))
     results = sorted(m.group(1) + m.group(2).split(" - ")[0] for line in out if (m := _RESULT_LINE.match(line)))
-    if normalise:
-        results = sorted(_subtest_args_unquoted(line) for line in results)
     cases = set()
     for case in ET.parse(junit).iter("testcase"):
         kind = next((f"{c.tag}:{c.get('type') or ''}" for c in case if c.tag in ("failure", "error", "skipped")), "pass")
@@ -134,11 +123,37 @@ def test_suite_means_the_same_with_and_without_the_plugin(host: pytest.Pytester,
     assert with_plugin[3] == cases, "JUnit test cases and outcomes differ"
 
 
-@pytest.mark.xfail(strict=True, reason="subtest keyword values come back from an isolated child as strings "
-                   "(SUBFAILED(i='2') for i=2; under -n 2 pytest-xdist already turns i=2 into '2' and the child "
-                   "quotes it again): isolation/child.py serialises subtest kwargs with str()")
-def test_subtest_arguments_survive_isolation_verbatim(host: pytest.Pytester) -> None:
-    without = _run(host, "without", "-p", "no:rocmcompat", "-k", "test_sub", normalise=False)
-    with_plugin = _run(host, "with", "--rocm-matrix=matrix.yaml", "--rocm-env=env.json", "-k", "test_sub",
-                       normalise=False)
+KWARG_KINDS = r"""
+import pytest
+
+
+class Thing:
+    def __repr__(self):
+        return "Thing<1>"
+
+
+@pytest.mark.isolated
+def test_kinds(subtests):
+    cases = [dict(i=2), dict(name="a b"), dict(quote="it's \"x\""), dict(x=1.5, flag=True), dict(none=None),
+             dict(pair=(1, "two")), dict(mapping={"k": [1, 2]}), dict(raw=b"\x00b"), dict(obj=Thing())]
+    for kwargs in cases:
+        with subtests.test("case", **kwargs):
+            assert not kwargs  # every one fails: pytest's -rA lists failed subtests only
+"""
+
+
+@pytest.mark.parametrize("spread", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_subtest_arguments_survive_isolation_verbatim(host: pytest.Pytester, spread: tuple[str, ...]) -> None:
+    """``SUBFAILED(i=2)`` for ``i=2``, as without the plugin (serially) and ``i='2'`` under -n 2, as
+    pytest-xdist itself shows it: what the isolated child showed, never quoted once more."""
+    if spread:
+        pytest.importorskip("xdist")
+    host.makepyfile(test_kinds=KWARG_KINDS)
+    without = _run(host, "without", "-p", "no:rocmcompat", "-k", "test_sub or test_kinds", *spread)
+    with_plugin = _run(host, "with", "--rocm-matrix=matrix.yaml", "--rocm-env=env.json",
+                       "-k", "test_sub or test_kinds", *spread)
+    sub_lines = [line for line in without[2] if line.startswith("SUB")]
+    assert len(sub_lines) == 10, without[2]
+    assert any("(i=2)" in line for line in sub_lines) if not spread else any("(i='2')" in line for line in sub_lines)
     assert with_plugin[2] == without[2]
+    assert with_plugin[0] == without[0] and with_plugin[3] == without[3]

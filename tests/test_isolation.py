@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.diagnoses import diagnose
+
 from .conftest import CPU_ENV, process_running
 
 SESSION = '''
@@ -84,18 +86,21 @@ def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines_random([
         "*test_plain_pass PASSED*", "*test_isolated_pass PASSED*", "*test_isolated_assert FAILED*",
         "*test_segfault CRASHED*", "*test_abort CRASHED*", "*test_exit_3 CRASHED*",
-        "*test_sleeps_forever HANG*", "*test_memory_error FAILED*", "*test_rocm_memory_fault CRASHED*",
+        "*test_sleeps_forever HANG*", "*test_memory_error FAILED*",
+        "*test_rocm_memory_fault CRASHED [[]diagnosis: hip-memory-access-fault[]]*",
         "*test_plain_after PASSED*",
     ])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes() == {"failed": 7, "passed": 3}
     props = _outcomes(pytester.path / "out.xml")
-    assert props["test_segfault"] == {"rocm_outcome": "crashed", "rocm_signature": "segmentation-fault"}
+    assert props["test_segfault"] == {"rocm_outcome": "crashed", "rocm_signature": "segmentation-fault",
+                                      "rocm_diagnosis": diagnose("SIGSEGV").property_value()}
     assert props["test_abort"]["rocm_outcome"] == "crashed"
     assert props["test_exit_3"]["rocm_outcome"] == "crashed"
     assert props["test_sleeps_forever"]["rocm_outcome"] == "hang"
-    assert props["test_rocm_memory_fault"] == {"rocm_outcome": "crashed",
-                                               "rocm_signature": "hip-memory-access-fault"}
+    assert props["test_rocm_memory_fault"] == {
+        "rocm_outcome": "crashed", "rocm_signature": "hip-memory-access-fault",
+        "rocm_diagnosis": diagnose("Memory access fault by GPU node-10").property_value()}
     out = result.stdout.str()
     assert "died from SIGSEGV" in out and "died from SIGABRT" in out and "exited with code 3" in out
     assert "killed after the 3 s time limit" in out and "MemoryError" in out
@@ -104,6 +109,94 @@ def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pyteste
     assert not process_running(pid), "the hung test's grandchild survived the time limit"
     report = (pytester.path / "r.md").read_text()
     assert "💥 crashed" in report and "⏳ hang" in report and "hip-memory-access-fault" in report
+
+
+DIAGNOSED = r"""
+import os, sys, time
+import pytest
+
+# Recorded ROCm wording (pytorch/pytorch#109929): the runtime prints this, then aborts the process.
+FAULT = ("Memory access fault by GPU node-1 (Agent handle: 0x55d0c8e0) on address 0x7f2a1c000000. "
+         "Reason: Page not present or supervisor privilege.")
+
+@pytest.mark.isolated(timeout=60)
+def test_fault_isolated():
+    sys.stderr.write(FAULT + "\n")
+    sys.stderr.flush()
+    os.abort()
+
+def test_fault_in_process():
+    raise RuntimeError(FAULT)
+
+@pytest.mark.isolated(timeout=2)
+def test_watchdog_hang():
+    print("[rank0]:[E ProcessGroupNCCL.cpp:607] Watchdog caught collective operation timeout: "
+          "WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600000 milliseconds before timing out.", flush=True)
+    time.sleep(1000)
+
+def test_slow_signature_crash():
+    sys.stderr.write(FAULT + "\n" + "a" * 40 + "!\n")
+    sys.stderr.flush()
+    os.abort()
+"""
+
+SLOW_SIGNATURE = """
+known_bad:
+  - id: slow-sig
+    when: {platform: cpu}
+    applies_to: {nodeids: ["test_diag.py::test_slow_signature_crash"]}
+    action: isolate
+    signature: '(a|aa)+$'
+    reason: a slow signature must not stop the session
+"""
+
+
+def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytester: pytest.Pytester,
+                                                                          env_file) -> None:
+    """A death no rule claims carries its diagnosis in the terminal line, JUnit and both reports,
+    with the same ``rocm_diagnosis`` value as the same text raised in-process."""
+    import subprocess
+    import sys
+
+    pytester.makepyfile(test_diag=DIAGNOSED)
+    pytester.makefile(".yaml", matrix=SLOW_SIGNATURE)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix=matrix.yaml",
+                                           "-p", "no:cacheprovider", "-rA", "--junitxml", "out.xml",
+                                           "--rocm-report", "r.md", timeout=240)
+    out = result.stdout.str()
+    assert "INTERNALERROR" not in out, out
+    assert result.parseoutcomes() == {"failed": 4}, out
+    # the short summary line, as for a diagnosed in-process failure (FAILED [diagnosis: ...])
+    result.stdout.fnmatch_lines_random([
+        "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_isolated*",
+        "FAILED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_in_process*",
+        "HANG [[]diagnosis: collective-timeout[]] test_diag.py::test_watchdog_hang*",
+        "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_slow_signature_crash*",
+    ])
+    # the failure shows the likely cause, the usual fix and the link, as in-process
+    assert out.count("diagnosis hip-memory-access-fault: likely cause:") == 3, out
+    assert "diagnosis collective-timeout: likely cause:" in out
+    # a signature that runs out of time on a crash's output is a note, as on a raised failure
+    assert "known-bad rule slow-sig (matrix.yaml:2): signature '(a|aa)+$' took longer than" in out
+    props = _outcomes(pytester.path / "out.xml")
+    isolated, in_process = props["test_fault_isolated"], props["test_fault_in_process"]
+    assert in_process["rocm_diagnosis"].startswith("hip-memory-access-fault: the GPU touched an unmapped page")
+    assert isolated == {"rocm_outcome": "crashed", "rocm_signature": "hip-memory-access-fault",
+                        "rocm_diagnosis": in_process["rocm_diagnosis"]}
+    hang = props["test_watchdog_hang"]
+    assert hang["rocm_outcome"] == "hang" and hang["rocm_diagnosis"].startswith("collective-timeout: ")
+    slow = props["test_slow_signature_crash"]
+    assert slow["rocm_outcome"] == "crashed" and slow["rocm_rule"] == "slow-sig"
+    assert slow["rocm_diagnosis"] == in_process["rocm_diagnosis"]
+    assert slow["rocm_note"] == "rule slow-sig applies but its signature did not match"
+    headline = "[diagnosis: hip-memory-access-fault: the GPU touched an unmapped page (ROCm)"
+    report = (pytester.path / "r.md").read_text()
+    assert report.count(headline) == 3, report
+    assert "[diagnosis: collective-timeout: " in report
+    merged = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "report", "out.xml"], cwd=pytester.path,
+                            capture_output=True, text=True, timeout=120)
+    assert merged.returncode == 0, merged.stderr
+    assert merged.stdout.count(headline) >= 1 and "[diagnosis: collective-timeout: " in merged.stdout, merged.stdout
 
 
 def test_rule_signature_turns_a_crash_into_known_bad(pytester: pytest.Pytester, env_file) -> None:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.diagnoses import diagnose
+
 from .conftest import CPU_ENV
 
 SUITE = '''
@@ -175,16 +177,21 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     assert junit["test_rule::test_passes"][1] == {"rocm_outcome": "stale-rule", "rocm_rule": "contested-fault"}
     assert junit["test_rule::test_raises_other"][1].get("rocm_outcome", "fail") == "fail"
     crash = junit["test_rule::test_crashes_other"][1]
+    # judged as the raised failure beside it is: the rule's note, the built-in diagnosis
     assert crash == {"rocm_outcome": "crashed", "rocm_rule": "contested-fault",
-                     "rocm_signature": "segmentation-fault"}
+                     "rocm_signature": "segmentation-fault",
+                     "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
+                     "rocm_note": "rule contested-fault applies but its signature did not match"}
     assert junit["test_rule::test_crashes_matching"][1]["rocm_outcome"] == "known-bad"
     out = result.stdout.str()
-    assert "CRASHED test_rule.py::test_crashes_other - [crashed] died from SIGSEGV" in out
+    assert "CRASHED [diagnosis: segmentation-fault] test_rule.py::test_crashes_other - " in out
     report = (pytester.path / "r.md").read_text()
     known = report.split("## Known issues hit", 1)[1].split("\n## ", 1)[0]
     assert "contested-fault" in known
     failures = report.split("## Failures", 1)[1].split("\n## ", 1)[0]
-    assert "died from SIGSEGV (signal 11); signature segmentation-fault" in failures
+    assert ("[diagnosis: segmentation-fault: the process crashed (SIGSEGV)") in failures
+    assert ("[crashed] died from SIGSEGV (signal 11) (rule contested-fault applies but its signature did not match)"
+            in failures), failures
 
 
 FRESH_RULES = '''

@@ -161,3 +161,29 @@ def test_markdown_links_and_images_are_defused() -> None:
 def test_safe_data_walks_json_shapes() -> None:
     data = safe_data({"k\x1b": ["https://u:p4ssw0rd@h", 3, None, {"t": "hf_" + "a" * 24}]}, ())
     assert data == {"k": ["https://[redacted]@h", 3, None, {"t": "[redacted]"}]}
+
+
+@pytest.mark.parametrize(("arg", "shown"), [
+    ("env.NCCL_SOCKET_PASSWORD=s0cket", "env.NCCL_SOCKET_PASSWORD=[redacted]"),
+    ("--rocm-set=env.WANDB_KEY=abc", "--rocm-set=env.WANDB_KEY=[redacted]"),
+    ("HF_TOKEN=x", "HF_TOKEN=[redacted]"),
+    ("junit_suite_name=nightly", "junit_suite_name=nightly"),  # a name that is not secret
+    ("--rocm-set=torch_archs=gfx942", "--rocm-set=torch_archs=gfx942"),
+    ("requires.vllm=torch==2.5", "requires.vllm=torch==2.5"),
+    ("--basetemp=/tmp/x", "--basetemp=/tmp/x"),
+    ("a==b", "a==b"),
+])
+def test_redact_args_by_the_assigned_name(arg: str, shown: str) -> None:
+    from pytest_rocmcompat.redact import redact_args
+
+    assert redact_args(["-x", arg]) == ["-x", shown]
+
+
+def test_terminal_text_keeps_lines_and_escapes_what_would_overwrite_one() -> None:
+    from pytest_rocmcompat.report.escape import terminal_line, terminal_text
+
+    text = "first \x1b[31mred\x1b[0m\rFAKE\nsecond\ttab https://u:pw123@h/x \u2028 \x85end"
+    assert terminal_text(text) == "first [31mred[0m\\rFAKE\nsecond\\ttab https://[redacted]@h/x \\u2028 end"
+    assert terminal_line(text) == "first [31mred[0m\\rFAKE\\nsecond\\ttab https://[redacted]@h/x \\u2028 end"
+    key = "-----BEGIN PRIVATE KEY-----\nMIIbody\n-----END PRIVATE KEY-----"
+    assert "MIIbody" not in terminal_text(f"a\n{key}\nb")  # redacted whole, before it is cut into lines

@@ -6,7 +6,9 @@ the rootdir, the ini file, the conftest files and plugins it loads itself, and t
 probed environment (handed over as a file: the sandbox does not probe). Session
 fixtures run again for every isolated test. The child's own reports say what
 happened when the test finished; otherwise (a crash, a hang, an early exit) the
-runner writes the outcome, the signal, the signature and the rule that reached it.
+runner writes the outcome, the signal and the rule that reached it, and judges the
+process's last output as an in-process failure is judged (:func:`..classify.classify`):
+a rule's signature, else the built-in diagnosis (``rocm_signature``, ``rocm_diagnosis``).
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import warnings
 
 import pytest
 
-from ..outcomes import PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from ..classify import _prop, classify
+from ..outcomes import PROP_OUTCOME, PROP_RULE, Outcome
 from ..rules.model import Rule
-from ..diagnoses import diagnose
 from .sandbox import TAIL_CHARS, ChildEnd, SandboxPool
 
 DEFAULT_TIMEOUT_S = 300.0
@@ -31,7 +33,7 @@ def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: li
     config = item.config
     end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
     _forward_warnings(config, end)
-    mine = [config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d))
+    mine = [_verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
             for d in end.reports]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
@@ -80,6 +82,23 @@ def _forward_warnings(config: pytest.Config, end: ChildEnd) -> None:
             location=None))
 
 
+def _verbatim_subtest(report, data: dict):
+    """A subtest report's keyword values exactly as the child showed them (``i=2``, not ``i='2'``).
+
+    pytest's ``SubtestContext`` replaces every value by its ``saferepr`` whenever it is built, so
+    the child's report already holds ``{"i": "2"}`` and rebuilding it from JSON would repr the
+    string again (``"'2'"``). The child's values are restored as they were: the report is then
+    the one the child made, and crosses pytest-xdist (one more rebuild) like any in-process one.
+    """
+    context = getattr(report, "context", None)
+    raw = data.get("_subtest.context")
+    kwargs = raw.get("kwargs") if isinstance(raw, dict) else None
+    if (context is not None and isinstance(kwargs, dict) and hasattr(context, "kwargs")
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in kwargs.items())):
+        object.__setattr__(context, "kwargs", dict(kwargs))  # a frozen dataclass, as pytest sets it
+    return report
+
+
 def _tuple_longrepr(data: dict) -> dict:
     """A skip's ``(path, line, reason)`` comes back from JSON as a list; pytest's -rs wants a tuple."""
     if isinstance(data.get("longrepr"), list):
@@ -115,34 +134,28 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         tail = "\n".join([*end.errors, tail])[-TAIL_CHARS:]
     else:
         outcome, what = Outcome.CRASHED, f"the test process exited with code {end.returncode} in mid-test"
-    props: list[tuple[str, str]] = []
-    rule = next((r for r in rules if r.action in ("xfail", "isolate") and r.signature is not None
-                 and r.signature_matches(tail)), None)
-    builtin = diagnose(tail)
-    if rule is not None:
-        props += [(PROP_OUTCOME, Outcome.KNOWN_BAD.value), (PROP_RULE, rule.id),
-                  (PROP_SIGNATURE, rule.signature.pattern)]  # type: ignore[union-attr]
-    else:
-        props.append((PROP_OUTCOME, outcome.value))
+    report = _report(item, "call", "failed", sections=(("Captured output (isolated process)", tail),),
+                     duration=end.seconds)
+    # The same judgement as a failure raised in-process (classify.py), on the process's last output
+    # (the "Captured" section): a rule's signature makes it known-bad (a signature that runs out of
+    # time is a note); otherwise the built-in diagnosis (rocm_signature, rocm_diagnosis, a rocmcompat
+    # section) and, when rules' signatures did not match, their note. Only a rule with a signature
+    # claims a death: an xfail rule without one describes a raised failure, not a crash or a hang.
+    rule = classify(item, report, [r for r in rules if r.signature is not None], strict=False, unmatched=outcome)
+    isolating = None
+    if rule is None:
+        if not any(name == PROP_OUTCOME for name, _ in report.user_properties):
+            _prop(item, report, PROP_OUTCOME, outcome.value)
         isolating = _isolate_rule(item, rules)
         if isolating is not None:
-            props.append((PROP_RULE, isolating.id))
-        if builtin is not None:
-            props.append((PROP_SIGNATURE, builtin.id))
-    headline = f"[{outcome.value}] {what}" + (f"; signature {builtin.id}" if builtin is not None else "")
+            _prop(item, report, PROP_RULE, isolating.id)
+    headline = f"[{outcome.value}] {what}"
     lines = [f"{headline} ({end.seconds:.1f} s)"]
-    if builtin is not None:
-        lines.append(f"failure signature {builtin.id}: {builtin.explanation}")
     if rule is not None:
         lines.append(f"known-bad: {rule.describe()}")
-    elif props and any(name == PROP_RULE for name, _ in props):
-        lines.append(f"isolated by rule {dict(props)[PROP_RULE]}")
+    elif isolating is not None:
+        lines.append(f"isolated by rule {isolating.id}")
     lines += ["--- last output of the isolated process ---", tail.rstrip() or "(no output)",
               "--- end of output ---", headline]  # the last line is the one-line message reports show
-    report = _report(item, "call", "failed", "\n".join(lines),
-                     sections=(("Captured output (isolated process)", tail),), props=tuple(props),
-                     duration=end.seconds)
-    if rule is not None:
-        report.outcome = "skipped"
-        report.wasxfail = "rocmcompat " + rule.describe()
+    report.longrepr = "\n".join(lines)
     return report

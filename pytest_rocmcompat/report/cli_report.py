@@ -33,18 +33,18 @@ def run_report(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from .atomic import write_atomic
     from .baseline import BaselineError, load_baseline, regressions, snapshot
+    from .escape import echo
     from .merge import expand_inputs, merge, read_runs
     from .table import render_markdown
 
     paths = expand_inputs(args.inputs)
     if not paths:
-        print(f"rocmcompat report: no JUnit file matched {' '.join(args.inputs)!s}: give files, directories "
-              "or globs of the XML files that pytest --junitxml wrote (quote a glob with ** so the shell "
-              "leaves it to rocmcompat).", file=sys.stderr)
+        echo(f"rocmcompat report: no JUnit file matched {' '.join(args.inputs)!s}: give files, directories "
+             "or globs of the XML files that pytest --junitxml wrote (quote a glob with ** so the shell "
+             "leaves it to rocmcompat).", err=True)
         return 2
     if not 0 <= args.threshold < 1000:
-        print(f"rocmcompat report: --threshold {args.threshold}: give a percentage between 0 and 1000.",
-              file=sys.stderr)
+        echo(f"rocmcompat report: --threshold {args.threshold}: give a percentage between 0 and 1000.", err=True)
         return 2
     matrix = baseline = None
     try:
@@ -55,7 +55,7 @@ def run_report(args: argparse.Namespace) -> int:
         if args.baseline:
             baseline = load_baseline(args.baseline)
     except (ConfigError, BaselineError) as exc:
-        print(f"rocmcompat report: {exc}", file=sys.stderr)
+        echo(f"rocmcompat report: {exc}", err=True)
         return 1
     if args.site:
         from .site import SiteError, load_history
@@ -63,12 +63,12 @@ def run_report(args: argparse.Namespace) -> int:
         try:
             load_history(args.site)  # a corrupt history stops the command before anything is written
         except SiteError as exc:
-            print(f"rocmcompat report: {exc}", file=sys.stderr)
+            echo(f"rocmcompat report: {exc}", err=True)
             return 1
     runs, warnings = read_runs(paths)
     if not runs:
-        print(f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
-              "(each is named above); nothing to merge.", file=sys.stderr)
+        echo(f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
+             "(each is named above); nothing to merge.", err=True)
         return 1
     merged = merge(runs, matrix, warnings)
     threshold = args.threshold / 100
@@ -95,17 +95,16 @@ def run_report(args: argparse.Namespace) -> int:
             from .site import write_site
 
             changed = write_site(args.site, merged, page, threshold)
-            print(f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
-                  f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)", file=sys.stderr)
+            echo(f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
+                 f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)", err=True)
         if args.json:
             from .escape import safe_data
 
             write_atomic(args.json, json.dumps(safe_data(snapshot(merged)), sort_keys=True) + "\n")
     except OSError as exc:
-        print(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}",
-              file=sys.stderr)
+        echo(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}", err=True)
         return 1
     if args.output:
-        print(f"rocmcompat report: {len(runs)} file(s), {sum(not r.not_run for r in merged.rows)} cell(s) -> "
-              f"{args.output}" + (f" ({len(found)} regression(s))" if found is not None else ""), file=sys.stderr)
+        echo(f"rocmcompat report: {len(runs)} file(s), {sum(not r.not_run for r in merged.rows)} cell(s) -> "
+             f"{args.output}" + (f" ({len(found)} regression(s))" if found is not None else ""), err=True)
     return 1 if found and args.fail_on_regression else 0

@@ -78,6 +78,30 @@ def safe_data(value: object, secrets: tuple[str, ...] | None = None) -> object:
     return value
 
 
+def terminal_line(value: object, secrets: tuple[str, ...] | None = None) -> str:
+    """One line for a terminal or a CI log: :func:`safe_text`, then newline, carriage return, tab
+    and line separators written as escapes (``\\r``), so nothing quoted can overwrite or fake a line."""
+    from ..errors import one_line
+
+    return one_line(safe_text(value, secrets))
+
+
+def terminal_text(value: object, secrets: tuple[str, ...] | None = None) -> str:
+    """Lines for a terminal or a CI log: redacted whole (a secret spanning lines goes too), then
+    every line a :func:`terminal_line`; the text's own newlines are kept."""
+    from ..errors import one_line
+
+    return "\n".join(one_line(line) for line in safe_text(value, secrets).split("\n"))
+
+
+def echo(value: object = "", *, err: bool = False, secrets: tuple[str, ...] | None = None) -> None:
+    """Print quoted text as :func:`terminal_text` (to stderr with ``err``): what every
+    ``rocmcompat`` command writes to the terminal goes through here or through a report writer."""
+    import sys
+
+    print(terminal_text(value, secrets), file=sys.stderr if err else sys.stdout)
+
+
 def clean(text: object, limit: int = 400) -> str:
     """Safe text (see :func:`safe_text`), shortened to ``limit`` characters."""
     out = safe_text(text)

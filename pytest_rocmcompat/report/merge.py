@@ -13,7 +13,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -279,4 +278,6 @@ def headline(counts: Counter) -> Outcome | None:
 
 
 def _stderr(message: str) -> None:
-    print(message, file=sys.stderr)
+    from .escape import echo
+
+    echo(message, err=True)  # it quotes file names: redacted, no control characters

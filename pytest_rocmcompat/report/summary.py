@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from ..session import CompatState
 
@@ -26,7 +25,9 @@ def append_step_summary(state: CompatState, exitstatus: int, environ: dict[str, 
         with open(path, "a", encoding="utf-8", errors="replace") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
     except OSError as exc:
-        print(f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): "
-              f"{exc.strerror or exc}", file=sys.stderr)
+        from .escape import echo
+
+        echo(f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): {exc.strerror or exc}",
+             err=True)
         return False
     return True
