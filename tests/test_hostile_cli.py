@@ -62,9 +62,18 @@ arch: [gfx942]
 axes:
   torch: ['2.10', '2.9+{ENV_SECRET}']
   libraries:
+    "lib_{ENV_SECRET}": ['1.10']
+"""
+# Library names that cannot be distribution names: refused by the loader, each named safely.
+BAD_LIBRARY_NAMES = f"""
+name: m
+platform: rocm
+axes:
+  torch: ['2.10']
+  libraries:
     "{URL}": ['1.0']
     "tok\\e]8;;https://evil\\apkg\\rFAKE\\x85": ['1.10']
-    "lib_{ENV_SECRET}": ['1.0']
+    "{TOKEN}": ['1.0']
 """
 
 
@@ -80,7 +89,7 @@ def test_expand_table_is_redacted_one_line_per_cell_and_keeps_versions(hostile_m
     assert_outputs_safe(proc)
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 4, lines  # header, rule, two cells: no line injected by a name
-    assert "[redacted]" in lines[0] and "lib.https://[redacted]@mirror-example/simple" in lines[0]
+    assert "lib.lib-[redacted]" in lines[0]
     assert lines[2].split()[:2] == ["gfx942", "2.10"]  # a version, not the number 2.1
     assert "1.10" in lines[2] and "2.9+[redacted]" in lines[3]
 
@@ -97,9 +106,32 @@ def test_expand_json_and_github_are_redacted_before_serialisation(hostile_matrix
         for key, value in cell.items():
             assert_safe(key, "a key")
             assert_safe(value, "a value")
-    assert cells[1]["torch"] == "2.9+[redacted]" and "lib.https://[redacted]@mirror-example/simple" in cells[0]
+    assert cells[1]["torch"] == "2.9+[redacted]" and cells[0]["lib.lib-[redacted]"] == "1.10"
     if fmt == "github":
         assert cells[0]["matrix"] == "N https://[redacted]@mirror.example/simple [redacted] [redacted] [31mred\\rFAKE"
+
+
+@pytest.mark.parametrize("command", ["expand", "lint"])
+def test_library_names_that_are_urls_tokens_or_control_bytes_are_refused_safely(tmp_path: Path, command: str) -> None:
+    """A token normalised as a library name (``ghp_`` -> ``ghp-``) would lose the shape redaction knows."""
+    (tmp_path / "m.yaml").write_text(BAD_LIBRARY_NAMES, encoding="utf-8")
+    proc = rocmcompat(command, "m.yaml", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert_outputs_safe(proc)
+    out = proc.stdout + proc.stderr
+    assert "m.yaml:7: axes.libraries.https://[redacted]@mirror.example/simple" in out
+    assert "m.yaml:8: axes.libraries.tok" in out and "is not a distribution name" in out
+    assert "m.yaml:9: axes.libraries.[redacted]: is shaped like a secret" in out
+
+
+def test_rule_library_name_shaped_like_a_token_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "name: m\nknown_bad:\n  - id: r1\n    reason: x\n    action: skip\n    when:\n"
+        f"      libraries: {{{TOKEN}: '*'}}\n    applies_to: {{all: true}}\n", encoding="utf-8")
+    proc = rocmcompat("lint", "m.yaml", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert_outputs_safe(proc)
+    assert "m.yaml:7: known_bad[0].when.libraries.[redacted]: is shaped like a secret" in proc.stdout + proc.stderr
 
 
 # ---- lint --------------------------------------------------------------------------------------

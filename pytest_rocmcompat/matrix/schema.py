@@ -8,7 +8,7 @@ from ..errors import Problem
 from ..arch import is_valid_arch_pattern, normalize_arch
 from ..metrics import METRICS
 from ..probe.environment import PLATFORMS, normalize_library
-from ..rules.schema import parse_rule
+from ..rules.schema import library_name_problem, parse_rule
 from .checker import Checker, join_path, show
 from .yaml_lines import line_of
 from .model import SUITES, FileContent
@@ -137,8 +137,9 @@ def _check_axes(raw: Any, ck: Checker, parent: Any) -> dict[str, tuple[str, ...]
         libs = ck.mapping(axes, "libraries", "axes.libraries", axes["libraries"])
         for name, values in (libs or {}).items():
             path = join_path("axes.libraries", name)
-            if not isinstance(name, str) or not name.strip():
-                ck.add(libs, name, path, f"{show(name)} is not a distribution name")
+            problem = library_name_problem(name)
+            if problem is not None:
+                ck.add(libs, name, path, problem)
                 continue
             parsed = _version_list(values, ck, libs, name, path)
             if parsed:

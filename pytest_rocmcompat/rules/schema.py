@@ -24,6 +24,21 @@ _URL = re.compile(r"^https?://[^\s/]+\S*$")
 _LIB = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
+def library_name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot be a distribution name, or ``None``.
+
+    A token-shaped name is refused before it is normalised (``ghp_...`` would become
+    ``ghp-...``, a shape the report redaction no longer knows).
+    """
+    from ..redact import redact_shapes
+
+    if not isinstance(name, str) or not _LIB.match(name):
+        return f"{show(name)} is not a distribution name"
+    if redact_shapes(name) != name:
+        return "is shaped like a secret (a token or credential), not a distribution name"
+    return None
+
+
 def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> Rule | None:
     """Return the rule, or ``None`` after recording every problem in ``ck``."""
     before = len(ck.problems)
@@ -126,8 +141,9 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
         libs = ck.mapping(when, "libraries", join_path(path, "libraries"), when["libraries"])
         for name, spec in (libs or {}).items():
             lib_path = join_path(join_path(path, "libraries"), name)
-            if not isinstance(name, str) or not _LIB.match(name):
-                ck.add(libs, name, lib_path, f"{show(name)} is not a distribution name")
+            problem = library_name_problem(name)
+            if problem is not None:
+                ck.add(libs, name, lib_path, problem)
                 continue
             if spec in ANY_VERSION or spec == NOT_INSTALLED:
                 libraries.append((normalize_library(name), spec if spec == NOT_INSTALLED else "*"))
