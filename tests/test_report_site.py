@@ -66,6 +66,60 @@ def test_corrupt_history_stops_before_anything_is_written(cell_runs: Path, tmp_p
     assert (tmp_path / "history.json").read_text(encoding="utf-8") == "{not json"
 
 
+GOOD_RUN = {"date": "2026-11-01T00:00:00", "stacks": {"abc": {"name": "s", "figures": {"GEMM": [1.0, "TF", True]},
+                                                                 "notable": {"t.py::x": ["fail", ""]}}}}
+
+
+@pytest.mark.parametrize("runs, place", [
+    ([5], "runs[0]: expected an object"),
+    ([{"date": 7, "stacks": {}}], "runs[0].date: expected a string"),
+    ([{"date": "d", "stacks": []}], "runs[0].stacks: expected an object"),
+    ([{"date": "d", "stacks": {"abc": {"name": 3}}}], "runs[0].stacks.abc: expected an object with a string 'name'"),
+    ([{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": ["fast", "TF", True]}}}}],
+     "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]"),
+    ([{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": [True, "TF", True]}}}}],
+     "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]"),
+    ([GOOD_RUN, {"date": "d", "stacks": {"abc": {"name": "s", "notable": {"t": "fail"}}}}],
+     "runs[1].stacks.abc.notable.t: expected [outcome, rule]"),
+])
+def test_hostile_history_fields_stop_with_the_place(cell_runs: Path, tmp_path: Path, capsys, runs, place) -> None:  # noqa: F811
+    """A published site comes back from anywhere: a wrong type is a clear error, never a traceback."""
+    text = json.dumps({"schema": 1, "runs": runs})
+    (tmp_path / "history.json").write_text(text, encoding="utf-8")
+    out = tmp_path / "c.md"
+    assert main(["report", str(cell_runs / "cpu.xml"), "-o", str(out), "--site", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"history.json: {place}" in err and "Traceback" not in err, err
+    assert not out.exists() and not (tmp_path / "index.html").exists()
+    assert (tmp_path / "history.json").read_text(encoding="utf-8") == text
+
+
+def test_history_that_is_not_a_regular_file_or_too_big_is_refused(cell_runs: Path, tmp_path: Path, capsys) -> None:  # noqa: F811
+    import os
+
+    os.mkfifo(tmp_path / "history.json")  # would block a plain open() forever
+    assert main(["report", str(cell_runs / "cpu.xml"), "-o", str(tmp_path / "c.md"), "--site", str(tmp_path)]) == 1
+    assert "is not a regular file" in capsys.readouterr().err
+    (tmp_path / "history.json").unlink()
+    with open(tmp_path / "history.json", "wb") as fh:
+        fh.truncate(33 * 2**20)
+    assert main(["report", str(cell_runs / "cpu.xml"), "-o", str(tmp_path / "c.md"), "--site", str(tmp_path)]) == 1
+    assert "a site history may be at most" in capsys.readouterr().err
+
+
+def test_history_strings_are_made_safe_before_they_are_published_again(cell_runs: Path, tmp_path: Path) -> None:  # noqa: F811
+    token = "ghp_" + "Zq9X" * 9
+    run = json.loads(json.dumps(GOOD_RUN))
+    run["stacks"]["abc"]["name"] = f"<script>x</script> {token} \x1b[2J"
+    run["stacks"]["abc"]["figures"] = {f"GEMM {token}": [1.0, "TF\x07", True]}
+    (tmp_path / "history.json").write_text(json.dumps({"schema": 1, "runs": [run]}), encoding="utf-8")
+    assert main(["report", str(cell_runs / "cpu.xml"), "-o", str(tmp_path / "c.md"), "--site", str(tmp_path)]) == 0
+    for name in ("index.html", "history.json"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert token not in text and "\x1b" not in text and "\x07" not in text, name
+    assert "<script>x" not in (tmp_path / "index.html").read_text(encoding="utf-8")
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
 def test_site_renders_in_chromium(published: Path, tmp_path: Path) -> None:
     shot = tmp_path / "index.png"

@@ -49,18 +49,73 @@ def stack_id(row: Row) -> str:
 
 
 def load_history(folder: str) -> list[dict]:
+    """The previous publications, checked field by field (a published site comes back from anywhere).
+
+    A regular file of bounded size; every string made safe (redacted, no control bytes) before
+    it can reach a page again. Anything else stops the command naming the file and the place.
+    """
+    from ..input_files import InputError, read_text_file
+
     path = os.path.join(folder, HISTORY)
-    if not os.path.exists(path):
+    if not os.path.lexists(path):
         return []
+    move = "; move it aside to start a new history"
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise SiteError(f"{path}: cannot read the site's history ({exc}); move it aside to start a new "
-                        "history") from None
+        data = json.loads(read_text_file(path, limit=HISTORY_BYTES, what="a site history"))
+    except InputError as exc:
+        where = f"{path}:{exc.line}" if exc.line else path
+        raise SiteError(f"{where}: {exc}{move}") from None
+    except OSError as exc:
+        raise SiteError(f"{path}: cannot read the site's history ({exc.strerror or exc}){move}") from None
+    except (ValueError, RecursionError) as exc:
+        raise SiteError(f"{path}: cannot read the site's history (not JSON: {exc}){move}") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
         raise SiteError(f"{path}: not a rocmcompat site history (expected {{'schema': 1, 'runs': [...]}})")
-    return [r for r in data["runs"] if isinstance(r, dict) and isinstance(r.get("stacks"), dict)]
+    try:
+        return [_checked_run(run, f"runs[{i}]") for i, run in enumerate(data["runs"][-MAX_HISTORY:])]
+    except _BadHistory as exc:
+        raise SiteError(f"{path}: {exc}{move}") from None
+
+
+HISTORY_BYTES = 32 * 2**20
+
+
+class _BadHistory(ValueError):
+    pass
+
+
+def _checked_run(run: object, where: str) -> dict:
+    from .escape import safe_text
+
+    def need(ok: bool, place: str, expected: str) -> None:
+        if not ok:
+            raise _BadHistory(f"{place}: expected {expected}")
+
+    need(isinstance(run, dict), where, "an object with 'date' and 'stacks'")
+    assert isinstance(run, dict)
+    need(isinstance(run.get("date"), str), f"{where}.date", "a string")
+    need(isinstance(run.get("stacks"), dict), f"{where}.stacks", "an object")
+    stacks = {}
+    for sid, stack in run["stacks"].items():
+        place = f"{where}.stacks.{safe_text(sid)[:40]}"
+        need(isinstance(stack, dict) and isinstance(stack.get("name"), str), place, "an object with a string 'name'")
+        figures, notable = stack.get("figures", {}), stack.get("notable", {})
+        need(isinstance(figures, dict), f"{place}.figures", "an object")
+        need(isinstance(notable, dict), f"{place}.notable", "an object")
+        checked_figures = {}
+        for label, fig in figures.items():
+            need(isinstance(fig, list) and len(fig) == 3 and isinstance(fig[0], (int, float))
+                 and not isinstance(fig[0], bool) and isinstance(fig[1], str) and isinstance(fig[2], bool),
+                 f"{place}.figures.{safe_text(label)[:40]}", "[number, unit, higher_is_better]")
+            checked_figures[safe_text(label)] = [float(fig[0]), safe_text(fig[1]), fig[2]]
+        checked_notable = {}
+        for test, entry in notable.items():
+            need(isinstance(entry, list) and len(entry) == 2 and all(isinstance(e, str) for e in entry),
+                 f"{place}.notable.{safe_text(test)[:60]}", "[outcome, rule]")
+            checked_notable[safe_text(test)] = [safe_text(entry[0]), safe_text(entry[1])]
+        stacks[safe_text(sid)] = {"name": safe_text(stack["name"]), "figures": checked_figures,
+                                  "notable": checked_notable}
+    return {"date": safe_text(run["date"]), "stacks": stacks}
 
 
 def snapshot(merged: Merged, date: str) -> dict:
