@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from importlib import metadata
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from pytest_rocmcompat.probe.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
 from .conftest import CPU_ENV
+from .test_checks import _junit_rules
 
 DATA = Path(__file__).parent / "data"
 H100 = Environment.load(str(DATA / "env_h100_archs.json"))  # torch 2.11.0+cu130, real probe
@@ -223,11 +223,6 @@ def test_end_to_end_both_ways(pytester: pytest.Pytester, torch: str, outcomes: d
     result = pytester.runpytest("--rocm-env", "env.json", "--rocm-set", f"torch={torch}", "--rocm-set",
                                 "lib.torchao=0.16.0", "-p", "no:cacheprovider", "--junitxml", "junit.xml")
     result.assert_outcomes(**outcomes)
-    found = {}
-    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
-        for prop in case.iter("property"):
-            if prop.get("name") == "rocm_rule":
-                found[case.get("name")] = prop.get("value")
-    assert found == rules
+    assert _junit_rules(pytester) == rules
     if rules:
         result.stdout.fnmatch_lines(["rocmcompat:   [[]extension-built-for-other-torch] torchao 0.16.0 is built for*"])

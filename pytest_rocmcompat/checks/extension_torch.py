@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..probe.environment import Environment
 from ..probe.extension_builds import built_for, official_cxx11_abi
 from .finding import Finding
+from .python_range import torch_series
 
 ID = "extension-built-for-other-torch"
 
@@ -29,14 +30,9 @@ def check(env: Environment) -> list[Finding]:
             found.append(Finding(
                 check=ID,
                 reason=f"{dist} {version} is built for {fact.wanted}, installed torch {env.torch}: {fact.consequence}",
-                fix=f"install a {dist} build made for torch {_series(env.torch)} (or build it from source "
+                fix=f"install a {dist} build made for torch {torch_series(env)} (or build it from source "
                     f"against the installed torch), or the torch it was built for",
                 link=fact.source,
                 uses=(dist,),
             ))
     return found
-
-
-def _series(torch: str) -> str:
-    parts = torch.split("+")[0].split(".")
-    return ".".join(parts[:2])
