@@ -20,11 +20,11 @@ from _common import REPO, default_out, machine, table, write_json
 
 sys.path.insert(0, str(REPO))
 
-from pytest_rocmcompat.checks.registry import compile_rules, evaluate  # noqa: E402
-from pytest_rocmcompat.probe.environment import Environment  # noqa: E402
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate  # noqa: E402
+from pytest_rocmcompat.stack.environment import Environment  # noqa: E402
 from pytest_rocmcompat.probe.libraries import installed_stack, installed_versions  # noqa: E402
-from pytest_rocmcompat.probe.overrides import apply_overrides  # noqa: E402
-from pytest_rocmcompat.rules.engine import ActiveRules, ItemFacts  # noqa: E402
+from pytest_rocmcompat.stack.overrides import apply_overrides  # noqa: E402
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts  # noqa: E402
 
 PROBLEMS = ["torch=2.3.1+cu124", "arch=sm_120", "python=3.12.4", "lib.vllm=0.6.3", "driver_cuda=11.8"]
 

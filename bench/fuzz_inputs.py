@@ -172,10 +172,10 @@ def main() -> int:
     args = ap.parse_args()
     os.environ[SECRET_ENV_NAME] = SECRET_ENV
     os.environ["ROCMCOMPAT_CACHE_DIR"] = "off"
-    from pytest_rocmcompat.cli import main as cli
+    from pytest_rocmcompat.cli.main import main as cli
     from pytest_rocmcompat.errors import ConfigError
     from pytest_rocmcompat.matrix.loader import load_matrix
-    from pytest_rocmcompat.report.escape import md_cell
+    from pytest_rocmcompat.safe_io.escape import md_cell
 
     rng = random.Random(args.seed)
     stats = {k: 0 for k in ("matrices", "reports", "tracebacks", "hangs", "secrets", "live_links",

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from _common import default_out, interleave, machine, summary, table, timed_run, write_json
 
-from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment
 
 TORCH_TEST = ("def test_{i}():\n    import torch\n    dev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
               "    x = torch.ones(256, 256, device=dev)\n    assert float((x @ x).sum()) == 256.0 ** 3\n")

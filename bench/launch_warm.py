@@ -1,4 +1,4 @@
-"""Rank start-up with and without warm processes (``pytest_rocmcompat.warm``).
+"""Rank start-up with and without warm processes (``pytest_rocmcompat.running.warm``).
 
 A collectives launch starts one process per rank; each pays the interpreter and ``import
 torch`` before its first collective. This times the same small launch cold (no warm process:
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_rocmcompat import warm  # noqa: E402
+from pytest_rocmcompat.running import warm  # noqa: E402
 from pytest_rocmcompat.collectives import plan  # noqa: E402
 from pytest_rocmcompat.collectives.launcher import launch  # noqa: E402
 from pytest_rocmcompat.collectives.world import World  # noqa: E402

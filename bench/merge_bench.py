@@ -31,7 +31,7 @@ from _common import REPO, machine
 
 sys.path.insert(0, str(REPO))
 
-from pytest_rocmcompat.probe.environment import GPU, Environment  # noqa: E402
+from pytest_rocmcompat.stack.environment import GPU, Environment  # noqa: E402
 
 ENV = Environment(
     platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766", rocm="6.2.4",
@@ -152,7 +152,7 @@ def main() -> int:
         print(f"{len(files)} files x 200 tests ({size / 2**20:.1f} MiB), {cells} cells: "
               f"median {result['median_s']:.2f} s over {args.reps} runs (target 10 s); all {times}")
         if args.profile:
-            from pytest_rocmcompat.cli import main as cli_main
+            from pytest_rocmcompat.cli.main import main as cli_main
 
             prof = cProfile.Profile()
             prof.enable()

@@ -54,8 +54,8 @@ import yaml
 
 from _common import default_out, interleave, machine, paired_ratio, summary, table, timed_run, write_json
 
-from pytest_rocmcompat.cache_store import CACHE_DIR_VAR
-from pytest_rocmcompat.probe.environment import GPU, Environment
+from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 N_DIRS = ("models", "kernels", "distributed", "rl", "data")  # not "dist": pytest skips it
 FILES_PER_DIR = 10
@@ -342,8 +342,8 @@ class _Micro:
         from pytest_rocmcompat import plugin
         from pytest_rocmcompat.matrix.loader import load_matrix
         from pytest_rocmcompat.matrix.locate import locate
-        from pytest_rocmcompat.rules.engine import ActiveRules, ItemFacts, uses_of
-        from pytest_rocmcompat.session import CompatState
+        from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts, uses_of
+        from pytest_rocmcompat.session.state import CompatState
 
         r = self.reps
         t_load, matrix = self._best(lambda: load_matrix(self.root / "matrix.yaml"), r)
@@ -424,9 +424,10 @@ class _Reports:
         self.reports.append(report)
 
     def pytest_sessionfinish(self, session) -> None:
-        from pytest_rocmcompat import classify, plugin
-        from pytest_rocmcompat.results import ResultHook
-        from pytest_rocmcompat.session import CompatState
+        from pytest_rocmcompat.session import classify
+        from pytest_rocmcompat import plugin
+        from pytest_rocmcompat.session.results import ResultHook
+        from pytest_rocmcompat.session.state import CompatState
 
         state = plugin.state_of(session.config)
         reports = self.reports

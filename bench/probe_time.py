@@ -176,7 +176,7 @@ def repeat_runs(reps: int) -> dict[str, object]:
     paired = statistics.median(c - p for c, p in zip(cached, plain))
     paired_cpu = statistics.median(c - p for c, p in zip(cpu["plugin, cached probe"], cpu["plain pytest"]))
 
-    from pytest_rocmcompat.probe_cache import cached_probe, probe_key
+    from pytest_rocmcompat.probe.cache import cached_probe, probe_key
 
     hit_env = {**os.environ, "ROCMCOMPAT_CACHE_DIR": env["ROCMCOMPAT_CACHE_DIR"]}
     key_med, _, _ = _median_time(lambda: probe_key((), hit_env), reps)
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     print("in-process parts ...", file=sys.stderr)
     breakdown = parts(max(5, args.reps // 2))
     imports = child_imports(5)
-    cli_imports = importtime("import pytest_rocmcompat.cli, pytest_rocmcompat.probe.live")
+    cli_imports = importtime("import pytest_rocmcompat.cli.main, pytest_rocmcompat.probe.live")
 
     result = {
         "benchmark": "probe_time",

@@ -1,4 +1,4 @@
-from .cli import main
+from pytest_rocmcompat.cli.main import main
 import sys
 
 sys.exit(main())

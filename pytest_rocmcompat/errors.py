@@ -7,6 +7,8 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_rocmcompat.safe_io.escape import one_line
+
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 4
@@ -16,22 +18,13 @@ _REPR.maxlevel = 2
 def show(value: Any, *, quotes: bool = True) -> str:
     """A value as quoted in a message: bounded in length and depth, whatever the input."""
     if isinstance(value, str) and len(value) > _REPR.maxstring:  # cut short: redact before the cut
-        from .redact import redact_shapes  # (a whole value is redacted with the message it is in)
+        from pytest_rocmcompat.safe_io.redact import redact_shapes  # (a whole value is redacted with the message it is in)
 
         value = redact_shapes(value)
     text = _REPR.repr(value)
     if not quotes and isinstance(value, (int, float)):
         return text
     return " ".join(text.split())
-
-
-_ESCAPES = {i: f"\\x{i:02x}" for i in (*range(0x20), *range(0x7F, 0xA0))}
-_ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", 0x2028: "\\u2028", 0x2029: "\\u2029"})
-
-
-def one_line(text: str) -> str:
-    """Control characters (newline, ESC, NUL, ...) written as escapes: one line, nothing live."""
-    return text.translate(_ESCAPES)
 
 
 @dataclass(frozen=True)
@@ -46,7 +39,7 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         text = f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
-        from .redact import redact_text, secret_values_from_env  # only when a problem is shown
+        from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env  # only when a problem is shown
 
         return redact_text(text if text.isprintable() else one_line(text), secret_values_from_env(dict(os.environ)))
 

@@ -35,6 +35,11 @@ MEANING: dict[Outcome, str] = {
     Outcome.CRASHED: "the process died (signal, abort, fatal HIP/CUDA error)",
     Outcome.HANG: "killed by the time limit",
 }
+# The outcome's symbol in Markdown (GitHub renders these emoji).
+SYMBOL: dict[Outcome, str] = {
+    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.XFAIL: "➖", Outcome.STALE_RULE: "♻️",
+    Outcome.SKIPPED: "⏭️", Outcome.CRASHED: "💥", Outcome.HANG: "⏳",
+}
 # Precedence when a test has several reports (setup, call, teardown): the worst wins.
 SEVERITY: dict[Outcome, int] = {
     Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.XFAIL: 2, Outcome.KNOWN_BAD: 3, Outcome.STALE_RULE: 4,

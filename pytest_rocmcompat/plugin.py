@@ -12,21 +12,20 @@ import sys
 
 import pytest
 
-from . import classify, junit_file
+from pytest_rocmcompat.session import classify, junit_file
 # The fixtures are offered to every test suite by being attributes of this plugin module.
-from .fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
-from .gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
-from .interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
-from .markers import register_markers
-from .matrix.model import SUITES
-from .options import add_options, check_ini
-from .pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
-from .results import CLASSIFIED, ResultHook
-from .rootdir_guard import keep_rootdir
-from .rules.engine import ItemFacts, uses_of
-from .session import PROBE_CACHED_KEY, WORKER_ENV_KEY, CompatState, build_state
+from pytest_rocmcompat.session.fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
+from pytest_rocmcompat.running.gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from pytest_rocmcompat.session.interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
+from pytest_rocmcompat.markers import register_markers
+from pytest_rocmcompat.matrix.model import SUITES
+from pytest_rocmcompat.session.options import add_options, check_ini
+from pytest_rocmcompat.running.pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
+from pytest_rocmcompat.session.results import CLASSIFIED, ResultHook
+from pytest_rocmcompat.session.rootdir_guard import keep_rootdir
+from pytest_rocmcompat.knowledge.rules.engine import ItemFacts, uses_of
+from pytest_rocmcompat.session.state import PROBE_CACHED_KEY, STATE_KEY, WORKER_ENV_KEY, CompatState, build_state, state_of
 
-STATE_KEY = pytest.StashKey[CompatState]()
 TIMEOUT_KEY = pytest.StashKey[float]()
 INI_TIMEOUT_KEY = pytest.StashKey[float]()  # ini rocm_isolate_timeout, checked
 PINNED_KEY = pytest.StashKey[list]()  # an xdist worker's own GPUs
@@ -65,20 +64,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(
             GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks")
     if getattr(config.option, "xmlpath", None):  # --junitxml: testsuite properties, rocm_uses
-        from .report.junit_props import install as install_junit_properties
+        from pytest_rocmcompat.report.junit_props import install as install_junit_properties
 
         install_junit_properties(config, state)
     child_result = config.getoption("rocm_child_result")
     if child_result:  # this process is an isolation sandbox
-        from .isolation.child import SandboxServer
+        from pytest_rocmcompat.running.isolation.child import SandboxServer
 
         server = SandboxServer(config, child_result)
         server.start()
         config.pluginmanager.register(server, "rocmcompat-child")
-
-
-def state_of(config: pytest.Config) -> CompatState | None:
-    return config.stash.get(STATE_KEY, None)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -99,7 +94,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     for note in state.env.notes:
         if config.option.verbose > 0:
             lines.append(f"rocmcompat: probe note: {note}")
-    from .report.escape import safe_text
+    from pytest_rocmcompat.safe_io.escape import safe_text
 
     return [safe_text(line) for line in lines]
 
@@ -244,8 +239,8 @@ class _Isolator:
 
     def _pool(self, config: pytest.Config):
         if self.pool is None:
-            from .isolation.args import sandbox_argv
-            from .isolation.sandbox import SandboxPool
+            from pytest_rocmcompat.running.isolation.args import sandbox_argv
+            from pytest_rocmcompat.running.isolation.sandbox import SandboxPool
 
             self.pool = SandboxPool(sandbox_argv(config), config.invocation_params.dir,
                                     self.state.env.to_json(indent=None))
@@ -260,7 +255,7 @@ class _Isolator:
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
         if TIMEOUT_KEY not in item.stash:  # set at collection for isolated tests only
             return None
-        from .isolation.runner import run_isolated
+        from pytest_rocmcompat.running.isolation.runner import run_isolated
 
         state = self.state
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
@@ -350,7 +345,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     state = state_of(config)
     if state is None:
         return
-    from .report.terminal import write_summary
+    from pytest_rocmcompat.report.terminal import write_summary
 
     state.finish_all()
     write_summary(terminalreporter, state)
@@ -378,17 +373,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         stopped = exitstatus != pytest.ExitCode.INTERRUPTED and (session.shouldstop or session.shouldfail)
         state.mark_not_run(missing, NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED)
     junit_file.finish(session.config, [(n, state.notable[n].message) for n in missing])
-    from .report.summary import append_step_summary
+    from pytest_rocmcompat.report.summary import append_step_summary
 
     append_step_summary(state, int(exitstatus))  # $GITHUB_STEP_SUMMARY, when set
     if state.report_path is None:
         return
-    from .report.markdown import write_run_report
+    from pytest_rocmcompat.report.markdown import write_run_report
 
     try:
         write_run_report(state, state.report_path, exitstatus=int(exitstatus))
     except OSError as exc:  # the run's results stand; say why the report is missing
-        from .report.escape import terminal_line
+        from pytest_rocmcompat.safe_io.escape import terminal_line
 
         message = terminal_line(f"rocmcompat: could not write the report to {state.report_path}: "
                                 f"{exc.strerror or exc}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.probe.environment import GPU, Environment
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 pytest_plugins = ["pytester"]
 
@@ -82,7 +82,7 @@ def load_json(path: Path):
 @pytest.fixture(scope="session", autouse=True)
 def _private_matrix_cache(tmp_path_factory: pytest.TempPathFactory):
     """The tests' pytest runs (inline and subprocess) share one checked-matrix cache of their own."""
-    from pytest_rocmcompat.cache_store import CACHE_DIR_VAR
+    from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR
 
     old = os.environ.get(CACHE_DIR_VAR)
     os.environ[CACHE_DIR_VAR] = str(tmp_path_factory.mktemp("matrix-cache"))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.checks import cuda_targets, rocm_targets
-from pytest_rocmcompat.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.errors import OverrideError
-from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_header
-from pytest_rocmcompat.probe.overrides import apply_overrides
+from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
 DATA = Path(__file__).parent / "data"
@@ -38,7 +38,9 @@ def test_recorded_real_environments_have_no_problems(path: str) -> None:
 def test_old_recorded_json_without_derived_facts_loads() -> None:
     env = Environment.load(str(DATA / "env_h100_live.json"))
     assert env.torch_archs is None and env.nccl is None and env.driver_cuda is None and env.requires == {}
-    targets, origin = env.build_targets  # derived from the table for torch 2.11.0+cu130
+    from pytest_rocmcompat.knowledge.wheel_targets import build_targets
+
+    targets, origin = build_targets(env)  # derived from the table for torch 2.11.0+cu130
     assert "sm_90" in targets and origin.startswith("table:")
 
 
@@ -298,7 +300,7 @@ def test_declared_requirements_read_metadata_without_extras() -> None:
 
 
 def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
-    from pytest_rocmcompat.cli import main
+    from pytest_rocmcompat.cli.main import main
 
     args = ["probe", "--env", str(DATA / "env_h100_archs.json")]
     assert main(args) == 0
@@ -322,14 +324,14 @@ def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
     ("xformers", "0.0.28.post3", "torch>=2.5,<2.6"),
 ])
 def test_declared_pins_table(dist: str, version: str, expected: str) -> None:
-    from pytest_rocmcompat.probe.declared_pins import declared_requires
+    from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 
     requires, source = declared_requires(dist, version)
     assert requires == (expected,) and source.startswith("https://")
 
 
 def test_declared_pins_unknown_releases_say_nothing() -> None:
-    from pytest_rocmcompat.probe.declared_pins import declared_requires
+    from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 
     assert declared_requires("vllm", "0.3.3") is None and declared_requires("vllm", "0.19.0") is None
     assert declared_requires("flash-attn", "2.7.4") is None and declared_requires("vllm", None) is None
@@ -342,14 +344,14 @@ def test_declared_pins_unknown_releases_say_nothing() -> None:
     ("2.9.0+rocm6.4", "gfx950", "gfx1151"),
 ])
 def test_official_wheel_targets(torch: str, has: str, lacks: str) -> None:
-    from pytest_rocmcompat.probe.wheel_targets import official_targets
+    from pytest_rocmcompat.knowledge.wheel_targets import official_targets
 
     targets, source = official_targets(torch)
     assert has in targets and lacks not in targets and source.startswith("table: ")
 
 
 def test_official_wheel_targets_unknown() -> None:
-    from pytest_rocmcompat.probe.wheel_targets import official_targets
+    from pytest_rocmcompat.knowledge.wheel_targets import official_targets
 
     assert official_targets("2.5.1") is None  # no build tag: which build is unknown
     assert official_targets("2.13.0+cu130") is None and official_targets("2.5.1+cpu") is None
@@ -363,7 +365,7 @@ def test_official_wheel_targets_unknown() -> None:
 def test_bad_derived_fields_in_recorded_json_name_the_field(tmp_path: Path, field: str, value, message: str) -> None:
     import json
 
-    from pytest_rocmcompat.probe.environment import EnvironmentFileError
+    from pytest_rocmcompat.stack.environment import EnvironmentFileError
 
     path = tmp_path / "env.json"
     path.write_text(json.dumps({**H100.to_dict(), field: value}))
@@ -435,7 +437,7 @@ def test_unrelated():
 
 def test_rules_can_condition_on_nccl_and_driver_cuda(tmp_path: Path) -> None:
     from pytest_rocmcompat.matrix.loader import load_matrix
-    from pytest_rocmcompat.rules.engine import ActiveRules
+    from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 
     path = tmp_path / "m.yaml"
     path.write_text("name: m\nknown_bad:\n"

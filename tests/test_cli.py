@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from junitparser import JUnitXml
 
-from pytest_rocmcompat.cli_run import RunUsageError, parse_run_args
+from pytest_rocmcompat.cli.run import RunUsageError, parse_run_args
 from pytest_rocmcompat.matrix.loader import bundled_matrices_dir, resolve_matrix_name
 
 REPO = Path(__file__).resolve().parents[1]

@@ -54,7 +54,7 @@ def test_bandwidth_rejects_unknown_operation_and_world():
 
 
 def test_every_timed_operation_has_a_known_metric():
-    from pytest_rocmcompat.metrics import METRICS
+    from pytest_rocmcompat.knowledge.metrics import METRICS
 
     assert {bandwidth.METRIC[op] for op, _ in plan.TIMED} <= set(METRICS)
 

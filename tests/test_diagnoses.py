@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.cli import main
-from pytest_rocmcompat.diagnoses import TABLE, annotate, diagnose, diagnoses, headline_of
+from pytest_rocmcompat.cli.main import main
+from pytest_rocmcompat.knowledge.diagnoses import TABLE, annotate, diagnose, diagnoses, headline_of
 from pytest_rocmcompat.report.junit_read import read_run
 
 # Verbatim failure texts from public reports (the diagnosis link or docs/known-bad-sources.md), one or more per class.

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pytest_rocmcompat.probe.environment import Environment, EnvironmentFileError
-from pytest_rocmcompat.probe.overrides import OverrideError, apply_overrides
+from pytest_rocmcompat.stack.environment import Environment, EnvironmentFileError
+from pytest_rocmcompat.stack.overrides import OverrideError, apply_overrides
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV
 

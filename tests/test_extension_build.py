@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.checks import extension_torch
-from pytest_rocmcompat.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.checks import extension_torch
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.errors import OverrideError
-from pytest_rocmcompat.probe.environment import Environment
-from pytest_rocmcompat.probe.extension_builds import built_for, official_cxx11_abi
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
 from pytest_rocmcompat.probe.libraries import _with_build_label
-from pytest_rocmcompat.probe.overrides import apply_overrides
+from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
 from .conftest import CPU_ENV

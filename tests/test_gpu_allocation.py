@@ -13,8 +13,8 @@ from itertools import combinations
 
 import pytest
 
-from pytest_rocmcompat.gpu_locks import borrowed_set, holding
-from pytest_rocmcompat.probe.environment import GPU, Environment
+from pytest_rocmcompat.running.gpu_locks import borrowed_set, holding
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 FOUR_GPUS = Environment(
     platform="rocm", python="3.12.3", torch="2.6.0+rocm6.3", rocm="6.3.1",

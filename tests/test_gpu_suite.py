@@ -12,7 +12,7 @@ import pytest
 
 import gpubench as gb
 import gpunumerics as gn
-from pytest_rocmcompat.arch import is_valid_arch
+from pytest_rocmcompat.stack.arch import is_valid_arch
 from peaks import PEAKS, peak_for
 
 from .conftest import REPO

@@ -220,8 +220,8 @@ def test_lint_against_warns_on_node_id_patterns_matching_no_test(tmp_path) -> No
     ("*float8*", "s/test_x.py::test_float8[bf16]", True),
 ])
 def test_node_id_patterns_literal_parameters_globs_elsewhere(pattern: str, nodeid: str, matches: bool) -> None:
-    from pytest_rocmcompat.rules.engine import ActiveRules, ItemFacts
-    from pytest_rocmcompat.rules.model import AppliesTo, Rule
+    from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
+    from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
 
     rule = Rule("r", "reason", applies_to=AppliesTo(everything=False, nodeids=(pattern,)))
     rules = ActiveRules([rule], CPU_ENV)

@@ -18,12 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.errors import ConfigError
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import Matrix
 from pytest_rocmcompat.report.baseline import snapshot
-from pytest_rocmcompat.report.escape import safe_data
+from pytest_rocmcompat.safe_io.escape import safe_data
 from pytest_rocmcompat.report.html import render_html
 from pytest_rocmcompat.report.merge import merge, read_runs
 from pytest_rocmcompat.report.table import render_markdown
@@ -130,6 +130,6 @@ def test_merged_writers_stay_safe(files: list[bytes]) -> None:
 @FUZZ
 @given(text=hostile)
 def test_every_md_cell_is_safe(text: str) -> None:
-    from pytest_rocmcompat.report.escape import md_cell
+    from pytest_rocmcompat.safe_io.escape import md_cell
 
     assert violations(md_cell(text, 10_000), "md") == []

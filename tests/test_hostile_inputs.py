@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError, Problem
-from pytest_rocmcompat.input_files import MAX_FILE_BYTES
+from pytest_rocmcompat.safe_io.input_files import MAX_FILE_BYTES
 from pytest_rocmcompat.matrix.loader import load_matrix
-from pytest_rocmcompat.rules.signature import SignatureTimeout, compile_signature, unsafe_reason
+from pytest_rocmcompat.knowledge.rules.signature import SignatureTimeout, compile_signature, unsafe_reason
 
 from .conftest import CPU_ENV, write
 
@@ -234,7 +234,7 @@ def test_a_timed_out_signature_is_a_note_in_the_session(pytester: pytest.Pyteste
 def test_a_hostile_rocm_env_file_is_a_clear_usage_error(pytester: pytest.Pytester, kind: str) -> None:
     """``--rocm-env`` names a user's file like a matrix does: a FIFO must not block, a device or
     a huge file must not be read without end, undecodable bytes name their line."""
-    from pytest_rocmcompat.probe.environment import ENVIRONMENT_FILE_BYTES
+    from pytest_rocmcompat.stack.environment import ENVIRONMENT_FILE_BYTES
 
     pytester.makepyfile("def test_ok():\n    pass\n")
     target = pytester.path / "env.json"

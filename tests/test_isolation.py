@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.diagnoses import diagnose
+from pytest_rocmcompat.knowledge.diagnoses import diagnose
 
 from .conftest import CPU_ENV, process_running
 
@@ -276,7 +276,7 @@ def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) ->
 
 
 def test_pinning_slices() -> None:
-    from pytest_rocmcompat.pinning import pin_this_worker, publish, worker_slice
+    from pytest_rocmcompat.running.pinning import pin_this_worker, publish, worker_slice
 
     assert worker_slice(list("01234567"), 1, 4) == ["2", "3"]
     assert worker_slice(list("01"), 2, 3) == ["0"]  # more workers than GPUs: shared, round-robin

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.diagnoses import diagnose
+from pytest_rocmcompat.knowledge.diagnoses import diagnose
 
 from .conftest import CPU_ENV
 

@@ -15,7 +15,7 @@ SCRIPT = textwrap.dedent("""
     if sys.argv[1] == "stdlib":
         sys.modules["lxml"] = None  # junitparser falls back to xml.etree
     import junitparser.junitparser as jp
-    from pytest_rocmcompat.junit_file import _with_not_run
+    from pytest_rocmcompat.session.junit_file import _with_not_run
     text = ('<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">'
             '<testcase classname="t" name="test_a" time="0.1"/></testsuite></testsuites>')
     out = _with_not_run(text, [("tests/test_b.py::test_b", "not run: the session was interrupted")])

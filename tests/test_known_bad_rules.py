@@ -15,10 +15,10 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from pytest_rocmcompat.matrix.loader import load_matrix
-from pytest_rocmcompat.probe.environment import Environment
-from pytest_rocmcompat.probe.overrides import apply_overrides
-from pytest_rocmcompat.rules.engine import ActiveRules
-from pytest_rocmcompat.versions import specifier_contains
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
+from pytest_rocmcompat.stack.versions import specifier_contains
 
 KNOWN_BAD = Path(__file__).resolve().parents[1] / "matrices" / "known_bad.yaml"
 BASE = Environment(platform="cpu", python="3.11.7")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment
 
 from .conftest import CPU_ENV, MI50_ENV, REPO
 

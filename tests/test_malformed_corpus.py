@@ -45,8 +45,8 @@ from pytest_rocmcompat.errors import ConfigError, Problem
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import SUITES, Matrix
 from pytest_rocmcompat.matrix.schema import AXIS_KEYS, EXPECT_KEYS, TOP_KEYS
-from pytest_rocmcompat.metrics import METRICS
-from pytest_rocmcompat.rules.schema import APPLIES_KEYS, ENV_OPS, RULE_KEYS, WHEN_KEYS
+from pytest_rocmcompat.knowledge.metrics import METRICS
+from pytest_rocmcompat.matrix.rule_schema import APPLIES_KEYS, ENV_OPS, RULE_KEYS, WHEN_KEYS
 
 from .conftest import CPU_ENV
 
@@ -856,7 +856,7 @@ def test_malformed_matrix_gives_clear_error(case: Case, tmp_path: Path, monkeypa
 _BOMB_RUNNER = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (1 << 29, 1 << 29))
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 sys.exit(main(["lint", "bomb.yaml"]))
 """
 

@@ -18,10 +18,10 @@ import pytest
 from pytest_rocmcompat.matrix.expand import count_cells, expand, is_excluded
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.locate import locate
-from pytest_rocmcompat.metrics import METRICS
+from pytest_rocmcompat.knowledge.metrics import METRICS
 from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json
-from pytest_rocmcompat.probe.environment import Environment
-from pytest_rocmcompat.probe.overrides import apply_overrides
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
 from .conftest import DATA, MI50_ENV, MI300_ENV, REPO
@@ -239,7 +239,7 @@ def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
 
 def test_no_known_bad_rule_fires_on_the_recorded_h100(matrices) -> None:
     """Our own healthy machine (torch 2.11.0+cu130, driver 580) must not be flagged by any rule."""
-    from pytest_rocmcompat.rules.engine import ActiveRules
+    from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 
     env = Environment.load(str(DATA / "env_h100_live.json"))
     assert [r.id for r in ActiveRules(matrices["h100.yaml"].rules, env).active] == []

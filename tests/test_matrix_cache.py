@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError
-from pytest_rocmcompat.cache_store import CACHE_DIR_VAR, cache_dir
+from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR, cache_dir
 from pytest_rocmcompat.matrix.cache import MatrixCache, text_hash
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import FileContent
@@ -273,7 +273,7 @@ def test_a_hit_keeps_every_rule_and_file_field(tmp_path: Path, monkeypatch: pyte
     import dataclasses
 
     from pytest_rocmcompat.matrix.plain import _rule_to_plain, content_to_plain
-    from pytest_rocmcompat.rules.model import Rule
+    from pytest_rocmcompat.knowledge.rules.model import Rule
 
     monkeypatch.chdir(tmp_path)
     path = write(tmp_path / "every.yaml", EVERY_FIELD)

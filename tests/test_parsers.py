@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json, parse_amdsmi_version
 from pytest_rocmcompat.probe.device_report import DeviceReport
-from pytest_rocmcompat.probe.environment import GPU
+from pytest_rocmcompat.stack.environment import GPU
 from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
 from pytest_rocmcompat.probe.rocm_version import parse_rocm_version_file, read_rocm_version
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo

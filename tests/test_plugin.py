@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_rocmcompat.probe.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV
 
@@ -364,7 +364,7 @@ def test_xdist_workers_get_the_controller_environment(pytester: pytest.Pytester,
         def pytest_configure(config):
             wi = getattr(config, "workerinput", None)
             if wi is not None:
-                from pytest_rocmcompat.session import WORKER_ENV_KEY
+                from pytest_rocmcompat.session.state import WORKER_ENV_KEY
                 with open("worker-%s.json" % wi["workerid"], "w") as fh:
                     fh.write(wi[WORKER_ENV_KEY])
     """)

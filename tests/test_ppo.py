@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pytest_rocmcompat.measurements import default_unit
+from pytest_rocmcompat.session.measurements import default_unit
 from peaks import peak_for
 
 from .conftest import REPO

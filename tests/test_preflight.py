@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 import preflight_checks as pc
-from pytest_rocmcompat.probe.environment import GPU, Environment
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV, REPO
 

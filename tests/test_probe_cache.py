@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.probe_cache import cached_probe, probe_key
+from pytest_rocmcompat.probe.cache import cached_probe, probe_key
 
 
 def _environ(tmp_path: Path, **extra: str) -> dict[str, str]:

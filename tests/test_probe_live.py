@@ -111,7 +111,7 @@ def test_live_probe_garbage_tool_output_never_raises(replay_machine, tmp_path: P
 
 def test_recorded_h100_environment_replays(tmp_path: Path) -> None:
     """A probe recorded on a real H100 (device machine) loads as a replay and locates correctly."""
-    from pytest_rocmcompat.probe.environment import Environment
+    from pytest_rocmcompat.stack.environment import Environment
 
     env = Environment.load(str(DATA / "env_h100_live.json"))
     assert env.source == "replay" and env.platform == "cuda" and env.archs == ("sm_90",)

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
-from pytest_rocmcompat.recommend import recommend
+from pytest_rocmcompat.report.recommend import recommend
 from pytest_rocmcompat.report.junit_read import read_run
 
 from .conftest import MI50_ENV, REPO

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.report.html import COLOURS
 from pytest_rocmcompat.report.merge import NOT_RUN, expand_inputs, headline, merge, read_runs

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 
 from .conftest import REPO
 from .test_report_junit import cell_runs, make_project, run_cell  # noqa: F401  (module fixture)
@@ -206,7 +206,7 @@ def test_step_summary_appends_the_run_report(tmp_path: Path) -> None:
 
 
 def test_split_sized_groups_size_suffixed_and_multi_detail_figures() -> None:
-    from pytest_rocmcompat.measurements import Measurement
+    from pytest_rocmcompat.session.measurements import Measurement
     from pytest_rocmcompat.report.sizes import split_sized
 
     t = "suites/collectives/test_collectives.py::test_bandwidth[nccl-8-all_reduce]"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.report.html import render_html
 from pytest_rocmcompat.report.junit_read import node_id, read_run, split_classname, suite_of_classname
 from pytest_rocmcompat.report.merge import merge, read_runs

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.cli import main
+from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.report.html import COLOURS
 
 from .test_report_html import CHROMIUM, read_png, rgb

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from pytest_rocmcompat.matrix.loader import load_matrix
-from pytest_rocmcompat.probe.environment import Environment
-from pytest_rocmcompat.probe.overrides import apply_overrides
-from pytest_rocmcompat.rules.engine import ActiveRules, ItemFacts
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from pytest_rocmcompat.arch import arch_matches, is_valid_arch, is_valid_arch_pattern, normalize_arch, nvidia_arch
-from pytest_rocmcompat.redact import REDACTED, is_secret_name, redact_text, secret_values_from_env
-from pytest_rocmcompat.versions import (
+from pytest_rocmcompat.stack.arch import arch_matches, is_valid_arch, is_valid_arch_pattern, normalize_arch, nvidia_arch
+from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_text, secret_values_from_env
+from pytest_rocmcompat.stack.versions import (
     InvalidSpecifier, build_tag_version, coerce_version, in_series, parse_specifier, specifier_contains,
 )
 
@@ -93,9 +93,9 @@ def test_redact_text_token_shapes_and_values() -> None:
 
 # ---- redaction by shape, on values -----------------------------------------------------------
 from pytest_rocmcompat.probe.envvars import capture_env  # noqa: E402
-from pytest_rocmcompat.probe.overrides import apply_overrides  # noqa: E402
-from pytest_rocmcompat.redact import redact_shapes  # noqa: E402
-from pytest_rocmcompat.report.escape import md_cell, plain_text, safe_data, safe_text  # noqa: E402
+from pytest_rocmcompat.stack.overrides import apply_overrides  # noqa: E402
+from pytest_rocmcompat.safe_io.redact import redact_shapes  # noqa: E402
+from pytest_rocmcompat.safe_io.escape import md_cell, plain_text, safe_data, safe_text  # noqa: E402
 
 
 @pytest.mark.parametrize("text, kept", [
@@ -174,13 +174,13 @@ def test_safe_data_walks_json_shapes() -> None:
     ("a==b", "a==b"),
 ])
 def test_redact_args_by_the_assigned_name(arg: str, shown: str) -> None:
-    from pytest_rocmcompat.redact import redact_args
+    from pytest_rocmcompat.safe_io.redact import redact_args
 
     assert redact_args(["-x", arg]) == ["-x", shown]
 
 
 def test_terminal_text_keeps_lines_and_escapes_what_would_overwrite_one() -> None:
-    from pytest_rocmcompat.report.escape import terminal_line, terminal_text
+    from pytest_rocmcompat.safe_io.escape import terminal_line, terminal_text
 
     text = "first \x1b[31mred\x1b[0m\rFAKE\nsecond\ttab https://u:pw123@h/x \u2028 \x85end"
     assert terminal_text(text) == "first [31mred[0m\\rFAKE\nsecond\\ttab https://[redacted]@h/x \\u2028 end"

@@ -1,4 +1,4 @@
-"""Warm processes (``pytest_rocmcompat.warm``): imports paid ahead, one job each, nothing left.
+"""Warm processes (``pytest_rocmcompat.running.warm``): imports paid ahead, one job each, nothing left.
 
 Real processes throughout: a warm process really imports (``json`` stands in for torch where
 the point is the protocol), really runs the job module as ``__main__`` and really dies."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.warm import WARM_MARK, WarmPool
+from pytest_rocmcompat.running.warm import WARM_MARK, WarmPool
 
 from .conftest import process_running
 from .test_collectives import GLOO2, SMALL, needs_torch
@@ -86,7 +86,7 @@ def test_idle_warm_processes_die_on_shutdown_and_with_their_parent(job_module, t
     script = textwrap.dedent(f"""
         import os, sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
-        from pytest_rocmcompat.warm import WarmPool
+        from pytest_rocmcompat.running.warm import WarmPool
         w = WarmPool(); w.prewarm(dict(os.environ), 2, preload=("json",))
         print(" ".join(str(p.pid) for idle in w._idle.values() for p in idle), flush=True)
         time.sleep(60)
@@ -105,7 +105,7 @@ def test_idle_warm_processes_die_on_shutdown_and_with_their_parent(job_module, t
 @needs_torch
 def test_the_second_launch_runs_on_warm_ranks_and_leaves_nothing() -> None:
     from pytest_rocmcompat.collectives.launcher import launch
-    from pytest_rocmcompat.warm import pool
+    from pytest_rocmcompat.running.warm import pool
 
     first = launch(GLOO2, SMALL, timeout=120, op_timeout=60)
     assert first.outcome == "pass", first.message

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.probe.wheel_targets import NIGHTLY, TABLE, build_day, official_targets
-from pytest_rocmcompat.versions import parse_version
+from pytest_rocmcompat.knowledge.wheel_targets import NIGHTLY, TABLE, build_day, official_targets
+from pytest_rocmcompat.stack.versions import parse_version
 
 
 def targets(torch: str) -> tuple[str, ...]:

@@ -126,7 +126,7 @@ def _cited_urls() -> set[str]:
 def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
     """Run one incident's test under its stack in ``workdir``; the plugin's verdict."""
     sys.path.insert(0, str(REPO))
-    from pytest_rocmcompat.probe.environment import Environment
+    from pytest_rocmcompat.stack.environment import Environment
     from pytest_rocmcompat.report.junit_read import read_run
 
     workdir.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ BUS_FACTOR: dict[str, Callable[[int], float]] = {
     "all_to_all": lambda n: (n - 1) / n,
     "sendrecv": lambda n: 1.0,
 }
-# The metric (pytest_rocmcompat.metrics) that carries each operation's largest-size busbw.
+# The metric (pytest_rocmcompat.knowledge.metrics) that carries each operation's largest-size busbw.
 METRIC: dict[str, str] = {
     "all_reduce": "allreduce_busbw_gbps",
     "all_gather": "allgather_busbw_gbps",

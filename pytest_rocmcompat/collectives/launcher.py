@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import warm
-from ..processes import TreeGuard, alive, in_sessions, kill_group, signal_name
-from ..diagnoses import diagnose
-from .plan import Case
-from .world import World
+from pytest_rocmcompat.running import warm
+from pytest_rocmcompat.running.processes import TreeGuard, alive, in_sessions, kill_group, signal_name
+from pytest_rocmcompat.knowledge.diagnoses import diagnose
+from pytest_rocmcompat.collectives.plan import Case
+from pytest_rocmcompat.collectives.world import World
 
 TAIL_CHARS = 3000
 WORKER = "pytest_rocmcompat.collectives.worker"

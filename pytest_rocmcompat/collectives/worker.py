@@ -24,8 +24,8 @@ import traceback
 from datetime import timedelta
 from pathlib import Path
 
-from ..redact import REDACTED, is_secret_name
-from .plan import ITEMSIZE, Case, elements
+from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name
+from pytest_rocmcompat.collectives.plan import ITEMSIZE, Case, elements
 
 ENV_PREFIXES = ("NCCL_", "RCCL_", "HSA_", "HIP_", "CUDA_VISIBLE", "ROCR_", "TORCH_NCCL_", "GLOO_",
                 "MASTER_", "UCX_", "FI_")

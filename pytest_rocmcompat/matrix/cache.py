@@ -30,17 +30,20 @@ import os
 import sys
 from pathlib import Path
 
-from .. import __version__
-from ..cache_store import cache_dir, read_entry, write_entry
-from .model import FileContent
-from .plain import FORMAT, content_from_plain, content_to_plain
+from pytest_rocmcompat.safe_io.package_files import VERSION, module_files
+from pytest_rocmcompat.safe_io.cache_store import cache_dir, read_entry, write_entry
+from pytest_rocmcompat.matrix.model import FileContent
+from pytest_rocmcompat.matrix.plain import FORMAT, content_from_plain, content_to_plain
 
 MAX_ENTRY_BYTES = 64 * 2**20
-_PACKAGE = Path(__file__).resolve().parent.parent
-# The modules whose code decides what a checked file becomes (or how it is pickled).
-_CODE = ("matrix/model.py", "matrix/schema.py", "matrix/checker.py", "matrix/yaml_lines.py",
-         "matrix/cache.py", "matrix/plain.py", "matrix/limits.py", "rules/model.py", "rules/schema.py", "rules/signature.py", "arch.py", "versions.py",
-         "metrics.py", "errors.py", "probe/environment.py")
+# The modules whose code decides what a checked file becomes (or how it is stored): a name that
+# no longer exists is an error (package_files.MissingModuleError), never a silently stale cache.
+CODE_MODULES = (
+    "matrix.model", "matrix.schema", "matrix.rule_schema", "matrix.checker", "matrix.yaml_lines",
+    "matrix.cache", "matrix.plain", "matrix.limits", "knowledge.rules.model", "knowledge.rules.signature",
+    "knowledge.checks.registry", "knowledge.metrics", "stack.arch", "stack.versions", "stack.environment",
+    "errors",
+)
 
 
 class MatrixCache:
@@ -57,7 +60,7 @@ class MatrixCache:
 
     def key(self, text: str, name: str, included: bool) -> str:
         digest = hashlib.sha256()
-        for part in (__version__, self._code_fingerprint(), sys.version, name, str(included), text):
+        for part in (VERSION, self._code_fingerprint(), sys.version, name, str(included), text):
             digest.update(part.encode("utf-8", "surrogatepass"))
             digest.update(b"\0")
         return digest.hexdigest()
@@ -86,12 +89,9 @@ class MatrixCache:
     def _code_fingerprint(self) -> str:
         if self._code is None:
             parts = []
-            for relative in _CODE:
-                try:
-                    st = os.stat(_PACKAGE / relative)
-                    parts.append(f"{relative}:{st.st_size}:{st.st_mtime_ns}")
-                except OSError:
-                    parts.append(f"{relative}:?")
+            for name, path in zip(CODE_MODULES, module_files(CODE_MODULES)):
+                st = os.stat(path)
+                parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
             self._code = "|".join(parts)
         return self._code
 

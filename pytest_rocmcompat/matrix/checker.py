@@ -7,10 +7,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import Problem, show
-from ..versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
-from .limits import version_length_problem
-from .yaml_lines import line_of
+from pytest_rocmcompat.errors import Problem, show
+from pytest_rocmcompat.stack.versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
+from pytest_rocmcompat.matrix.limits import version_length_problem
+from pytest_rocmcompat.matrix.yaml_lines import line_of
 
 
 def join_path(path: str, key: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from .model import Cell, Matrix
+from pytest_rocmcompat.matrix.model import Cell, Matrix
 
 
 def is_excluded(matrix: Matrix, values: dict[str, str]) -> bool:

@@ -5,21 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import ConfigError, Problem, show
-from ..input_files import InputError, read_text_file
-from .cache import MatrixCache
-from .model import FileContent, Matrix
+from pytest_rocmcompat.errors import ConfigError, Problem, show
+from pytest_rocmcompat.safe_io.package_files import KNOWN_BAD_NAME, bundled_matrices_dir
+from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.matrix.cache import MatrixCache
+from pytest_rocmcompat.matrix.model import FileContent, Matrix
 
-BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled_matrices"
-KNOWN_BAD_NAME = "known_bad.yaml"
-
-
-def bundled_matrices_dir() -> Path:
-    """Where the bundled matrices live: ``matrices/`` of a checkout or the installed copy."""
-    checkout = Path(__file__).resolve().parents[2] / "matrices"
-    if (checkout / KNOWN_BAD_NAME).is_file():
-        return checkout
-    return BUNDLED_DIR
 
 
 def resolve_matrix_name(value: str) -> str:
@@ -132,9 +123,9 @@ def _check(text: str, name: str, included: bool) -> tuple[FileContent | None, li
 
     Imported here, not at the top: a cached file needs neither PyYAML nor the checks.
     """
-    from .checker import Checker
-    from .schema import check_file
-    from .yaml_lines import load_yaml
+    from pytest_rocmcompat.matrix.checker import Checker
+    from pytest_rocmcompat.matrix.schema import check_file
+    from pytest_rocmcompat.matrix.yaml_lines import load_yaml
 
     try:
         data = load_yaml(text, name)

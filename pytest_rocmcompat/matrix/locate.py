@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..arch import arch_matches
-from ..probe.environment import Environment
-from ..versions import in_series, parse_version
-from .expand import is_excluded
-from .model import Cell, Matrix
+from pytest_rocmcompat.stack.arch import arch_matches
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import in_series, parse_version
+from pytest_rocmcompat.matrix.expand import is_excluded
+from pytest_rocmcompat.matrix.model import Cell, Matrix
 
 
 @dataclass(frozen=True)

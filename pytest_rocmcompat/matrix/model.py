@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..rules.model import Rule
+from pytest_rocmcompat.knowledge.rules.model import Rule
 
 SUITES: tuple[str, ...] = ("preflight", "gpu", "collectives", "ppo", "libs")
 # Axis order used for cells, tables and the GitHub matrix.

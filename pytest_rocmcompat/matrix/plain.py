@@ -12,10 +12,10 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from ..rules.model import AppliesTo, EnvCondition, Rule, When
-from ..rules.signature import Signature
-from ..versions import parse_specifier
-from .model import FileContent
+from pytest_rocmcompat.knowledge.rules.model import AppliesTo, EnvCondition, Rule, When
+from pytest_rocmcompat.knowledge.rules.signature import Signature
+from pytest_rocmcompat.stack.versions import parse_specifier
+from pytest_rocmcompat.matrix.model import FileContent
 
 FORMAT = 2  # 2: rules keep contested/fresh, files keep their checks mapping
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Problem
-from ..arch import is_valid_arch_pattern, normalize_arch
-from ..metrics import METRICS
-from ..probe.environment import PLATFORMS, normalize_library
-from ..rules.schema import library_name_problem, parse_rule
-from .checker import Checker, join_path, show
-from .yaml_lines import line_of
-from .model import SUITES, FileContent
+from pytest_rocmcompat.errors import Problem
+from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
+from pytest_rocmcompat.knowledge.metrics import METRICS
+from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
+from pytest_rocmcompat.matrix.rule_schema import library_name_problem, parse_rule
+from pytest_rocmcompat.matrix.checker import Checker, join_path, show
+from pytest_rocmcompat.matrix.yaml_lines import line_of
+from pytest_rocmcompat.matrix.model import SUITES, FileContent
 
 TOP_KEYS = ("name", "description", "platform", "arch", "axes", "exclude", "include",
             "suites", "floors", "expect", "known_bad", "checks")
@@ -105,7 +105,7 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
 
 def _check_checks(raw: Any, ck: Checker, parent: Any) -> dict[str, str]:
     """``checks: {arch-not-in-build: off | skip | xfail | isolate}``."""
-    from ..checks.registry import CHECKS, SETTINGS
+    from pytest_rocmcompat.knowledge.checks.registry import CHECKS, SETTINGS
 
     checks = ck.mapping(parent, "checks", "checks", raw)
     out: dict[str, str] = {}

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from ..errors import ConfigError, Problem
-from .limits import MAX_DEPTH
+from pytest_rocmcompat.errors import ConfigError, Problem
+from pytest_rocmcompat.matrix.limits import MAX_DEPTH
 
 PARSE_DEPTH = 200  # past this, refused before parsing; past MAX_DEPTH, refused after
 

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
-from .device_report import DeviceReport
-from .environment import GPU
+from pytest_rocmcompat.probe.device_report import DeviceReport
+from pytest_rocmcompat.stack.environment import GPU
 
 # amd-smi's "MB" is MiB: an MI210's 64 GiB of HBM reads 65520 MB (64 GiB less a 16 MiB reserve).
 _UNITS = {"B": 1, "KB": 1 << 10, "KIB": 1 << 10, "MB": 1 << 20, "MIB": 1 << 20, "GB": 1 << 30, "GIB": 1 << 30}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .environment import GPU
+from pytest_rocmcompat.stack.environment import GPU
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from ..redact import redact_variable
+from pytest_rocmcompat.safe_io.redact import redact_variable
 
 # Variables that change how the GPU stack behaves (visibility, allocator,
 # collectives, arch overrides, Ray device handling, build targets).

@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from .environment import normalize_library
+from pytest_rocmcompat.stack.environment import normalize_library
 
 # The libraries of the stacks this tool serves (RL / fine-tuning on ROCm and CUDA).
 STACK_LIBRARIES: tuple[str, ...] = (

@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..arch import nvidia_arch
-from .device_report import DeviceReport
-from .environment import GPU, Environment
-from .envvars import capture_env
-from .libraries import installed_stack
-from .native_child import MARKER
+from pytest_rocmcompat.stack.arch import nvidia_arch
+from pytest_rocmcompat.probe.device_report import DeviceReport
+from pytest_rocmcompat.stack.environment import GPU, Environment
+from pytest_rocmcompat.probe.envvars import capture_env
+from pytest_rocmcompat.probe.libraries import installed_stack
+from pytest_rocmcompat.probe.native_child import MARKER
 
 TOOL_TIMEOUT_S = 30.0
 NATIVE_TIMEOUT_S = 120.0
@@ -167,9 +167,9 @@ def _run_native(environ: dict[str, str]) -> dict[str, Any]:
 
 def _tool_commands(environ: dict[str, str]):
     """(name, argv, parser) for each vendor tool found on PATH or under ROCm's bin."""
-    from .amdsmi_text import parse_amdsmi_static_json
-    from .nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
-    from .rocminfo import parse_rocminfo
+    from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json
+    from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
+    from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
     path = os.pathsep.join([environ.get("PATH", ""), *(os.path.join(r, "bin") for r in _rocm_roots(environ))])
     table = (
@@ -201,7 +201,7 @@ def _rocm_roots(environ: Mapping[str, str]) -> list[str]:
 
 
 def _rocm_version(environ: Mapping[str, str]) -> tuple[str | None, str | None]:
-    from .rocm_version import read_rocm_version
+    from pytest_rocmcompat.probe.rocm_version import read_rocm_version
 
     roots = [r for r in _rocm_roots(environ) if os.path.isdir(r)]
     if not roots:

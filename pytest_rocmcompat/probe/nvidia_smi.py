@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from ..arch import nvidia_arch
-from .device_report import DeviceReport
-from .environment import GPU
+from pytest_rocmcompat.stack.arch import nvidia_arch
+from pytest_rocmcompat.probe.device_report import DeviceReport
+from pytest_rocmcompat.stack.environment import GPU
 
 # The query probe/live.py runs, in this order, with --format=csv,noheader,nounits.
 DEFAULT_FIELDS = ("index", "name", "memory.total", "compute_cap", "driver_version")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .device_report import DeviceReport
-from .environment import GPU
+from pytest_rocmcompat.probe.device_report import DeviceReport
+from pytest_rocmcompat.stack.environment import GPU
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _AGENT = re.compile(r"^\W*Agent\s+(\d+)\W*$")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..outcomes import BROKEN, Outcome
-from .merge import Merged
+from pytest_rocmcompat.outcomes import BROKEN, Outcome
+from pytest_rocmcompat.report.merge import Merged
 
 SCHEMA = 1
 
@@ -64,7 +64,7 @@ def load_baseline(path: str) -> dict:
 
 def _node_id(test: object) -> str:
     """Baselines written before node ids named tests ``pkg.test_x.TestC::name``: read them as node ids."""
-    from .junit_read import node_id
+    from pytest_rocmcompat.report.junit_read import node_id
 
     text = str(test)
     head, sep, name = text.partition("::")

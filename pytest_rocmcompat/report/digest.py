@@ -12,11 +12,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..measurements import Measurement
-from ..outcomes import BROKEN, SEVERITY, Outcome
-from .markdown import SYMBOL
-from .merge import Merged, Row
-from .sizes import SIZE_SEP
+from pytest_rocmcompat.session.measurements import Measurement
+from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, Outcome
+from pytest_rocmcompat.outcomes import SYMBOL
+from pytest_rocmcompat.report.merge import Merged, Row
+from pytest_rocmcompat.report.sizes import SIZE_SEP
 
 CONFLICT_SYMBOL = "⁉️"
 NO_SIGNATURE = "no known signature"

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import html
 
-from ..outcomes import BROKEN, MEANING, Outcome
-from .baseline import Regression
-from .escape import clean, one_environment_scan
-from .markdown import SYMBOL
-from . import digest
-from .digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
-from .merge import NOT_RUN, Merged, headline
-from .sizes import split_sized
-from .table import (GRID_LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, SYMBOL_LINE, entry_text, label_cells,
+from pytest_rocmcompat.outcomes import BROKEN, MEANING, Outcome
+from pytest_rocmcompat.report.baseline import Regression
+from pytest_rocmcompat.safe_io.escape import clean, one_environment_scan
+from pytest_rocmcompat.outcomes import SYMBOL
+from pytest_rocmcompat.report import digest
+from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
+from pytest_rocmcompat.report.merge import NOT_RUN, Merged, headline
+from pytest_rocmcompat.report.sizes import split_sized
+from pytest_rocmcompat.report.table import (GRID_LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, SYMBOL_LINE, entry_text, label_cells,
                     row_name, source_text)
 
 # Background colour of a grid entry by its headline (worst) outcome.

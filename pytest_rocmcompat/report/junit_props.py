@@ -17,9 +17,9 @@ import os
 
 import pytest
 
-from ..probe.environment import Environment
-from ..redact import redact_text, secret_values_from_env
-from ..session import CompatState
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env
+from pytest_rocmcompat.session.state import CompatState
 
 SCHEMA = "1"
 PROP_USES = "rocm_uses"

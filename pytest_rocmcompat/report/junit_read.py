@@ -19,11 +19,11 @@ from xml.etree.ElementTree import ElementTree, ParseError
 
 from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
-from ..measurements import Measurement
-from ..diagnoses import annotate, headline_of
-from ..redact import redact_shapes
-from ..outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
-from .junit_props import PROP_USES
+from pytest_rocmcompat.session.measurements import Measurement
+from pytest_rocmcompat.knowledge.diagnoses import annotate, headline_of
+from pytest_rocmcompat.safe_io.redact import redact_shapes
+from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from pytest_rocmcompat.report.junit_props import PROP_USES
 
 _OUTCOMES = {o.value: o for o in Outcome}
 

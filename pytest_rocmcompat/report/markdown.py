@@ -7,17 +7,12 @@ from collections import Counter
 
 from tabulate import tabulate
 
-from ..outcomes import BROKEN, MEANING, Outcome
-from ..session import CompatState
-from .atomic import write_atomic
-from .escape import md_cell, one_environment_scan
-from .sizes import split_sized
-
-SYMBOL: dict[Outcome, str] = {
-    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.XFAIL: "➖", Outcome.STALE_RULE: "♻️",
-    Outcome.SKIPPED: "⏭️", Outcome.CRASHED: "💥", Outcome.HANG: "⏳",
-}
-
+from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
+from pytest_rocmcompat.session.state import CompatState
+from pytest_rocmcompat.safe_io.atomic import write_atomic
+from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
+from pytest_rocmcompat.report.digest import skip_reason
+from pytest_rocmcompat.report.sizes import split_sized
 
 def render_run_report(state: CompatState, exitstatus: int) -> str:
     with one_environment_scan():
@@ -140,8 +135,6 @@ def _failures_section(state: CompatState) -> list[str]:
 
 def _skips_section(state: CompatState) -> list[str]:
     """Skipped tests grouped by reason, most frequent first (never-run tests are listed below)."""
-    from .digest import skip_reason
-
     not_run = set(state.not_run)
     reasons = Counter(skip_reason(r.message) for r in state.notable.values()
                       if r.outcome is Outcome.SKIPPED and r.nodeid not in not_run)

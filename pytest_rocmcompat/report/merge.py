@@ -17,10 +17,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..matrix.model import SUITES, Matrix
-from ..measurements import Measurement
-from ..outcomes import SEVERITY, Outcome
-from .junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
+from pytest_rocmcompat.matrix.model import SUITES, Matrix
+from pytest_rocmcompat.session.measurements import Measurement
+from pytest_rocmcompat.outcomes import SEVERITY, Outcome
+from pytest_rocmcompat.report.junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
 
 SOURCE_LABEL = {"live": "hardware", "replay": "replay", "overridden": "override"}
 # The libraries that define a cell in the row label (the rest of the probe's list, such as
@@ -208,7 +208,7 @@ def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
         return props.get("rocm_cell", "")
     if props.get("rocm_matrix") == matrix.name and props.get("rocm_cell"):
         return props["rocm_cell"]
-    from ..matrix.locate import locate
+    from pytest_rocmcompat.matrix.locate import locate
 
     location = locate(matrix, environment_of(props))
     return location.cell.key if location.inside and location.cell is not None else ""
@@ -216,7 +216,7 @@ def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
 
 def environment_of(props: dict[str, str]):
     """An :class:`Environment` rebuilt from testsuite properties (for locating it in a matrix)."""
-    from ..probe.environment import GPU, Environment
+    from pytest_rocmcompat.stack.environment import GPU, Environment
 
     archs = [a for a in props.get("rocm_env.arch", "").split(",") if a]
     count = int(props.get("rocm_env.gpus", "0") or 0) if props.get("rocm_env.gpus", "").isdigit() else 0
@@ -232,7 +232,7 @@ def environment_of(props: dict[str, str]):
 
 
 def _not_run_rows(matrix: Matrix, have: set[str]) -> list[Row]:
-    from ..matrix.expand import expand
+    from pytest_rocmcompat.matrix.expand import expand
 
     rows = []
     for cell in expand(matrix):
@@ -278,6 +278,6 @@ def headline(counts: Counter) -> Outcome | None:
 
 
 def _stderr(message: str) -> None:
-    from .escape import echo
+    from pytest_rocmcompat.safe_io.escape import echo
 
     echo(message, err=True)  # it quotes file names: redacted, no control characters

@@ -18,12 +18,12 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..outcomes import BROKEN, Outcome
-from . import digest
-from .atomic import write_atomic
-from .html import _CSS, _e, _simple, broken_html, grid_html
-from .merge import Merged, Row
-from .table import label_cells, row_name, source_text
+from pytest_rocmcompat.outcomes import BROKEN, Outcome
+from pytest_rocmcompat.report import digest
+from pytest_rocmcompat.safe_io.atomic import write_atomic
+from pytest_rocmcompat.report.html import _CSS, _e, _simple, broken_html, grid_html
+from pytest_rocmcompat.report.merge import Merged, Row
+from pytest_rocmcompat.report.table import label_cells, row_name, source_text
 
 HISTORY = "history.json"
 MAX_HISTORY = 100
@@ -54,7 +54,7 @@ def load_history(folder: str) -> list[dict]:
     A regular file of bounded size; every string made safe (redacted, no control bytes) before
     it can reach a page again. Anything else stops the command naming the file and the place.
     """
-    from ..input_files import InputError, read_text_file
+    from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
 
     path = os.path.join(folder, HISTORY)
     if not os.path.lexists(path):
@@ -85,7 +85,7 @@ class _BadHistory(ValueError):
 
 
 def _checked_run(run: object, where: str) -> dict:
-    from .escape import safe_text
+    from pytest_rocmcompat.safe_io.escape import safe_text
 
     def need(ok: bool, place: str, expected: str) -> None:
         if not ok:

@@ -7,7 +7,7 @@ by a test with a different ``detail`` each time (the detail names the size).
 
 from __future__ import annotations
 
-from ..measurements import Measurement
+from pytest_rocmcompat.session.measurements import Measurement
 
 SIZE_SEP = "@"
 

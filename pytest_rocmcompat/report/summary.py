@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..session import CompatState
+from pytest_rocmcompat.session.state import CompatState
 
 STEP_SUMMARY_VAR = "GITHUB_STEP_SUMMARY"
 
@@ -17,7 +17,7 @@ def append_step_summary(state: CompatState, exitstatus: int, environ: dict[str, 
     path = (os.environ if environ is None else environ).get(STEP_SUMMARY_VAR, "").strip()
     if not path:
         return False
-    from .markdown import render_run_report
+    from pytest_rocmcompat.report.markdown import render_run_report
 
     state.finish_all()
     text = render_run_report(state, exitstatus)
@@ -25,7 +25,7 @@ def append_step_summary(state: CompatState, exitstatus: int, environ: dict[str, 
         with open(path, "a", encoding="utf-8", errors="replace") as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
     except OSError as exc:
-        from .escape import echo
+        from pytest_rocmcompat.safe_io.escape import echo
 
         echo(f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): {exc.strerror or exc}",
              err=True)

@@ -6,15 +6,15 @@ from collections import Counter
 
 from tabulate import tabulate
 
-from ..measurements import Measurement
-from ..outcomes import BROKEN, MEANING, SEVERITY, Outcome
-from .baseline import Regression
-from .escape import md_cell, one_environment_scan
-from . import digest
-from .digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
-from .markdown import SYMBOL
-from .merge import NOT_RUN, Merged, Row
-from .sizes import split_sized
+from pytest_rocmcompat.session.measurements import Measurement
+from pytest_rocmcompat.outcomes import BROKEN, MEANING, SEVERITY, Outcome
+from pytest_rocmcompat.report.baseline import Regression
+from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
+from pytest_rocmcompat.report import digest
+from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
+from pytest_rocmcompat.outcomes import SYMBOL
+from pytest_rocmcompat.report.merge import NOT_RUN, Merged, Row
+from pytest_rocmcompat.report.sizes import split_sized
 
 NOT_RUN_SYMBOL = "⬜"
 LABELS = ("arch", "runtime", "torch", "python", "libraries")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..outcomes import Outcome
-from ..session import CompatState
+from pytest_rocmcompat.outcomes import Outcome
+from pytest_rocmcompat.session.state import CompatState
 
 
 def write_summary(tr, state: CompatState) -> None:
-    from .escape import one_environment_scan, safe_text
+    from pytest_rocmcompat.safe_io.escape import one_environment_scan, safe_text
 
     counts = state.outcome_totals()
     if not counts:

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_rocmcompat.collectives import plan
 from pytest_rocmcompat.collectives.launcher import Launch, launch, rank_environ
-from pytest_rocmcompat import warm
+from pytest_rocmcompat.running import warm
 from pytest_rocmcompat.collectives.world import World, WorldError, worlds
 
 LAUNCHES = pytest.StashKey[dict]()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.arch import normalize_arch, nvidia_arch
+from pytest_rocmcompat.stack.arch import normalize_arch, nvidia_arch
 from peaks import Peak, peak_for
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.arch import arch_matches
+from pytest_rocmcompat.stack.arch import arch_matches
 
 
 def _matrix(rocm_matrix):

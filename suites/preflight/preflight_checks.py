@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
 
-from pytest_rocmcompat.arch import normalize_arch
-from pytest_rocmcompat.probe.environment import Environment
-from pytest_rocmcompat.versions import coerce_version
+from pytest_rocmcompat.stack.arch import normalize_arch
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
 
 
 class NotApplicable(Exception):

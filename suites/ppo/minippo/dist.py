@@ -13,8 +13,8 @@ from pathlib import Path
 
 import torch
 
-from pytest_rocmcompat import warm
-from pytest_rocmcompat.processes import TreeGuard, kill_group
+from pytest_rocmcompat.running import warm
+from pytest_rocmcompat.running.processes import TreeGuard, kill_group
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]   # suites/ppo: the folder holding minippo
 PRELOAD = ("torch", "torch.distributed", "transformers")  # what a worker imports before its first step

@@ -1,4 +1,4 @@
-"""vLLM as the rollout engine, behind the :class:`~minippo.rollout.Sampler` interface.
+"""vLLM as the rollout engine, behind the :class:`~minippo.sampling.Sampler` interface.
 
 UNTESTED: vLLM is not installed on any machine this suite was developed on. The adapter is
 import-guarded (``select_sampler`` only builds it when ``import vllm`` works on a GPU) and
@@ -17,7 +17,7 @@ import tempfile
 
 import torch
 
-from .rollout import Rollout
+from .sampling import Rollout
 
 
 class VLLMSampler:

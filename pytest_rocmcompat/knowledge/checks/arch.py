@@ -1,0 +1,62 @@
+"""``arch-not-in-build``: a GPU whose architecture the torch build carries no code for."""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import build_tag_version
+from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, toolkit_ceiling
+from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+
+ID = "arch-not-in-build"
+GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
+
+
+def check(env: Environment) -> list[Finding]:
+    targets, origin = build_targets(env)
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    missing: list[str] = []
+    link = ""
+    for arch in env.archs:
+        effective = override if override and arch.startswith("gfx") else arch
+        served = None
+        if targets:
+            served = cuda_targets.served_by(targets, effective)
+            link = cuda_targets.SOURCE
+            if served is None:
+                served = rocm_targets.served_by(targets, effective)
+                link = rocm_targets.SOURCE
+        elif arch.startswith("sm_"):
+            served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
+        if served is False:
+            missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+    if not missing:
+        return []
+    shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(_tagged_cuda(env)))}"
+    return [Finding(
+        check=ID,
+        reason=f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
+               f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})",
+        fix="install a torch build whose targets include this GPU (a newer CUDA/ROCm wheel), "
+            "or build torch with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it",
+        link=link,
+        markers=("gpus",),
+        nodeids=GPU_SUITE,
+    )]
+
+
+def _within_toolkit(env: Environment, arch: str) -> bool | None:
+    """Without a target list: a GPU of a newer major than the build's CUDA can compile is unserved.
+
+    Only for a ``+cuXYZ`` build tag: a CPU build or an untagged one says nothing here.
+    """
+    cuda = _tagged_cuda(env)
+    ceiling = toolkit_ceiling(str(cuda)) if cuda is not None else None
+    gpu = cuda_targets.capability(arch)
+    if ceiling is None or gpu is None:
+        return None
+    return gpu[0] <= ceiling // 10
+
+
+def _tagged_cuda(env: Environment):
+    return build_tag_version(env.torch_local, "cuda")

@@ -1,0 +1,39 @@
+"""``dynamo-python-gate``: torch.compile refuses this Python on this torch release.
+
+torch/_dynamo/eval_frame.py ``check_if_dynamo_supported`` raises
+``RuntimeError: torch.compile is not supported on Python 3.12+`` (torch 2.2/2.3; 2.0 said
+"Python 3.11+ not yet supported for torch.compile"); 3.13 arrived with torch 2.6 and 3.14
+after 2.9 (2.9.1 still raises "torch.compile is not supported on Python 3.14+").
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
+
+ID = "dynamo-python-gate"
+SOURCE = "https://github.com/pytorch/pytorch/blob/v2.3.0/torch/_dynamo/eval_frame.py"
+# Python minor -> first torch series whose torch.compile accepts it
+FIRST_TORCH: dict[str, str] = {"3.11": "2.1", "3.12": "2.4", "3.13": "2.6", "3.14": "2.10"}
+KNOWN_UNTIL = Version("2.11")  # torch series after this are not judged
+COMPILE_TESTS = ("suites/gpu/test_runtime.py::test_torch_compile", "*/suites/gpu/test_runtime.py::test_torch_compile")
+
+
+def check(env: Environment) -> list[Finding]:
+    series, python = torch_series(env), python_minor(env)
+    if series is None or python is None or Version(series) > KNOWN_UNTIL or Version(series) < Version("2.0"):
+        return []
+    first = FIRST_TORCH.get(str(python))
+    if first is None or Version(series) >= Version(first):
+        return []
+    return [Finding(
+        check=ID,
+        reason=f"torch.compile on torch {env.torch} refuses Python {python} (supported from torch {first})",
+        fix=f"use torch >= {first} for torch.compile on Python {python}, or an older Python",
+        link=SOURCE,
+        uses=("torch.compile", "inductor"),
+        nodeids=COMPILE_TESTS,
+    )]

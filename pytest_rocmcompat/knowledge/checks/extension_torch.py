@@ -1,0 +1,38 @@
+"""``extension-built-for-other-torch``: a compiled torch extension was built for another torch.
+
+The class behind most ``undefined symbol`` import failures (flash-attn, PyG, mamba-ssm),
+torchao's aborts and skipped kernels: the extension's recorded build facts
+(:mod:`..probe.extension_builds`: its wheel's build label, torchao's own table, the C++ ABI)
+disagree with the installed torch. Reaches tests that use the extension.
+"""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.python_range import torch_series
+
+ID = "extension-built-for-other-torch"
+
+
+def check(env: Environment) -> list[Finding]:
+    if not env.torch:
+        return []
+    abi = env.torch_cxx11_abi if env.torch_cxx11_abi is not None else official_cxx11_abi(env.torch)
+    found: list[Finding] = []
+    for dist, version in sorted(env.libraries.items()):
+        if dist == "torch":
+            continue
+        for fact in built_for(dist, version, env.torch, abi):
+            if fact.matches:
+                continue
+            found.append(Finding(
+                check=ID,
+                reason=f"{dist} {version} is built for {fact.wanted}, installed torch {env.torch}: {fact.consequence}",
+                fix=f"install a {dist} build made for torch {torch_series(env)} (or build it from source "
+                    f"against the installed torch), or the torch it was built for",
+                link=fact.source,
+                uses=(dist,),
+            ))
+    return found

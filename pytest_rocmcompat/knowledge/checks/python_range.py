@@ -1,0 +1,49 @@
+"""``python-unsupported-by-torch``: Python outside the torch release's supported range.
+
+PyTorch RELEASE.md, "Release Compatibility Matrix" (experimental Python versions with
+published wheels count as supported here, to avoid false problems).
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+
+ID = "python-unsupported-by-torch"
+SOURCE = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+# torch series -> (oldest Python, newest Python with wheels)
+RANGES: dict[str, tuple[str, str]] = {
+    "1.13": ("3.7", "3.11"), "2.0": ("3.8", "3.11"), "2.1": ("3.8", "3.11"),
+    "2.2": ("3.8", "3.12"), "2.3": ("3.8", "3.12"), "2.4": ("3.8", "3.12"),
+    "2.5": ("3.9", "3.13"), "2.6": ("3.9", "3.13"), "2.7": ("3.9", "3.13"),
+    "2.8": ("3.9", "3.13"), "2.9": ("3.10", "3.14"),
+}
+
+
+def python_minor(env: Environment) -> Version | None:
+    v = coerce_version(env.python)
+    return Version(f"{v.major}.{v.minor}") if v is not None else None
+
+
+def torch_series(env: Environment) -> str | None:
+    v = env.torch_version
+    return f"{v.major}.{v.minor}" if v is not None else None
+
+
+def check(env: Environment) -> list[Finding]:
+    series, python = torch_series(env), python_minor(env)
+    if series not in RANGES or python is None:
+        return []
+    low, high = (Version(x) for x in RANGES[series])
+    if low <= python <= high:
+        return []
+    return [Finding(
+        check=ID,
+        reason=f"torch {env.torch} supports Python {low}-{high}, this is Python {env.python}",
+        fix=f"use Python {low}-{high} or a torch release that supports Python {python}",
+        link=SOURCE,
+        everything=True,
+    )]

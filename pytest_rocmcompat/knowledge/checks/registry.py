@@ -1,0 +1,70 @@
+"""Run the built-in checks once and compile their findings into known-bad rules.
+
+A matrix's ``checks:`` mapping switches a check ``off`` or sets its action
+(``skip | xfail | isolate``); the default is ``xfail``: a failing test it reaches is
+``known-bad``, a passing one ``stale-rule``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
+from pytest_rocmcompat.knowledge.checks import arch, cuda_driver, dynamo_gate, extension_torch, python_range, requirements
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+
+CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
+    arch.ID: arch.check,
+    python_range.ID: python_range.check,
+    dynamo_gate.ID: dynamo_gate.check,
+    requirements.ID: requirements.check,
+    cuda_driver.ID: cuda_driver.check,
+    extension_torch.ID: extension_torch.check,
+}
+SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
+DEFAULT_ACTION = "xfail"
+SOURCE_FILE = "built-in check"
+
+
+def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
+    """Findings of every check not switched off; a check that breaks is skipped, never raised."""
+    settings = settings or {}
+    found: list[Finding] = []
+    for check_id, check in CHECKS.items():
+        if settings.get(check_id) == "off":
+            continue
+        try:
+            found.extend(check(env))
+        except Exception:  # a check must never stop a session; it simply says nothing
+            continue
+    return found
+
+
+def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = None) -> list[Rule]:
+    """One rule per check id (several findings of one check are joined)."""
+    settings = settings or {}
+    by_check: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_check.setdefault(f.check, []).append(f)
+    rules = []
+    for check_id, group in by_check.items():
+        everything = any(f.everything for f in group)
+        applies = AppliesTo(
+            everything=everything,
+            markers=() if everything else _union(f.markers for f in group),
+            uses=() if everything else tuple(normalize_library(u) for u in _union(f.uses for f in group)),
+            nodeids=() if everything else _union(f.nodeids for f in group),
+        )
+        reason = "; ".join(f"{f.reason}; fix: {f.fix}" for f in group)
+        links = tuple(dict.fromkeys(f.link for f in group))
+        rules.append(Rule(id=check_id, reason=reason, action=settings.get(check_id, DEFAULT_ACTION),
+                          applies_to=applies, links=links, file=SOURCE_FILE))
+    return rules
+
+
+def _union(parts) -> tuple[str, ...]:
+    out: dict[str, None] = {}
+    for part in parts:
+        out.update(dict.fromkeys(part))
+    return tuple(out)

@@ -1,0 +1,146 @@
+"""``requirement-not-met``: an installed stack package's declared requirement on another is not met.
+
+The ``pip check`` idea, limited to the GPU stack the probe records: ``Requires-Dist`` from
+the installed metadata (``Environment.requires``), else the small sourced pin table for a
+stack described by ``--rocm-set lib.NAME=`` alone. Local version tags count as pip counts
+them: ``torch==2.5.1`` is met by ``2.5.1+rocm6.2``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from pytest_rocmcompat.knowledge.declared_pins import declared_requires
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+
+ID = "requirement-not-met"
+SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
+
+
+# name [extras] specifier ; marker  (PEP 508 without URLs; anything else is left alone)
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()@]*)\)?\s*(?:;(.*))?$")
+
+
+def check(env: Environment) -> list[Finding]:
+    markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
+    broken: list[tuple[str, str, str, str]] = []  # (dist, requirement, installed target, source)
+    installed = dict(env.libraries)
+    if env.torch:
+        installed["torch"] = env.torch  # the torch field wins (it is what --rocm-set torch= changes)
+    replaced = _overridden_names(env)
+    for dist, version in installed.items():
+        if replaced and dist not in replaced:
+            continue  # the base machine's package beside a replayed stack: not part of that stack
+        declared, source = _declared(env, dist, version)
+        for text in declared:
+            problem = _unmet(text, env, markers)
+            if problem is not None:
+                broken.append((f"{dist} {version}", text, problem, source))
+    if not broken:
+        return []
+    pairs = "; ".join(f"{d} requires {r}, installed {t}" for d, r, t, _ in broken)
+    uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])))
+    sources = [s for *_, s in broken if s.startswith("http")]
+    return [Finding(
+        check=ID,
+        reason=pairs,
+        fix="install versions that agree (pip install the pinned version, or a release of the "
+            "dependent package built for the installed one)",
+        link=sources[0] if sources else SOURCE,
+        uses=uses,
+    )]
+
+
+def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...], str]:
+    if dist in env.requires:
+        return env.requires[dist], SOURCE
+    found = declared_requires(dist, version, cuda_build=not _rocm_build(env))
+    return found if found is not None else ((), SOURCE)
+
+
+def _rocm_build(env: Environment) -> bool:
+    """A ROCm torch (``+rocm`` tag, HIP, or the rocm platform): CUDA wheels' pins do not apply."""
+    return env.torch_rocm is not None or env.platform == "rocm"
+
+
+def _unmet(text: str, env: Environment, markers: dict[str, str]) -> str | None:
+    """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept.
+
+    Parsed by a small pattern first so that requirements on packages that are not installed
+    (most of them) cost no full PEP 508 parse; markers go to :mod:`packaging.markers`.
+    """
+    m = _REQUIREMENT.match(text)
+    if m is None:
+        return None
+    name = normalize_library(m.group(1))
+    installed = env.torch if name == "torch" and env.torch else env.libraries.get(name)
+    version = coerce_version(installed)
+    spec_text = m.group(2).strip()
+    if version is None or not spec_text:
+        return None
+    try:
+        spec = SpecifierSet(spec_text)
+    except InvalidSpecifier:
+        return None
+    if specifier_contains(spec, version):
+        return None
+    if m.group(3) and not _marker_holds(m.group(3), env, markers):
+        return None  # an extra's requirement, or one for another Python/platform
+    return f"{name} {installed}" if _valid(text) else None
+
+
+def _valid(text: str) -> bool:
+    """A full PEP 508 parse, only for a requirement about to be reported (pip rejects the rest)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return False
+    return True
+
+
+def _marker_holds(text: str, env: Environment, markers: dict[str, str]) -> bool:
+    from packaging.markers import InvalidMarker, Marker
+
+    if not markers:
+        markers.update(_marker_environment(env))
+    try:
+        return bool(Marker(text).evaluate({**markers, "extra": ""}))
+    except (InvalidMarker, Exception):
+        return False
+
+
+def _marker_environment(env: Environment) -> dict[str, str]:
+    from packaging.markers import default_environment
+
+    markers = dict(default_environment())
+    python = coerce_version(env.python)
+    if python is not None:
+        markers["python_version"] = f"{python.major}.{python.minor}"
+        markers["python_full_version"] = env.python
+    if env.os.lower().startswith("linux"):
+        markers.update(sys_platform="linux", platform_system="Linux", os_name="posix")
+    return markers
+
+
+def _overridden_names(env: Environment) -> set[str]:
+    """Distributions a ``--rocm-set`` replay named (``torch``, ``lib.NAME``, ``requires.NAME``).
+
+    When a replay changes torch or a library, the packages it did not name come from the
+    machine the replay runs on; their pins describe that machine, not the replayed stack.
+    """
+    if env.source != "overridden":
+        return set()
+    names: set[str] = set()
+    for part in env.origin.split("; "):
+        key = part.rpartition(" + ")[2].partition("=")[0].strip()
+        if key == "torch":
+            names.add("torch")
+        elif key.startswith(("lib.", "requires.")):
+            names.add(normalize_library(key.partition(".")[2]))
+    return names if names else set()

@@ -1,0 +1,141 @@
+"""Which torch a compiled torch extension was built for, from what the install records.
+
+A C++/CUDA extension (flash-attn, torchao, PyG, mamba-ssm, ...) links against one torch
+build's C++ symbols; under another torch it fails at import (``undefined symbol``), aborts,
+or silently drops its kernels. Three recorded facts say which torch it was built for:
+
+* a **build label** in the version: flash-attn's release wheels are named
+  ``2.8.3+cu12torch2.8cxx11abiTRUE`` (torch series and C++ ABI), PyG's
+  ``2.1.2+pt23cu121`` (torch 2.3). The probe reads it from the installed version or from
+  the wheel file name in ``direct_url.json`` (PEP 610), nothing imported;
+* **torchao's own compatibility table** (``torchao/__init__.py``, v0.14.1 to v0.16.0; from
+  0.17 a minimum torch): the release loads its C++ extensions only with those torch builds;
+* the torch build's **C++ ABI** (``torch._C._GLIBCXX_USE_CXX11_ABI`` when probed, else the
+  official pip wheels' switch: pytorch/pytorch#143962, #152790).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.versions import coerce_version
+
+_TORCHAO = "https://github.com/pytorch/ao/blob/v0.16.0/torchao/__init__.py"
+_TORCHAO_MIN = "https://github.com/pytorch/ao/blob/v0.17.0/torchao/__init__.py"
+_LABEL_SOURCE = "https://github.com/Dao-AILab/flash-attention/blob/main/setup.py"
+_PYG_SOURCE = "https://data.pyg.org/whl/"
+ABI_SOURCE = "https://github.com/pytorch/pytorch/issues/152790"
+
+# torchao release -> the torch builds its C++ extensions load with ([major, minor, patch];
+# a ``.dev`` build counts as patch -1, exactly as torchao's ``_parse_version``).
+TORCHAO_BUILT_FOR: dict[tuple[int, int, int], tuple[tuple[int, int, int], ...]] = {
+    (0, 13, 0): ((2, 8, 0), (2, 9, -1)),  # 0.13 has no gate: under another torch the import aborts
+    (0, 14, 0): ((2, 8, 0), (2, 9, -1)),
+    (0, 14, 1): ((2, 9, 0), (2, 10, -1)),
+    (0, 15, 0): ((2, 9, 1), (2, 10, -1)),
+    (0, 16, 0): ((2, 10, 0), (2, 11, -1)),
+}
+TORCHAO_MIN_FROM = (0, 17, 0)  # from this release: torch >= 2.11.0
+TORCHAO_MIN_TORCH = (2, 11, 0)
+
+# torch2.8 (flash-attn, mamba-ssm, causal-conv1d, flashinfer wheels) and pt23 (PyG wheels)
+_TORCH_LABEL = re.compile(r"torch(\d+)\.(\d+)")
+_PYG_LABEL = re.compile(r"(?:^|[._])pt(\d)(\d{1,2})(?=cu|cpu|rocm|[._]|$)")
+_ABI_LABEL = re.compile(r"cxx11abi(true|false)")
+
+
+@dataclass(frozen=True)
+class BuiltFor:
+    """What a compiled extension release was built for, and whether ``torch`` matches it."""
+
+    wanted: str  # "torch 2.8" / "torch 2.10.0 or 2.11 nightlies" / "the C++11 ABI"
+    source: str
+    matches: bool
+    consequence: str  # what happens when it does not match
+
+
+def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool | None) -> list[BuiltFor]:
+    """Every recorded build fact of ``dist`` at ``version``, judged against ``torch``.
+
+    Empty when nothing is recorded or the extension was built locally (``+git`` versions).
+    """
+    v, t = coerce_version(version), coerce_version(torch)
+    if v is None or t is None:
+        return []
+    found: list[BuiltFor] = []
+    label = (v.local or "").lower()
+    if "git" in label:
+        return []  # built from source here: against whatever torch was installed then
+    if dist == "torchao":
+        judged = _torchao(v, t)
+        if judged is not None:
+            found.append(judged)
+    series = _labelled_series(label)
+    if series is not None:
+        source = _PYG_SOURCE if _PYG_LABEL.search(label) and not _TORCH_LABEL.search(label) else _LABEL_SOURCE
+        found.append(BuiltFor(f"torch {series[0]}.{series[1]}", source, (t.major, t.minor) == series,
+                              "its compiled library fails to load (undefined symbol)"))
+    abi = _ABI_LABEL.search(label)
+    if abi is not None and torch_abi is not None:
+        built_abi = abi.group(1) == "true"
+        found.append(BuiltFor("the C++11 ABI" if built_abi else "the pre-C++11 ABI", ABI_SOURCE, built_abi == torch_abi,
+                              "its compiled library fails to load (undefined symbol ...__cxx11...)"))
+    return found
+
+
+def official_cxx11_abi(torch: str | None) -> bool | None:
+    """The C++ ABI of an official Linux pip wheel of ``torch``, or ``None`` when not known.
+
+    2.7 and later: C++11 ABI for every build (pytorch/pytorch#143962); 2.6: only the +cu126
+    build (pytorch/pytorch#152790); earlier +cuXYZ/+cpu wheels: the pre-C++11 ABI
+    (pytorch/pytorch#51039). Nightlies near the switch, ROCm before 2.7 and builds without a
+    local tag (conda, NGC containers, source) are not known.
+    """
+    v = coerce_version(torch)
+    if v is None or not v.local or v.is_devrelease or v.is_prerelease:
+        return None
+    tag = v.local.lower()
+    release = Version(v.base_version)
+    if release >= Version("2.7"):
+        return True
+    if not re.fullmatch(r"cu\d+|cpu", tag):
+        return None
+    if release >= Version("2.6"):
+        return tag == "cu126"
+    return False if release >= Version("1.0") else None
+
+
+def _labelled_series(label: str) -> tuple[int, int] | None:
+    m = _TORCH_LABEL.search(label)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    m = _PYG_LABEL.search(label)
+    if m:
+        return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def _triple(v: Version) -> tuple[int, int, int]:
+    major, minor, patch = (tuple(v.release) + (0, 0, 0))[:3]
+    return (major, minor, -1 if (v.is_devrelease or v.is_prerelease) else patch)
+
+
+def _torchao(v: Version, t: Version) -> BuiltFor | None:
+    ao, torch = _triple(v), _triple(t)
+    if ao >= TORCHAO_MIN_FROM:
+        ok = torch >= TORCHAO_MIN_TORCH
+        return BuiltFor("torch >= 2.11.0", _TORCHAO_MIN, ok, "it skips its C++ extensions (their kernels are missing)")
+    pairs = TORCHAO_BUILT_FOR.get(ao)
+    if pairs is None:
+        return None
+    wanted = " or ".join(_shown(p) for p in pairs)
+    consequence = ("importing it can abort the process" if ao < (0, 14, 0)
+                   else "it skips its C++ extensions (their kernels are missing)")
+    return BuiltFor(f"torch {wanted}", _TORCHAO, torch in pairs, consequence)
+
+
+def _shown(p: tuple[int, int, int]) -> str:
+    return f"{p[0]}.{p[1]} nightlies" if p[2] < 0 else f"{p[0]}.{p[1]}.{p[2]}"

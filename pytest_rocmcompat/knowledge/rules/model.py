@@ -1,0 +1,134 @@
+"""Known-bad rules as pure, typed value objects.
+
+A rule says: *when* the environment looks like this, tests it *applies to*
+are skipped, xfailed (turned into ``known-bad`` when the failure text matches
+the ``signature``) or isolated in a child process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from packaging.specifiers import SpecifierSet
+
+from pytest_rocmcompat.stack.arch import arch_matches
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import specifier_contains
+
+Action = Literal["skip", "xfail", "isolate"]
+ACTIONS: tuple[str, ...] = ("skip", "xfail", "isolate")
+# Condition axes compared as versions, and what each means.
+VERSION_AXES: dict[str, str] = {
+    "rocm": "ROCm release of the system (falls back to the one torch was built for)",
+    "hip": "HIP runtime version torch reports (torch.version.hip)",
+    "cuda": "CUDA release (system, falling back to torch's build)",
+    "driver": "GPU kernel driver version",
+    "torch": "PyTorch version with its local tag (2.5.1+rocm6.2)",
+    "torch_rocm": "ROCm release torch was built for (+rocm6.2 tag, else torch.version.hip)",
+    "torch_cuda": "CUDA release torch was built for (+cu121 tag, else torch.version.cuda)",
+    "python": "Python version",
+    "nccl": "NCCL/RCCL version torch loaded (torch.cuda.nccl.version())",
+    "driver_cuda": "highest CUDA version the NVIDIA driver supports (nvidia-smi 'CUDA Version')",
+}
+ANY_VERSION = ("*", "installed")
+NOT_INSTALLED = "absent"
+
+
+@dataclass(frozen=True)
+class EnvCondition:
+    """An environment-variable test: ``present``, ``absent``, ``equals``, ``not_equals``, ``matches``."""
+
+    name: str
+    op: str
+    value: str | None = None
+
+    def holds(self, env: dict[str, str]) -> bool:
+        actual = env.get(self.name)
+        if self.op == "present":
+            return actual is not None
+        if self.op == "absent":
+            return actual is None
+        if actual is None:
+            return False
+        if self.op == "equals":
+            return actual == self.value
+        if self.op == "not_equals":
+            return actual != self.value
+        return re.search(self.value or "", actual) is not None  # matches
+
+
+@dataclass(frozen=True)
+class When:
+    """Conditions over the environment; all must hold (an empty ``When`` always holds)."""
+
+    platforms: tuple[str, ...] = ()
+    archs: tuple[str, ...] = ()
+    versions: tuple[tuple[str, SpecifierSet], ...] = ()
+    libraries: tuple[tuple[str, SpecifierSet | str], ...] = ()
+    env: tuple[EnvCondition, ...] = ()
+
+    def holds(self, environment: Environment) -> bool:
+        if self.platforms and environment.platform not in self.platforms:
+            return False
+        if self.archs and not any(
+            arch_matches(a, p) for a in environment.archs for p in self.archs
+        ):
+            return False
+        for axis, spec in self.versions:
+            version = environment.field_version(axis)
+            if version is None or not specifier_contains(spec, version):
+                return False
+        for name, spec in self.libraries:
+            installed = environment.field_version("lib." + name)
+            if isinstance(spec, SpecifierSet):
+                if installed is None or not specifier_contains(spec, installed):
+                    return False
+            elif spec == NOT_INSTALLED:
+                if name in environment.libraries:
+                    return False
+            elif installed is None and name not in environment.libraries:  # "*": any version
+                return False
+        return all(cond.holds(environment.env) for cond in self.env)
+
+
+@dataclass(frozen=True)
+class AppliesTo:
+    """Which tests a rule reaches: node-id globs, marker names, ``uses`` libraries (any of them)."""
+
+    everything: bool = True
+    nodeids: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One known-bad combination, with where it was defined."""
+
+    id: str
+    reason: str
+    action: str = "skip"
+    when: When = field(default_factory=When)
+    applies_to: AppliesTo = field(default_factory=AppliesTo)
+    signature: re.Pattern[str] | None = None
+    links: tuple[str, ...] = ()
+    fixed_in: tuple[tuple[str, str], ...] = ()
+    file: str = ""
+    line: int | None = None
+    contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
+    fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def describe(self) -> str:
+        """``[rule-id] reason (link)`` as shown in skip and xfail reasons."""
+        link = f" ({self.links[0]})" if self.links else ""
+        return f"[{self.id}] {self.reason}{link}"
+
+    def signature_matches(self, text: str) -> bool:
+        """Whether failure text is this rule's failure; a rule without signature matches any."""
+        return self.signature is None or self.signature.search(text) is not None

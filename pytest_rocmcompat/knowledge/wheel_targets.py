@@ -1,0 +1,159 @@
+"""GPU code targets of the official torch wheels, per release and build tag, and per day for nightlies.
+
+Used when the build's own ``torch.cuda.get_arch_list()`` is not known (a replay, or
+``--rocm-set torch=2.7.0+cu124``). Every row names its source; docs/checks.md lists
+them with how sure each one is. Where sources disagree a row keeps the *larger* set
+(a missing target would claim "no kernels" falsely; an extra one only misses a problem).
+A nightly (``2.10.0.dev20250929+rocm7.0``) gets the targets the build scripts had on its
+build day when a :data:`NIGHTLY` row covers that day, else its release's row.
+A release or tag not in the tables is unknown: no check is made from it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
+_CU_OLD = "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
+_CU128_27 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
+_CU128_28 = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
+_CU128_EARLY = "sm_50 sm_60 " + _CU128_28
+_CU130 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
+_ROCM5_OLD = "gfx900 gfx906 gfx908 gfx90a gfx1030"
+_ROCM5 = _ROCM5_OLD + " gfx1100"
+_ROCM60 = _ROCM5 + " gfx942"
+_ROCM_1101 = _ROCM60 + " gfx1101"
+_ROCM_1102 = _ROCM_1101 + " gfx1102"
+_ROCM63 = _ROCM_1102 + " gfx1200 gfx1201"
+_ROCM64 = _ROCM63 + " gfx950"
+_ROCM7 = _ROCM64 + " gfx1150 gfx1151"
+_ROCM_1103 = _ROCM7 + " gfx1103"
+
+_PR = "https://github.com/pytorch/pytorch/pull/"
+_S_MOI90 = "https://github.com/moi90/pytorch_compute_capabilities"
+_S_SM120 = "https://github.com/pytorch/pytorch/issues/150733"
+_S_158700, _S_145792 = _PR + "158700", _PR + "145792"
+_S_CU130 = "https://github.com/pytorch/pytorch/issues/172352"
+_S_BUILDER_20 = "https://github.com/pytorch/builder/blob/release/2.0/manywheel/build_docker.sh"
+_S_1407 = "https://github.com/pytorch/builder/pull/1407"
+_S_1647 = "https://github.com/pytorch/builder/pull/1647"
+_S_UV = "https://github.com/astral-sh/uv/issues/14086"
+_S_UV_72 = "https://github.com/astral-sh/uv/pull/18730"
+_S_141667, _S_147761, _S_148562 = _PR + "141667", _PR + "147761", _PR + "148562"
+_S_167299, _S_179653 = _PR + "167299", _PR + "179653"
+_S_CI_ROCM = "https://github.com/pytorch/pytorch/blob/main/.ci/docker/manywheel/build.sh"
+
+# (build tag prefix, torch releases, targets, source)
+TABLE: tuple[tuple[str, str, str, str], ...] = (
+    ("cu118", ">=2.0,<2.8", "sm_37 " + _CU_OLD, _S_MOI90),
+    ("cu121", ">=2.1,<2.6", _CU_OLD, _S_SM120),
+    ("cu124", ">=2.4,<2.7", _CU_OLD, _S_SM120),
+    ("cu126", ">=2.6,<2.11", _CU_OLD, _S_MOI90),
+    ("cu128", ">=2.7,<2.8", _CU128_27, _S_MOI90),
+    ("cu128", ">=2.8,<2.11", _CU128_28, _S_158700),
+    ("cu129", ">=2.8,<2.10", _CU128_28, _S_158700),
+    ("cu130", ">=2.9,<2.12", _CU130, _S_CU130),
+    ("rocm5", ">=1.13,<2.1", _ROCM5_OLD, _S_BUILDER_20),
+    ("rocm5", ">=2.1,<2.4", _ROCM5, _S_1407),
+    ("rocm6.0", ">=2.2,<2.5", _ROCM60, _S_1647),
+    ("rocm6.1", ">=2.3,<2.6", _ROCM60, _S_1647),
+    ("rocm6.1", ">=2.6,<2.7", _ROCM_1101, _S_141667),
+    ("rocm6.2", ">=2.5,<2.6", _ROCM60, _S_UV),
+    ("rocm6.2", ">=2.6,<2.7", _ROCM_1101, _S_141667),
+    ("rocm6.2", ">=2.7,<2.8", _ROCM63, _S_UV),
+    ("rocm6.3", ">=2.7,<2.10", _ROCM63, _S_148562),
+    ("rocm6.4", ">=2.8,<2.11", _ROCM64, _S_CI_ROCM),
+    ("rocm7.0", ">=2.9,<2.10", _ROCM64, _S_CI_ROCM),
+    ("rocm7", ">=2.10,<2.12", _ROCM7, _S_UV_72),
+)
+
+# (build tag prefix, first build day, day of the next change (excluded) or None, targets, source).
+# The day is the nightly's .devYYYYMMDD; a change counts from its PR's merge day (the larger set).
+NIGHTLY: tuple[tuple[str, int, int | None, str, str], ...] = (
+    ("cu128", 20250127, 20250306, _CU128_EARLY, _S_145792),
+    ("rocm5", 20000101, 20230523, _ROCM5_OLD, _S_1407),
+    ("rocm5", 20230523, None, _ROCM5, _S_1407),
+    ("rocm6", 20000101, 20241204, _ROCM60, _S_1647),
+    ("rocm", 20241204, 20250224, _ROCM_1101, _S_141667),
+    ("rocm", 20250224, 20250305, _ROCM_1102, _S_147761),
+    ("rocm6.4", 20250305, 20251107, _ROCM64, _S_CI_ROCM),
+    ("rocm6", 20250305, 20251107, _ROCM63, _S_148562),
+    ("rocm7", 20250305, 20251107, _ROCM7, _S_167299),
+    ("rocm", 20251107, 20260408, _ROCM7, _S_167299),
+    ("rocm", 20260408, 20260911, _ROCM_1103, _S_179653),
+)
+_THEROCK = re.compile(r"rocm\d+(?:\.\d+)*a\d+")  # AMD's per-family builds, e.g. rocm7.13.0a20260318
+_PARSED: list[tuple[str, SpecifierSet, tuple[str, ...], str]] = []  # filled on first use
+
+
+def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
+    """``("2.7.0+cu124")`` -> (targets, "table: SOURCE"), or ``None`` when not known."""
+    version = coerce_version(torch)
+    if version is None or not version.local:
+        return None
+    local = version.local.replace("_", ".")
+    if _THEROCK.fullmatch(local):
+        return None
+    day = build_day(version)
+    for tag, first, until, targets, source in NIGHTLY if day is not None else ():
+        if _tag_matches(local, tag) and first <= day and (until is None or day < until):
+            return tuple(targets.split()), f"table: {source}"
+    if not _PARSED:
+        _PARSED.extend((tag, SpecifierSet(spec), tuple(targets.split()), source)
+                       for tag, spec, targets, source in TABLE)
+    release = coerce_version(version.base_version)
+    for tag, spec, parsed, source in _PARSED:
+        if _tag_matches(local, tag) and release is not None and spec.contains(release, prereleases=True):
+            return parsed, f"table: {source}"
+    return None
+
+
+def build_day(version: Version) -> int | None:
+    """``2.10.0.dev20250929`` -> 20250929; ``None`` for a release or an undated dev number."""
+    dev = version.dev
+    return dev if dev is not None and 20000101 <= dev <= 29991231 else None
+
+
+def _tag_matches(local: str, tag: str) -> bool:
+    """``rocm6.2.4`` matches ``rocm6.2``, ``rocm6`` and ``rocm``; ``cu124`` matches ``cu124`` only."""
+    if tag.startswith("cu"):
+        return local == tag
+    if tag == "rocm":
+        return local[4:5].isdigit() and local.startswith(tag)
+    return local == tag or local.startswith(tag + ".")
+
+
+# Newest SM each CUDA toolkit can compile for (CUDA Toolkit release notes; nvcc --list-gpu-arch).
+TOOLKIT_CEILING: tuple[tuple[str, int], ...] = (
+    ("11.0", 80), ("11.1", 86), ("11.8", 90), ("12.8", 120), ("12.9", 121),
+)
+TOOLKIT_SOURCE = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+
+
+def toolkit_ceiling(cuda: str | None) -> int | None:
+    """``"12.4"`` -> 90: no build made with that toolkit has code for a newer SM (``None``: unknown)."""
+    version = coerce_version(cuda)
+    if version is None:
+        return None
+    found = None
+    for first, sm in TOOLKIT_CEILING:
+        if version >= coerce_version(first):
+            found = sm
+    return found if version < coerce_version("13.1") else None
+
+
+def build_targets(env: Environment) -> tuple[tuple[str, ...] | None, str]:
+    """GPU code targets of ``env``'s torch build and where they come from.
+
+    The probed ``torch_archs`` when known, else the official wheels' targets for this release and
+    build tag (:func:`official_targets`), else ``(None, "unknown")``.
+    """
+    if env.torch_archs:
+        return env.torch_archs, "probed" if env.source == "live" else "recorded"
+    found = official_targets(env.torch)
+    return (None, "unknown") if found is None else found

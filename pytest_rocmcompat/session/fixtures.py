@@ -1,0 +1,89 @@
+"""Fixtures the plugin offers every test suite (bundled or a user's own).
+
+- ``rocm_env``: the session's :class:`~pytest_rocmcompat.stack.environment.Environment`
+  (probed, replayed or overridden).
+- ``rocm_matrix``: the loaded :class:`~pytest_rocmcompat.matrix.model.Matrix`, or ``None``.
+- ``rocm_property``: record a testcase property (``record_property`` without the xunit2 warning).
+- ``rocm_measure``: record a performance figure; it becomes the JUnit property
+  ``rocm_metric.<name>``, is compared with the matrix's ``floors`` and, when worse
+  than its floor, turns the passing test into a failure that names the figure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_rocmcompat.session.state import state_of
+
+if TYPE_CHECKING:  # imported when a test measures: most sessions never do
+    from pytest_rocmcompat.session.measurements import Measurement
+
+
+def _state(config: pytest.Config):
+    state = state_of(config)
+    if state is None:
+        pytest.skip("rocmcompat is not active in this session")
+    return state
+
+
+@pytest.fixture(scope="session")
+def rocm_env(pytestconfig: pytest.Config):
+    """The environment this session runs against (see ``--rocm-env`` / ``--rocm-set``)."""
+    return _state(pytestconfig).env
+
+
+@pytest.fixture(scope="session")
+def rocm_matrix(pytestconfig: pytest.Config):
+    """The loaded matrix (the bundled known-bad database when no ``--rocm-matrix`` was given;
+    ``None`` under ``--rocm-no-bundled``)."""
+    return _state(pytestconfig).matrix
+
+
+@pytest.fixture
+def rocm_property(request: pytest.FixtureRequest):
+    """``rocm_property(name, value)``: a testcase property, like ``record_property``.
+
+    It writes the same JUnit ``<property>`` but without pytest's warning under the default
+    ``junit_family=xunit2`` (the plugin's reports read testcase properties whatever the family).
+    """
+    def record(name: str, value: object) -> None:
+        request.node.user_properties.append((name, value))
+    return record
+
+
+class MeasureRecorder:
+    """Callable handed to tests as ``rocm_measure``."""
+
+    def __init__(self, item: pytest.Item, floors: dict[str, float]) -> None:
+        self._item = item
+        self._floors = floors
+        self.recorded: list[Measurement] = []
+
+    def __call__(self, name: str, value: float, unit: str | None = None, *, floor: float | None = None,
+                 peak: float | None = None, detail: str = "", higher_is_better: bool = True) -> Measurement:
+        """Record ``name = value unit``; the floor defaults to the matrix's ``floors[name]``."""
+        from pytest_rocmcompat.session.floors import record_miss
+        from pytest_rocmcompat.session.measurements import Measurement, default_unit
+
+        unit = unit or default_unit(name)
+        if unit is None:
+            raise ValueError(f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.knowledge.metrics)")
+        if floor is None:
+            floor = self._floors.get(name)
+        m = Measurement(name, float(value), unit, None if floor is None else float(floor),
+                        None if peak is None else float(peak), higher_is_better, detail)
+        self._item.user_properties.append(m.to_property())
+        self.recorded.append(m)
+        if m.below_floor:
+            record_miss(self._item, m)
+        return m
+
+
+@pytest.fixture
+def rocm_measure(request: pytest.FixtureRequest) -> MeasureRecorder:
+    """Record a measurement: ``rocm_measure("gemm_bf16_tflops", 712.4, peak=989.4)``."""
+    state = state_of(request.config)
+    floors = dict(state.matrix.floors) if state is not None and state.matrix is not None else {}
+    return MeasureRecorder(request.node, floors)

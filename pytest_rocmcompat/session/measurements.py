@@ -1,0 +1,91 @@
+"""Measurements: one performance figure of a test, carried as a JUnit property.
+
+A test records a figure through the ``rocm_measure`` fixture; it travels as the
+test report's user property ``rocm_metric.<name>`` whose value is a small JSON
+object, so it reaches the JUnit file, crosses pytest-xdist, and can be read
+back by ``rocmcompat report`` from any JUnit file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX, METRICS
+
+PROP_PREFIX = METRIC_PREFIX
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """``value`` in ``unit``; ``floor`` is the matrix's minimum, ``peak`` the datasheet figure."""
+
+    name: str
+    value: float
+    unit: str
+    floor: float | None = None
+    peak: float | None = None
+    higher_is_better: bool = True
+    detail: str = ""  # what was measured, e.g. "4096x4096x4096, median of 20"
+
+    @property
+    def below_floor(self) -> bool:
+        """Worse than the floor (a floor on a lower-is-better figure is a ceiling)."""
+        if self.floor is None or not math.isfinite(self.value):
+            return self.floor is not None
+        return self.value < self.floor if self.higher_is_better else self.value > self.floor
+
+    @property
+    def fraction_of_peak(self) -> float | None:
+        return self.value / self.peak if self.peak else None
+
+    def to_property(self) -> tuple[str, str]:
+        data = {"value": self.value, "unit": self.unit}
+        for key in ("floor", "peak", "detail"):
+            if getattr(self, key) not in (None, ""):
+                data[key] = getattr(self, key)
+        if not self.higher_is_better:
+            data["higher_is_better"] = False
+        return PROP_PREFIX + self.name, json.dumps(data, sort_keys=True)
+
+    @classmethod
+    def from_property(cls, name: str, value: object) -> Measurement | None:
+        """The measurement a property holds, or ``None`` if it holds none (never raises)."""
+        if not isinstance(name, str) or not name.startswith(PROP_PREFIX):
+            return None
+        try:
+            data = json.loads(str(value))
+            return cls(
+                name=name[len(PROP_PREFIX):], value=float(data["value"]), unit=str(data.get("unit", "")),
+                floor=_opt_float(data.get("floor")), peak=_opt_float(data.get("peak")),
+                higher_is_better=bool(data.get("higher_is_better", True)), detail=str(data.get("detail", "")),
+            )
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return None
+
+    def describe(self) -> str:
+        text = f"{self.name} = {self.value:.4g} {self.unit}"
+        if self.floor is not None:
+            text += f" ({'floor' if self.higher_is_better else 'ceiling'} {self.floor:g})"
+        return text
+
+
+def _opt_float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def default_unit(name: str) -> str | None:
+    """The unit the metric table gives ``name``, if it is a known metric."""
+    known = METRICS.get(name)
+    return known[0] if known else None
+
+
+def measurements_of(user_properties) -> list[Measurement]:
+    """Every measurement among a report's (or JUnit testcase's) properties."""
+    found = []
+    for name, value in user_properties:
+        m = Measurement.from_property(name, value)
+        if m is not None:
+            found.append(m)
+    return found

@@ -1,0 +1,139 @@
+"""``--rocm-set KEY=VALUE``: change fields of a probed or replayed environment."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from pytest_rocmcompat.stack.arch import arch_vendor, is_valid_arch, normalize_arch
+from pytest_rocmcompat.errors import OverrideError
+from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_variable, register_secret
+from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
+from pytest_rocmcompat.stack.environment import GPU, PLATFORMS, Environment, normalize_library
+
+VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
+KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "torch_cxx11_abi", "lib.NAME", "requires.NAME",
+        "env.NAME")
+_BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
+_TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-\d+)*(-generic)?)$")
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``"lib.torchao=0.7.0"`` -> ``("lib.torchao", "0.7.0")``."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise OverrideError(f"--rocm-set {text!r}: expected KEY=VALUE with KEY one of {', '.join(KEYS)}")
+    return key, value.strip()
+
+
+def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
+    """Apply each assignment in order; the result is labelled ``source="overridden"``."""
+    if not assignments:
+        return env
+    changes: dict = {}
+    libraries, variables, gpus = dict(env.libraries), dict(env.env), list(env.gpus)
+    requires = dict(env.requires)
+    keys = [parse_assignment(text)[0] for text in assignments]
+    if "torch" in keys and "torch_archs" not in keys:
+        changes["torch_archs"] = None  # another torch: its targets are derived again
+    if "torch" in keys and "torch_cxx11_abi" not in keys:
+        changes["torch_cxx11_abi"] = None  # ... and its C++ ABI
+    shown = []
+    for text in assignments:
+        key, value = parse_assignment(text)
+        text = _shown(key, value, text)
+        shown.append(text)
+        where = f"--rocm-set {text!r}"
+        if key == "platform":
+            if value not in PLATFORMS:
+                raise OverrideError(f"{where}: platform must be one of {', '.join(PLATFORMS)}")
+            changes["platform"] = value
+        elif key == "arch":
+            archs = [normalize_arch(a) for a in value.split(",") if a.strip()]
+            bad = [a for a in archs if not is_valid_arch(a)]
+            if not archs or bad:
+                raise OverrideError(f"{where}: {', '.join(bad) or 'nothing'} is not a GPU architecture "
+                                    "(gfx906, gfx942, sm_90; several separated by commas)")
+            gpus = _with_archs(gpus, archs)
+        elif key in VERSION_KEYS:
+            changes[key] = _version(where, value) if value else None
+            if key == "torch":
+                requires.pop("torch", None)  # the recorded torch's metadata no longer applies
+        elif key == "torch_archs":
+            changes["torch_archs"] = _targets(where, value)
+        elif key == "torch_cxx11_abi":
+            if value and value.lower() not in _BOOLEANS:
+                raise OverrideError(f"{where}: expected 1/true or 0/false (empty: derived from the torch version)")
+            changes["torch_cxx11_abi"] = _BOOLEANS[value.lower()] if value else None
+        elif key.startswith("lib.") and len(key) > 4:
+            name = normalize_library(key[4:])
+            requires.pop(name, None)  # another version: its recorded Requires-Dist no longer applies
+            if value:
+                libraries[name] = _version(where, value)
+            else:
+                libraries.pop(name, None)
+        elif key.startswith("requires.") and len(key) > 9:
+            requires[normalize_library(key[9:])] = _requirements(where, value)
+        elif key.startswith("env.") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", key[4:]):
+            if value:
+                variables[key[4:]] = redact_variable(key[4:], value)
+            else:
+                variables.pop(key[4:], None)
+        else:
+            raise OverrideError(f"{where}: unknown key {key!r}; use one of {', '.join(KEYS)}")
+    origin = "; ".join(shown)
+    if env.source == "replay":
+        origin = f"{env.origin} + {origin}"
+    return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
+                   gpus=tuple(gpus), requires=dict(sorted(requires.items())), source="overridden",
+                   origin=origin)
+
+
+def _targets(where: str, value: str) -> tuple[str, ...] | None:
+    """``"sm_80,sm_90,compute_90"`` -> the tuple; empty: unknown (derived from the table)."""
+    targets = tuple(t.strip().lower() for t in value.split(",") if t.strip())
+    bad = [t for t in targets if not _TARGET.match(t.split(":", 1)[0])]
+    if bad:
+        raise OverrideError(f"{where}: {', '.join(bad)} is not a GPU code target "
+                            "(sm_90, sm_90a, compute_90, gfx942, gfx90a:xnack-, gfx11-generic)")
+    return targets or None
+
+
+def _requirements(where: str, value: str) -> tuple[str, ...]:
+    """``"torch==2.5.1|xformers==0.0.28"`` -> PEP 508 requirement strings, checked."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    items = tuple(r.strip() for r in value.split("|") if r.strip())
+    for item in items:
+        try:
+            Requirement(item)
+        except InvalidRequirement as exc:
+            raise OverrideError(f"{where}: {item!r} is not a PEP 508 requirement ({exc})") from None
+    return items
+
+
+def _shown(key: str, value: str, text: str) -> str:
+    """The assignment as messages and reports may show it: a secret ``env.*`` value redacted."""
+    if key.startswith("env.") and is_secret_name(key[4:]) and value:
+        register_secret(value)  # scrubbed from every later output of this process
+        return f"{key}={REDACTED}"
+    return text
+
+
+def _version(where: str, value: str) -> str:
+    if len(value) > 100 or max(map(len, re.findall(r"[0-9]+", value)), default=0) > 30:
+        raise OverrideError(f"{where}: {value[:40]!r}... is too long to be a version")
+    try:
+        parse_version(value)
+    except (InvalidVersion, ValueError):
+        raise OverrideError(f"{where}: {value!r} is not a valid version (PEP 440)") from None
+    return value
+
+
+def _with_archs(gpus: list[GPU], archs: list[str]) -> list[GPU]:
+    """Give existing devices the new arch(es); with none, describe one device per arch."""
+    if not gpus:
+        return [GPU(i, f"(overridden {a})", a, None, arch_vendor(a)) for i, a in enumerate(archs)]
+    return [GPU(g.index, g.name, archs[i % len(archs)], g.memory_bytes, arch_vendor(archs[i % len(archs)]))
+            for i, g in enumerate(gpus)]
