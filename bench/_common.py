@@ -62,13 +62,19 @@ def _loadavg() -> list[float] | None:
         return None
 
 
-def timed_run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
-              env: dict[str, str] | None = None, ok_codes: Sequence[int] = (0,),
-              timeout: float = 900.0) -> tuple[float, subprocess.CompletedProcess[str]]:
+def timed_run(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: dict[str, str] | None = None,
+    ok_codes: Sequence[int] = (0,),
+    timeout: float = 900.0,
+) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Wall time of one real subprocess, output captured; raise if it exits unexpectedly."""
     start = time.perf_counter()
-    proc = subprocess.run(list(argv), cwd=cwd, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=timeout)
+    proc = subprocess.run(
+        list(argv), cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout
+    )
     wall = time.perf_counter() - start
     if proc.returncode not in ok_codes:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-20:])
@@ -76,8 +82,9 @@ def timed_run(argv: Sequence[str], *, cwd: str | os.PathLike[str] | None = None,
     return wall, proc
 
 
-def interleave(variants: dict[str, Callable[[], float]], reps: int, *, warmup: int = 1,
-               progress: bool = True) -> dict[str, list[float]]:
+def interleave(
+    variants: dict[str, Callable[[], float]], reps: int, *, warmup: int = 1, progress: bool = True
+) -> dict[str, list[float]]:
     """Run each variant ``reps`` times, interleaved A B C A B C ...; warm-up runs are not kept."""
     for _ in range(warmup):
         for fn in variants.values():

@@ -20,11 +20,11 @@ from _common import REPO, default_out, machine, table, write_json
 
 sys.path.insert(0, str(REPO))
 
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate  # noqa: E402
-from pytest_rocmcompat.stack.environment import Environment  # noqa: E402
-from pytest_rocmcompat.probe.libraries import installed_stack, installed_versions  # noqa: E402
-from pytest_rocmcompat.stack.overrides import apply_overrides  # noqa: E402
-from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts  # noqa: E402
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
+from pytest_rocmcompat.probe.libraries import installed_stack, installed_versions
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
 
 PROBLEMS = ["torch=2.3.1+cu124", "arch=sm_120", "python=3.12.4", "lib.vllm=0.6.3", "driver_cuda=11.8"]
 
@@ -54,15 +54,25 @@ def main() -> int:
         ("evaluate, H100 recorded (0 problems)", median_s(lambda: evaluate(h100), args.reps)),
         (f"evaluate, overridden stack ({len(findings)} problems)", median_s(lambda: evaluate(broken), args.reps)),
         ("compile_rules", median_s(lambda: compile_rules(findings), args.reps)),
-        (f"installed_versions, the probe's scan before ({len(installed)} stack libs)",
-         median_s(installed_versions, args.reps)),
+        (
+            f"installed_versions, the probe's scan before ({len(installed)} stack libs)",
+            median_s(installed_versions, args.reps),
+        ),
         ("installed_stack, the same scan with Requires-Dist", median_s(installed_stack, args.reps)),
-        ("match 5,000 plain tests, no check active", median_s(lambda: [none_active.match(t) for t in tests], args.reps)),
-        ("match 5,000 plain tests, checks reaching all", median_s(lambda: [all_tests.match(t) for t in tests], args.reps)),
+        (
+            "match 5,000 plain tests, no check active",
+            median_s(lambda: [none_active.match(t) for t in tests], args.reps),
+        ),
+        (
+            "match 5,000 plain tests, checks reaching all",
+            median_s(lambda: [all_tests.match(t) for t in tests], args.reps),
+        ),
     ]
     print(table([(name, f"{s * 1e3:.3f}") for name, s in rows], ("what", "median ms")))
-    write_json(args.out, {"machine": machine(), "reps": args.reps, "findings": [f.check for f in findings],
-                          "median_s": dict(rows)})
+    write_json(
+        args.out,
+        {"machine": machine(), "reps": args.reps, "findings": [f.check for f in findings], "median_s": dict(rows)},
+    )
     return 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from _common import REPO, default_out, machine, write_json
 
 sys.path.insert(0, str(REPO))
-from tests.hostile import PIECES, SECRET_ENV, SECRET_ENV_NAME, violations  # noqa: E402
+from tests.hostile import PIECES, SECRET_ENV, SECRET_ENV_NAME, violations
 
 BASE = """\
 name: MI300X
@@ -111,8 +111,16 @@ def matrix_text(rng: random.Random) -> bytes:
     return "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n"
 
 
-SIGS = [r"(a+)+$", r"(a|aa)+$", r"^(\w+\s?)*$", r"Memory access fault by GPU node-\d+", r"x{99999999999}",
-        "(" * 300 + ")" * 300, r"[", r"(?P<x>a)(?P=x)+"]
+SIGS = [
+    r"(a+)+$",
+    r"(a|aa)+$",
+    r"^(\w+\s?)*$",
+    r"Memory access fault by GPU node-\d+",
+    r"x{99999999999}",
+    "(" * 300 + ")" * 300,
+    r"[",
+    r"(?P<x>a)(?P=x)+",
+]
 
 
 def junit_report(rng: random.Random) -> bytes:
@@ -124,13 +132,22 @@ def junit_report(rng: random.Random) -> bytes:
     for name in ("rocm_env.platform", "rocm_env.torch", "rocm_env.arch", "rocm_var.VLLM_INDEX_URL", "rocm_env.origin"):
         ET.SubElement(props, "property", name=name, value=_xml(hostile(rng) if rng.random() < 0.5 else "rocm"))
     for n in range(rng.randint(1, 5)):
-        case = ET.SubElement(suite, "testcase", classname=_xml(f"suites.gpu.test_{hostile(rng)}"),
-                             name=_xml(f"test_{n} {hostile(rng)}"))
+        case = ET.SubElement(
+            suite, "testcase", classname=_xml(f"suites.gpu.test_{hostile(rng)}"), name=_xml(f"test_{n} {hostile(rng)}")
+        )
         cp = ET.SubElement(case, "properties")
-        ET.SubElement(cp, "property", name="rocm_metric.gemm_bf16_tflops", value=json.dumps(
-            {"value": rng.random() * 1000, "unit": hostile(rng), "detail": hostile(rng)}))
-        ET.SubElement(cp, "property", name="rocm_outcome",
-                      value=rng.choice(["fail", "known-bad", "crashed", "hang", "stale-rule", "x"]))
+        ET.SubElement(
+            cp,
+            "property",
+            name="rocm_metric.gemm_bf16_tflops",
+            value=json.dumps({"value": rng.random() * 1000, "unit": hostile(rng), "detail": hostile(rng)}),
+        )
+        ET.SubElement(
+            cp,
+            "property",
+            name="rocm_outcome",
+            value=rng.choice(["fail", "known-bad", "crashed", "hang", "stale-rule", "x"]),
+        )
         ET.SubElement(cp, "property", name="rocm_rule", value=_xml(hostile(rng)))
         ET.SubElement(cp, "property", name="rocm_signature", value=_xml(hostile(rng)))
         if rng.random() < 0.6:
@@ -140,8 +157,10 @@ def junit_report(rng: random.Random) -> bytes:
 
 
 def _xml(text: str) -> str:  # as pytest's writer escapes characters XML cannot hold
-    return "".join(c if c in "\t\n\r" or " " <= c <= "\ud7ff" or "\ue000" <= c <= "\ufffd" or c > "\uffff"
-                   else f"#x{ord(c):02X}" for c in text)
+    return "".join(
+        c if c in "\t\n\r" or " " <= c <= "\ud7ff" or "\ue000" <= c <= "\ufffd" or c > "\uffff" else f"#x{ord(c):02X}"
+        for c in text
+    )
 
 
 def guarded(fn, limit: float, stats: dict, what: str):
@@ -153,7 +172,7 @@ def guarded(fn, limit: float, stats: dict, what: str):
     except Timeout:
         stats["hangs"] += 1
         stats["examples"].append(f"{what}: past {limit} s")
-    except BaseException as exc:  # noqa: BLE001 - a traceback is what we count
+    except BaseException as exc:
         stats["tracebacks"] += 1
         stats["examples"].append(f"{what}: {type(exc).__name__}: {exc!s:.200}\n{traceback.format_exc()[-800:]}")
     finally:
@@ -178,8 +197,22 @@ def main() -> int:
     from pytest_rocmcompat.safe_io.escape import md_cell
 
     rng = random.Random(args.seed)
-    stats = {k: 0 for k in ("matrices", "reports", "tracebacks", "hangs", "secrets", "live_links",
-                            "control_bytes", "other_violations", "outputs_checked", "loaded_ok", "config_errors")}
+    stats = dict.fromkeys(
+        (
+            "matrices",
+            "reports",
+            "tracebacks",
+            "hangs",
+            "secrets",
+            "live_links",
+            "control_bytes",
+            "other_violations",
+            "outputs_checked",
+            "loaded_ok",
+            "config_errors",
+        ),
+        0,
+    )
     stats.update(slowest_s=0.0, examples=[])
     work = Path(tempfile.mkdtemp(prefix="rocmcompat-fuzz-"))
     os.chdir(work)
@@ -188,8 +221,15 @@ def main() -> int:
     def check(text: str, kind: str, what: str) -> None:
         stats["outputs_checked"] += 1
         for v in violations(text, kind):
-            key = ("secrets" if v.startswith("secret") else "live_links" if v.startswith("live")
-                   else "control_bytes" if v.startswith("control") else "other_violations")
+            key = (
+                "secrets"
+                if v.startswith("secret")
+                else "live_links"
+                if v.startswith("live")
+                else "control_bytes"
+                if v.startswith("control")
+                else "other_violations"
+            )
             stats[key] += 1
             stats["examples"].insert(0, f"{what}: {v}")  # violations before hangs
 
@@ -222,8 +262,12 @@ def main() -> int:
         if len(batch) == 10 or n == args.reports - 1:
             out, err = io.StringIO(), io.StringIO()
             with redirect_stdout(out), redirect_stderr(err):
-                guarded(lambda: cli(["report", *batch, "-o", "m.md", "--html", "m.html", "--json", "m.json"]),
-                        args.limit, stats, f"reports {batch[0]}..{batch[-1]}")
+                guarded(
+                    lambda: cli(["report", *batch, "-o", "m.md", "--html", "m.html", "--json", "m.json"]),
+                    args.limit,
+                    stats,
+                    f"reports {batch[0]}..{batch[-1]}",
+                )
             check(err.getvalue(), "terminal", f"report batch {n} stderr")
             for name, kind in (("m.md", "md"), ("m.html", "html"), ("m.json", "json")):
                 if Path(name).exists():

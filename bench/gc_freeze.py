@@ -24,7 +24,7 @@ from pathlib import Path
 
 from _common import default_out, interleave, machine, summary, table, timed_run, write_json
 
-CONFTEST = '''
+CONFTEST = """
 import gc, json, os, resource, time
 
 _gc = {"time": [0.0, 0.0, 0.0], "count": [0, 0, 0]}
@@ -47,9 +47,9 @@ def pytest_unconfigure(config):
             json.dump({**_gc, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                        "cpu_s": time.process_time(),
                        "frozen_at_end": gc.get_freeze_count()}, fh)
-'''
+"""
 
-TEST_FILE = '''
+TEST_FILE = """
 import pytest
 
 KEPT = []
@@ -70,7 +70,7 @@ def test_builds_garbage(i):
     if i % 50 == 0:
         KEPT.append(root)
     assert len(root.children) == {garbage}
-'''
+"""
 
 
 def make_suite(root: Path, tests: int, files: int, garbage: int) -> None:
@@ -94,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rocm-no-bundled"]
     variants = {
         "plain pytest": [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:rocmcompat"],
-        "plugin, rocm_gc_freeze=true": base + ["-o", "rocm_gc_freeze=true"],
-        "plugin, rocm_gc_freeze=false": base + ["-o", "rocm_gc_freeze=false"],
+        "plugin, rocm_gc_freeze=true": [*base, "-o", "rocm_gc_freeze=true"],
+        "plugin, rocm_gc_freeze=false": [*base, "-o", "rocm_gc_freeze=false"],
     }
     inner: dict[str, list[dict]] = {name: [] for name in variants}
 
@@ -105,26 +105,62 @@ def main(argv: list[str] | None = None) -> int:
             wall, _ = timed_run(variants[name], cwd=work, env={**env, "GC_BENCH_OUT": str(out)})
             inner[name].append(json.loads(out.read_text()))
             return wall
+
         return run
 
     walls = interleave({name: go(name) for name in variants}, args.reps)
     rows, result = [], {}
     for name, samples in walls.items():
-        kept = inner[name][-args.reps:]
+        kept = inner[name][-args.reps :]
         gc_time = [sum(k["time"]) for k in kept]
         gen2 = [k["time"][2] for k in kept]
         rss = [k["maxrss_kib"] / 1024 for k in kept]
         cpu = [k["cpu_s"] for k in kept]
-        result[name] = {"wall_s": summary(samples), "cpu_s": summary(cpu), "gc_s": summary(gc_time), "gc_gen2_s": summary(gen2),
-                        "maxrss_mib": summary(rss), "collections": kept[-1]["count"], "raw": kept}
-        rows.append([name, statistics.median(samples), statistics.median(cpu), statistics.median(gc_time),
-                     statistics.median(gen2),
-                     kept[-1]["count"][2], statistics.median(rss)])
-    out = write_json(args.out, {"benchmark": "gc_freeze", "machine": machine(), "reps": args.reps,
-                                "tests": args.tests, "garbage_per_test": args.garbage, "variants": result})
-    print(table(rows, ["variant", "wall median s", "CPU median s", "GC CPU median s", "GC gen2 CPU median s",
-                       "gen2 collections",
-                       "peak RSS median MiB"]))
+        result[name] = {
+            "wall_s": summary(samples),
+            "cpu_s": summary(cpu),
+            "gc_s": summary(gc_time),
+            "gc_gen2_s": summary(gen2),
+            "maxrss_mib": summary(rss),
+            "collections": kept[-1]["count"],
+            "raw": kept,
+        }
+        rows.append(
+            [
+                name,
+                statistics.median(samples),
+                statistics.median(cpu),
+                statistics.median(gc_time),
+                statistics.median(gen2),
+                kept[-1]["count"][2],
+                statistics.median(rss),
+            ]
+        )
+    out = write_json(
+        args.out,
+        {
+            "benchmark": "gc_freeze",
+            "machine": machine(),
+            "reps": args.reps,
+            "tests": args.tests,
+            "garbage_per_test": args.garbage,
+            "variants": result,
+        },
+    )
+    print(
+        table(
+            rows,
+            [
+                "variant",
+                "wall median s",
+                "CPU median s",
+                "GC CPU median s",
+                "GC gen2 CPU median s",
+                "gen2 collections",
+                "peak RSS median MiB",
+            ],
+        )
+    )
     print(f"\nresults: {out}")
     return 0
 

@@ -32,7 +32,7 @@ def plain_matmul_tflops(torch, n: int, iters: int) -> float:
     torch.cuda.synchronize()
     seconds = (time.perf_counter() - t0) / iters
     del c
-    return 2 * n ** 3 / seconds / 1e12
+    return 2 * n**3 / seconds / 1e12
 
 
 def plain_copy_gbps(torch, nbytes: int, iters: int) -> float:
@@ -56,7 +56,7 @@ def junit_figures(path: str) -> dict[str, float]:
         name = prop.get("name", "")
         if name.startswith("rocm_metric."):
             try:
-                found[name[len("rocm_metric."):]] = float(json.loads(prop.get("value", "{}"))["value"])
+                found[name[len("rocm_metric.") :]] = float(json.loads(prop.get("value", "{}"))["value"])
             except (ValueError, KeyError, TypeError):
                 continue
     return found
@@ -81,13 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         "gemm_bf16_tflops": plain_matmul_tflops(torch, args.n, args.iters),
         "copy_d2d_gbps": plain_copy_gbps(torch, args.copy_mib << 20, args.iters),
         "method": f"perf_counter around {args.iters} calls after 3 warm-up, synchronize before and after; "
-                  f"GEMM {args.n}^3 bf16, copy {args.copy_mib} MiB read+write",
+        f"GEMM {args.n}^3 bf16, copy {args.copy_mib} MiB read+write",
     }
     if args.junit:
         harness = junit_figures(args.junit)
         result["harness"] = {k: harness.get(k) for k in ("gemm_bf16_tflops", "copy_d2d_gbps")}
         result["ratio_harness_over_plain"] = {
-            k: (harness[k] / result[k] if harness.get(k) else None) for k in ("gemm_bf16_tflops", "copy_d2d_gbps")}
+            k: (harness[k] / result[k] if harness.get(k) else None) for k in ("gemm_bf16_tflops", "copy_d2d_gbps")
+        }
     with open(args.out, "w", encoding="utf-8") as fh:
         json.dump(result, fh, indent=2)
     print(json.dumps(result, indent=2))

@@ -75,15 +75,37 @@ def main() -> int:
     log.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "test_pin.py").write_text(textwrap.dedent(SUITE.format(log=str(log))))
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "test_pin.py", "-p", "no:cacheprovider",
-                               "-q", "-rs", "--junitxml", str(out / "pin_junit.xml")], cwd=tmp,
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-n",
+                "2",
+                "test_pin.py",
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "-rs",
+                "--junitxml",
+                str(out / "pin_junit.xml"),
+            ],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     print(proc.stdout[-3000:], proc.stderr[-2000:])
     summary = check([json.loads(line) for line in log.read_text().splitlines()])
     print(json.dumps(summary, indent=1))
-    ok = (proc.returncode == 0 and summary["tests_recorded"] == 8 and summary["gpus1_each_saw_one"]
-          and summary["gpus2_each_saw_two"] and summary["workers_disjoint"]
-          and not summary["overlapping_tests_on_a_shared_gpu"])
+    ok = (
+        proc.returncode == 0
+        and summary["tests_recorded"] == 8
+        and summary["gpus1_each_saw_one"]
+        and summary["gpus2_each_saw_two"]
+        and summary["workers_disjoint"]
+        and not summary["overlapping_tests_on_a_shared_gpu"]
+    )
     print("gpu locks check:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -21,8 +21,10 @@ from _common import default_out, interleave, machine, summary, table, timed_run,
 
 from pytest_rocmcompat.stack.environment import Environment
 
-TORCH_TEST = ("def test_{i}():\n    import torch\n    dev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
-              "    x = torch.ones(256, 256, device=dev)\n    assert float((x @ x).sum()) == 256.0 ** 3\n")
+TORCH_TEST = (
+    "def test_{i}():\n    import torch\n    dev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "    x = torch.ones(256, 256, device=dev)\n    assert float((x @ x).sum()) == 256.0 ** 3\n"
+)
 CRASH_TEST = "def test_crash():\n    import ctypes\n    ctypes.string_at(0)\n"
 
 
@@ -33,12 +35,22 @@ def write_suite(root: Path, n: int) -> None:
     iso_plain = "import pytest\n" + "".join(f"{mark}def test_{i}():\n    pass\n" for i in range(n))
     iso_torch = "import pytest\n" + "".join(mark + TORCH_TEST.format(i=i) for i in range(n))
     half = n // 2
-    iso_crash = "import pytest\n" + "".join(mark + TORCH_TEST.format(i=i) for i in range(half)) + mark + \
-        CRASH_TEST + "".join(mark + TORCH_TEST.format(i=i) for i in range(half, n))
-    files = {"test_plain.py": plain, "test_torch.py": torch_tests, "test_iso_plain.py": iso_plain,
-             "test_iso_torch.py": iso_torch, "test_iso_crash.py": iso_crash,
-             "test_iso_one.py": "import pytest\n" + mark + TORCH_TEST.format(i=0),
-             "test_one.py": TORCH_TEST.format(i=0)}
+    iso_crash = (
+        "import pytest\n"
+        + "".join(mark + TORCH_TEST.format(i=i) for i in range(half))
+        + mark
+        + CRASH_TEST
+        + "".join(mark + TORCH_TEST.format(i=i) for i in range(half, n))
+    )
+    files = {
+        "test_plain.py": plain,
+        "test_torch.py": torch_tests,
+        "test_iso_plain.py": iso_plain,
+        "test_iso_torch.py": iso_torch,
+        "test_iso_crash.py": iso_crash,
+        "test_iso_one.py": "import pytest\n" + mark + TORCH_TEST.format(i=0),
+        "test_one.py": TORCH_TEST.format(i=0),
+    }
     for name, text in files.items():
         (root / name).write_text(text)
     (root / "pytest.ini").write_text("[pytest]\n")
@@ -60,16 +72,19 @@ def main() -> int:
             ok = (1,) if "crash" in name else (0,)
             return lambda: timed_run([*base, name], cwd=root, ok_codes=ok)[0]
 
-        times = interleave({
-            "in-process, trivial": session("test_plain.py"),
-            "isolated, trivial": session("test_iso_plain.py"),
-            "in-process, torch": session("test_torch.py"),
-            "isolated, torch": session("test_iso_torch.py"),
-            "isolated, torch, one crash": session("test_iso_crash.py"),
-            "isolated, one torch test": session("test_iso_one.py"),
-            "in-process, one torch test": session("test_one.py"),
-            "import torch": lambda: timed_run([sys.executable, "-c", "import torch"])[0],
-        }, args.reps)
+        times = interleave(
+            {
+                "in-process, trivial": session("test_plain.py"),
+                "isolated, trivial": session("test_iso_plain.py"),
+                "in-process, torch": session("test_torch.py"),
+                "isolated, torch": session("test_iso_torch.py"),
+                "isolated, torch, one crash": session("test_iso_crash.py"),
+                "isolated, one torch test": session("test_iso_one.py"),
+                "in-process, one torch test": session("test_one.py"),
+                "import torch": lambda: timed_run([sys.executable, "-c", "import torch"])[0],
+            },
+            args.reps,
+        )
     med = {k: summary(v)["median"] for k, v in times.items()}
     n = args.tests
     start = med["isolated, one torch test"] - med["in-process, one torch test"]  # one sandbox start
@@ -83,12 +98,22 @@ def main() -> int:
         "one crash in the isolated torch suite costs": crash_cost,
         "crash cost / (sandbox start + torch import)": crash_cost / (start + med["import torch"]),
     }
-    print(table([(k, v) for k, v in med.items()], (f"median wall time (s), {n} tests", "value")))
+    print(table(list(med.items()), (f"median wall time (s), {n} tests", "value")))
     print(table(list(derived.items()), ("derived (s)", "value")))
     met = med["isolated, torch"] <= allowed
     print(f"target isolated <= 1.3 x in-process + one start: {'met' if met else 'NOT met'}")
-    write_json(args.out, {"tests": n, "reps": args.reps, "machine": machine(), "samples": times, "medians": med,
-                          "derived": derived, "target_met": met})
+    write_json(
+        args.out,
+        {
+            "tests": n,
+            "reps": args.reps,
+            "machine": machine(),
+            "samples": times,
+            "medians": med,
+            "derived": derived,
+            "target_met": met,
+        },
+    )
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_rocmcompat.running import warm  # noqa: E402
-from pytest_rocmcompat.collectives import plan  # noqa: E402
-from pytest_rocmcompat.collectives.launcher import launch  # noqa: E402
-from pytest_rocmcompat.collectives.world import World  # noqa: E402
+from pytest_rocmcompat.collectives import plan
+from pytest_rocmcompat.collectives.launcher import launch
+from pytest_rocmcompat.collectives.world import World
+from pytest_rocmcompat.running import warm
 
 
 def world_of(text: str) -> World:
@@ -56,16 +56,27 @@ def main() -> int:
             took = time.monotonic() - start
             starts = [r.last("start") or {} for r in result.ranks]
             if result.outcome != "pass" or any(bool(s.get("warm")) != (mode == "warm") for s in starts):
-                print(f"rep {rep} {mode}: {result.outcome} {result.message[:300]} warm={[s.get('warm') for s in starts]}")
+                print(
+                    f"rep {rep} {mode}: {result.outcome} {result.message[:300]} warm={[s.get('warm') for s in starts]}"
+                )
                 return 1
             samples[mode].append(took)
             print(f"rep {rep + 1}/{args.reps} {mode}: {took:.2f} s", flush=True)
     warm.pool().shutdown()
     cold, hot = statistics.median(samples["cold"]), statistics.median(samples["warm"])
-    summary = {"world": args.world, "cold_median_s": cold, "warm_median_s": hot, "saved_s": cold - hot,
-               "ratio": hot / cold, "samples": samples, "gap_s": args.gap}
-    print(f"{args.world} launch, median of {args.reps}: cold {cold:.2f} s, warm {hot:.2f} s, "
-          f"saved {cold - hot:.2f} s ({hot / cold:.2f}x)")
+    summary = {
+        "world": args.world,
+        "cold_median_s": cold,
+        "warm_median_s": hot,
+        "saved_s": cold - hot,
+        "ratio": hot / cold,
+        "samples": samples,
+        "gap_s": args.gap,
+    }
+    print(
+        f"{args.world} launch, median of {args.reps}: cold {cold:.2f} s, warm {hot:.2f} s, "
+        f"saved {cold - hot:.2f} s ({hot / cold:.2f}x)"
+    )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(summary, indent=2))
     return 0

@@ -31,10 +31,14 @@ from _common import REPO, machine
 
 sys.path.insert(0, str(REPO))
 
-from pytest_rocmcompat.stack.environment import GPU, Environment  # noqa: E402
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 ENV = Environment(
-    platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766", rocm="6.2.4",
+    platform="rocm",
+    python="3.12.3",
+    torch="2.5.1+rocm6.2",
+    hip="6.2.41133-dd7f95766",
+    rocm="6.2.4",
     gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942", 206141652992, "amd") for i in range(8)),
     libraries={"torch": "2.5.1+rocm6.2", "torchao": "0.7.0", "peft": "0.13.2"},
 )
@@ -58,7 +62,7 @@ known_bad:
     action: skip
     reason: skipped by rule
 """
-SUITE = '''
+SUITE = """
 import pytest
 
 @pytest.mark.parametrize("i", range({n}))
@@ -85,7 +89,7 @@ def test_stale():
 @pytest.mark.parametrize("size", ["1 MiB", "16 MiB", "256 MiB"])
 def test_measured(size, rocm_measure):
     rocm_measure("allreduce_busbw_gbps", 100.0, detail=size)
-'''
+"""
 
 
 def make_source(root: Path) -> Path:
@@ -100,9 +104,26 @@ def make_source(root: Path) -> Path:
     (root / "m.yaml").write_text(MATRIX, encoding="utf-8")
     (root / "env.json").write_text(ENV.to_json(), encoding="utf-8")
     out = root / "source.xml"
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rocm-matrix", "m.yaml",
-                    "--rocm-env", "env.json", f"--junitxml={out}", "suites"], cwd=root, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rocm-matrix",
+            "m.yaml",
+            "--rocm-env",
+            "env.json",
+            f"--junitxml={out}",
+            "suites",
+        ],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+    )
     n = (out.read_text(encoding="utf-8")).count("<testcase ")
     assert n == 200, f"expected 200 testcases, got {n}"
     return out
@@ -137,8 +158,19 @@ def main() -> int:
         source = make_source(work / "project")
         files = make_files(source, work / "junit", args.files)
         size = sum(p.stat().st_size for p in files)
-        cmd = [sys.executable, "-m", "pytest_rocmcompat", "report", str(work / "junit"), "-o", str(work / "C.md"),
-               "--html", str(work / "C.html"), "--json", str(work / "C.json")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest_rocmcompat",
+            "report",
+            str(work / "junit"),
+            "-o",
+            str(work / "C.md"),
+            "--html",
+            str(work / "C.html"),
+            "--json",
+            str(work / "C.json"),
+        ]
         times = []
         for _ in range(args.reps):
             start = time.perf_counter()
@@ -147,17 +179,37 @@ def main() -> int:
             assert done.returncode == 0, done.stderr
         cells = len(json.loads((work / "C.json").read_text(encoding="utf-8"))["cells"])
         times.sort()
-        result = {"machine": machine(), "files": len(files), "tests_per_file": 200, "bytes": size,
-                  "cells": cells, "wall_s": times, "median_s": times[len(times) // 2], "target_s": 10.0}
-        print(f"{len(files)} files x 200 tests ({size / 2**20:.1f} MiB), {cells} cells: "
-              f"median {result['median_s']:.2f} s over {args.reps} runs (target 10 s); all {times}")
+        result = {
+            "machine": machine(),
+            "files": len(files),
+            "tests_per_file": 200,
+            "bytes": size,
+            "cells": cells,
+            "wall_s": times,
+            "median_s": times[len(times) // 2],
+            "target_s": 10.0,
+        }
+        print(
+            f"{len(files)} files x 200 tests ({size / 2**20:.1f} MiB), {cells} cells: "
+            f"median {result['median_s']:.2f} s over {args.reps} runs (target 10 s); all {times}"
+        )
         if args.profile:
             from pytest_rocmcompat.cli.main import main as cli_main
 
             prof = cProfile.Profile()
             prof.enable()
-            cli_main(["report", str(work / "junit"), "-o", str(work / "P.md"), "--json", str(work / "P.json"),
-                      "--html", str(work / "P.html")])
+            cli_main(
+                [
+                    "report",
+                    str(work / "junit"),
+                    "-o",
+                    str(work / "P.md"),
+                    "--json",
+                    str(work / "P.json"),
+                    "--html",
+                    str(work / "P.html"),
+                ]
+            )
             prof.disable()
             pstats.Stats(prof).sort_stats("cumulative").print_stats(18)
             pstats.Stats(prof).sort_stats("tottime").print_stats(12)

@@ -38,8 +38,13 @@ VARIANTS = {
 def count_instructions(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float]:
     """Instructions executed by ``argv`` and its children (valgrind follows none: pytest runs in-process)."""
     start = time.monotonic()
-    proc = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                           *argv], cwd=cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
     if found is None:
         raise SystemExit(f"valgrind printed no instruction count (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -66,13 +71,17 @@ def main(argv: list[str] | None = None) -> int:
         for name, run in runs.items():
             counts[name], seconds = count_instructions(run, root, envs[name])
             print(f"  {name}: {counts[name]:,} instructions ({seconds:.0f} s under valgrind)", flush=True)
-    rows = [(name, f"{n:,}", f"{(n / counts['bare'] - 1) * 100:+.2f}%" if "bare" in counts else "-")
-            for name, n in counts.items()]
+    rows = [
+        (name, f"{n:,}", f"{(n / counts['bare'] - 1) * 100:+.2f}%" if "bare" in counts else "-")
+        for name, n in counts.items()
+    ]
     print(table(rows, ("variant", "instructions", "vs bare")))
     if "bare" in counts and "plugin" in counts:
         overhead = counts["plugin"] / counts["bare"] - 1
-        print(f"plugin overhead in instructions: {overhead * 100:+.2f}% "
-              f"(target <= {TARGET_OVERHEAD * 100:.0f}%: {'met' if overhead <= TARGET_OVERHEAD else 'NOT MET'})")
+        print(
+            f"plugin overhead in instructions: {overhead * 100:+.2f}% "
+            f"(target <= {TARGET_OVERHEAD * 100:.0f}%: {'met' if overhead <= TARGET_OVERHEAD else 'NOT MET'})"
+        )
     write_json(args.out, {"machine": machine(), "suite": suite, "instructions": counts})
     return 0
 

@@ -51,7 +51,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from _common import default_out, interleave, machine, paired_ratio, summary, table, timed_run, write_json
 
 from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR
@@ -65,13 +64,30 @@ TARGET_OVERHEAD = 0.05
 ENV = Environment(
     platform="rocm",
     gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942:sramecc+:xnack-", 206141652992, "amd") for i in range(8)),
-    rocm="6.2.4", hip="6.2.41133-dd7f95766", driver="6.8.5", torch="2.5.1+rocm6.2",
-    python="3.12.3", os="Linux 6.8.0",
-    libraries={"torch": "2.5.1+rocm6.2", "torchao": "0.7.0", "vllm": "0.6.3", "transformers": "4.46.3",
-               "peft": "0.13.2", "flash-attn": "2.6.3", "ray": "2.38.0", "deepspeed": "0.15.4",
-               "pytorch-triton-rocm": "3.1.0", "accelerate": "1.1.1"},
-    env={"HIP_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7", "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True",
-         "NCCL_DEBUG": "WARN", "TORCH_NCCL_HIGH_PRIORITY": "1"},
+    rocm="6.2.4",
+    hip="6.2.41133-dd7f95766",
+    driver="6.8.5",
+    torch="2.5.1+rocm6.2",
+    python="3.12.3",
+    os="Linux 6.8.0",
+    libraries={
+        "torch": "2.5.1+rocm6.2",
+        "torchao": "0.7.0",
+        "vllm": "0.6.3",
+        "transformers": "4.46.3",
+        "peft": "0.13.2",
+        "flash-attn": "2.6.3",
+        "ray": "2.38.0",
+        "deepspeed": "0.15.4",
+        "pytorch-triton-rocm": "3.1.0",
+        "accelerate": "1.1.1",
+    },
+    env={
+        "HIP_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7",
+        "PYTORCH_HIP_ALLOC_CONF": "expandable_segments:True",
+        "NCCL_DEBUG": "WARN",
+        "TORCH_NCCL_HIGH_PRIORITY": "1",
+    },
 )
 
 # Conditions that hold for ENV, and conditions that do not (each mixes several kinds).
@@ -121,24 +137,43 @@ SCOPES = [
     ({"nodeids": ["suite/*/test_*{n}.py::test_uses_[0-3]"]}, "xfail"),
     ({"markers": ["slow"]}, "xfail"),
 ]
-USES_LIBS = ("torchao", "vllm", "flash_attn", "peft", "transformers", "ray", "torchao", "vllm", "deepspeed",
-             "Flash-Attn")
+USES_LIBS = (
+    "torchao",
+    "vllm",
+    "flash_attn",
+    "peft",
+    "transformers",
+    "ray",
+    "torchao",
+    "vllm",
+    "deepspeed",
+    "Flash-Attn",
+)
 SIG_KNOWN = "module 'torch' has no attribute 'int1'"
 
 
 def build_rules() -> list[dict]:
     """100 rules: 60 whose conditions hold for ENV (i % 5 in 0, 1, 2), 40 that do not."""
     rules = [
-        {"id": "bench-torchao-int1", "when": {"torch": "<2.6", "libraries": {"torchao": ">=0.7"}},
-         "applies_to": {"nodeids": ["suite/*/test_*0.py::test_fails_known"]}, "action": "xfail",
-         "signature": re.escape(SIG_KNOWN).replace("\\ ", " "),
-         "reason": "torchao needs torch.int1, absent from torch < 2.6",
-         "links": ["https://github.com/pytorch/ao/issues/1"], "fixed_in": {"torch": "2.6.0"}},
-        {"id": "bench-memory-fault", "when": {"platform": "rocm", "torch_rocm": "==6.2.*"},
-         "applies_to": {"nodeids": ["suite/*/test_*0.py::test_fails_other"]}, "action": "xfail",
-         "signature": r"Memory access fault by GPU node-\d+",
-         "reason": "memory access fault on gfx942 with rocm 6.2 (the test fails otherwise: a real failure)",
-         "links": ["https://github.com/ROCm/ROCm/issues/2"]},
+        {
+            "id": "bench-torchao-int1",
+            "when": {"torch": "<2.6", "libraries": {"torchao": ">=0.7"}},
+            "applies_to": {"nodeids": ["suite/*/test_*0.py::test_fails_known"]},
+            "action": "xfail",
+            "signature": re.escape(SIG_KNOWN).replace("\\ ", " "),
+            "reason": "torchao needs torch.int1, absent from torch < 2.6",
+            "links": ["https://github.com/pytorch/ao/issues/1"],
+            "fixed_in": {"torch": "2.6.0"},
+        },
+        {
+            "id": "bench-memory-fault",
+            "when": {"platform": "rocm", "torch_rocm": "==6.2.*"},
+            "applies_to": {"nodeids": ["suite/*/test_*0.py::test_fails_other"]},
+            "action": "xfail",
+            "signature": r"Memory access fault by GPU node-\d+",
+            "reason": "memory access fault on gfx942 with rocm 6.2 (the test fails otherwise: a real failure)",
+            "links": ["https://github.com/ROCm/ROCm/issues/2"],
+        },
     ]
     i = len(rules)
     while len(rules) < 100:
@@ -150,9 +185,14 @@ def build_rules() -> list[dict]:
         applies = {k: [v.format(n=n) for v in vs] for k, vs in scope.items()}
         if not active and i % 10 == 3:
             applies = "all"  # inactive catch-alls: must never reach a test here
-        rule = {"id": f"bench-rule-{i:03d}-{'on' if active else 'off'}", "when": copy.deepcopy(when), "applies_to": applies,
-                "action": action, "reason": f"synthetic known-bad rule {i} ({action})",
-                "links": [f"https://github.com/example/stack/issues/{1000 + i}"]}
+        rule = {
+            "id": f"bench-rule-{i:03d}-{'on' if active else 'off'}",
+            "when": copy.deepcopy(when),
+            "applies_to": applies,
+            "action": action,
+            "reason": f"synthetic known-bad rule {i} ({action})",
+            "links": [f"https://github.com/example/stack/issues/{1000 + i}"],
+        }
         if action == "xfail" and i % 3 == 0:
             rule["signature"] = f"(RuntimeError|HIP error): synthetic failure {i}"
         rules.append(rule)
@@ -166,8 +206,12 @@ def write_matrix(path: Path, rules: list[dict]) -> None:
         "description": "synthetic matrix for bench/plugin_overhead.py",
         "platform": "rocm",
         "arch": ["gfx942"],
-        "axes": {"rocm": ["6.2", "6.3"], "torch": ["2.5", "2.6"], "python": ["3.11", "3.12"],
-                 "libraries": {"vllm": ["0.6", "0.7"]}},
+        "axes": {
+            "rocm": ["6.2", "6.3"],
+            "torch": ["2.5", "2.6"],
+            "python": ["3.11", "3.12"],
+            "libraries": {"vllm": ["0.6", "0.7"]},
+        },
         "exclude": [{"rocm": "6.2", "torch": "2.6"}],
         "known_bad": rules,
     }
@@ -259,10 +303,12 @@ def make_workspace(root: Path) -> dict[str, object]:
         folder.mkdir(parents=True, exist_ok=True)
         for j in range(FILES_PER_DIR):
             name = f"test_{d[0] if d != 'data' else 'a'}{j:02d}.py"
-            (folder / name).write_text(test_file(d, j, active_ids[(di * FILES_PER_DIR + j) % len(active_ids)]),
-                                       encoding="utf-8")
+            (folder / name).write_text(
+                test_file(d, j, active_ids[(di * FILES_PER_DIR + j) % len(active_ids)]), encoding="utf-8"
+            )
     # Markers registered for both runs, so bare pytest does not warn about unknown marks.
-    (root / "pytest.ini").write_text(textwrap.dedent("""\
+    (root / "pytest.ini").write_text(
+        textwrap.dedent("""\
         [pytest]
         markers =
             uses(*libraries): libraries the test exercises
@@ -270,7 +316,9 @@ def make_workspace(root: Path) -> dict[str, object]:
             known_issue(rule_id): known-bad rule that affects the test
             isolated: run in a fresh process
             slow: slow test
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     write_matrix(root / "matrix.yaml", rules)
     # The same 100 rules made inactive (platform: cuda): the plugin's fixed cost, no rule effects.
     off = copy.deepcopy(rules)
@@ -285,16 +333,21 @@ def make_workspace(root: Path) -> dict[str, object]:
 
 # ---------------------------------------------------------------- subprocess runs
 
-def pytest_argv(*, plugin: bool, collect: bool, root: Path, matrix: str = "matrix.yaml",
-                null_hooks: bool = False) -> list[str]:
+
+def pytest_argv(
+    *, plugin: bool, collect: bool, root: Path, matrix: str = "matrix.yaml", null_hooks: bool = False
+) -> list[str]:
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    argv += ["--rocm-matrix", str(root / matrix), "--rocm-env", str(root / "env.json")] if plugin \
+    argv += (
+        ["--rocm-matrix", str(root / matrix), "--rocm-env", str(root / "env.json")]
+        if plugin
         else ["-p", "no:rocmcompat"]
+    )
     if null_hooks:  # imported from the workspace (the current directory is on sys.path with -m)
         argv += ["-p", "bench_nullhooks"]
     if collect:
         argv.append("--collect-only")
-    return argv + ["suite"]
+    return [*argv, "suite"]
 
 
 def child_env(root: Path | None = None, *, matrix_cache: bool = True) -> dict[str, str]:
@@ -322,6 +375,7 @@ def last_lines(proc: subprocess.CompletedProcess[str], n: int = 8) -> list[str]:
 
 # ---------------------------------------------------------------- in-process timings
 
+
 class _Micro:
     """Collects the real items (plugin disabled) and times the plugin's pieces on them."""
 
@@ -340,9 +394,9 @@ class _Micro:
 
     def pytest_collection_modifyitems(self, session, config, items) -> None:
         from pytest_rocmcompat import plugin
+        from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts, uses_of
         from pytest_rocmcompat.matrix.loader import load_matrix
         from pytest_rocmcompat.matrix.locate import locate
-        from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts, uses_of
         from pytest_rocmcompat.session.state import CompatState
 
         r = self.reps
@@ -353,12 +407,15 @@ class _Micro:
         state = CompatState(env, matrix, "matrix.yaml", None, rules, False, None)
 
         def facts_of():
-            return [ItemFacts(
-                nodeid=item.nodeid,
-                markers=frozenset(m.name for m in item.iter_markers()),
-                uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
-                known_issues=plugin._known_issue_ids(item, state, list(item.iter_markers())),
-            ) for item in items]
+            return [
+                ItemFacts(
+                    nodeid=item.nodeid,
+                    markers=frozenset(m.name for m in item.iter_markers()),
+                    uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
+                    known_issues=plugin._known_issue_ids(item, state, list(item.iter_markers())),
+                )
+                for item in items
+            ]
 
         t_facts, facts = self._best(facts_of, r)
         t_match, matched = self._best(lambda: [rules.match(f) for f in facts], r)
@@ -405,8 +462,9 @@ def micro(root: Path, reps: int) -> dict[str, object]:
     os.chdir(root)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            code = pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", "-p", "no:rocmcompat", "suite"],
-                               plugins=[probe])
+            code = pytest.main(
+                ["-q", "--collect-only", "-p", "no:cacheprovider", "-p", "no:rocmcompat", "suite"], plugins=[probe]
+            )
     finally:
         os.chdir(cwd)
     if code != 0 or not probe.result:
@@ -424,8 +482,8 @@ class _Reports:
         self.reports.append(report)
 
     def pytest_sessionfinish(self, session) -> None:
-        from pytest_rocmcompat.session import classify
         from pytest_rocmcompat import plugin
+        from pytest_rocmcompat.session import classify
         from pytest_rocmcompat.session.results import ResultHook
         from pytest_rocmcompat.session.state import CompatState
 
@@ -442,8 +500,10 @@ class _Reports:
         t_from, _ = _Micro._best(lambda: [classify.from_report(r) for r in reports], self.reps)
         t_status, _ = _Micro._best(lambda: [classify.teststatus(r) for r in reports], self.reps)
         t_record, _ = _Micro._best(record_all, self.reps)
-        self.result = {"reports": len(reports), "seconds": {
-            "from_report_all": t_from, "teststatus_all": t_status, "recorder_all": t_record}}
+        self.result = {
+            "reports": len(reports),
+            "seconds": {"from_report_all": t_from, "teststatus_all": t_status, "recorder_all": t_record},
+        }
 
 
 def report_micro(root: Path, reps: int) -> dict[str, object]:
@@ -454,8 +514,10 @@ def report_micro(root: Path, reps: int) -> dict[str, object]:
     os.chdir(root)
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            pytest.main(["-q", "-p", "no:cacheprovider", "--rocm-matrix", "matrix.yaml", "--rocm-env", "env.json",
-                         "suite"], plugins=[grab])
+            pytest.main(
+                ["-q", "-p", "no:cacheprovider", "--rocm-matrix", "matrix.yaml", "--rocm-env", "env.json", "suite"],
+                plugins=[grab],
+            )
     finally:
         os.chdir(cwd)
     if not grab.result:
@@ -470,10 +532,11 @@ def gc_stats(root: Path, tmp: Path, reps: int = 3) -> dict[str, object]:
     live objects; the plugin's extra allocations and longer-lived objects can trigger one more.
     """
     out: dict[str, object] = {}
-    for name, argv in (("bare-run", pytest_argv(plugin=False, collect=False, root=root)),
-                       ("plugin-run", pytest_argv(plugin=True, collect=False, root=root)),
-                       ("plugin-run-0-active", pytest_argv(plugin=True, collect=False, root=root,
-                                                            matrix="matrix_inactive.yaml"))):
+    for name, argv in (
+        ("bare-run", pytest_argv(plugin=False, collect=False, root=root)),
+        ("plugin-run", pytest_argv(plugin=True, collect=False, root=root)),
+        ("plugin-run-0-active", pytest_argv(plugin=True, collect=False, root=root, matrix="matrix_inactive.yaml")),
+    ):
         runs = []
         for i in range(reps + 1):  # the first is a warm-up (bytecode caches), dropped below
             path = tmp / f"gc-{name}-{i}.json"
@@ -492,10 +555,17 @@ def gc_stats(root: Path, tmp: Path, reps: int = 3) -> dict[str, object]:
 
 def import_cost(reps: int) -> float:
     """Median seconds to import the plugin module in a process that already imported pytest."""
-    code = ("import pytest, time; t = time.perf_counter(); import pytest_rocmcompat.plugin; "
-            "print(time.perf_counter() - t)")
-    samples = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                    check=True, env=child_env()).stdout) for _ in range(reps)]
+    code = (
+        "import pytest, time; t = time.perf_counter(); import pytest_rocmcompat.plugin; print(time.perf_counter() - t)"
+    )
+    samples = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=child_env()
+            ).stdout
+        )
+        for _ in range(reps)
+    ]
     return statistics.median(samples)
 
 
@@ -508,10 +578,15 @@ def _profile(root: Path, tmp: Path, plugin: bool) -> pstats.Stats:
 
 
 def _short(file: str) -> str:
-    for marker in (os.sep + "pytest_rocmcompat" + os.sep, os.sep + "site-packages" + os.sep,
-                   os.sep + "lib" + os.sep + "python"):
+    for marker in (
+        os.sep + "pytest_rocmcompat" + os.sep,
+        os.sep + "site-packages" + os.sep,
+        os.sep + "lib" + os.sep + "python",
+    ):
         if marker in file:
-            return file[file.index(marker) + 1:] if "rocmcompat" in marker else file[file.index(marker) + len(marker):]
+            return (
+                file[file.index(marker) + 1 :] if "rocmcompat" in marker else file[file.index(marker) + len(marker) :]
+            )
     return file
 
 
@@ -542,8 +617,14 @@ def profile_run(root: Path, tmp: Path, top: int = 15) -> dict[str, object]:
     for key, (cc, nc, tt, ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
         d = tt - bare_tt.get(key, 0.0)
         file, line, name = key
-        delta.append({"function": f"{_short(file)}:{line}({name})", "delta_tottime": d,
-                      "calls": nc, "bare_calls": bare_nc.get(key, 0)})
+        delta.append(
+            {
+                "function": f"{_short(file)}:{line}({name})",
+                "delta_tottime": d,
+                "calls": nc,
+                "bare_calls": bare_nc.get(key, 0),
+            }
+        )
     own = sum(f["tottime"] for f in funcs)
     hook_total = sum(h["cumtime"] for h in hooks.values())
     return {
@@ -561,6 +642,7 @@ def profile_run(root: Path, tmp: Path, top: int = 15) -> dict[str, object]:
 
 
 # ---------------------------------------------------------------- main
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -583,36 +665,49 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, list[str]] = {}
         cpu: dict[str, list[float]] = {}  # user + system CPU seconds of each run (warm-up first)
 
-        def variant(name: str, plugin: bool, collect: bool, matrix: str = "matrix.yaml", null_hooks: bool = False,
-                    matrix_cache: bool = True):
+        def variant(
+            name: str,
+            plugin: bool,
+            collect: bool,
+            matrix: str = "matrix.yaml",
+            null_hooks: bool = False,
+            matrix_cache: bool = True,
+        ):
             cmd = pytest_argv(plugin=plugin, collect=collect, root=root, matrix=matrix, null_hooks=null_hooks)
 
             def run() -> float:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                wall, proc = timed_run(cmd, cwd=root, env=env if matrix_cache else cold_env,
-                                       ok_codes=(0, 1) if not collect else (0,))
+                wall, proc = timed_run(
+                    cmd, cwd=root, env=env if matrix_cache else cold_env, ok_codes=(0, 1) if not collect else (0,)
+                )
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu.setdefault(name, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
                 runs[name] = last_lines(proc)
                 return wall
+
             return run
 
-        print(f"suite: {made['files']} files in {root}; {made['rules']} rules; {args.reps} reps, interleaved",
-              file=sys.stderr)
-        times = interleave({
-            "bare-run": variant("bare-run", False, False),
-            "plugin-run": variant("plugin-run", True, False),
-            "bare-collect": variant("bare-collect", False, True),
-            "plugin-collect": variant("plugin-collect", True, True),
-            # attribution only: the same matrix with no rule active (fixed cost of the plugin)
-            "plugin-run-0-active": variant("plugin-run-0-active", True, False, "matrix_inactive.yaml"),
-            # attribution only: the matrix parsed and checked in every run (matrix cache off)
-            "plugin-run-no-cache": variant("plugin-run-no-cache", True, False, matrix_cache=False),
-            # attribution only: bare pytest plus the same per-test hooks with empty bodies
-            "null-hooks-run": variant("null-hooks-run", False, False, null_hooks=True),
-        }, args.reps)
+        print(
+            f"suite: {made['files']} files in {root}; {made['rules']} rules; {args.reps} reps, interleaved",
+            file=sys.stderr,
+        )
+        times = interleave(
+            {
+                "bare-run": variant("bare-run", False, False),
+                "plugin-run": variant("plugin-run", True, False),
+                "bare-collect": variant("bare-collect", False, True),
+                "plugin-collect": variant("plugin-collect", True, True),
+                # attribution only: the same matrix with no rule active (fixed cost of the plugin)
+                "plugin-run-0-active": variant("plugin-run-0-active", True, False, "matrix_inactive.yaml"),
+                # attribution only: the matrix parsed and checked in every run (matrix cache off)
+                "plugin-run-no-cache": variant("plugin-run-no-cache", True, False, matrix_cache=False),
+                # attribution only: bare pytest plus the same per-test hooks with empty bodies
+                "null-hooks-run": variant("null-hooks-run", False, False, null_hooks=True),
+            },
+            args.reps,
+        )
         stats = {name: summary(t) for name, t in times.items()}
-        cpu = {name: samples[-args.reps:] for name, samples in cpu.items()}  # without the warm-up
+        cpu = {name: samples[-args.reps :] for name, samples in cpu.items()}  # without the warm-up
         cpu_stats = {name: summary(t) for name, t in cpu.items()}
         cpu_run = cpu_stats["plugin-run"]["median"] / cpu_stats["bare-run"]["median"] - 1
         cpu_run_paired = paired_ratio(cpu["plugin-run"], cpu["bare-run"]) - 1
@@ -636,27 +731,36 @@ def main(argv: list[str] | None = None) -> int:
         result = {
             "benchmark": "plugin_overhead",
             "machine": info,
-            "suite": {"files": made["files"], "tests": micro_result["items"], "rules": made["rules"],
-                      "active_rules": micro_result["active_rules"],
-                      "items_reached": micro_result["items_reached"],
-                      "items_skipped_by_rules": micro_result["items_skipped_by_rules"],
-                      "items_xfail_only": micro_result["items_xfail_only"]},
+            "suite": {
+                "files": made["files"],
+                "tests": micro_result["items"],
+                "rules": made["rules"],
+                "active_rules": micro_result["active_rules"],
+                "items_reached": micro_result["items_reached"],
+                "items_skipped_by_rules": micro_result["items_skipped_by_rules"],
+                "items_xfail_only": micro_result["items_xfail_only"],
+            },
             "reps": args.reps,
             "wall_s": {name: {"samples": t, **stats[name]} for name, t in times.items()},
             "cpu_s": {name: {"samples": t, **cpu_stats[name]} for name, t in cpu.items()},
-            "overhead": {"run": run_ratio, "run_paired": paired_run, "collect": collect_ratio,
-                         "collect_paired": paired_collect,
-                         "run_abs_s": stats["plugin-run"]["median"] - stats["bare-run"]["median"],
-                         "collect_abs_s": stats["plugin-collect"]["median"] - stats["bare-collect"]["median"],
-                         "run_0_active": fixed_ratio,
-                         "run_0_active_paired": paired_ratio(times["plugin-run-0-active"], times["bare-run"]) - 1,
-                         "run_0_active_abs_s": stats["plugin-run-0-active"]["median"] - stats["bare-run"]["median"],
-                         "run_cpu": cpu_run, "run_cpu_paired": cpu_run_paired,
-                         "no_cache": stats["plugin-run-no-cache"]["median"] / stats["bare-run"]["median"] - 1,
-                         "no_cache_paired": paired_ratio(times["plugin-run-no-cache"], times["bare-run"]) - 1,
-                         "null_hooks": null_ratio,
-                         "null_hooks_paired": paired_ratio(times["null-hooks-run"], times["bare-run"]) - 1,
-                         "null_hooks_abs_s": stats["null-hooks-run"]["median"] - stats["bare-run"]["median"]},
+            "overhead": {
+                "run": run_ratio,
+                "run_paired": paired_run,
+                "collect": collect_ratio,
+                "collect_paired": paired_collect,
+                "run_abs_s": stats["plugin-run"]["median"] - stats["bare-run"]["median"],
+                "collect_abs_s": stats["plugin-collect"]["median"] - stats["bare-collect"]["median"],
+                "run_0_active": fixed_ratio,
+                "run_0_active_paired": paired_ratio(times["plugin-run-0-active"], times["bare-run"]) - 1,
+                "run_0_active_abs_s": stats["plugin-run-0-active"]["median"] - stats["bare-run"]["median"],
+                "run_cpu": cpu_run,
+                "run_cpu_paired": cpu_run_paired,
+                "no_cache": stats["plugin-run-no-cache"]["median"] / stats["bare-run"]["median"] - 1,
+                "no_cache_paired": paired_ratio(times["plugin-run-no-cache"], times["bare-run"]) - 1,
+                "null_hooks": null_ratio,
+                "null_hooks_paired": paired_ratio(times["null-hooks-run"], times["bare-run"]) - 1,
+                "null_hooks_abs_s": stats["null-hooks-run"]["median"] - stats["bare-run"]["median"],
+            },
             "target": {"run_overhead_max": TARGET_OVERHEAD, "met": run_ratio <= TARGET_OVERHEAD},
             "last_lines": runs,
             "micro": micro_result,
@@ -672,49 +776,110 @@ def main(argv: list[str] | None = None) -> int:
     rows = [[name, s["median"], s["min"], s["max"], s["mad"], cpu_stats[name]["median"]] for name, s in stats.items()]
     print(table(rows, ["variant", "median s", "min s", "max s", "MAD s", "CPU median s"]))
     print()
-    print(table([
-        ["full run", f"{run_ratio * 100:+.1f}%", f"{paired_run * 100:+.1f}%",
-         f"{result['overhead']['run_abs_s']:+.3f}", f"<= {TARGET_OVERHEAD * 100:.0f}%",
-         "met" if run_ratio <= TARGET_OVERHEAD else "NOT MET"],
-        ["full run, CPU time (user + sys)", f"{cpu_run * 100:+.1f}%", f"{cpu_run_paired * 100:+.1f}%",
-         f"{cpu_stats['plugin-run']['median'] - cpu_stats['bare-run']['median']:+.3f}", "-", "-"],
-        ["--collect-only", f"{collect_ratio * 100:+.1f}%", f"{paired_collect * 100:+.1f}%",
-         f"{result['overhead']['collect_abs_s']:+.3f}", "-", "-"],
-        ["full run, 0 rules active", f"{fixed_ratio * 100:+.1f}%",
-         f"{result['overhead']['run_0_active_paired'] * 100:+.1f}%",
-         f"{result['overhead']['run_0_active_abs_s']:+.3f}", "-", "-"],
-        ["full run, matrix cache off", f"{result['overhead']['no_cache'] * 100:+.1f}%",
-         f"{result['overhead']['no_cache_paired'] * 100:+.1f}%", "-", "-", "-"],
-        ["null hooks (floor)", f"{null_ratio * 100:+.1f}%", f"{result['overhead']['null_hooks_paired'] * 100:+.1f}%",
-         f"{result['overhead']['null_hooks_abs_s']:+.3f}", "-", "-"],
-    ], ["overhead", "of medians", "paired median", "abs s", "target", "status"]))
+    print(
+        table(
+            [
+                [
+                    "full run",
+                    f"{run_ratio * 100:+.1f}%",
+                    f"{paired_run * 100:+.1f}%",
+                    f"{result['overhead']['run_abs_s']:+.3f}",
+                    f"<= {TARGET_OVERHEAD * 100:.0f}%",
+                    "met" if run_ratio <= TARGET_OVERHEAD else "NOT MET",
+                ],
+                [
+                    "full run, CPU time (user + sys)",
+                    f"{cpu_run * 100:+.1f}%",
+                    f"{cpu_run_paired * 100:+.1f}%",
+                    f"{cpu_stats['plugin-run']['median'] - cpu_stats['bare-run']['median']:+.3f}",
+                    "-",
+                    "-",
+                ],
+                [
+                    "--collect-only",
+                    f"{collect_ratio * 100:+.1f}%",
+                    f"{paired_collect * 100:+.1f}%",
+                    f"{result['overhead']['collect_abs_s']:+.3f}",
+                    "-",
+                    "-",
+                ],
+                [
+                    "full run, 0 rules active",
+                    f"{fixed_ratio * 100:+.1f}%",
+                    f"{result['overhead']['run_0_active_paired'] * 100:+.1f}%",
+                    f"{result['overhead']['run_0_active_abs_s']:+.3f}",
+                    "-",
+                    "-",
+                ],
+                [
+                    "full run, matrix cache off",
+                    f"{result['overhead']['no_cache'] * 100:+.1f}%",
+                    f"{result['overhead']['no_cache_paired'] * 100:+.1f}%",
+                    "-",
+                    "-",
+                    "-",
+                ],
+                [
+                    "null hooks (floor)",
+                    f"{null_ratio * 100:+.1f}%",
+                    f"{result['overhead']['null_hooks_paired'] * 100:+.1f}%",
+                    f"{result['overhead']['null_hooks_abs_s']:+.3f}",
+                    "-",
+                    "-",
+                ],
+            ],
+            ["overhead", "of medians", "paired median", "abs s", "target", "status"],
+        )
+    )
     print()
     s = result["suite"]
-    print(f"suite: {s['tests']} tests, {s['rules']} rules ({s['active_rules']} active); rules reach "
-          f"{s['items_reached']} tests ({s['items_skipped_by_rules']} skipped, {s['items_xfail_only']} xfail)")
+    print(
+        f"suite: {s['tests']} tests, {s['rules']} rules ({s['active_rules']} active); rules reach "
+        f"{s['items_reached']} tests ({s['items_skipped_by_rules']} skipped, {s['items_xfail_only']} xfail)"
+    )
     m = micro_result["seconds"]
     pr = micro_result["per_report"]
-    print(table([[k, v * 1000] for k, v in m.items()]
-                + [[f"{k} ({pr['reports']} reports)", v * 1000] for k, v in pr["seconds"].items()]
-                + [["import pytest_rocmcompat.plugin", imp * 1000]],
-                ["in-process step", "ms"]))
+    print(
+        table(
+            [[k, v * 1000] for k, v in m.items()]
+            + [[f"{k} ({pr['reports']} reports)", v * 1000] for k, v in pr["seconds"].items()]
+            + [["import pytest_rocmcompat.plugin", imp * 1000]],
+            ["in-process step", "ms"],
+        )
+    )
     print()
-    print(table([[name, "/".join(map(str, g["collections"])), g["seconds"][2], g["total_s"], g["objects_at_exit"]]
-                 for name, g in gcs.items()],
-                ["garbage collector", "passes gen0/1/2", "gen2 s", "all gens s", "objects at exit"]))
+    print(
+        table(
+            [
+                [name, "/".join(map(str, g["collections"])), g["seconds"][2], g["total_s"], g["objects_at_exit"]]
+                for name, g in gcs.items()
+            ],
+            ["garbage collector", "passes gen0/1/2", "gen2 s", "all gens s", "objects at exit"],
+        )
+    )
     if prof:
         print()
-        print(f"cProfile of one plugin run: {prof['profiled_total_s']:.2f} s profiled, plugin hooks "
-              f"{prof['hooks_cumtime_s']:.2f} s ({prof['hooks_share'] * 100:.1f}%)")
-        print(table([[k, v["calls"], v["cumtime"]] for k, v in prof["hooks"].items()],
-                    ["hook", "calls", "cumtime s"]))
-        print(table([[f["function"], f["calls"], f["tottime"], f["cumtime"]] for f in prof["top_tottime"][:10]],
-                    ["package function (by tottime)", "calls", "tottime s", "cumtime s"]))
-        print(f"profiled plugin run - profiled bare run: {prof['profiled_delta_s']:+.2f} s; "
-              "own time that grew most:")
-        print(table([[f["function"], f["bare_calls"], f["calls"], f["delta_tottime"]]
-                     for f in prof["top_delta_vs_bare"][:12]],
-                    ["function", "calls bare", "calls plugin", "+tottime s"]))
+        print(
+            f"cProfile of one plugin run: {prof['profiled_total_s']:.2f} s profiled, plugin hooks "
+            f"{prof['hooks_cumtime_s']:.2f} s ({prof['hooks_share'] * 100:.1f}%)"
+        )
+        print(table([[k, v["calls"], v["cumtime"]] for k, v in prof["hooks"].items()], ["hook", "calls", "cumtime s"]))
+        print(
+            table(
+                [[f["function"], f["calls"], f["tottime"], f["cumtime"]] for f in prof["top_tottime"][:10]],
+                ["package function (by tottime)", "calls", "tottime s", "cumtime s"],
+            )
+        )
+        print(f"profiled plugin run - profiled bare run: {prof['profiled_delta_s']:+.2f} s; own time that grew most:")
+        print(
+            table(
+                [
+                    [f["function"], f["bare_calls"], f["calls"], f["delta_tottime"]]
+                    for f in prof["top_delta_vs_bare"][:12]
+                ],
+                ["function", "calls bare", "calls plugin", "+tottime s"],
+            )
+        )
     print(f"\nresults: {out}")
     return 0
 

@@ -19,8 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "suites" / "ppo"))
 
-from minippo.config import RunConfig  # noqa: E402
-from minippo.learning import LEARNING_PRESETS, learn  # noqa: E402
+from minippo.learning import LEARNING_PRESETS, learn
 
 
 def main() -> int:
@@ -32,8 +31,9 @@ def main() -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a RunConfig field (repeatable)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a RunConfig field (repeatable)"
+    )
     args = parser.parse_args()
     import torch
 
@@ -48,8 +48,10 @@ def main() -> int:
             base = base.replace(**{key: None})
         else:
             base = base.replace(**{key: (value in ("1", "true")) if kind is bool else kind(value)})
-    print(f"config: {base}\ntarget: window mean >= {preset.target} within {base.steps} steps "
-          f"(window {preset.window}); start (first step) <= {preset.start_max}")
+    print(
+        f"config: {base}\ntarget: window mean >= {preset.target} within {base.steps} steps "
+        f"(window {preset.window}); start (first step) <= {preset.start_max}"
+    )
     reached, starts, misses = [], [], []
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         t0 = time.perf_counter()
@@ -60,11 +62,16 @@ def main() -> int:
             misses.append(seed)
         else:
             reached.append(result.reached_at)
-        print(f"seed {seed:3d}: {'miss' if result.reached_at is None else result.reached_at:>5} steps, "
-              f"start {result.start:.3f}, best window {result.best:.3f}, {seconds:.1f} s", flush=True)
-    print(f"\n{len(reached)}/{args.seeds} reached the target; misses: {misses or 'none'}; "
-          f"steps median {statistics.median(reached) if reached else '-'}, worst {max(reached) if reached else '-'}; "
-          f"start reward max {max(starts):.3f}")
+        print(
+            f"seed {seed:3d}: {'miss' if result.reached_at is None else result.reached_at:>5} steps, "
+            f"start {result.start:.3f}, best window {result.best:.3f}, {seconds:.1f} s",
+            flush=True,
+        )
+    print(
+        f"\n{len(reached)}/{args.seeds} reached the target; misses: {misses or 'none'}; "
+        f"steps median {statistics.median(reached) if reached else '-'}, worst {max(reached) if reached else '-'}; "
+        f"start reward max {max(starts):.3f}"
+    )
     return 1 if misses else 0
 
 

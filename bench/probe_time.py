@@ -27,15 +27,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
-
-import resource
-import tempfile
 
 from _common import default_out, interleave, machine, paired_ratio, summary, table, timed_run, write_json
 
@@ -69,11 +68,13 @@ def _median_time(fn, reps: int) -> tuple[float, list[float], object]:
 
 def _guarded(fn):
     """Run a probe part that may be broken in this checkout; return (value, error text)."""
+
     def run():
         try:
             return fn(), None
         except Exception as exc:  # a part that fails is reported, not fatal
             return None, f"{type(exc).__name__}: {exc}"
+
     return run
 
 
@@ -100,12 +101,16 @@ def parts(reps: int) -> dict[str, object]:
     record("rocm_version_files", lambda: live._rocm_version(environ))
     native = record("native_child", lambda: live._run_native(environ)) or {}
     libs = installed_versions(())
-    record("assemble", lambda: live.assemble(native.get("torch"), live._native_reports(native),
-                                             None, libs, environ, []))
+    record(
+        "assemble", lambda: live.assemble(native.get("torch"), live._native_reports(native), None, libs, environ, [])
+    )
     env = record("probe_total", lambda: live.probe(environ=environ))
-    return {"seconds": out, "errors": errors,
-            "distributions_scanned": _count_distributions(),
-            "probe_notes": list(getattr(env, "notes", ()) or ())}
+    return {
+        "seconds": out,
+        "errors": errors,
+        "distributions_scanned": _count_distributions(),
+        "probe_notes": list(getattr(env, "notes", ()) or ()),
+    }
 
 
 def _count_distributions() -> int:
@@ -116,8 +121,9 @@ def _count_distributions() -> int:
 
 def importtime(code: str) -> dict[str, float]:
     """Cumulative import seconds of top-level modules, from ``python -X importtime -c CODE``."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
-                          env=child_env())
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, env=child_env()
+    )
     top: dict[str, float] = {}
     for line in proc.stderr.splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (\S.*)$", line)
@@ -132,8 +138,7 @@ def child_imports(reps: int) -> dict[str, float]:
     for _ in range(reps):
         # The child runs ``-m pytest_rocmcompat.probe.native_child``: the package's __init__ first.
         top = importtime("import pytest_rocmcompat, pytest_rocmcompat.probe.native_child, torch")
-        for name in ("pytest_rocmcompat", "pytest_rocmcompat.probe", "pytest_rocmcompat.probe.native_child",
-                     "torch"):
+        for name in ("pytest_rocmcompat", "pytest_rocmcompat.probe", "pytest_rocmcompat.probe.native_child", "torch"):
             if name in top:
                 samples.setdefault(name, []).append(top[name])
     return {name: statistics.median(v) for name, v in samples.items()}
@@ -156,9 +161,9 @@ def repeat_runs(reps: int) -> dict[str, object]:
     env.pop("PYTEST_ADDOPTS", None)
     base = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_one.py"]
     variants = {
-        "plain pytest": base + ["-p", "no:rocmcompat"],
-        "plugin, cached probe": base + ["--rocm-no-bundled"],
-        "plugin, --rocm-probe=fresh": base + ["--rocm-no-bundled", "--rocm-probe=fresh"],
+        "plain pytest": [*base, "-p", "no:rocmcompat"],
+        "plugin, cached probe": [*base, "--rocm-no-bundled"],
+        "plugin, --rocm-probe=fresh": [*base, "--rocm-no-bundled", "--rocm-probe=fresh"],
     }
     cpu: dict[str, list[float]] = {name: [] for name in variants}
 
@@ -167,6 +172,7 @@ def repeat_runs(reps: int) -> dict[str, object]:
             wall, used = _cpu_run(variants[name], work, env)
             cpu[name].append(used)
             return wall
+
         return run
 
     walls = interleave({name: go(name) for name in variants}, reps)  # the warm-up fills the cache
@@ -186,21 +192,32 @@ def repeat_runs(reps: int) -> dict[str, object]:
         "cpu_s": {name: {"samples": t, **summary(t)} for name, t in cpu.items()},
         "cached_minus_plain_paired_wall_s": paired,
         "cached_minus_plain_paired_cpu_s": paired_cpu,
-        "in_process_ms": {"probe_key": key_med * 1000, "cached_probe_hit": hit_med * 1000,
-                          "hit": bool(hit and hit[1])},
+        "in_process_ms": {"probe_key": key_med * 1000, "cached_probe_hit": hit_med * 1000, "hit": bool(hit and hit[1])},
         "target": {"cached_minus_plain_max_s": TARGET_REPEAT_RUN_S, "met": paired < TARGET_REPEAT_RUN_S},
     }
 
 
 def print_repeat(rep: dict[str, object]) -> None:
-    rows = [[name, w["median"], rep["cpu_s"][name]["median"], w["min"], w["mad"]]  # type: ignore[index]
-            for name, w in rep["wall_s"].items()]  # type: ignore[union-attr]
+    rows = [
+        [name, w["median"], rep["cpu_s"][name]["median"], w["min"], w["mad"]]  # type: ignore[index]
+        for name, w in rep["wall_s"].items()
+    ]  # type: ignore[union-attr]
     print(table(rows, ["pytest --collect-only, 1 test", "wall median s", "CPU median s", "wall min s", "wall MAD s"]))
     paired = rep["cached_minus_plain_paired_wall_s"]
-    print(table([["repeat run beyond plain pytest", f"{paired:+.3f}",
-                  f"{rep['cached_minus_plain_paired_cpu_s']:+.3f}", f"< {TARGET_REPEAT_RUN_S}",
-                  "met" if rep["target"]["met"] else "NOT MET"]],  # type: ignore[index]
-                ["", "paired wall s", "paired CPU s", "target s", "status"]))
+    print(
+        table(
+            [
+                [
+                    "repeat run beyond plain pytest",
+                    f"{paired:+.3f}",
+                    f"{rep['cached_minus_plain_paired_cpu_s']:+.3f}",
+                    f"< {TARGET_REPEAT_RUN_S}",
+                    "met" if rep["target"]["met"] else "NOT MET",
+                ]
+            ],  # type: ignore[index]
+            ["", "paired wall s", "paired CPU s", "target s", "status"],
+        )
+    )
     ms = rep["in_process_ms"]
     print(f"  in-process: probe_key {ms['probe_key']:.2f} ms, cached_probe hit {ms['cached_probe_hit']:.2f} ms")  # type: ignore[index]
 
@@ -209,16 +226,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=default_out("probe_time"), help="JSON results (default %(default)s)")
     ap.add_argument("--reps", type=int, default=9, help="timed repetitions of each command (default 9, min 5)")
-    ap.add_argument("--repeat-only", action="store_true",
-                    help="only the repeat-run comparison (plain pytest vs cached vs fresh probe)")
+    ap.add_argument(
+        "--repeat-only",
+        action="store_true",
+        help="only the repeat-run comparison (plain pytest vs cached vs fresh probe)",
+    )
     args = ap.parse_args(argv)
     if args.reps < 5:
         ap.error("--reps must be at least 5")
     print("repeat runs: plain pytest / plugin with cached probe / plugin with fresh probe ...", file=sys.stderr)
     repeat = repeat_runs(args.reps)
     if args.repeat_only:
-        out = write_json(args.out, {"benchmark": "probe_time", "machine": machine(), "reps": args.reps,
-                                    "repeat_runs": repeat})
+        out = write_json(
+            args.out, {"benchmark": "probe_time", "machine": machine(), "reps": args.reps, "repeat_runs": repeat}
+        )
         print_repeat(repeat)
         print(f"\nresults: {out}")
         return 0
@@ -235,18 +256,25 @@ def main(argv: list[str] | None = None) -> int:
             wall, proc = timed_run(cmd, env=env)
             last[name] = proc.stdout[-2000:]
             return wall
+
         return go
 
     print(f"probe: {' '.join(cmd_probe)}; {args.reps} reps, interleaved", file=sys.stderr)
-    times = interleave({"rocmcompat probe --json": run("probe", cmd_probe),
-                        "python -c 'import torch'": run("torch", cmd_torch),
-                        "python -c pass": run("pass", cmd_pass)}, args.reps)
+    times = interleave(
+        {
+            "rocmcompat probe --json": run("probe", cmd_probe),
+            "python -c 'import torch'": run("torch", cmd_torch),
+            "python -c pass": run("pass", cmd_pass),
+        },
+        args.reps,
+    )
     stats = {name: summary(t) for name, t in times.items()}
     probe_med = stats["rocmcompat probe --json"]["median"]
     torch_med = stats["python -c 'import torch'"]["median"]
     beyond = probe_med - torch_med
-    paired = statistics.median(p - t for p, t in zip(times["rocmcompat probe --json"],
-                                                          times["python -c 'import torch'"]))
+    paired = statistics.median(
+        p - t for p, t in zip(times["rocmcompat probe --json"], times["python -c 'import torch'"])
+    )
     print("in-process parts ...", file=sys.stderr)
     breakdown = parts(max(5, args.reps // 2))
     imports = child_imports(5)
@@ -270,20 +298,36 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = write_json(args.out, result)
 
-    print(table([[n, s["median"], s["min"], s["max"], s["mad"]] for n, s in stats.items()],
-                ["command", "median s", "min s", "max s", "MAD s"]))
+    print(
+        table(
+            [[n, s["median"], s["min"], s["max"], s["mad"]] for n, s in stats.items()],
+            ["command", "median s", "min s", "max s", "MAD s"],
+        )
+    )
     print()
-    print(table([["probe beyond import torch", f"{beyond:+.3f}", f"{paired:+.3f}",
-                  f"< {TARGET_BEYOND_TORCH_S}", "met" if beyond < TARGET_BEYOND_TORCH_S else "NOT MET"]],
-                ["", "of medians s", "paired median s", "target s", "status"]))
+    print(
+        table(
+            [
+                [
+                    "probe beyond import torch",
+                    f"{beyond:+.3f}",
+                    f"{paired:+.3f}",
+                    f"< {TARGET_BEYOND_TORCH_S}",
+                    "met" if beyond < TARGET_BEYOND_TORCH_S else "NOT MET",
+                ]
+            ],
+            ["", "of medians s", "paired median s", "target s", "status"],
+        )
+    )
     print()
     secs = breakdown["seconds"]
     rows = [[k, v["median"] * 1000, breakdown["errors"].get(k, "")] for k, v in secs.items()]
     print(table(rows, ["probe() part (in-process)", "median ms", "error"]))
     print(f"  ({breakdown['distributions_scanned']} installed distributions scanned)")
     print()
-    rows = [[k, v * 1000] for k, v in imports.items()] + \
-           [[f"CLI process: {k}", v * 1000] for k, v in result["cli_process_imports_s"].items()]
+    rows = [[k, v * 1000] for k, v in imports.items()] + [
+        [f"CLI process: {k}", v * 1000] for k, v in result["cli_process_imports_s"].items()
+    ]
     print(table(rows, ["import (python -X importtime, cumulative)", "ms"]))
     print()
     print_repeat(repeat)

@@ -34,7 +34,7 @@ from pytest_rocmcompat.stack.environment import GPU, Environment
 __version__ = VERSION
 
 
-def load_matrix(path):  # noqa: ANN001 - lazy: keeps yaml out of the probe child's start-up
+def load_matrix(path):
     """Load and validate a matrix file (see :func:`pytest_rocmcompat.matrix.loader.load_matrix`)."""
     from pytest_rocmcompat.matrix.loader import load_matrix as _load
 
@@ -50,27 +50,51 @@ def probe(extra_libraries=()) -> Environment:
 
 # Old module name -> where it lives now (``session`` and ``cli`` are packages of their own now).
 MOVED_MODULES: dict[str, str] = {
-    "redact": "safe_io.redact", "report.escape": "safe_io.escape", "report.atomic": "safe_io.atomic",
-    "input_files": "safe_io.input_files", "cache_store": "safe_io.cache_store",
-    "versions": "stack.versions", "arch": "stack.arch", "probe.environment": "stack.environment",
-    "probe.overrides": "stack.overrides", "probe_cache": "probe.cache",
-    "diagnoses": "knowledge.diagnoses", "metrics": "knowledge.metrics",
-    "probe.wheel_targets": "knowledge.wheel_targets", "probe.declared_pins": "knowledge.declared_pins",
-    "probe.extension_builds": "knowledge.extension_builds", "rules": "knowledge.rules",
-    "checks": "knowledge.checks", "rules.schema": "matrix.rule_schema", "lint_against": "matrix.lint_against",
-    "classify": "session.classify", "results": "session.results", "fixtures": "session.fixtures",
-    "options": "session.options", "measurements": "session.measurements", "junit_file": "session.junit_file",
-    "rootdir_guard": "session.rootdir_guard", "interrupt": "session.interrupt",
-    "gpu_locks": "running.gpu_locks", "pinning": "running.pinning", "processes": "running.processes",
-    "warm": "running.warm", "isolation": "running.isolation", "recommend": "report.recommend",
-    "cli_run": "cli.run", "recommend_cli": "cli.recommend", "report.cli_report": "cli.report",
+    "redact": "safe_io.redact",
+    "report.escape": "safe_io.escape",
+    "report.atomic": "safe_io.atomic",
+    "input_files": "safe_io.input_files",
+    "cache_store": "safe_io.cache_store",
+    "versions": "stack.versions",
+    "arch": "stack.arch",
+    "probe.environment": "stack.environment",
+    "probe.overrides": "stack.overrides",
+    "probe_cache": "probe.cache",
+    "diagnoses": "knowledge.diagnoses",
+    "metrics": "knowledge.metrics",
+    "probe.wheel_targets": "knowledge.wheel_targets",
+    "probe.declared_pins": "knowledge.declared_pins",
+    "probe.extension_builds": "knowledge.extension_builds",
+    "rules": "knowledge.rules",
+    "checks": "knowledge.checks",
+    "rules.schema": "matrix.rule_schema",
+    "lint_against": "matrix.lint_against",
+    "classify": "session.classify",
+    "results": "session.results",
+    "fixtures": "session.fixtures",
+    "options": "session.options",
+    "measurements": "session.measurements",
+    "junit_file": "session.junit_file",
+    "rootdir_guard": "session.rootdir_guard",
+    "interrupt": "session.interrupt",
+    "gpu_locks": "running.gpu_locks",
+    "pinning": "running.pinning",
+    "processes": "running.processes",
+    "warm": "running.warm",
+    "isolation": "running.isolation",
+    "recommend": "report.recommend",
+    "cli_run": "cli.run",
+    "recommend_cli": "cli.recommend",
+    "report.cli_report": "cli.report",
 }
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Imports a moved module's old name as the module at its new place (one object, two names)."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         old = fullname.removeprefix(__name__ + ".")
         parent, _, leaf = old.rpartition(".")
         new = MOVED_MODULES.get(old) or (f"{MOVED_MODULES[parent]}.{leaf}" if parent in MOVED_MODULES else None)

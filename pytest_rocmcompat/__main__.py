@@ -1,4 +1,5 @@
-from pytest_rocmcompat.cli.main import main
 import sys
+
+from pytest_rocmcompat.cli.main import main
 
 sys.exit(main())

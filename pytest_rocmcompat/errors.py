@@ -18,7 +18,9 @@ _REPR.maxlevel = 2
 def show(value: Any, *, quotes: bool = True) -> str:
     """A value as quoted in a message: bounded in length and depth, whatever the input."""
     if isinstance(value, str) and len(value) > _REPR.maxstring:  # cut short: redact before the cut
-        from pytest_rocmcompat.safe_io.redact import redact_shapes  # (a whole value is redacted with the message it is in)
+        from pytest_rocmcompat.safe_io.redact import (
+            redact_shapes,  # (a whole value is redacted with the message it is in)
+        )
 
         value = redact_shapes(value)
     text = _REPR.repr(value)

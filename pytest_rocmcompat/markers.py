@@ -14,13 +14,12 @@ import pytest
 
 MARKERS: dict[str, str] = {
     "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
-            "known-bad rules with applies_to.uses reach it",
+    "known-bad rules with applies_to.uses reach it",
     "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
     "isolated(timeout=None, fresh=False)": "run the test in a sandbox process with a time limit in "
-                "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
-                "outcome; fresh=True: a sandbox that has run no other test",
-    "known_issue(rule_id)": "this test is affected by the named known-bad rule "
-                   "whenever the rule's conditions hold",
+    "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
+    "outcome; fresh=True: a sandbox that has run no other test",
+    "known_issue(rule_id)": "this test is affected by the named known-bad rule whenever the rule's conditions hold",
 }
 _REGISTERED = pytest.StashKey[bool]()
 DEFAULT_ISOLATE_TIMEOUT = 300.0
@@ -40,17 +39,23 @@ def register_ini(parser: pytest.Parser) -> None:
     parser.addini("rocm_matrix", "Default for --rocm-matrix (relative to the rootdir).", default="")
     parser.addini("rocm_report", "Default for --rocm-report (relative to the rootdir).", default="")
     parser.addini("rocm_strict", "Default for --rocm-strict.", type="bool", default=False)
-    parser.addini("rocm_gc_freeze",
-                  "After collection, move the collected objects out of the garbage collector's reach "
-                  "(gc.freeze) until the session ends, so full collections do not walk them again and "
-                  "again. Off by default: frozen objects are never collected, so a host test that frees "
-                  "something created at import and checks it with gc.collect() would change meaning; "
-                  "true for suites known not to (this project's bundled suites).", type="bool", default=False)
+    parser.addini(
+        "rocm_gc_freeze",
+        "After collection, move the collected objects out of the garbage collector's reach "
+        "(gc.freeze) until the session ends, so full collections do not walk them again and "
+        "again. Off by default: frozen objects are never collected, so a host test that frees "
+        "something created at import and checks it with gc.collect() would change meaning; "
+        "true for suites known not to (this project's bundled suites).",
+        type="bool",
+        default=False,
+    )
     numeric = float_ini_type()
-    parser.addini("rocm_isolate_timeout",
-                  "Seconds an isolated test may run before it is killed as a hang (default 300).",
-                  type="float" if numeric else "string",
-                  default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)))
+    parser.addini(
+        "rocm_isolate_timeout",
+        "Seconds an isolated test may run before it is killed as a hang (default 300).",
+        type="float" if numeric else "string",
+        default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
+    )
 
 
 def register_markers(config: pytest.Config) -> None:

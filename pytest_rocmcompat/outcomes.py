@@ -37,13 +37,25 @@ MEANING: dict[Outcome, str] = {
 }
 # The outcome's symbol in Markdown (GitHub renders these emoji).
 SYMBOL: dict[Outcome, str] = {
-    Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.KNOWN_BAD: "⚠️", Outcome.XFAIL: "➖", Outcome.STALE_RULE: "♻️",
-    Outcome.SKIPPED: "⏭️", Outcome.CRASHED: "💥", Outcome.HANG: "⏳",
+    Outcome.PASS: "✅",
+    Outcome.FAIL: "❌",
+    Outcome.KNOWN_BAD: "⚠️",
+    Outcome.XFAIL: "➖",
+    Outcome.STALE_RULE: "♻️",
+    Outcome.SKIPPED: "⏭️",
+    Outcome.CRASHED: "💥",
+    Outcome.HANG: "⏳",
 }
 # Precedence when a test has several reports (setup, call, teardown): the worst wins.
 SEVERITY: dict[Outcome, int] = {
-    Outcome.SKIPPED: 0, Outcome.PASS: 1, Outcome.XFAIL: 2, Outcome.KNOWN_BAD: 3, Outcome.STALE_RULE: 4,
-    Outcome.FAIL: 5, Outcome.HANG: 6, Outcome.CRASHED: 7,
+    Outcome.SKIPPED: 0,
+    Outcome.PASS: 1,
+    Outcome.XFAIL: 2,
+    Outcome.KNOWN_BAD: 3,
+    Outcome.STALE_RULE: 4,
+    Outcome.FAIL: 5,
+    Outcome.HANG: 6,
+    Outcome.CRASHED: 7,
 }
 # A test that ran and broke: what "failures" sections, regressions and badges count.
 BROKEN: frozenset[Outcome] = frozenset({Outcome.FAIL, Outcome.CRASHED, Outcome.HANG})

@@ -12,19 +12,34 @@ import sys
 
 import pytest
 
-from pytest_rocmcompat.session import classify, junit_file
-# The fixtures are offered to every test suite by being attributes of this plugin module.
-from pytest_rocmcompat.session.fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
-from pytest_rocmcompat.running.gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
-from pytest_rocmcompat.session.interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
+from pytest_rocmcompat.knowledge.rules.engine import ItemFacts, uses_of
 from pytest_rocmcompat.markers import register_markers
 from pytest_rocmcompat.matrix.model import SUITES
+from pytest_rocmcompat.running.gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from pytest_rocmcompat.running.pinning import (
+    VISIBILITY,
+    pin_this_worker,
+    publish,
+    published_devices,
+    unpublish,
+    visibility,
+)
+from pytest_rocmcompat.session import classify, junit_file
+
+# The fixtures are offered to every test suite by being attributes of this plugin module.
+from pytest_rocmcompat.session.fixtures import rocm_env, rocm_matrix, rocm_measure, rocm_property  # noqa: F401
+from pytest_rocmcompat.session.interrupt import NOT_RUN_INTERRUPTED, NOT_RUN_STOPPED, SigtermAsInterrupt, not_run
 from pytest_rocmcompat.session.options import add_options, check_ini
-from pytest_rocmcompat.running.pinning import VISIBILITY, pin_this_worker, publish, published_devices, unpublish, visibility
 from pytest_rocmcompat.session.results import CLASSIFIED, ResultHook
 from pytest_rocmcompat.session.rootdir_guard import keep_rootdir
-from pytest_rocmcompat.knowledge.rules.engine import ItemFacts, uses_of
-from pytest_rocmcompat.session.state import PROBE_CACHED_KEY, STATE_KEY, WORKER_ENV_KEY, CompatState, build_state, state_of
+from pytest_rocmcompat.session.state import (
+    PROBE_CACHED_KEY,
+    STATE_KEY,
+    WORKER_ENV_KEY,
+    CompatState,
+    build_state,
+    state_of,
+)
 
 TIMEOUT_KEY = pytest.StashKey[float]()
 INI_TIMEOUT_KEY = pytest.StashKey[float]()  # ini rocm_isolate_timeout, checked
@@ -42,7 +57,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
     """Before any conftest (and so torch) is imported: the rootdir pytest chose without knowing the
-    plugin's options is checked again, and an xdist worker takes its GPUs."""
+    plugin's options is checked again, and an xdist worker takes its GPUs.
+    """
     keep_rootdir(early_config, args)
     pinned = pin_this_worker(os.environ)
     if pinned is not None:
@@ -62,7 +78,8 @@ def pytest_configure(config: pytest.Config) -> None:
     mine = config.stash.get(PINNED_KEY, None)
     if mine is not None and os.environ.get(LOCK_DIR_VAR):
         config.pluginmanager.register(
-            GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks")
+            GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks"
+        )
     if getattr(config.option, "xmlpath", None):  # --junitxml: testsuite properties, rocm_uses
         from pytest_rocmcompat.report.junit_props import install as install_junit_properties
 
@@ -86,8 +103,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         lines.append(f"rocmcompat: {state.location.describe()}")
     elif state.matrix is not None and state.matrix.axis_names == ():
         lines.append(f"rocmcompat: rules from {state.rules_source} (no axes: no cell to locate)")
-    lines.append(f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
-                 f"active ({state.rules_source})")
+    lines.append(
+        f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
+        f"active ({state.rules_source})"
+    )
     if state.problems:
         lines.append(f"rocmcompat: checks: {len(state.problems)} problem(s) with this stack:")
         lines.extend(f"rocmcompat:   {p.describe()}" for p in state.problems)
@@ -104,8 +123,11 @@ def pytest_ignore_collect(collection_path, config: pytest.Config) -> bool | None
     state = state_of(config)
     if state is None or state.matrix is None or not state.matrix.suites:
         return None
-    if collection_path.parent.name == "suites" and collection_path.name in SUITES \
-            and collection_path.name not in state.matrix.suites:
+    if (
+        collection_path.parent.name == "suites"
+        and collection_path.name in SUITES
+        and collection_path.name not in state.matrix.suites
+    ):
         return True
     return None
 
@@ -142,8 +164,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         else:
             continue
         isolating = True
-    if isolating and not config.getoption("rocm_child_result") \
-            and not config.pluginmanager.has_plugin("rocmcompat-isolation"):  # a child runs its test itself
+    if (
+        isolating
+        and not config.getoption("rocm_child_result")
+        and not config.pluginmanager.has_plugin("rocmcompat-isolation")
+    ):  # a child runs its test itself
         config.pluginmanager.register(_Isolator(state, results, items), "rocmcompat-isolation")
 
 
@@ -165,8 +190,7 @@ def _allocate_gpus(item: pytest.Item, gpus: pytest.Mark, state: CompatState, min
     """Skip a test that needs more GPUs than the machine has; under xdist, borrow beyond the slice."""
     need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
-        raise pytest.UsageError(
-            f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
+        raise pytest.UsageError(f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
     devices = published_devices(os.environ) if mine is not None else []
     available = len(devices) if mine is not None else len(state.env.gpus)
     if need > available:
@@ -187,8 +211,8 @@ def _known_issue_ids(item: pytest.Item, state: CompatState, marks: list[pytest.M
                 close = difflib.get_close_matches(str(rule_id), list(state.rules.by_id), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise pytest.UsageError(
-                    f"rocmcompat: {item.nodeid}: known_issue({rule_id!r}) names no rule of "
-                    f"{state.rules_source}{hint}")
+                    f"rocmcompat: {item.nodeid}: known_issue({rule_id!r}) names no rule of {state.rules_source}{hint}"
+                )
             ids.append(str(rule_id))
     return tuple(ids)
 
@@ -229,7 +253,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 class _Isolator:
     """Registered once collection holds an isolated test (so plain sessions pay no extra hook):
-    tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process."""
+    tests marked ``isolated`` (or reached by an ``isolate`` rule) run in a child process.
+    """
 
     def __init__(self, state: CompatState, results: ResultHook | None, items: list[pytest.Item]) -> None:
         self.state = state
@@ -242,8 +267,9 @@ class _Isolator:
             from pytest_rocmcompat.running.isolation.args import sandbox_argv
             from pytest_rocmcompat.running.isolation.sandbox import SandboxPool
 
-            self.pool = SandboxPool(sandbox_argv(config), config.invocation_params.dir,
-                                    self.state.env.to_json(indent=None))
+            self.pool = SandboxPool(
+                sandbox_argv(config), config.invocation_params.dir, self.state.env.to_json(indent=None)
+            )
         return self.pool
 
     def pytest_runtestloop(self, session: pytest.Session) -> None:
@@ -261,10 +287,15 @@ class _Isolator:
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         self.remaining -= 1
         marker = item.get_closest_marker("isolated")
-        reports = run_isolated(item, item.stash[TIMEOUT_KEY], self._pool(item.config),
-                               self.rules.get(item.nodeid, []), environ=_child_environ(item, state),
-                               fresh=bool(marker is not None and marker.kwargs.get("fresh")),
-                               more=self.remaining > 0)
+        reports = run_isolated(
+            item,
+            item.stash[TIMEOUT_KEY],
+            self._pool(item.config),
+            self.rules.get(item.nodeid, []),
+            environ=_child_environ(item, state),
+            fresh=bool(marker is not None and marker.kwargs.get("fresh")),
+            more=self.remaining > 0,
+        )
         for report in reports:  # classified already, by the child or (a death) by the runner
             setattr(report, CLASSIFIED, True)
             item.ihook.pytest_runtest_logreport(report=report)
@@ -385,11 +416,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     except OSError as exc:  # the run's results stand; say why the report is missing
         from pytest_rocmcompat.safe_io.escape import terminal_line
 
-        message = terminal_line(f"rocmcompat: could not write the report to {state.report_path}: "
-                                f"{exc.strerror or exc}")
+        message = terminal_line(f"rocmcompat: could not write the report to {state.report_path}: {exc.strerror or exc}")
         tr = session.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None:
             tr.write_line(message, red=True)
         else:
             print(message, file=sys.stderr)
-

@@ -44,14 +44,21 @@ def env_json(env: Environment) -> str:
 
 CPU_ENV = Environment(platform="cpu", python="3.11.7", torch="2.13.0+cpu", os="Linux 6.1")
 MI50_ENV = Environment(
-    platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766",
-    rocm="6.2.4", gpus=(GPU(0, "AMD Instinct MI50", "gfx906:sramecc+:xnack-", 34342961152, "amd"),),
+    platform="rocm",
+    python="3.12.3",
+    torch="2.5.1+rocm6.2",
+    hip="6.2.41133-dd7f95766",
+    rocm="6.2.4",
+    gpus=(GPU(0, "AMD Instinct MI50", "gfx906:sramecc+:xnack-", 34342961152, "amd"),),
     libraries={"torch": "2.5.1+rocm6.2", "transformers": "4.57.1", "peft": "0.13.2"},
 )
 MI300_ENV = Environment(
-    platform="rocm", python="3.12.3", torch="2.5.1+rocm6.2", hip="6.2.41133-dd7f95766",
-    rocm="6.2.4", gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942:sramecc+:xnack-", 206141652992, "amd")
-                             for i in range(8)),
+    platform="rocm",
+    python="3.12.3",
+    torch="2.5.1+rocm6.2",
+    hip="6.2.41133-dd7f95766",
+    rocm="6.2.4",
+    gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942:sramecc+:xnack-", 206141652992, "amd") for i in range(8)),
     libraries={"torch": "2.5.1+rocm6.2"},
 )
 
@@ -59,10 +66,12 @@ MI300_ENV = Environment(
 @pytest.fixture
 def env_file(tmp_path: Path):
     """Write an Environment as a replay file; returns its path."""
+
     def make(env: Environment = CPU_ENV, name: str = "env.json") -> Path:
         path = tmp_path / name
         path.write_text(env.to_json(), encoding="utf-8")
         return path
+
     return make
 
 
@@ -70,8 +79,10 @@ def env_file(tmp_path: Path):
 def matrix_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Write a matrix YAML file (dedented) in the working directory; returns its path."""
     monkeypatch.chdir(tmp_path)
+
     def make(text: str, name: str = "m.yaml") -> Path:
         return write(tmp_path / name, text)
+
     return make
 
 

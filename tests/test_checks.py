@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
-from pytest_rocmcompat.errors import OverrideError
-from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_header
-from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
 
 DATA = Path(__file__).parent / "data"
 H100 = Environment.load(str(DATA / "env_h100_archs.json"))  # torch 2.11.0+cu130, real get_arch_list
@@ -29,8 +29,16 @@ def rocm_env(rocminfo_file: str, torch: str, **changes) -> Environment:
 
 
 # ---- the recorded real machines show no false problem ---------------------------------
-@pytest.mark.parametrize("path", ["env_h100_archs.json", "env_h100_live.json", "../../reports/cpu/env.json",
-                                  "../../reports/h200x2-suites/env.json", "../../reports/h100-suites/env.json"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "env_h100_archs.json",
+        "env_h100_live.json",
+        "../../reports/cpu/env.json",
+        "../../reports/h200x2-suites/env.json",
+        "../../reports/h100-suites/env.json",
+    ],
+)
 def test_recorded_real_environments_have_no_problems(path: str) -> None:
     assert evaluate(Environment.load(str(DATA / path))) == []
 
@@ -53,16 +61,19 @@ def test_derived_facts_round_trip() -> None:
 
 
 # ---- arch-not-in-build: CUDA -----------------------------------------------------------
-@pytest.mark.parametrize("target, gpu, runs", [
-    ("sm_80", (8, 6), True),      # binary compatibility within a major
-    ("sm_86", (8, 0), False),     # never to an older minor
-    ("sm_90", (10, 0), False),    # never across majors
-    ("compute_90", (12, 0), True),  # PTX JIT to any newer GPU
-    ("compute_90", (8, 6), False),
-    ("sm_90a", (9, 0), True),     # arch-specific: exactly that arch
-    ("compute_90a", (10, 0), False),
-    ("sm_100f", (10, 3), True),   # family-specific: same major, newer minor
-])
+@pytest.mark.parametrize(
+    ("target", "gpu", "runs"),
+    [
+        ("sm_80", (8, 6), True),  # binary compatibility within a major
+        ("sm_86", (8, 0), False),  # never to an older minor
+        ("sm_90", (10, 0), False),  # never across majors
+        ("compute_90", (12, 0), True),  # PTX JIT to any newer GPU
+        ("compute_90", (8, 6), False),
+        ("sm_90a", (9, 0), True),  # arch-specific: exactly that arch
+        ("compute_90a", (10, 0), False),
+        ("sm_100f", (10, 3), True),  # family-specific: same major, newer minor
+    ],
+)
 def test_cuda_compatibility_rules(target: str, gpu: tuple[int, int], runs: bool) -> None:
     assert cuda_targets.serves(target, gpu) is runs
 
@@ -97,8 +108,9 @@ def test_rocm_recorded_gpus_both_ways() -> None:
 
 def test_rocm_rx7900_on_old_and_new_wheels() -> None:
     assert ids(rocm_env("rocminfo_rx7900xtx_gfx1100.txt", "2.4.1+rocm6.0")) == []
-    assert ids(rocm_env("rocminfo_rx7900xtx_gfx1100.txt", "2.4.1+rocm6.0", torch_archs=("gfx90a",))) \
-        == ["arch-not-in-build"]
+    assert ids(rocm_env("rocminfo_rx7900xtx_gfx1100.txt", "2.4.1+rocm6.0", torch_archs=("gfx90a",))) == [
+        "arch-not-in-build"
+    ]
 
 
 def test_rocm_generic_targets_and_override() -> None:
@@ -106,8 +118,7 @@ def test_rocm_generic_targets_and_override() -> None:
     assert rocm_targets.served_by(("gfx11-generic",), "gfx1030") is False
     assert rocm_targets.overridden_arch("10.3.0") == "gfx1030"
     assert rocm_targets.overridden_arch("9.0.10") == "gfx90a"
-    rdna2 = apply_overrides(Environment(platform="rocm", torch="2.5.1+rocm6.2", python="3.12.3"),
-                            ["arch=gfx1031"])
+    rdna2 = apply_overrides(Environment(platform="rocm", torch="2.5.1+rocm6.2", python="3.12.3"), ["arch=gfx1031"])
     assert ids(rdna2) == ["arch-not-in-build"]
     assert ids(apply_overrides(rdna2, ["env.HSA_OVERRIDE_GFX_VERSION=10.3.0"])) == []
 
@@ -152,8 +163,9 @@ def test_recorded_requires_with_local_tags_and_markers() -> None:
 
 
 def test_installed_metadata_pair_is_named() -> None:
-    env = replace(H100, libraries={**H100.libraries, "xformers": "0.0.28.post3"},
-                  requires={"xformers": ("torch==2.5.1", "numpy")})
+    env = replace(
+        H100, libraries={**H100.libraries, "xformers": "0.0.28.post3"}, requires={"xformers": ("torch==2.5.1", "numpy")}
+    )
     found = evaluate(env)
     assert [f.check for f in found] == ["requirement-not-met"]
     assert "xformers 0.0.28.post3 requires torch==2.5.1, installed torch 2.11.0+cu130" in found[0].reason
@@ -180,18 +192,21 @@ def test_settings_switch_off_and_change_action() -> None:
     assert rules[0].describe().startswith("[arch-not-in-build] torch 2.7.0+cu124 has no kernels for sm_120")
 
 
-@pytest.mark.parametrize("assignment, message", [
-    ("torch_archs=sm_90,cuda90", "cuda90 is not a GPU code target"),
-    ("requires.vllm=torch=>2.5", "is not a PEP 508 requirement"),
-    ("nccl=two", "is not a valid version"),
-])
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        ("torch_archs=sm_90,cuda90", "cuda90 is not a GPU code target"),
+        ("requires.vllm=torch=>2.5", "is not a PEP 508 requirement"),
+        ("nccl=two", "is not a valid version"),
+    ],
+)
 def test_bad_overrides_are_clear_errors(assignment: str, message: str) -> None:
     with pytest.raises(OverrideError, match=message):
         apply_overrides(H100, [assignment])
 
 
 # ---- end to end through pytest --------------------------------------------------------------
-GPU_TESTS = '''
+GPU_TESTS = """
 import pytest
 
 @pytest.mark.gpus(1)
@@ -204,15 +219,24 @@ def test_gpu_passes():
 
 def test_cpu():
     pass
-'''
+"""
 BLACKWELL_ON_CU124 = ("--rocm-set", "torch=2.7.0+cu124", "--rocm-set", "arch=sm_120")
 
 
 def _run(pytester: pytest.Pytester, *args: str, matrix: str | None = None) -> pytest.RunResult:
     (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
     pytester.makepyfile(test_stack=GPU_TESTS)
-    options = ["--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
-               "--rocm-report", "R.md", *args]
+    options = [
+        "--rocm-env",
+        "env.json",
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        "junit.xml",
+        "--rocm-report",
+        "R.md",
+        *args,
+    ]
     if matrix is not None:
         pytester.makefile(".yaml", matrix=matrix)
         options += ["--rocm-matrix", "matrix.yaml"]
@@ -232,10 +256,12 @@ def _junit_rules(pytester: pytest.Pytester) -> dict[str, str]:
 
 def test_arch_problem_end_to_end(pytester: pytest.Pytester) -> None:
     result = _run(pytester, *BLACKWELL_ON_CU124)
-    result.stdout.fnmatch_lines([
-        "rocmcompat: checks: 1 problem(s) with this stack:",
-        "rocmcompat:   [[]arch-not-in-build] torch 2.7.0+cu124 has no kernels for sm_120*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "rocmcompat: checks: 1 problem(s) with this stack:",
+            "rocmcompat:   [[]arch-not-in-build] torch 2.7.0+cu124 has no kernels for sm_120*",
+        ]
+    )
     result.assert_outcomes(passed=1, xfailed=1, xpassed=1)  # known-bad, pass, stale-rule
     assert _junit_rules(pytester) == {"test_kernel": "arch-not-in-build", "test_gpu_passes": "arch-not-in-build"}
     junit = (pytester.path / "junit.xml").read_text()
@@ -267,10 +293,19 @@ def test_collect_only_lists_check(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["test_stack.py::test_kernel: XFAIL [[]arch-not-in-build]*"])
 
 
-@pytest.mark.parametrize("body, message", [
-    ("checks:\n  arch-not-in-bild: off\n", "matrix.yaml:3: checks.arch-not-in-bild: unknown check*did you mean 'arch-not-in-build'*"),
-    ("checks:\n  arch-not-in-build: maybe\n", "matrix.yaml:3: checks.arch-not-in-build: 'maybe' is not a setting; use one of off, skip, xfail, isolate"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "checks:\n  arch-not-in-bild: off\n",
+            "matrix.yaml:3: checks.arch-not-in-bild: unknown check*did you mean 'arch-not-in-build'*",
+        ),
+        (
+            "checks:\n  arch-not-in-build: maybe\n",
+            "matrix.yaml:3: checks.arch-not-in-build: 'maybe' is not a setting; use one of off, skip, xfail, isolate",
+        ),
+    ],
+)
 def test_matrix_checks_mistakes_name_file_and_line(pytester: pytest.Pytester, body: str, message: str) -> None:
     result = _run(pytester, matrix="name: m\n" + body)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -282,8 +317,14 @@ def test_assemble_takes_arch_list_nccl_driver_cuda_and_requires() -> None:
     from pytest_rocmcompat.probe.device_report import DeviceReport
     from pytest_rocmcompat.probe.live import assemble
 
-    torch = {"version": "2.11.0+cu130", "cuda": "13.0", "hip": None, "devices": [],
-             "arch_list": list(H100.torch_archs), "nccl": "2.28.9"}
+    torch = {
+        "version": "2.11.0+cu130",
+        "cuda": "13.0",
+        "hip": None,
+        "devices": [],
+        "arch_list": list(H100.torch_archs),
+        "nccl": "2.28.9",
+    }
     nvml = DeviceReport("nvml", H100.gpus, driver="580.159.04", cuda="13.0")
     env = assemble(torch, [nvml], None, {"torch": "2.11.0"}, {}, [], {"torch": ("triton==3.6.0",)})
     assert env.torch_archs == H100.torch_archs and env.nccl == "2.28.9" and env.driver_cuda == "13.0"
@@ -313,16 +354,19 @@ def test_cli_probe_shows_problems_of_a_replayed_stack(capsys) -> None:
 
 
 # ---- the sourced tables -------------------------------------------------------------------------
-@pytest.mark.parametrize("dist, version, expected", [
-    ("vllm", "0.6.3.post1", "torch==2.4.0"),    # pip: "vllm 0.6.3.post1 requires torch==2.4.0"
-    ("vllm", "0.7.3", "torch==2.5.1"),          # hiyouga/EasyR1#27
-    ("vllm", "0.8.5.post1", "torch==2.6.0"),    # LMCache/LMCache#583
-    ("vllm", "0.10.1.1", "torch==2.7.1"),       # NovaSky-AI/SkyRL#218
-    ("vllm", "0.11.0", "torch==2.8.0"),         # verl-project/verl#5123
-    ("torchvision", "0.20.1", "torch>=2.5,<2.6"),
-    ("torchaudio", "2.11.0", "torch>=2.11,<2.12"),
-    ("xformers", "0.0.28.post3", "torch>=2.5,<2.6"),
-])
+@pytest.mark.parametrize(
+    ("dist", "version", "expected"),
+    [
+        ("vllm", "0.6.3.post1", "torch==2.4.0"),  # pip: "vllm 0.6.3.post1 requires torch==2.4.0"
+        ("vllm", "0.7.3", "torch==2.5.1"),  # hiyouga/EasyR1#27
+        ("vllm", "0.8.5.post1", "torch==2.6.0"),  # LMCache/LMCache#583
+        ("vllm", "0.10.1.1", "torch==2.7.1"),  # NovaSky-AI/SkyRL#218
+        ("vllm", "0.11.0", "torch==2.8.0"),  # verl-project/verl#5123
+        ("torchvision", "0.20.1", "torch>=2.5,<2.6"),
+        ("torchaudio", "2.11.0", "torch>=2.11,<2.12"),
+        ("xformers", "0.0.28.post3", "torch>=2.5,<2.6"),
+    ],
+)
 def test_declared_pins_table(dist: str, version: str, expected: str) -> None:
     from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 
@@ -337,12 +381,15 @@ def test_declared_pins_unknown_releases_say_nothing() -> None:
     assert declared_requires("flash-attn", "2.7.4") is None and declared_requires("vllm", None) is None
 
 
-@pytest.mark.parametrize("torch, has, lacks", [
-    ("2.5.1+cu124", "sm_90", "sm_100"),
-    ("2.8.0+cu128", "sm_70", "sm_60"),        # Maxwell/Pascal dropped from cu128 builds
-    ("2.6.0+rocm6.2.4", "gfx942", "gfx1010"),  # a patch-level ROCm tag matches its minor's row
-    ("2.9.0+rocm6.4", "gfx950", "gfx1151"),
-])
+@pytest.mark.parametrize(
+    ("torch", "has", "lacks"),
+    [
+        ("2.5.1+cu124", "sm_90", "sm_100"),
+        ("2.8.0+cu128", "sm_70", "sm_60"),  # Maxwell/Pascal dropped from cu128 builds
+        ("2.6.0+rocm6.2.4", "gfx942", "gfx1010"),  # a patch-level ROCm tag matches its minor's row
+        ("2.9.0+rocm6.4", "gfx950", "gfx1151"),
+    ],
+)
 def test_official_wheel_targets(torch: str, has: str, lacks: str) -> None:
     from pytest_rocmcompat.knowledge.wheel_targets import official_targets
 
@@ -357,11 +404,14 @@ def test_official_wheel_targets_unknown() -> None:
     assert official_targets("2.13.0+cu130") is None and official_targets("2.5.1+cpu") is None
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("torch_archs", "sm_90", "torch_archs: expected a list of strings or null"),
-    ("requires", {"vllm": "torch==2.5.1"}, "requires: expected an object of string lists"),
-    ("nccl", 2.21, "nccl: expected a string or null"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("torch_archs", "sm_90", "torch_archs: expected a list of strings or null"),
+        ("requires", {"vllm": "torch==2.5.1"}, "requires: expected an object of string lists"),
+        ("nccl", 2.21, "nccl: expected a string or null"),
+    ],
+)
 def test_bad_derived_fields_in_recorded_json_name_the_field(tmp_path: Path, field: str, value, message: str) -> None:
     import json
 
@@ -383,9 +433,11 @@ def test_live_probe_reads_driver_cuda_from_nvidia_smi_header(tmp_path: Path) -> 
     bindir = tmp_path / "bin"
     bindir.mkdir()
     tool = bindir / "nvidia-smi"
-    tool.write_text("#!/bin/sh\ncase \"$1\" in\n"
-                    f"  --query-gpu*) cat '{DATA / 'nvidia_smi_query_h100.csv'}' ;;\n"
-                    f"  *) cat '{DATA / 'nvidia_smi_h100_580.txt'}' ;;\nesac\n")
+    tool.write_text(
+        '#!/bin/sh\ncase "$1" in\n'
+        f"  --query-gpu*) cat '{DATA / 'nvidia_smi_query_h100.csv'}' ;;\n"
+        f"  *) cat '{DATA / 'nvidia_smi_h100_580.txt'}' ;;\nesac\n"
+    )
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
     env = probe(environ={"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert env.archs == ("sm_90",) and env.driver_cuda == "13.0" and env.driver == "580.159.04"
@@ -410,7 +462,8 @@ def test_requirement_forms_pip_accepts_and_ones_it_ignores() -> None:
 
 def test_dynamo_gate_and_pin_reach_tests_by_uses(pytester: pytest.Pytester) -> None:
     (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_uses='''
+    pytester.makepyfile(
+        test_uses="""
 import pytest
 
 @pytest.mark.uses("torch.compile")
@@ -424,25 +477,40 @@ def test_vllm_import():
 @pytest.mark.uses("peft")
 def test_unrelated():
     raise AssertionError("a real failure")
-''')
-    result = pytester.runpytest("--rocm-env", "env.json", "-p", "no:cacheprovider", "-rA",
-                                "--rocm-set", "torch=2.3.1+cu121", "--rocm-set", "python=3.12.4",
-                                "--rocm-set", "lib.vllm=0.6.3")
+"""
+    )
+    result = pytester.runpytest(
+        "--rocm-env",
+        "env.json",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "--rocm-set",
+        "torch=2.3.1+cu121",
+        "--rocm-set",
+        "python=3.12.4",
+        "--rocm-set",
+        "lib.vllm=0.6.3",
+    )
     result.assert_outcomes(xfailed=2, failed=1)
-    result.stdout.fnmatch_lines([
-        "KNOWN-BAD test_uses.py::test_compiled - rocmcompat [[]dynamo-python-gate]*",
-        "KNOWN-BAD test_uses.py::test_vllm_import - rocmcompat [[]requirement-not-met] vllm 0.6.3 requires torch==2.4.0*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "KNOWN-BAD test_uses.py::test_compiled - rocmcompat [[]dynamo-python-gate]*",
+            "KNOWN-BAD test_uses.py::test_vllm_import - rocmcompat [[]requirement-not-met] vllm 0.6.3 requires torch==2.4.0*",
+        ]
+    )
 
 
 def test_rules_can_condition_on_nccl_and_driver_cuda(tmp_path: Path) -> None:
-    from pytest_rocmcompat.matrix.loader import load_matrix
     from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
+    from pytest_rocmcompat.matrix.loader import load_matrix
 
     path = tmp_path / "m.yaml"
-    path.write_text("name: m\nknown_bad:\n"
-                    "  - id: nvls-bind\n    when: {nccl: '>=2.29', driver_cuda: '>=12.0'}\n"
-                    "    applies_to: {markers: [gpus]}\n    reason: NVLS multicast bind fails\n")
+    path.write_text(
+        "name: m\nknown_bad:\n"
+        "  - id: nvls-bind\n    when: {nccl: '>=2.29', driver_cuda: '>=12.0'}\n"
+        "    applies_to: {markers: [gpus]}\n    reason: NVLS multicast bind fails\n"
+    )
     rules = load_matrix(path).rules
     assert [r.id for r in ActiveRules(rules, apply_overrides(H100, ["nccl=2.29.2"])).active] == ["nvls-bind"]
     assert ActiveRules(rules, apply_overrides(H100, ["nccl=2.28.9"])).active == ()
@@ -450,8 +518,9 @@ def test_rules_can_condition_on_nccl_and_driver_cuda(tmp_path: Path) -> None:
 
 
 def test_vllm_cuda_pin_does_not_apply_to_a_rocm_build() -> None:
-    rocm = Environment(platform="rocm", torch="2.5.1+rocm6.2", python="3.12.3", os="Linux 6.8",
-                       libraries={"vllm": "0.6.3"})
+    rocm = Environment(
+        platform="rocm", torch="2.5.1+rocm6.2", python="3.12.3", os="Linux 6.8", libraries={"vllm": "0.6.3"}
+    )
     assert ids(rocm) == []  # vLLM on ROCm is built from source against the installed torch
     assert ids(replace(rocm, requires={"vllm": ("torch==2.4.0",)})) == ["requirement-not-met"]  # metadata wins
     assert ids(apply_overrides(H100, ["lib.vllm=0.6.3", "torch=2.5.1+cu124"])) == ["requirement-not-met"]

@@ -15,8 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def rocmcompat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest_rocmcompat", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
 
 
 def test_probe_json_describes_this_machine(tmp_path: Path) -> None:
@@ -42,10 +43,21 @@ def test_probe_json_describes_this_machine(tmp_path: Path) -> None:
 
 def test_probe_redacts_secret_variables() -> None:
     import os
-    env = dict(os.environ, NCCL_IB_AUTH_TOKEN="s3cr3t-value-123", HIP_VISIBLE_DEVICES="0,1",
-               HSA_OVERRIDE_GFX_VERSION="9.0.6", UNRELATED_VAR="nope")
-    proc = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "probe", "--json"], capture_output=True,
-                          text=True, env=env, timeout=300)
+
+    env = dict(
+        os.environ,
+        NCCL_IB_AUTH_TOKEN="s3cr3t-value-123",
+        HIP_VISIBLE_DEVICES="0,1",
+        HSA_OVERRIDE_GFX_VERSION="9.0.6",
+        UNRELATED_VAR="nope",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "probe", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     data = json.loads(proc.stdout)
     assert data["env"]["HIP_VISIBLE_DEVICES"] == "0,1" and data["env"]["HSA_OVERRIDE_GFX_VERSION"] == "9.0.6"
     assert data["env"]["NCCL_IB_AUTH_TOKEN"] == "[redacted]" and "s3cr3t-value-123" not in proc.stdout
@@ -80,7 +92,8 @@ def test_lint_reports_every_bad_file_and_exits_1(tmp_path: Path) -> None:
 def test_expand_formats(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(
         "name: M\nplatform: rocm\narch: [gfx942]\naxes:\n  rocm: ['6.2', '6.3']\n  torch: ['2.5', '2.6']\n"
-        "  libraries: {vllm: ['0.9']}\nexclude:\n  - {rocm: '6.2', torch: '2.6'}\n")
+        "  libraries: {vllm: ['0.9']}\nexclude:\n  - {rocm: '6.2', torch: '2.6'}\n"
+    )
     proc = rocmcompat("expand", "m.yaml", "--format", "github", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -109,6 +122,7 @@ def test_usage_errors_exit_2() -> None:
 
 def test_console_script_installed() -> None:
     import shutil
+
     exe = shutil.which("rocmcompat", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.skip("console script not on this interpreter's bin directory")
@@ -121,15 +135,31 @@ def test_replay_override_collect_only_on_bundled_suites(tmp_path: Path) -> None:
     probe = rocmcompat("probe", "--json")
     env_json = tmp_path / "env.json"
     env_json.write_text(probe.stdout)
-    argv = [sys.executable, "-m", "pytest", "--rocm-env", str(env_json), "--rocm-set", "platform=rocm",
-            "--rocm-set", "arch=gfx906", "--rocm-set", "torch=2.5.1+rocm6.2",
-            "--rocm-matrix", "matrices/mi50.yaml", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--rocm-env",
+        str(env_json),
+        "--rocm-set",
+        "platform=rocm",
+        "--rocm-set",
+        "arch=gfx906",
+        "--rocm-set",
+        "torch=2.5.1+rocm6.2",
+        "--rocm-matrix",
+        "matrices/mi50.yaml",
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     start = lines.index(next(l for l in lines if "rocmcompat: known-bad rules that apply" in l))
     # contested evidence (pytorch/pytorch#147626): the rule isolates with its signature, it does not skip
-    listed = [l for l in lines[start + 1:] if ": ISOLATE [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in l]
+    listed = [l for l in lines[start + 1 :] if ": ISOLATE [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in l]
     gpu_tests = [l for l in lines[:start] if l.startswith("suites/") and "::" in l and "/gpu/" in l]
     assert gpu_tests and len(listed) >= len(gpu_tests)
     assert all("Memory access fault" in l for l in listed)

@@ -50,24 +50,47 @@ def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(REPO / name, source / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                    "-q", "-w", str(work / "dist"), str(source)], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(work / "dist"),
+            str(source),
+        ],
+        check=True,
+        timeout=300,
+    )
     wheel = next((work / "dist").glob("pytest_rocmcompat-*.whl"))
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     Path(purelib, "_base.pth").write_text("\n".join(_site_dirs()) + "\n", encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index",
-                    "-q", str(wheel)], check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        check=True,
+        timeout=300,
+    )
     return venv
 
 
 def _run(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
-    return subprocess.run([str(venv / "bin" / "rocmcompat"), "run", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [str(venv / "bin" / "rocmcompat"), "run", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_run_from_installed_wheel_outside_checkout(installed_venv: Path, tmp_path: Path) -> None:
@@ -91,15 +114,19 @@ def test_run_from_installed_wheel_outside_checkout(installed_venv: Path, tmp_pat
 
 def test_run_rejects_unknown_suite_and_matrix(tmp_path: Path) -> None:
     for args, words in ((["nosuch"], "unknown suite 'nosuch'"), (["--matrix", "mi999"], "bundled: cpu")):
-        proc = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "run", *args], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest_rocmcompat", "run", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert proc.returncode == 2 and words in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "rocmcompat-results").exists()
 
 
 def test_parse_run_args_splits_suites_options_and_pytest_args() -> None:
-    args = parse_run_args(["gpu", "ppo/test_ppo_losses.py", "--matrix", "mi300", "-k", "gpu", "--results=out"],
-                          SUITES)
+    args = parse_run_args(["gpu", "ppo/test_ppo_losses.py", "--matrix", "mi300", "-k", "gpu", "--results=out"], SUITES)
     assert args.suites == ["gpu", "ppo/test_ppo_losses.py"] and args.matrix == "mi300"
     assert args.results == "out" and args.pytest_args == ["-k", "gpu"]
     with pytest.raises(RunUsageError, match="--matrix needs a value"):

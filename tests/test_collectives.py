@@ -25,10 +25,19 @@ GLOO2 = local_worlds(0)[0]
 
 # ---- bandwidth ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("op, n, factor", [
-    ("all_reduce", 2, 1.0), ("all_reduce", 8, 1.75), ("all_gather", 8, 0.875),
-    ("reduce_scatter", 4, 0.75), ("broadcast", 8, 1.0), ("all_to_all", 2, 0.5), ("sendrecv", 8, 1.0),
-])
+
+@pytest.mark.parametrize(
+    ("op", "n", "factor"),
+    [
+        ("all_reduce", 2, 1.0),
+        ("all_reduce", 8, 1.75),
+        ("all_gather", 8, 0.875),
+        ("reduce_scatter", 4, 0.75),
+        ("broadcast", 8, 1.0),
+        ("all_to_all", 2, 0.5),
+        ("sendrecv", 8, 1.0),
+    ],
+)
 def test_bus_factors_follow_nccl_tests(op, n, factor):
     assert bandwidth.bus_factor(op, n) == pytest.approx(factor)
 
@@ -37,13 +46,13 @@ def test_bandwidth_figures_and_table():
     # 256 MiB all_reduce in 1 ms on 8 ranks: algbw 268.4 GB/s, busbw x 1.75
     assert bandwidth.algbw_gbps(256 << 20, 1e-3) == pytest.approx(268.435456)
     assert bandwidth.busbw_gbps("all_reduce", 8, 256 << 20, 1e-3) == pytest.approx(268.435456 * 1.75)
-    rows = bandwidth.table_rows("all_gather", 4, [{"bytes": 1 << 20, "seconds": 1e-4},
-                                                  {"bytes": 4096, "seconds": 1e-5}])
+    rows = bandwidth.table_rows(
+        "all_gather", 4, [{"bytes": 1 << 20, "seconds": 1e-4}, {"bytes": 4096, "seconds": 1e-5}]
+    )
     assert rows == [["4 KiB", 4096, 10.0, 0.41, 0.307], ["1 MiB", 1 << 20, 100.0, 10.486, 7.864]]
     text = bandwidth.render(rows, "all_gather")
     assert text.splitlines()[0] == "all_gather" and "busbw_gbps" in text and "1 MiB" in text
-    assert [bandwidth.human_size(n) for n in (4, 1536, 256 << 20, 3 << 29)] == ["4 B", "1.5 KiB", "256 MiB",
-                                                                               "1.5 GiB"]
+    assert [bandwidth.human_size(n) for n in (4, 1536, 256 << 20, 3 << 29)] == ["4 B", "1.5 KiB", "256 MiB", "1.5 GiB"]
 
 
 def test_bandwidth_rejects_unknown_operation_and_world():
@@ -61,9 +70,10 @@ def test_every_timed_operation_has_a_known_metric():
 
 # ---- plans and exact inputs ----------------------------------------------------------------
 
+
 def test_element_counts_split_evenly():
     assert plan.elements("all_reduce", 4, 4, 3) == 1
-    assert plan.elements("all_gather", 4, 4, 3) == 3            # at least one per rank
+    assert plan.elements("all_gather", 4, 4, 3) == 3  # at least one per rank
     assert plan.elements("all_to_all", 4099 * 4, 4, 3) == 4098  # rounded down to a multiple of 3
     assert plan.elements("reduce_scatter", 256 << 20, 2, 8) == 128 << 20
 
@@ -72,7 +82,7 @@ def test_gpu_plan_spans_one_element_to_256_mib_and_every_dtype():
     cases = plan.build(gpu=True)
     checked = {(c.name, c.dtype) for c in cases if not c.timed}
     assert checked >= {(name, dtype) for name, op, _ in plan.CHECKS if op != "barrier" for dtype in plan.DTYPES}
-    assert min(c.nbytes for c in cases if c.dtype == "bfloat16") == 2          # one element
+    assert min(c.nbytes for c in cases if c.dtype == "bfloat16") == 2  # one element
     timed = [c for c in cases if c.timed]
     assert {c.op for c in timed} == {op for op, _ in plan.TIMED}
     assert max(c.nbytes for c in timed if c.op == "all_reduce") == 256 << 20
@@ -93,7 +103,7 @@ def test_sums_beyond_the_exact_range_get_a_rounding_tolerance():
     from pytest_rocmcompat.collectives.worker import sum_tolerance
 
     assert sum_tolerance(torch, "bfloat16", 255) == 0.0 and sum_tolerance(torch, "float32", 4096) == 0.0
-    assert sum_tolerance(torch, "bfloat16", 512) == pytest.approx(512 * 2 ** -7 * 512)
+    assert sum_tolerance(torch, "bfloat16", 512) == pytest.approx(512 * 2**-7 * 512)
     assert sum_tolerance(torch, "float16", 4096) > 0
 
 
@@ -118,6 +128,7 @@ def test_patterns_tell_ranks_and_positions_apart():
 
 # ---- worlds --------------------------------------------------------------------------------
 
+
 def test_local_worlds():
     assert [w.id for w in local_worlds(0)] == ["gloo-2", "gloo-3"]
     assert [w.id for w in local_worlds(1)] == ["gloo-2", "gloo-3"]
@@ -130,22 +141,34 @@ def test_local_worlds():
 
 
 def test_torchrun_and_slurm_worlds():
-    w = env_world({"MASTER_ADDR": "node0", "MASTER_PORT": "29400", "WORLD_SIZE": "16", "RANK": "9",
-                   "LOCAL_RANK": "1"}, gpus=8)
+    w = env_world(
+        {"MASTER_ADDR": "node0", "MASTER_PORT": "29400", "WORLD_SIZE": "16", "RANK": "9", "LOCAL_RANK": "1"}, gpus=8
+    )
     assert (w.id, w.ranks, w.local_ranks, w.master, w.full) == ("env-nccl-16", (9,), (1,), ("node0", 29401), True)
     assert w.init_method(None) == "tcp://node0:29401"
-    slurm = env_world({"MASTER_ADDR": "fe80::1", "SLURM_NTASKS": "4", "SLURM_PROCID": "2", "SLURM_LOCALID": "0",
-                       "ROCMCOMPAT_COLLECTIVES_PORT": "31000"}, gpus=0)
+    slurm = env_world(
+        {
+            "MASTER_ADDR": "fe80::1",
+            "SLURM_NTASKS": "4",
+            "SLURM_PROCID": "2",
+            "SLURM_LOCALID": "0",
+            "ROCMCOMPAT_COLLECTIVES_PORT": "31000",
+        },
+        gpus=0,
+    )
     assert (slurm.id, slurm.ranks, slurm.init_method(None)) == ("env-gloo-4", (2,), "tcp://[fe80::1]:31000")
     assert env_world({"WORLD_SIZE": "2", "RANK": "0"}, gpus=2) is None  # no MASTER_ADDR: not a launcher's world
     assert [w.id for w in worlds({}, 0)] == ["gloo-2", "gloo-3"]
 
 
-@pytest.mark.parametrize("environ, message", [
-    ({"MASTER_ADDR": "a", "WORLD_SIZE": "two", "RANK": "0"}, "WORLD_SIZE='two' is not a whole number"),
-    ({"MASTER_ADDR": "a", "WORLD_SIZE": "2", "RANK": "2"}, "RANK=2 is outside WORLD_SIZE=2"),
-    ({"MASTER_ADDR": "a", "WORLD_SIZE": "2", "RANK": "0", "MASTER_PORT": "65535"}, "port 65536 is not a TCP port"),
-])
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"MASTER_ADDR": "a", "WORLD_SIZE": "two", "RANK": "0"}, "WORLD_SIZE='two' is not a whole number"),
+        ({"MASTER_ADDR": "a", "WORLD_SIZE": "2", "RANK": "2"}, "RANK=2 is outside WORLD_SIZE=2"),
+        ({"MASTER_ADDR": "a", "WORLD_SIZE": "2", "RANK": "0", "MASTER_PORT": "65535"}, "port 65536 is not a TCP port"),
+    ],
+)
 def test_bad_launcher_variables_are_named(environ, message):
     with pytest.raises(WorldError, match=message):
         env_world(environ, 0)
@@ -154,9 +177,11 @@ def test_bad_launcher_variables_are_named(environ, message):
 # ---- real launches (gloo, CPU) -----------------------------------------------------------
 
 needs_torch = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
-SMALL = [c for c in plan.build(gpu=False, max_bytes=256) if c.name in ("all_reduce_sum", "all_gather_list")
-         and c.dtype == "float32"]
-
+SMALL = [
+    c
+    for c in plan.build(gpu=False, max_bytes=256)
+    if c.name in ("all_reduce_sum", "all_gather_list") and c.dtype == "float32"
+]
 
 
 def _assert_nothing_left(result: Launch, expect_child: bool = False) -> None:
@@ -197,8 +222,12 @@ def test_collective_timeout_is_a_hang_before_the_wall_clock_limit():
 
 @needs_torch
 def test_crashed_rank_reports_its_own_output_and_signature():
-    fault = {"rank": 1, "at": "all_gather_list", "kind": "abort",
-             "message": "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (injected)"}
+    fault = {
+        "rank": 1,
+        "at": "all_gather_list",
+        "kind": "abort",
+        "message": "NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error (injected)",
+    }
     result = launch(GLOO2, SMALL, timeout=120, op_timeout=60, grace=2, fault=fault)
     assert result.outcome == "crashed", result.message
     assert result.signature == "nccl-error"
@@ -219,17 +248,38 @@ def test_exception_in_a_rank_is_a_failure_with_its_traceback():
 
 # ---- the suite, end to end --------------------------------------------------------------
 
+
 def _suite(tmp_path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess, dict[str, dict[str, str]]]:
     env_file, xml, matrix = tmp_path / "env.json", tmp_path / "out.xml", tmp_path / "m.yaml"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
     # A GPU interconnect floor must not fail the gloo worlds: their figures carry the world's id.
-    matrix.write_text("platform: cpu\nsuites: [collectives]\nfloors: {allreduce_busbw_gbps: 100000}\n",
-                      encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/collectives", "-v", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--rocm-matrix", str(matrix), "--rocm-env", str(env_file),
-                           f"--junitxml={xml}", *args],
-                          cwd=REPO, capture_output=True, text=True, timeout=400,
-                          env={**os.environ, "ROCMCOMPAT_COLLECTIVES_MAX_BYTES": "65536", **env})
+    matrix.write_text(
+        "platform: cpu\nsuites: [collectives]\nfloors: {allreduce_busbw_gbps: 100000}\n", encoding="utf-8"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/collectives",
+            "-v",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--rocm-matrix",
+            str(matrix),
+            "--rocm-env",
+            str(env_file),
+            f"--junitxml={xml}",
+            *args,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=400,
+        env={**os.environ, "ROCMCOMPAT_COLLECTIVES_MAX_BYTES": "65536", **env},
+    )
     props = {}
     if xml.exists():
         for case in ET.parse(xml).iter("testcase"):
@@ -256,16 +306,26 @@ def test_suite_passes_on_2_and_3_gloo_ranks_with_tables_and_metrics(tmp_path):
         assert table["columns"] == list(bandwidth.TABLE_COLUMNS)
         assert [row[1] for row in table["rows"]] == [4096, 32768]
         assert "elements in" in props[f"test_correct[gloo-{n}-all_reduce_avg]"]["collectives_checked"]
-    assert "int32: ReduceOp.AVG is defined for floating-point tensors only" in \
-        props["test_correct[gloo-2-all_reduce_avg]"]["collectives_not_run"]
+    assert (
+        "int32: ReduceOp.AVG is defined for floating-point tensors only"
+        in props["test_correct[gloo-2-all_reduce_avg]"]["collectives_not_run"]
+    )
 
 
 @needs_torch
 def test_suite_reports_hang_and_wrong_results_with_the_plugins_outcomes(tmp_path):
-    faults = [{"rank": 0, "at": "all_reduce_max", "kind": "corrupt"},
-              {"rank": 1, "at": "broadcast", "kind": "stall", "spawn_child": True}]
-    proc, props = _suite(tmp_path, "-k", "gloo-2", ROCMCOMPAT_COLLECTIVES_FAULT=json.dumps(faults),
-                         ROCMCOMPAT_COLLECTIVES_TIMEOUT="40", ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT="600")
+    faults = [
+        {"rank": 0, "at": "all_reduce_max", "kind": "corrupt"},
+        {"rank": 1, "at": "broadcast", "kind": "stall", "spawn_child": True},
+    ]
+    proc, props = _suite(
+        tmp_path,
+        "-k",
+        "gloo-2",
+        ROCMCOMPAT_COLLECTIVES_FAULT=json.dumps(faults),
+        ROCMCOMPAT_COLLECTIVES_TIMEOUT="40",
+        ROCMCOMPAT_COLLECTIVES_OP_TIMEOUT="600",
+    )
     out = proc.stdout
     assert proc.returncode == 1, out[-4000:] + proc.stderr[-2000:]
     assert "test_launch[gloo-2] HANG" in out
@@ -289,13 +349,44 @@ def test_torchrun_sessions_form_one_world(tmp_path):
         port = s.getsockname()[1]
     env_file = tmp_path / "env.json"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-                           "--log-dir", str(tmp_path / "logs"), "--redirects", "3", "-m", "pytest", "suites/collectives", "-v", "-p", "no:cacheprovider", "-p", "no:xdist",
-                           "--rocm-matrix", "matrices/cpu.yaml", "--rocm-env", str(env_file),
-                           "-k", "test_launch or all_reduce_sum or all_to_all"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "ROCMCOMPAT_COLLECTIVES_MAX_BYTES": "4096",
-                               "ROCMCOMPAT_COLLECTIVES_PORT": str(port), "ROCMCOMPAT_COLLECTIVES_TIMEOUT": "120"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "--redirects",
+            "3",
+            "-m",
+            "pytest",
+            "suites/collectives",
+            "-v",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--rocm-matrix",
+            "matrices/cpu.yaml",
+            "--rocm-env",
+            str(env_file),
+            "-k",
+            "test_launch or all_reduce_sum or all_to_all",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            **os.environ,
+            "ROCMCOMPAT_COLLECTIVES_MAX_BYTES": "4096",
+            "ROCMCOMPAT_COLLECTIVES_PORT": str(port),
+            "ROCMCOMPAT_COLLECTIVES_TIMEOUT": "120",
+        },
+    )
     logs = sorted((tmp_path / "logs").rglob("stdout.log"))
     outs = [log.read_text(encoding="utf-8", errors="replace") for log in logs]
     assert proc.returncode == 0, "\n".join(o[-3000:] for o in outs) + proc.stderr[-3000:]
@@ -306,17 +397,47 @@ def test_torchrun_sessions_form_one_world(tmp_path):
         assert "test_bandwidth[env-gloo-2-all_to_all] PASSED" in out
 
 
-@pytest.mark.parametrize("env, message", [
-    ({"MASTER_ADDR": "node0", "WORLD_SIZE": "two", "RANK": "0"},
-     "rocmcompat collectives: environment variable WORLD_SIZE='two' is not a whole number"),
-    ({"ROCMCOMPAT_COLLECTIVES_TIMEOUT": "soon"}, "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_TIMEOUT='soon' is not a number"),
-    ({"ROCMCOMPAT_COLLECTIVES_FAULT": "{rank: 1"}, "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT is not JSON"),
-])
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"MASTER_ADDR": "node0", "WORLD_SIZE": "two", "RANK": "0"},
+            "rocmcompat collectives: environment variable WORLD_SIZE='two' is not a whole number",
+        ),
+        (
+            {"ROCMCOMPAT_COLLECTIVES_TIMEOUT": "soon"},
+            "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_TIMEOUT='soon' is not a number",
+        ),
+        (
+            {"ROCMCOMPAT_COLLECTIVES_FAULT": "{rank: 1"},
+            "rocmcompat collectives: ROCMCOMPAT_COLLECTIVES_FAULT is not JSON",
+        ),
+    ],
+)
 def test_bad_settings_fail_one_test_with_a_clear_message(tmp_path, env, message):
     env_file = tmp_path / "env.json"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/collectives", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--rocm-env", str(env_file), "-k", "test_launch"],
-                          cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/collectives",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--rocm-env",
+            str(env_file),
+            "-k",
+            "test_launch",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert message in proc.stdout and "Traceback" not in proc.stdout

@@ -18,14 +18,16 @@ QUOTED: dict[str, list[str]] = {
         "'the operation cannot be performed in the present state'",
         "transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the operation cannot be performed in the present state'",
     ],
-    "dynamo-python-gate": ["RuntimeError: Dynamo is not supported on Python 3.12+",
-                           "RuntimeError: Python 3.12+ not yet supported for torch.compile"],
+    "dynamo-python-gate": [
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "RuntimeError: Python 3.12+ not yet supported for torch.compile",
+    ],
     "driver-too-old": [
         "RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
         "CUDA driver version is insufficient for CUDA runtime version",
     ],
     "fp8-unsupported-arch": [
-        "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 dtypes are "
+        'ValueError("type fp8e4nv not supported in this architecture. The supported fp8 dtypes are '
         "('fp8e4b15', 'fp8e5')\")",
         "AssertionError: fp8e4nv data type is not supported on CUDA arch < 89",
         "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, "
@@ -44,10 +46,14 @@ QUOTED: dict[str, list[str]] = {
         "ImportError: /usr/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
         "undefined symbol: _ZN3c104cuda9SetDeviceEi",
     ],
-    "numpy2-abi": ["A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
-                   "UserWarning: Failed to initialize NumPy: _ARRAY_API not found"],
-    "torch-missing-dtype": ["AttributeError: module 'torch' has no attribute 'int1'",
-                            "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'"],
+    "numpy2-abi": [
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash.",
+        "UserWarning: Failed to initialize NumPy: _ARRAY_API not found",
+    ],
+    "torch-missing-dtype": [
+        "AttributeError: module 'torch' has no attribute 'int1'",
+        "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'",
+    ],
     "no-gpu-visible": ["RuntimeError: No HIP GPUs are available"],
     "hip-memory-access-fault": [
         "Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. "
@@ -56,14 +62,17 @@ QUOTED: dict[str, list[str]] = {
     "hsa-status-error": ["HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources"],
     "device-side-assert": ["RuntimeError: CUDA error: device-side assert triggered"],
     "illegal-memory-access": ["RuntimeError: CUDA error: an illegal memory access was encountered"],
-    "gpu-out-of-memory": ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
-                          "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB"],
+    "gpu-out-of-memory": [
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB",
+    ],
     "collective-timeout": [
         "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, "
         "NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) ran for 600004 milliseconds before timing out.",
     ],
-    "nccl-error": ["torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, "
-                   "unhandled system error"],
+    "nccl-error": [
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error"
+    ],
     "segmentation-fault": ["Fatal Python error: Segmentation fault"],
 }
 
@@ -87,12 +96,15 @@ def test_every_class_is_exercised() -> None:
     assert set(QUOTED) == {d.id for d in diagnoses()}
 
 
-@pytest.mark.parametrize("text", [
-    "AssertionError: assert 1 == 2",
-    "ValueError: invalid literal for int() with base 10: 'x'",
-    "ImportError: No module named 'flash_attn'",
-    "RuntimeError: expected scalar type Float but found Half",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AssertionError: assert 1 == 2",
+        "ValueError: invalid literal for int() with base 10: 'x'",
+        "ImportError: No module named 'flash_attn'",
+        "RuntimeError: expected scalar type Float but found Half",
+    ],
+)
 def test_ordinary_failures_get_no_diagnosis(text: str) -> None:
     assert diagnose(text) is None
 
@@ -109,7 +121,7 @@ def test_annotate_is_idempotent() -> None:
     assert annotate(once, "x: y") == once
 
 
-PROJECT = '''
+PROJECT = """
 import pytest
 
 def test_no_kernel():
@@ -120,13 +132,14 @@ def test_plain():
 
 def test_ok():
     pass
-'''
+"""
 
 
 def test_diagnosis_reaches_terminal_junit_and_reports(pytester: pytest.Pytester, tmp_path: Path) -> None:
     pytester.makepyfile(test_demo=PROJECT)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rf", "--junitxml", "junit.xml",
-                                           "--rocm-report", "COMPAT.md")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-rf", "--junitxml", "junit.xml", "--rocm-report", "COMPAT.md"
+    )
     result.assert_outcomes(failed=2, passed=1)
     result.stdout.re_match_lines([r"FAILED \[diagnosis: no-kernel-for-arch\] test_demo\.py::test_no_kernel"])
     result.stdout.re_match_lines([r"FAILED test_demo\.py::test_plain"])

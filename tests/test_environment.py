@@ -37,16 +37,19 @@ def test_load_labels_replay(env_file) -> None:
     assert env.source == "replay" and env.origin == str(path) and env.gpus == MI50_ENV.gpus
 
 
-@pytest.mark.parametrize("content,message", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "top level must be a JSON object"),
-    ('{"platform": "tpu"}', "platform: 'tpu' is not one of"),
-    ('{"gpus": [1]}', "gpus[0]: expected an object"),
-    ('{"gpus": [{"index": 0}]}', "gpus[0]:"),
-    ('{"libraries": {"torch": 2}}', "libraries: expected an object of strings"),
-    ('{"wat": 1}', "unknown field(s) 'wat'"),
-    ('{"torch": 2.5}', "torch: expected a string or null"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "top level must be a JSON object"),
+        ('{"platform": "tpu"}', "platform: 'tpu' is not one of"),
+        ('{"gpus": [1]}', "gpus[0]: expected an object"),
+        ('{"gpus": [{"index": 0}]}', "gpus[0]:"),
+        ('{"libraries": {"torch": 2}}', "libraries: expected an object of strings"),
+        ('{"wat": 1}', "unknown field(s) 'wat'"),
+        ('{"torch": 2.5}', "torch: expected a string or null"),
+    ],
+)
 def test_load_errors_name_the_file(tmp_path, content: str, message: str) -> None:
     path = tmp_path / "env.json"
     path.write_text(content)
@@ -61,8 +64,17 @@ def test_load_missing_file(tmp_path) -> None:
 
 
 def test_overrides() -> None:
-    env = apply_overrides(CPU_ENV, ["platform=rocm", "arch=gfx906", "torch=2.5.1+rocm6.2",
-                                    "lib.torchao=0.7.0", "env.HSA_OVERRIDE_GFX_VERSION=9.0.6", "python=3.12.1"])
+    env = apply_overrides(
+        CPU_ENV,
+        [
+            "platform=rocm",
+            "arch=gfx906",
+            "torch=2.5.1+rocm6.2",
+            "lib.torchao=0.7.0",
+            "env.HSA_OVERRIDE_GFX_VERSION=9.0.6",
+            "python=3.12.1",
+        ],
+    )
     assert env.source == "overridden" and env.platform == "rocm" and env.archs == ("gfx906",)
     assert env.torch == "2.5.1+rocm6.2" and env.libraries["torchao"] == "0.7.0"
     assert env.env["HSA_OVERRIDE_GFX_VERSION"] == "9.0.6" and env.python == "3.12.1"
@@ -79,16 +91,19 @@ def test_override_on_replay_keeps_origin(env_file) -> None:
     assert env.origin.startswith(replayed.origin) and "torch=2.4.1+rocm6.0" in env.origin
 
 
-@pytest.mark.parametrize("assignment,message", [
-    ("platform=tpu", "platform must be one of"),
-    ("arch=mi300", "is not a GPU architecture"),
-    ("arch=", "is not a GPU architecture"),
-    ("torch=latest", "'latest' is not a valid version"),
-    ("lib.torchao=new", "'new' is not a valid version"),
-    ("gpu=1", "unknown key 'gpu'"),
-    ("torch", "expected KEY=VALUE"),
-    ("=1", "expected KEY=VALUE"),
-])
+@pytest.mark.parametrize(
+    ("assignment", "message"),
+    [
+        ("platform=tpu", "platform must be one of"),
+        ("arch=mi300", "is not a GPU architecture"),
+        ("arch=", "is not a GPU architecture"),
+        ("torch=latest", "'latest' is not a valid version"),
+        ("lib.torchao=new", "'new' is not a valid version"),
+        ("gpu=1", "unknown key 'gpu'"),
+        ("torch", "expected KEY=VALUE"),
+        ("=1", "expected KEY=VALUE"),
+    ],
+)
 def test_override_errors(assignment: str, message: str) -> None:
     with pytest.raises(OverrideError) as info:
         apply_overrides(CPU_ENV, [assignment])

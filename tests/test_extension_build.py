@@ -16,22 +16,27 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.knowledge.checks import extension_torch
 from pytest_rocmcompat.knowledge.checks.registry import evaluate
-from pytest_rocmcompat.errors import OverrideError
-from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
 from pytest_rocmcompat.probe.libraries import _with_build_label
-from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
 
 from .conftest import CPU_ENV
 from .test_checks import _junit_rules
 
 DATA = Path(__file__).parent / "data"
 H100 = Environment.load(str(DATA / "env_h100_archs.json"))  # torch 2.11.0+cu130, real probe
-MI300X = Environment(platform="rocm", gpus=parse_rocminfo((DATA / "rocminfo_mi300x_gfx942.txt").read_text()).gpus,
-                     torch="2.6.0+rocm6.2.4", python="3.12.3", os="Linux 6.8")
+MI300X = Environment(
+    platform="rocm",
+    gpus=parse_rocminfo((DATA / "rocminfo_mi300x_gfx942.txt").read_text()).gpus,
+    torch="2.6.0+rocm6.2.4",
+    python="3.12.3",
+    os="Linux 6.8",
+)
 
 
 def problems(env: Environment, *assignments: str) -> list[str]:
@@ -40,20 +45,23 @@ def problems(env: Environment, *assignments: str) -> list[str]:
 
 
 # ---- torchao's own table -------------------------------------------------------------------------
-@pytest.mark.parametrize("torchao, torch, ok", [
-    ("0.16.0", "2.10.0+cu128", True),
-    ("0.16.0", "2.9.1+cu128", False),          # the pairing torchao 0.16's own table refuses
-    ("0.16.0+cu128", "2.11.0.dev20260110+cu128", True),  # the next nightlies are in its table
-    ("0.15.0", "2.9.1+cu126", True),
-    ("0.15.0", "2.9.0+cu126", False),          # a patch apart: torchao compares the patch
-    ("0.14.1", "2.9.0+cu128", True),
-    ("0.14.1", "2.8.0+cu128", False),
-    ("0.13.0", "2.8.0+cu128", True),
-    ("0.13.0", "2.10.0+cu128", False),
-    ("0.17.0", "2.11.0+cu130", True),          # from 0.17: a minimum torch
-    ("0.17.0", "2.10.0+cu128", False),
-    ("0.18.0", "2.12.0+cu130", True),
-])
+@pytest.mark.parametrize(
+    ("torchao", "torch", "ok"),
+    [
+        ("0.16.0", "2.10.0+cu128", True),
+        ("0.16.0", "2.9.1+cu128", False),  # the pairing torchao 0.16's own table refuses
+        ("0.16.0+cu128", "2.11.0.dev20260110+cu128", True),  # the next nightlies are in its table
+        ("0.15.0", "2.9.1+cu126", True),
+        ("0.15.0", "2.9.0+cu126", False),  # a patch apart: torchao compares the patch
+        ("0.14.1", "2.9.0+cu128", True),
+        ("0.14.1", "2.8.0+cu128", False),
+        ("0.13.0", "2.8.0+cu128", True),
+        ("0.13.0", "2.10.0+cu128", False),
+        ("0.17.0", "2.11.0+cu130", True),  # from 0.17: a minimum torch
+        ("0.17.0", "2.10.0+cu128", False),
+        ("0.18.0", "2.12.0+cu130", True),
+    ],
+)
 def test_torchao_table_both_ways_on_the_recorded_h100(torchao: str, torch: str, ok: bool) -> None:
     found = problems(H100, f"torch={torch}", f"lib.torchao={torchao}")
     assert (found == []) is ok, found
@@ -78,15 +86,18 @@ def test_torchao_0_13_says_the_import_can_abort() -> None:
 
 
 # ---- build labels: flash-attn style and PyG style -------------------------------------------------
-@pytest.mark.parametrize("version, torch, ok", [
-    ("2.8.3+cu12torch2.8cxx11abiTRUE", "2.8.0+cu128", True),
-    ("2.8.3+cu12torch2.7cxx11abiTRUE", "2.8.0+cu128", False),    # another torch series
-    ("2.8.3+cu12torch2.8cxx11abiFALSE", "2.8.0+cu128", False),   # pre-C++11 ABI on an ABI=1 torch
-    ("2.7.4.post1+cu12torch2.6cxx11abiFALSE", "2.6.0+cu124", True),
-    ("2.7.4.post1+cu12torch2.6cxx11abiFALSE", "2.6.0+cu126", False),  # cu126 switched ABI (pytorch#152790)
-    ("2.5.9.post1+cu122torch2.3cxx11abiFALSE", "2.3.1+cu121", True),
-    ("2.8.3", "2.8.0+cu128", True),                              # no label: nothing recorded
-])
+@pytest.mark.parametrize(
+    ("version", "torch", "ok"),
+    [
+        ("2.8.3+cu12torch2.8cxx11abiTRUE", "2.8.0+cu128", True),
+        ("2.8.3+cu12torch2.7cxx11abiTRUE", "2.8.0+cu128", False),  # another torch series
+        ("2.8.3+cu12torch2.8cxx11abiFALSE", "2.8.0+cu128", False),  # pre-C++11 ABI on an ABI=1 torch
+        ("2.7.4.post1+cu12torch2.6cxx11abiFALSE", "2.6.0+cu124", True),
+        ("2.7.4.post1+cu12torch2.6cxx11abiFALSE", "2.6.0+cu126", False),  # cu126 switched ABI (pytorch#152790)
+        ("2.5.9.post1+cu122torch2.3cxx11abiFALSE", "2.3.1+cu121", True),
+        ("2.8.3", "2.8.0+cu128", True),  # no label: nothing recorded
+    ],
+)
 def test_flash_attn_labels_both_ways(version: str, torch: str, ok: bool) -> None:
     found = problems(H100, f"torch={torch}", f"lib.flash-attn={version}")
     assert (found == []) is ok, found
@@ -108,12 +119,15 @@ def test_probed_abi_wins_over_the_wheel_rule() -> None:
     assert apply_overrides(env, ["torch=2.9.0+cu128"]).torch_cxx11_abi is None  # another torch: derived again
 
 
-@pytest.mark.parametrize("version, torch, ok", [
-    ("2.1.2+pt23cu121", "2.3.1+cu121", True),
-    ("2.1.2+pt23cu121", "2.4.0+cu121", False),
-    ("0.6.18+pt113cu117", "1.13.1+cu117", True),
-    ("0.6.18+pt113cu117", "2.0.1+cu117", False),
-])
+@pytest.mark.parametrize(
+    ("version", "torch", "ok"),
+    [
+        ("2.1.2+pt23cu121", "2.3.1+cu121", True),
+        ("2.1.2+pt23cu121", "2.4.0+cu121", False),
+        ("0.6.18+pt113cu117", "1.13.1+cu117", True),
+        ("0.6.18+pt113cu117", "2.0.1+cu117", False),
+    ],
+)
 def test_pyg_labels_both_ways(version: str, torch: str, ok: bool) -> None:
     found = problems(H100, f"torch={torch}", f"lib.torch-scatter={version}")
     assert (found == []) is ok, found
@@ -155,14 +169,23 @@ def _dist_info(root: Path, name: str, version: str, wheel: str | None) -> Path:
     return info
 
 
-@pytest.mark.parametrize("wheel, expected", [
-    ("flash_attn-2.8.3%2Bcu12torch2.8cxx11abiFALSE-cp311-cp311-linux_x86_64.whl", "2.8.3+cu12torch2.8cxx11abifalse"),
-    ("flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp311-cp311-linux_x86_64.whl", "2.8.3+cu12torch2.7cxx11abitrue"),
-    ("flash_attn-2.8.2+cu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl", "2.8.3"),  # another version: not ours
-    ("flash_attn-2.8.3.tar.gz", "2.8.3"),                 # an sdist: no label
-    ("not a wheel name", "2.8.3"),
-    (None, "2.8.3"),                                       # installed from the index: no direct_url.json
-])
+@pytest.mark.parametrize(
+    ("wheel", "expected"),
+    [
+        (
+            "flash_attn-2.8.3%2Bcu12torch2.8cxx11abiFALSE-cp311-cp311-linux_x86_64.whl",
+            "2.8.3+cu12torch2.8cxx11abifalse",
+        ),
+        ("flash_attn-2.8.3+cu12torch2.7cxx11abiTRUE-cp311-cp311-linux_x86_64.whl", "2.8.3+cu12torch2.7cxx11abitrue"),
+        (
+            "flash_attn-2.8.2+cu12torch2.8cxx11abiTRUE-cp311-cp311-linux_x86_64.whl",
+            "2.8.3",
+        ),  # another version: not ours
+        ("flash_attn-2.8.3.tar.gz", "2.8.3"),  # an sdist: no label
+        ("not a wheel name", "2.8.3"),
+        (None, "2.8.3"),  # installed from the index: no direct_url.json
+    ],
+)
 def test_label_from_direct_url(tmp_path: Path, wheel: str | None, expected: str) -> None:
     info = _dist_info(tmp_path, "flash-attn", "2.8.3", wheel)
     assert _with_build_label(metadata.PathDistribution(info), "2.8.3") == expected
@@ -182,21 +205,35 @@ def test_probe_reports_the_problem_of_an_installed_labelled_wheel(tmp_path: Path
 
     series = ".".join(torch.__version__.split(".")[:2])
     other = f"2.{int(series.split('.')[1]) - 1}"
-    _dist_info(site, "flash-attn", "2.8.3", f"flash_attn-2.8.3+cu12torch{other}cxx11abiTRUE-cp311-cp311-linux_x86_64.whl")
+    _dist_info(
+        site, "flash-attn", "2.8.3", f"flash_attn-2.8.3+cu12torch{other}cxx11abiTRUE-cp311-cp311-linux_x86_64.whl"
+    )
     env = dict(os.environ, PYTHONPATH=str(site), ROCMCOMPAT_CACHE_DIR="off")
-    out = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "probe", "--json"], cwd=tmp_path,
-                         env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "probe", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     recorded = Environment.from_json(out.stdout)
     assert recorded.libraries["flash-attn"] == f"2.8.3+cu12torch{other}cxx11abitrue"
     assert recorded.torch_cxx11_abi is torch._C._GLIBCXX_USE_CXX11_ABI  # probed, not derived
-    text = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "probe"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120).stdout
+    text = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "probe"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
     assert "[extension-built-for-other-torch] flash-attn 2.8.3+cu12torch" in text and f"built for torch {other}" in text
 
 
 # ---- end to end through pytest ------------------------------------------------------------------
-TESTS = '''
+TESTS = """
 import pytest
 
 @pytest.mark.uses("torchao")
@@ -209,19 +246,38 @@ def test_torchao_python_only():
 
 def test_unrelated():
     raise AssertionError("a real bug")
-'''
+"""
 
 
-@pytest.mark.parametrize("torch, outcomes, rules", [
-    ("2.9.1+cu128", dict(xfailed=1, xpassed=1, failed=1),
-     {"test_int4_recipe": "extension-built-for-other-torch", "test_torchao_python_only": "extension-built-for-other-torch"}),
-    ("2.10.0+cu128", dict(passed=1, failed=2), {}),
-])
+@pytest.mark.parametrize(
+    ("torch", "outcomes", "rules"),
+    [
+        (
+            "2.9.1+cu128",
+            {"xfailed": 1, "xpassed": 1, "failed": 1},
+            {
+                "test_int4_recipe": "extension-built-for-other-torch",
+                "test_torchao_python_only": "extension-built-for-other-torch",
+            },
+        ),
+        ("2.10.0+cu128", {"passed": 1, "failed": 2}, {}),
+    ],
+)
 def test_end_to_end_both_ways(pytester: pytest.Pytester, torch: str, outcomes: dict, rules: dict) -> None:
     (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
     pytester.makepyfile(test_stack=TESTS)
-    result = pytester.runpytest("--rocm-env", "env.json", "--rocm-set", f"torch={torch}", "--rocm-set",
-                                "lib.torchao=0.16.0", "-p", "no:cacheprovider", "--junitxml", "junit.xml")
+    result = pytester.runpytest(
+        "--rocm-env",
+        "env.json",
+        "--rocm-set",
+        f"torch={torch}",
+        "--rocm-set",
+        "lib.torchao=0.16.0",
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        "junit.xml",
+    )
     result.assert_outcomes(**outcomes)
     assert _junit_rules(pytester) == rules
     if rules:

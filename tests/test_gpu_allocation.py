@@ -17,7 +17,10 @@ from pytest_rocmcompat.running.gpu_locks import borrowed_set, holding
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
 FOUR_GPUS = Environment(
-    platform="rocm", python="3.12.3", torch="2.6.0+rocm6.3", rocm="6.3.1",
+    platform="rocm",
+    python="3.12.3",
+    torch="2.6.0+rocm6.3",
+    rocm="6.3.1",
     gpus=tuple(GPU(i, "AMD Instinct MI300X", "gfx942", 206141652992, "amd") for i in range(4)),
 )
 
@@ -73,8 +76,9 @@ def test_gpus_tests_never_share_a_gpu_under_xdist(pytester: pytest.Pytester) -> 
         def test_nine():
             pass
     """)
-    result = pytester.runpytest_subprocess("-n", "4", "--rocm-env", "env.json", "--rocm-no-bundled", "-rs",
-                                           "-p", "no:cacheprovider", timeout=240)
+    result = pytester.runpytest_subprocess(
+        "-n", "4", "--rocm-env", "env.json", "--rocm-no-bundled", "-rs", "-p", "no:cacheprovider", timeout=240
+    )
     assert result.parseoutcomes() == {"passed": 10, "skipped": 1}, result.stdout.str()
     result.stdout.fnmatch_lines(["*needs 9 GPU(s), this environment has 4*"])
     runs = [json.loads(line) for line in log.read_text().splitlines()]
@@ -97,16 +101,19 @@ def test_lock_directory_removed_after_the_session(pytester: pytest.Pytester, tmp
                 fh.write(os.environ["ROCMCOMPAT_GPU_LOCK_DIR"])
             assert os.path.isdir(os.environ["ROCMCOMPAT_GPU_LOCK_DIR"])
     """)
-    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled",
-                                           "-p", "no:cacheprovider", timeout=120)
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", timeout=120
+    )
     assert result.parseoutcomes() == {"passed": 1}
     lock_dir = (pytester.path / "lockdir.txt").read_text()
     import os
+
     assert lock_dir and not os.path.exists(lock_dir)
 
 
-def test_rocr_visible_devices_narrowed_with_the_slice(pytester: pytest.Pytester,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rocr_visible_devices_narrowed_with_the_slice(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """ROCR_VISIBLE_DEVICES set (as Slurm does): each worker's ROCR list is its slice, HIP counts within it;
     a borrowing gpus(4) test sees the controller's whole ROCR list again."""
     pytest.importorskip("xdist")
@@ -125,8 +132,9 @@ def test_rocr_visible_devices_narrowed_with_the_slice(pytester: pytest.Pytester,
         def test_all():
             assert seen() == ("4,5,6,7", "0,1,2,3")
     """)
-    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled",
-                                           "-p", "no:cacheprovider", timeout=180)
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", timeout=180
+    )
     assert result.parseoutcomes() == {"passed": 5}, result.stdout.str()
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
     assert seen == {"gw0": "4,5|0,1", "gw1": "6,7|0,1"}, seen

@@ -8,12 +8,12 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-import pytest
-
 import gpubench as gb
 import gpunumerics as gn
-from pytest_rocmcompat.stack.arch import is_valid_arch
+import pytest
 from peaks import PEAKS, peak_for
+
+from pytest_rocmcompat.stack.arch import is_valid_arch
 
 from .conftest import REPO
 
@@ -22,6 +22,7 @@ CPU = torch.device("cpu")
 
 
 # ---- timing -----------------------------------------------------------------------------
+
 
 def test_time_calls_counts_warmup_repeats_and_inner_calls():
     calls = []
@@ -37,7 +38,7 @@ def test_time_calls_rejects_bad_counts():
 
 
 def test_throughput_arithmetic():
-    assert gb.gemm_flops(8192, 8192, 8192) == 2 * 8192 ** 3
+    assert gb.gemm_flops(8192, 8192, 8192) == 2 * 8192**3
     assert gb.tflops(2e12, 2.0) == pytest.approx(1.0)
     assert gb.gbps(2 * (1 << 30), 1e-3) == pytest.approx(2147.483648)
     assert gb.gbps(1, 0) != gb.gbps(1, 0)  # NaN, never a division error
@@ -60,6 +61,7 @@ def test_random_inputs_are_not_zero():
 
 
 # ---- numerics ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(("op", "dtype"), [(o, d) for o in gn.OPS for d in gn.DTYPES if gn.applicable(o, d)])
 def test_check_op_on_cpu(op, dtype):
@@ -86,9 +88,22 @@ def test_rel_frobenius():
     assert gn.rel_frobenius(torch, ref, torch.zeros(4, 4)) == float("inf")
 
 
-@pytest.mark.parametrize(("arch", "has"), [("gfx942", True), ("gfx950", True), ("gfx90a", False), ("gfx906", False),
-                                           ("gfx1100", False), ("sm_80", False), ("sm_86", False),
-                                           ("sm_89", True), ("sm_90", True), ("sm_100", True), ("sm_120", True)])
+@pytest.mark.parametrize(
+    ("arch", "has"),
+    [
+        ("gfx942", True),
+        ("gfx950", True),
+        ("gfx90a", False),
+        ("gfx906", False),
+        ("gfx1100", False),
+        ("sm_80", False),
+        ("sm_86", False),
+        ("sm_89", True),
+        ("sm_90", True),
+        ("sm_100", True),
+        ("sm_120", True),
+    ],
+)
 def test_fp8_expected(arch, has):
     assert gn.fp8_expected(arch) is has
 
@@ -128,20 +143,23 @@ def test_peaks_table_covers_the_issue_list_with_sources():
         assert p.get("fp16") and p.get("fp32") and p.get("fp16") >= p.get("fp32"), p.product
 
 
-@pytest.mark.parametrize(("name", "arch", "product"), [
-    ("NVIDIA H100 80GB HBM3", "sm_90", "NVIDIA H100 SXM5"),
-    ("NVIDIA H100 PCIe", "sm_90", "NVIDIA H100 PCIe"),
-    ("NVIDIA H200", "sm_90", "NVIDIA H200 SXM"),
-    ("NVIDIA A100-SXM4-80GB", "sm_80", "NVIDIA A100 SXM4 80GB"),
-    ("NVIDIA A100-SXM4-40GB", "sm_80", "NVIDIA A100 40GB"),
-    ("AMD Instinct MI300X", "gfx942", "AMD Instinct MI300X"),
-    ("AMD Instinct MI300X VF", "gfx942", "AMD Instinct MI300X"),
-    ("AMD Instinct MI325X", "gfx942", "AMD Instinct MI325X"),
-    ("AMD Instinct MI250X/MI250", "gfx90a", "AMD Instinct MI250X"),
-    ("AMD Radeon RX 7900 XTX", "gfx1100", "AMD Radeon RX 7900 XTX"),
-    ("", "gfx906", "AMD Instinct MI50"),       # unique arch: found without a name
-    ("", "gfx908", "AMD Instinct MI100"),
-])
+@pytest.mark.parametrize(
+    ("name", "arch", "product"),
+    [
+        ("NVIDIA H100 80GB HBM3", "sm_90", "NVIDIA H100 SXM5"),
+        ("NVIDIA H100 PCIe", "sm_90", "NVIDIA H100 PCIe"),
+        ("NVIDIA H200", "sm_90", "NVIDIA H200 SXM"),
+        ("NVIDIA A100-SXM4-80GB", "sm_80", "NVIDIA A100 SXM4 80GB"),
+        ("NVIDIA A100-SXM4-40GB", "sm_80", "NVIDIA A100 40GB"),
+        ("AMD Instinct MI300X", "gfx942", "AMD Instinct MI300X"),
+        ("AMD Instinct MI300X VF", "gfx942", "AMD Instinct MI300X"),
+        ("AMD Instinct MI325X", "gfx942", "AMD Instinct MI325X"),
+        ("AMD Instinct MI250X/MI250", "gfx90a", "AMD Instinct MI250X"),
+        ("AMD Radeon RX 7900 XTX", "gfx1100", "AMD Radeon RX 7900 XTX"),
+        ("", "gfx906", "AMD Instinct MI50"),  # unique arch: found without a name
+        ("", "gfx908", "AMD Instinct MI100"),
+    ],
+)
 def test_peak_for(name, arch, product):
     peak = peak_for(name, arch)
     assert peak is not None and peak.product == product
@@ -160,11 +178,29 @@ def test_h100_sxm_dense_figures():
 
 # ---- the suite on this CPU box -----------------------------------------------------------
 
+
 def test_gpu_suite_skips_with_reasons_on_cpu(tmp_path):
     xml = tmp_path / "gpu.xml"
-    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/gpu", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--rocm-matrix", "matrices/cpu.yaml", f"--junitxml={xml}"],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/gpu",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "--rocm-matrix",
+            "matrices/cpu.yaml",
+            f"--junitxml={xml}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     cases = list(ET.parse(xml).iter("testcase"))
     assert len(cases) >= 25
@@ -183,7 +219,9 @@ def test_crosscheck_reads_harness_figures(tmp_path):
         sys.path.pop(0)
     xml = tmp_path / "r.xml"
     value = json.dumps({"value": 701.5, "unit": "TFLOP/s"})
-    xml.write_text(f'<testsuites><testsuite><testcase name="t"><properties>'
-                   f'<property name="rocm_metric.gemm_bf16_tflops" value=\'{value}\'/>'
-                   f'<property name="other" value="x"/></properties></testcase></testsuite></testsuites>')
+    xml.write_text(
+        f'<testsuites><testsuite><testcase name="t"><properties>'
+        f"<property name=\"rocm_metric.gemm_bf16_tflops\" value='{value}'/>"
+        f'<property name="other" value="x"/></properties></testcase></testsuite></testsuites>'
+    )
     assert gpu_crosscheck.junit_figures(str(xml)) == {"gemm_bf16_tflops": 701.5}

@@ -47,8 +47,8 @@ def host(pytester: pytest.Pytester):
     (pytester.path / "env.json").write_text(CPU_ENV.to_json())
 
     def run(*args: str) -> pytest.RunResult:
-        return pytester.runpytest("--rocm-matrix=matrix.yaml", "--rocm-env=env.json", "-p", "no:cacheprovider",
-                                  *args)
+        return pytester.runpytest("--rocm-matrix=matrix.yaml", "--rocm-env=env.json", "-p", "no:cacheprovider", *args)
+
     return run
 
 
@@ -80,8 +80,12 @@ def test_own_xfail_stays_pytest_xfail_and_notes_reach_junit_and_report(host, pyt
     from pytest_rocmcompat.report.junit_read import read_run
 
     outcomes = {c.test.rpartition("::")[2]: c.outcome.value for c in read_run(str(pytester.path / "j.xml")).cases}
-    assert outcomes == {"test_own_xfail": "xfail", "test_ours": "known-bad", "test_other_failure": "fail",
-                        "test_plain": "pass"}
+    assert outcomes == {
+        "test_own_xfail": "xfail",
+        "test_ours": "known-bad",
+        "test_other_failure": "fail",
+        "test_plain": "pass",
+    }
     other = next(c for c in read_run(str(pytester.path / "j.xml")).cases if c.test.endswith("test_other_failure"))
     assert other.message.endswith("(rule sig-rule applies but its signature did not match)")  # merged reports
 
@@ -93,11 +97,13 @@ def test_collect_only_lists_selected_tests_only(host) -> None:
     assert "test_other_failure" not in out  # deselected: neither listed nor given an XFAIL line
 
 
-@pytest.mark.skipif(int(pytest.__version__.split(".")[0]) < 9,
-                    reason="[tool.pytest] with native TOML types is pytest 9")
+@pytest.mark.skipif(
+    int(pytest.__version__.split(".")[0]) < 9, reason="[tool.pytest] with native TOML types is pytest 9"
+)
 def test_native_toml_types_accepted(pytester: pytest.Pytester) -> None:
-    pytester.makepyprojecttoml("[tool.pytest]\nrocm_isolate_timeout = 60\nrocm_strict = false\n"
-                               "rocm_gc_freeze = false\n")
+    pytester.makepyprojecttoml(
+        "[tool.pytest]\nrocm_isolate_timeout = 60\nrocm_strict = false\nrocm_gc_freeze = false\n"
+    )
     pytester.makepyfile(test_a="def test_a():\n    pass\n")
     (pytester.path / "env.json").write_text(CPU_ENV.to_json())
     result = pytester.runpytest("--rocm-env=env.json", "-W", "error")
@@ -118,8 +124,10 @@ def test_bad_ini_value_is_a_usage_error_before_collection(pytester: pytest.Pytes
 
 
 def test_usage_error_during_collection_lists_nothing_as_not_run(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_a="import pytest\n\ndef test_a():\n    pass\n\n"
-                               "@pytest.mark.known_issue('no-such-rule')\ndef test_b():\n    pass\n")
+    pytester.makepyfile(
+        test_a="import pytest\n\ndef test_a():\n    pass\n\n"
+        "@pytest.mark.known_issue('no-such-rule')\ndef test_b():\n    pass\n"
+    )
     (pytester.path / "env.json").write_text(CPU_ENV.to_json())
     result = pytester.runpytest_subprocess("--rocm-env=env.json", "--junitxml=j.xml", "--rocm-report=r.md")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -148,8 +156,13 @@ def test_marked():
 """
 
 
-@pytest.mark.parametrize("how", [("-p", "no:rocmcompat"), ("-p", "no:rocmcompat", "-p", "no:rocmcompat_markers",
-                                                              "-p", "pytest_rocmcompat.markers")])
+@pytest.mark.parametrize(
+    "how",
+    [
+        ("-p", "no:rocmcompat"),
+        ("-p", "no:rocmcompat", "-p", "no:rocmcompat_markers", "-p", "pytest_rocmcompat.markers"),
+    ],
+)
 def test_disabled_plugin_keeps_markers_and_ini_keys(pytester: pytest.Pytester, how: tuple[str, ...]) -> None:
     pytester.makeini(CONFIG_OF_A_HOST)
     pytester.makepyfile(test_a=MARKED)
@@ -193,32 +206,48 @@ def test_lint_against_warns_on_node_id_patterns_matching_no_test(tmp_path) -> No
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_a.py").write_text(
         "import pytest\n\n@pytest.mark.parametrize('m', ['Conv2d 1 LoRA', 'x'])\ndef test_p(m):\n    pass\n\n"
-        "class TestK:\n    def test_k(self):\n        pass\n")
+        "class TestK:\n    def test_k(self):\n        pass\n"
+    )
     (tmp_path / "m.yaml").write_text(LINT_MATRIX)
-    proc = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "tests"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "tests"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     warnings = [line for line in proc.stdout.splitlines() if line.startswith("warning:")]
-    assert warnings == ["warning: m.yaml:7: rule typo: applies_to.nodeids pattern 'tests/test_a.py::test_q' "
-                        "matches none of the 3 collected tests"]
-    bad = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "nowhere"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert warnings == [
+        "warning: m.yaml:7: rule typo: applies_to.nodeids pattern 'tests/test_a.py::test_q' "
+        "matches none of the 3 collected tests"
+    ]
+    bad = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "lint", "m.yaml", "--against", "nowhere"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 1 and "exited with 4" in bad.stderr and "Traceback" not in bad.stderr
 
 
-@pytest.mark.parametrize("pattern, nodeid, matches", [
-    ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_p[Conv2d 1 LoRA]", True),  # exact id, spaces inside
-    ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_pC", False),  # not a glob class
-    ("t.py::test_p[ab]", "t.py::test_pa", False),
-    ("t.py::test_p[*]", "t.py::test_p[x-1]", True),  # a wildcard inside the parameter part
-    ("t.py::test_p[*]", "t.py::test_px", False),
-    ("t.py::test_p[x ?]", "t.py::test_p[x 9]", True),
-    ("t.py::T::test_p[a[b]", "t.py::T::test_p[a[b]", True),  # a [ inside the parameter id
-    ("t_[ab]*.py::*", "t_a1.py::test", True),  # a class before the parameter part stays a glob class
-    ("t_[ab]*.py::*", "t_c1.py::test", False),
-    ("t.py::TestA", "t.py::TestA::test_x[1]", True),  # a plain id covers the tests below it
-    ("*float8*", "s/test_x.py::test_float8[bf16]", True),
-])
+@pytest.mark.parametrize(
+    ("pattern", "nodeid", "matches"),
+    [
+        ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_p[Conv2d 1 LoRA]", True),  # exact id, spaces inside
+        ("t.py::test_p[Conv2d 1 LoRA]", "t.py::test_pC", False),  # not a glob class
+        ("t.py::test_p[ab]", "t.py::test_pa", False),
+        ("t.py::test_p[*]", "t.py::test_p[x-1]", True),  # a wildcard inside the parameter part
+        ("t.py::test_p[*]", "t.py::test_px", False),
+        ("t.py::test_p[x ?]", "t.py::test_p[x 9]", True),
+        ("t.py::T::test_p[a[b]", "t.py::T::test_p[a[b]", True),  # a [ inside the parameter id
+        ("t_[ab]*.py::*", "t_a1.py::test", True),  # a class before the parameter part stays a glob class
+        ("t_[ab]*.py::*", "t_c1.py::test", False),
+        ("t.py::TestA", "t.py::TestA::test_x[1]", True),  # a plain id covers the tests below it
+        ("*float8*", "s/test_x.py::test_float8[bf16]", True),
+    ],
+)
 def test_node_id_patterns_literal_parameters_globs_elsewhere(pattern: str, nodeid: str, matches: bool) -> None:
     from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
     from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule

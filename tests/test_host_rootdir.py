@@ -27,7 +27,8 @@ def layout(pytester: pytest.Pytester) -> Path:
     (proj / "tests").mkdir(parents=True)
     (proj / "tests" / "test_a.py").write_text(
         "import pytest\n\nclass TestA:\n    @pytest.mark.parametrize('v', ['x 1', 'y'])\n"
-        "    def test_p(self, v):\n        pass\n")
+        "    def test_p(self, v):\n        pass\n"
+    )
     elsewhere = pytester.path / "elsewhere"
     (elsewhere / "matrices").mkdir(parents=True)
     (elsewhere / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["suites"]\n')
@@ -58,8 +59,12 @@ def test_outside_matrix_and_env_keep_rootdir_and_node_ids(pytester: pytest.Pytes
     assert plain.ret == ruled.ret == 0, ruled.stdout.str()
     assert header == plain_header and f"rootdir: {proj}" in header and "configfile" not in header
     assert cases == plain_cases == [("tests.test_a.TestA", "test_p[x 1]"), ("tests.test_a.TestA", "test_p[y]")]
-    ruled.stdout.fnmatch_lines(["tests/test_a.py::TestA::test_p[[]x 1] SKIPPED ([[]param-skip] literal*",
-                                "tests/test_a.py::TestA::test_p[[]y] PASSED*"])
+    ruled.stdout.fnmatch_lines(
+        [
+            "tests/test_a.py::TestA::test_p[[]x 1] SKIPPED ([[]param-skip] literal*",
+            "tests/test_a.py::TestA::test_p[[]y] PASSED*",
+        ]
+    )
 
 
 def test_cannot_repair_when_the_wrong_config_had_addopts(pytester: pytest.Pytester, layout: Path) -> None:
@@ -67,8 +72,9 @@ def test_cannot_repair_when_the_wrong_config_had_addopts(pytester: pytest.Pytest
     (elsewhere / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-p no:doctest"\n')
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(layout / "proj")
-        result = pytester.runpytest_subprocess("--rocm-matrix", str(elsewhere / "matrices" / "m.yaml"),
-                                               f"--rocm-env={elsewhere / 'env.json'}")
+        result = pytester.runpytest_subprocess(
+            "--rocm-matrix", str(elsewhere / "matrices" / "m.yaml"), f"--rocm-env={elsewhere / 'env.json'}"
+        )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     text = result.stderr.str()
     assert re.search(r"m\.yaml given as separate arguments made pytest choose rootdir .*elsewhere", text)

@@ -15,7 +15,7 @@ import pytest
 
 from .conftest import CPU_ENV
 
-SUITE = '''
+SUITE = """
 import warnings
 
 import pytest
@@ -59,7 +59,7 @@ class _Private:
 class TestChild(_Private):
     def test_own(self):
         pass
-'''
+"""
 
 ISOLATE = """
 name: Host
@@ -82,8 +82,8 @@ _RESULT_LINE = re.compile(r"^(PASSED|FAILED|SKIPPED|XFAIL|XPASS|ERROR|SUBPASSED|
 def host(pytester: pytest.Pytester):
     pytester.makeini("[pytest]\naddopts = --host-flag -rA\n")
     pytester.makeconftest(
-        "import pytest\n\ndef pytest_addoption(parser):\n"
-        "    parser.addoption('--host-flag', action='store_true')\n")
+        "import pytest\n\ndef pytest_addoption(parser):\n    parser.addoption('--host-flag', action='store_true')\n"
+    )
     pytester.makepyfile(hostplug="import pytest\n\n@pytest.fixture\ndef plug_value():\n    return 42\n")
     pytester.makepyfile(test_host=SUITE)
     pytester.makefile(".yaml", matrix=ISOLATE)
@@ -93,15 +93,18 @@ def host(pytester: pytest.Pytester):
 
 def _run(pytester: pytest.Pytester, name: str, *args: str) -> tuple[dict, str, list[str], set]:
     junit = pytester.path / f"{name}.xml"
-    result = pytester.runpytest_subprocess("-p", "hostplug", "-W", "error", "-p", "no:cacheprovider",
-                                           f"--junitxml={junit}", *args, timeout=400)
+    result = pytester.runpytest_subprocess(
+        "-p", "hostplug", "-W", "error", "-p", "no:cacheprovider", f"--junitxml={junit}", *args, timeout=400
+    )
     out = result.stdout.lines
     assert not any("INTERNALERROR" in line for line in out), result.stdout.str()
     rootdir = next(line for line in out if line.startswith("rootdir:"))
     results = sorted(m.group(1) + m.group(2).split(" - ")[0] for line in out if (m := _RESULT_LINE.match(line)))
     cases = set()
     for case in ET.parse(junit).iter("testcase"):
-        kind = next((f"{c.tag}:{c.get('type') or ''}" for c in case if c.tag in ("failure", "error", "skipped")), "pass")
+        kind = next(
+            (f"{c.tag}:{c.get('type') or ''}" for c in case if c.tag in ("failure", "error", "skipped")), "pass"
+        )
         cases.add((case.get("classname"), case.get("name"), kind))
     return result.parseoutcomes(), rootdir, results, cases
 
@@ -150,8 +153,9 @@ def test_subtest_arguments_survive_isolation_verbatim(host: pytest.Pytester, spr
         pytest.importorskip("xdist")
     host.makepyfile(test_kinds=KWARG_KINDS)
     without = _run(host, "without", "-p", "no:rocmcompat", "-k", "test_sub or test_kinds", *spread)
-    with_plugin = _run(host, "with", "--rocm-matrix=matrix.yaml", "--rocm-env=env.json",
-                       "-k", "test_sub or test_kinds", *spread)
+    with_plugin = _run(
+        host, "with", "--rocm-matrix=matrix.yaml", "--rocm-env=env.json", "-k", "test_sub or test_kinds", *spread
+    )
     sub_lines = [line for line in without[2] if line.startswith("SUB")]
     assert len(sub_lines) == 10, without[2]
     assert any("(i=2)" in line for line in sub_lines) if not spread else any("(i='2')" in line for line in sub_lines)

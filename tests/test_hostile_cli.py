@@ -31,12 +31,20 @@ FORBIDDEN = (TOKEN, "Q7wEQ7wE", "hunter2pw", ENV_SECRET, SET_SECRET, KEY_SECRET)
 RAW_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029]")  # newline alone is structure
 
 
-def rocmcompat(*args: str, cwd: Path, env: dict[str, str] | None = None, module: str = "pytest_rocmcompat",
-               timeout: int = 300) -> subprocess.CompletedProcess:
+def rocmcompat(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, module: str = "pytest_rocmcompat", timeout: int = 300
+) -> subprocess.CompletedProcess:
     child_env = dict(os.environ, ROCMCOMPAT_CACHE_DIR="off", COLUMNS="250", **{ENV_NAME: ENV_SECRET})
     child_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=child_env, capture_output=True,
-                          text=True, errors="surrogateescape", timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=cwd,
+        env=child_env,
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",
+        timeout=timeout,
+    )
 
 
 def assert_safe(text: str, what: str = "") -> None:
@@ -127,7 +135,9 @@ def test_library_names_that_are_urls_tokens_or_control_bytes_are_refused_safely(
 def test_rule_library_name_shaped_like_a_token_is_refused(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(
         "name: m\nknown_bad:\n  - id: r1\n    reason: x\n    action: skip\n    when:\n"
-        f"      libraries: {{{TOKEN}: '*'}}\n    applies_to: {{all: true}}\n", encoding="utf-8")
+        f"      libraries: {{{TOKEN}: '*'}}\n    applies_to: {{all: true}}\n",
+        encoding="utf-8",
+    )
     proc = rocmcompat("lint", "m.yaml", cwd=tmp_path)
     assert proc.returncode == 1
     assert_outputs_safe(proc)
@@ -149,16 +159,21 @@ def test_lint_ok_line_and_problems_stay_one_safe_line(tmp_path: Path) -> None:
 def test_lint_against_warnings_and_collection_errors_are_redacted(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(
         "name: m\nknown_bad:\n  - id: r1\n    reason: x\n    action: xfail\n"
-        f"    applies_to: {{nodeids: ['test_a.py::test_{TOKEN}_{ENV_SECRET}']}}\n", encoding="utf-8")
+        f"    applies_to: {{nodeids: ['test_a.py::test_{TOKEN}_{ENV_SECRET}']}}\n",
+        encoding="utf-8",
+    )
     (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
     proc = rocmcompat("lint", "m.yaml", "--against", "test_a.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_outputs_safe(proc)
-    assert "warning: m.yaml:3: rule r1: applies_to.nodeids pattern 'test_a.py::test_[redacted]_[redacted]'" in proc.stdout
+    assert (
+        "warning: m.yaml:3: rule r1: applies_to.nodeids pattern 'test_a.py::test_[redacted]_[redacted]'" in proc.stdout
+    )
     # a conftest that cannot be imported: pytest's output, quoted in the error, holds what it printed
     (tmp_path / "conftest.py").write_text(
         f"import os\nraise RuntimeError('{CSI}mirror {URL} {TOKEN}\\rFAKE ' + os.environ['{ENV_NAME}'])\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     proc = rocmcompat("lint", "m.yaml", "--against", "test_a.py", cwd=tmp_path)
     assert proc.returncode == 1
     assert_outputs_safe(proc)
@@ -168,8 +183,9 @@ def test_lint_against_warnings_and_collection_errors_are_redacted(tmp_path: Path
 # ---- probe -------------------------------------------------------------------------------------
 def test_probe_text_of_a_hostile_replay_is_one_safe_line_per_fact(tmp_path: Path) -> None:
     env = json.loads(CPU_ENV.to_json())
-    env["gpus"] = [{"index": 0, "name": f"GPU\rFAKE LINE {TOKEN}", "arch": "gfx942", "memory_bytes": 0,
-                    "vendor": "amd"}]
+    env["gpus"] = [
+        {"index": 0, "name": f"GPU\rFAKE LINE {TOKEN}", "arch": "gfx942", "memory_bytes": 0, "vendor": "amd"}
+    ]
     env["notes"] = [f"note {CSI}{URL}\nsecond line {ENV_SECRET}"]
     env["env"] = {"VLLM_INDEX_URL": f"https://idx.example/{ENV_SECRET}/simple{OSC}"}
     (tmp_path / "env.json").write_text(json.dumps(env), encoding="utf-8")
@@ -178,16 +194,20 @@ def test_probe_text_of_a_hostile_replay_is_one_safe_line_per_fact(tmp_path: Path
     assert_outputs_safe(proc)
     lines = proc.stdout.splitlines()
     assert any(line.startswith("  gpu 0: GPU\\rFAKE LINE [redacted]") for line in lines), lines
-    assert any(line.startswith("  note: note ") and line.endswith("@mirror.example/simple\\nsecond line [redacted]")
-               for line in lines), lines
+    assert any(
+        line.startswith("  note: note ") and line.endswith("@mirror.example/simple\\nsecond line [redacted]")
+        for line in lines
+    ), lines
     json_proc = rocmcompat("probe", "--env", "env.json", "--json", cwd=tmp_path)
     assert json_proc.returncode == 0 and "[redacted]" in json_proc.stdout
     for value in json.loads(json_proc.stdout)["notes"]:
         assert_safe(value.replace("\n", " "), "a note")
 
 
-@pytest.mark.parametrize("setting", [f"torch={TOKEN}{CSI}", f"torch_archs=gfx942{OSC}{ENV_SECRET}",
-                                     f"bogus.{TOKEN}=1", f"requires.x=>=1 {URL}"])
+@pytest.mark.parametrize(
+    "setting",
+    [f"torch={TOKEN}{CSI}", f"torch_archs=gfx942{OSC}{ENV_SECRET}", f"bogus.{TOKEN}=1", f"requires.x=>=1 {URL}"],
+)
 def test_probe_set_errors_quote_the_value_safely(tmp_path: Path, setting: str) -> None:
     (tmp_path / "env.json").write_text(CPU_ENV.to_json(), encoding="utf-8")
     proc = rocmcompat("probe", "--env", "env.json", "--set", setting, cwd=tmp_path)
@@ -203,11 +223,15 @@ def test_probe_with_a_bad_matrix_is_exit_1_without_a_traceback(tmp_path: Path) -
 
 
 # ---- run ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("args", [
-    [f"gpu{CSI}{TOKEN}"],
-    ["--matrix", f"x{OSC}{URL}"],
-    ["--results", f"/proc/no{CSI}{ENV_SECRET}"],
-], ids=["unknown-suite", "unknown-matrix", "results-folder"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [f"gpu{CSI}{TOKEN}"],
+        ["--matrix", f"x{OSC}{URL}"],
+        ["--results", f"/proc/no{CSI}{ENV_SECRET}"],
+    ],
+    ids=["unknown-suite", "unknown-matrix", "results-folder"],
+)
 def test_run_usage_errors_quote_arguments_safely(tmp_path: Path, args: list[str]) -> None:
     proc = rocmcompat("run", *args, cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith("rocmcompat run: "), proc.stderr
@@ -215,17 +239,33 @@ def test_run_usage_errors_quote_arguments_safely(tmp_path: Path, args: list[str]
 
 
 def test_run_prints_its_command_redacted_and_writes_a_redacted_probe(tmp_path: Path) -> None:
-    env = {"VLLM_INDEX_URL": f"https://idx.example/{ENV_SECRET}/simple",  # allow-listed, a secret inside
-           "HIP_VISIBLE_DEVICES": f"0{OSC}"}
-    proc = rocmcompat("run", "preflight", "--results", "R", "--collect-only", "-q",
-                      "--rocm-set", f"env.NCCL_SOCKET_PASSWORD={SET_SECRET}", f"--rocm-set=env.WANDB_KEY={KEY_SECRET}",
-                      "-o", f"junit_suite_name={URL}", cwd=tmp_path, env=env)
+    env = {
+        "VLLM_INDEX_URL": f"https://idx.example/{ENV_SECRET}/simple",  # allow-listed, a secret inside
+        "HIP_VISIBLE_DEVICES": f"0{OSC}",
+    }
+    proc = rocmcompat(
+        "run",
+        "preflight",
+        "--results",
+        "R",
+        "--collect-only",
+        "-q",
+        "--rocm-set",
+        f"env.NCCL_SOCKET_PASSWORD={SET_SECRET}",
+        f"--rocm-set=env.WANDB_KEY={KEY_SECRET}",
+        "-o",
+        f"junit_suite_name={URL}",
+        cwd=tmp_path,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     ours = [line for line in proc.stdout.splitlines() if line.startswith("rocmcompat run: ")]
     assert len(ours) == 2, proc.stdout
     assert_safe("\n".join(ours), "rocmcompat run's own lines")
-    assert ("--rocm-set env.NCCL_SOCKET_PASSWORD=[redacted] --rocm-set=env.WANDB_KEY=[redacted] "
-            "-o junit_suite_name=https://[redacted]@mirror.example/simple") in ours[0]
+    assert (
+        "--rocm-set env.NCCL_SOCKET_PASSWORD=[redacted] --rocm-set=env.WANDB_KEY=[redacted] "
+        "-o junit_suite_name=https://[redacted]@mirror.example/simple"
+    ) in ours[0]
     probe = (tmp_path / "R" / "probe.json").read_text(encoding="utf-8")
     assert "[redacted]" in probe
     data = json.loads(probe)
@@ -240,8 +280,10 @@ def test_recommend_quotes_arch_and_matrix_names_safely(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "no matrix covers --arch" in proc.stderr
     assert_outputs_safe(proc)
     (tmp_path / "m.yaml").write_text(
-        f"name: \"M {URL} {ENV_SECRET} [x](https://evil.example) \\e[31m\"\nplatform: rocm\narch: [gfx942]\n"
-        "axes:\n  rocm: ['6.2']\n  torch: ['2.5']\n  python: ['3.11']\n", encoding="utf-8")
+        f'name: "M {URL} {ENV_SECRET} [x](https://evil.example) \\e[31m"\nplatform: rocm\narch: [gfx942]\n'
+        "axes:\n  rocm: ['6.2']\n  torch: ['2.5']\n  python: ['3.11']\n",
+        encoding="utf-8",
+    )
     proc = rocmcompat("recommend", "--arch", "gfx942", "--matrix", "m.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert_outputs_safe(proc)
@@ -254,7 +296,9 @@ def test_report_messages_quote_file_names_and_arguments_safely(tmp_path: Path) -
     (tmp_path / bad).write_text("<testsuites><testcase", encoding="utf-8")
     (tmp_path / "ok.xml").write_text(
         '<testsuites><testsuite name="pytest" tests="1"><testcase classname="t" name="test_a"/></testsuite>'
-        "</testsuites>", encoding="utf-8")
+        "</testsuites>",
+        encoding="utf-8",
+    )
     arch = f"gfx9{OSC}{ENV_SECRET}"
     proc = rocmcompat("report", "ok.xml", bad, "-o", f"out{CSI}.md", "--recommend", arch, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -278,8 +322,13 @@ def test_plugin_usage_error_and_unwritable_report_paths_are_quoted_safely(tmp_pa
     assert proc.returncode == 4 and "is not a GPU code target" in proc.stderr, proc.stderr
     assert_outputs_safe(proc)
     target = f"afile/{CSI}{TOKEN}\rFAKE"
-    proc = rocmcompat(*base, f"--rocm-report={target}/r.md", module="pytest", cwd=tmp_path,
-                      env={"GITHUB_STEP_SUMMARY": str(tmp_path / target / "summary.md")})
+    proc = rocmcompat(
+        *base,
+        f"--rocm-report={target}/r.md",
+        module="pytest",
+        cwd=tmp_path,
+        env={"GITHUB_STEP_SUMMARY": str(tmp_path / target / "summary.md")},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout + proc.stderr
     assert "could not write the report to " in out and "afile/[2J[redacted]\\rFAKE/r.md" in out, out

@@ -23,10 +23,10 @@ from pytest_rocmcompat.errors import ConfigError
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import Matrix
 from pytest_rocmcompat.report.baseline import snapshot
-from pytest_rocmcompat.safe_io.escape import safe_data
 from pytest_rocmcompat.report.html import render_html
 from pytest_rocmcompat.report.merge import merge, read_runs
 from pytest_rocmcompat.report.table import render_markdown
+from pytest_rocmcompat.safe_io.escape import safe_data
 
 from .hostile import PIECES, SECRET_ENV, SECRET_ENV_NAME, violations
 
@@ -34,13 +34,31 @@ FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(Healt
 # pieces joined by spaces: secrets are delimited in real text (two tokens glued into one word are not)
 hostile = st.lists(st.sampled_from(PIECES) | st.text(max_size=8), max_size=6).map(" ".join)
 
-MATRIX_LINES = st.sampled_from([
-    "name: {h}", "platform: rocm", "arch: [gfx942, '{h}']", "axes:", "  torch: ['2.5', '{h}']",
-    "  libraries: {{'{h}': ['1.0']}}", "known_bad:", "  - id: r{n}", "    reason: '{h}'", "    action: xfail",
-    "    signature: '{h}'", "    when: {{torch: '>=2.{n}', env: {{'{h}': present}}}}", "    links: ['{h}']",
-    "  - <<: {{id: m{n}, reason: x}}", "    id: own{n}", "'{h}': 1", "{h}", "include: ['{h}']",
-    "floors: {{'{h}': {n}}}", "exclude: [{{torch: '{h}'}}]", "  - {{id: d{n}, reason: '{h}', when: {{python: '=={big}'}}}}",
-])
+MATRIX_LINES = st.sampled_from(
+    [
+        "name: {h}",
+        "platform: rocm",
+        "arch: [gfx942, '{h}']",
+        "axes:",
+        "  torch: ['2.5', '{h}']",
+        "  libraries: {{'{h}': ['1.0']}}",
+        "known_bad:",
+        "  - id: r{n}",
+        "    reason: '{h}'",
+        "    action: xfail",
+        "    signature: '{h}'",
+        "    when: {{torch: '>=2.{n}', env: {{'{h}': present}}}}",
+        "    links: ['{h}']",
+        "  - <<: {{id: m{n}, reason: x}}",
+        "    id: own{n}",
+        "'{h}': 1",
+        "{h}",
+        "include: ['{h}']",
+        "floors: {{'{h}': {n}}}",
+        "exclude: [{{torch: '{h}'}}]",
+        "  - {{id: d{n}, reason: '{h}', when: {{python: '=={big}'}}}}",
+    ]
+)
 
 
 @st.composite
@@ -89,14 +107,27 @@ def junit_files(draw) -> bytes:
     for name in ("rocm_env.platform", "rocm_env.torch", "rocm_var.VLLM_INDEX_URL", "rocm_env.arch"):
         ET.SubElement(props, "property", name=name, value=_xml_safe(draw(hostile)))
     for i in range(draw(st.integers(1, 4))):
-        case = ET.SubElement(suite, "testcase", classname=_xml_safe("suites.gpu.test_" + draw(hostile)),
-                             name=_xml_safe(f"test_{i}" + draw(hostile)))
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=_xml_safe("suites.gpu.test_" + draw(hostile)),
+            name=_xml_safe(f"test_{i}" + draw(hostile)),
+        )
         cprops = ET.SubElement(case, "properties")
-        metric = json.dumps({"value": draw(st.floats(allow_nan=False, allow_infinity=False, width=32)),
-                             "unit": draw(hostile), "detail": draw(hostile)})  # \udcff escaped in JSON
+        metric = json.dumps(
+            {
+                "value": draw(st.floats(allow_nan=False, allow_infinity=False, width=32)),
+                "unit": draw(hostile),
+                "detail": draw(hostile),
+            }
+        )  # \udcff escaped in JSON
         ET.SubElement(cprops, "property", name="rocm_metric.gemm_bf16_tflops", value=metric)
-        ET.SubElement(cprops, "property", name="rocm_outcome", value=draw(st.sampled_from(
-            ["fail", "known-bad", "crashed", "hang", "pass", "bogus"])))
+        ET.SubElement(
+            cprops,
+            "property",
+            name="rocm_outcome",
+            value=draw(st.sampled_from(["fail", "known-bad", "crashed", "hang", "pass", "bogus"])),
+        )
         ET.SubElement(cprops, "property", name="rocm_rule", value=_xml_safe(draw(hostile)))
         if draw(st.booleans()):
             failure = ET.SubElement(case, "failure", message=_xml_safe(draw(hostile)))
@@ -106,8 +137,12 @@ def junit_files(draw) -> bytes:
 
 def _xml_safe(text: str) -> str:
     """What pytest's writer does with characters XML cannot hold (``#x1B``)."""
-    return "".join(c if c in "\t\n\r" or (" " <= c <= "\ud7ff") or ("\ue000" <= c <= "\ufffd") or c > "\uffff"
-                   else f"#x{ord(c):02X}" for c in text)
+    return "".join(
+        c
+        if c in "\t\n\r" or (" " <= c <= "\ud7ff") or ("\ue000" <= c <= "\ufffd") or c > "\uffff"
+        else f"#x{ord(c):02X}"
+        for c in text
+    )
 
 
 @FUZZ
@@ -122,8 +157,11 @@ def test_merged_writers_stay_safe(files: list[bytes]) -> None:
     if not runs:
         return
     merged = merge(runs, None, warnings)
-    for text, kind in ((render_markdown(merged), "md"), (render_html(merged), "html"),
-                       (json.dumps(safe_data(snapshot(merged))), "json")):
+    for text, kind in (
+        (render_markdown(merged), "md"),
+        (render_html(merged), "html"),
+        (json.dumps(safe_data(snapshot(merged))), "json"),
+    ):
         assert violations(text, kind) == [], (kind, violations(text, kind))
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError, Problem
-from pytest_rocmcompat.safe_io.input_files import MAX_FILE_BYTES
-from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.knowledge.rules.signature import SignatureTimeout, compile_signature, unsafe_reason
+from pytest_rocmcompat.matrix.loader import load_matrix
+from pytest_rocmcompat.safe_io.input_files import MAX_FILE_BYTES
 
 from .conftest import CPU_ENV, write
 
@@ -38,8 +38,13 @@ def one_line(problems: list[Problem]) -> None:
 
 
 def lint(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "lint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 # ---- files that are not regular files, or too big -----------------------------------------------
@@ -90,8 +95,9 @@ def test_a_5000_digit_version_in_axes_is_a_clean_lint_error(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("spec", [f">={BIG}", f"=={BIG}.*", f"<2.{BIG}", ">=2." + "9" * 40])
-def test_a_5000_digit_version_in_when_is_a_clean_error_in_lint_and_pytest(spec: str, tmp_path: Path,
-                                                                          pytester: pytest.Pytester) -> None:
+def test_a_5000_digit_version_in_when_is_a_clean_error_in_lint_and_pytest(
+    spec: str, tmp_path: Path, pytester: pytest.Pytester
+) -> None:
     text = f"name: x\nknown_bad:\n  - id: r\n    when: {{torch: '{spec}'}}\n    reason: r\n"
     write(tmp_path / "m.yaml", text)
     result = lint("m.yaml", cwd=tmp_path)
@@ -114,15 +120,21 @@ def test_a_5000_digit_rocm_set_version_is_a_usage_error(pytester: pytest.Pyteste
 
 
 # ---- line numbers where there were none ----------------------------------------------------------
-@pytest.mark.parametrize("text, line, words", [
-    ("", 1, "the file is empty"),
-    ("# nothing\n\n", 1, "the file is empty"),
-    ("\n\n- a\n- b\n", 3, "the top level must be a mapping"),
-    ("just text\n", 1, "the top level must be a mapping"),
-    ("name: x\ndescription: ok\nnotes: " + "[" * 80 + "]" * 80 + "\n", 3, "nested more than 64 levels"),
-    ("name: x\nnotes:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 90)) + "  " * 90 + "v: 1\n", 2,
-     "nested more than 64 levels"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("", 1, "the file is empty"),
+        ("# nothing\n\n", 1, "the file is empty"),
+        ("\n\n- a\n- b\n", 3, "the top level must be a mapping"),
+        ("just text\n", 1, "the top level must be a mapping"),
+        ("name: x\ndescription: ok\nnotes: " + "[" * 80 + "]" * 80 + "\n", 3, "nested more than 64 levels"),
+        (
+            "name: x\nnotes:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 90)) + "  " * 90 + "v: 1\n",
+            2,
+            "nested more than 64 levels",
+        ),
+    ],
+)
 def test_whole_file_problems_have_a_line(text: str, line: int, words: str, tmp_path: Path) -> None:
     path = tmp_path / "m.yaml"
     path.write_text(text)
@@ -132,7 +144,7 @@ def test_whole_file_problems_have_a_line(text: str, line: int, words: str, tmp_p
 
 def test_invalid_utf8_gives_line_and_column_not_a_byte_offset(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    Path("m.yaml").write_bytes("name: x\ndescription: café \xff here\n".encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    Path("m.yaml").write_bytes("name: x\ndescription: café \xff here\n".encode().replace(b"\xc3\xbf", b"\xff"))
     (p,) = problems_of("m.yaml")
     assert str(p) == "m.yaml:2: not UTF-8 text: byte 0xff at column 19 (invalid start byte)"
 
@@ -152,7 +164,9 @@ def test_control_characters_in_keys_are_escaped(key: str, tmp_path: Path, monkey
 
 # ---- YAML merge keys -----------------------------------------------------------------------------
 def test_merge_keys_then_the_rules_own_id(tmp_path: Path) -> None:
-    path = write(tmp_path / "m.yaml", """
+    path = write(
+        tmp_path / "m.yaml",
+        """
         name: merged
         known_bad:
           - &base
@@ -165,22 +179,28 @@ def test_merge_keys_then_the_rules_own_id(tmp_path: Path) -> None:
           - <<: *base
             id: third-rule
             reason: its own reason
-        """)
+        """,
+    )
     rules = load_matrix(path).rules
     assert [(r.id, r.reason, r.when.platforms) for r in rules] == [
-        ("base-rule", "shared reason", ("rocm",)), ("second-rule", "shared reason", ("rocm",)),
-        ("third-rule", "its own reason", ("rocm",))]
+        ("base-rule", "shared reason", ("rocm",)),
+        ("second-rule", "shared reason", ("rocm",)),
+        ("third-rule", "its own reason", ("rocm",)),
+    ]
 
 
 def test_a_real_duplicate_next_to_a_merge_is_still_reported(tmp_path: Path) -> None:
-    path = write(tmp_path / "m.yaml", """
+    path = write(
+        tmp_path / "m.yaml",
+        """
         name: merged
         known_bad:
           - &base {id: a, reason: r}
           - <<: *base
             id: b
             id: c
-        """)
+        """,
+    )
     (p,) = problems_of(path)
     assert p.line == 6 and "duplicate key 'id' (first on line 5)" in p.message
 
@@ -189,15 +209,24 @@ def test_a_real_duplicate_next_to_a_merge_is_still_reported(tmp_path: Path) -> N
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a*)*b", r"(.*x)+", r"^(\w+\s?)*$", r"(?:x+)+y"])
 def test_nested_quantifiers_are_rejected_by_lint(pattern: str, tmp_path: Path) -> None:
     assert unsafe_reason(pattern)
-    write(tmp_path / "m.yaml", f"name: x\nknown_bad:\n  - id: r\n    action: xfail\n    reason: r\n"
-                               f"    signature: '{pattern}'\n")
+    write(
+        tmp_path / "m.yaml",
+        f"name: x\nknown_bad:\n  - id: r\n    action: xfail\n    reason: r\n    signature: '{pattern}'\n",
+    )
     result = lint("m.yaml", cwd=tmp_path)
     assert result.returncode == 1 and "m.yaml:6: known_bad[0].signature: " in result.stderr
     assert "nested quantifier" in result.stderr
 
 
-@pytest.mark.parametrize("pattern", [r"Memory access fault by GPU node-\d+", r"TensileLibrary.*gfx906",
-                                     r"(foo|bar)+", r"torch\._scaled_mm is only supported on (CUDA )?devices"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"Memory access fault by GPU node-\d+",
+        r"TensileLibrary.*gfx906",
+        r"(foo|bar)+",
+        r"torch\._scaled_mm is only supported on (CUDA )?devices",
+    ],
+)
 def test_ordinary_signatures_pass(pattern: str) -> None:
     assert unsafe_reason(pattern) is None and compile_signature(pattern).search("x") is None
 
@@ -211,7 +240,9 @@ def test_a_slow_signature_times_out_instead_of_hanging() -> None:
 
 
 def test_a_timed_out_signature_is_a_note_in_the_session(pytester: pytest.Pytester) -> None:
-    pytester.makefile(".yaml", m="""
+    pytester.makefile(
+        ".yaml",
+        m="""
         name: x
         known_bad:
           - id: slow-sig
@@ -219,11 +250,13 @@ def test_a_timed_out_signature_is_a_note_in_the_session(pytester: pytest.Pyteste
             applies_to: all
             signature: '(a|aa)+$'
             reason: a slow signature
-        """)
+        """,
+    )
     pytester.makepyfile("def test_a():\n    assert False, 'a' * 40 + '!'\n\ndef test_ok():\n    pass\n")
     (pytester.path / "env.json").write_text(CPU_ENV.to_json())
-    run = pytester.runpytest_subprocess("--rocm-matrix", "m.yaml", "--rocm-env", "env.json",
-                                        "-p", "no:cacheprovider", timeout=120)
+    run = pytester.runpytest_subprocess(
+        "--rocm-matrix", "m.yaml", "--rocm-env", "env.json", "-p", "no:cacheprovider", timeout=120
+    )
     out = run.stdout.str()
     assert run.ret == pytest.ExitCode.TESTS_FAILED, out
     assert "known-bad rule slow-sig (m.yaml:3): signature '(a|aa)+$' took longer than" in out

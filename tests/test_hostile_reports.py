@@ -25,12 +25,20 @@ from .conftest import CPU_ENV
 ENV_SECRET = 'p&ss<w>"rd!42'  # MY_API_TOKEN: named secret, with every XML special character
 SET_SECRET = "s0cketSecret99"  # --rocm-set env.NCCL_SOCKET_PASSWORD=...
 PLANTED = [
-    ENV_SECRET, "p&amp;ss", "&lt;w&gt;", SET_SECRET, "pa55w0rd",
-    "ghp_" + "A1b2" * 9, "hf_" + "Zz9" * 10, "AKIA" + "ABCDEFGHIJ234567",
-    "xoxb-1234567890-abcdefghij", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
-    "Bearer abcdEFGH1234ijkl", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+    ENV_SECRET,
+    "p&amp;ss",
+    "&lt;w&gt;",
+    SET_SECRET,
+    "pa55w0rd",
+    "ghp_" + "A1b2" * 9,
+    "hf_" + "Zz9" * 10,
+    "AKIA" + "ABCDEFGHIJ234567",
+    "xoxb-1234567890-abcdefghij",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
+    "Bearer abcdEFGH1234ijkl",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
 ]
-TESTS = r'''
+TESTS = r"""
 import os
 
 def test_surrogate(rocm_measure):
@@ -50,7 +58,7 @@ def test_secrets():
 
 def test_ok():
     pass
-'''
+"""
 LIVE_MD = re.compile(r"(?<!\\)!\[[^\]]*\]\(|(?<!\\)\]\(https?:")
 
 
@@ -63,23 +71,66 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = json.loads(CPU_ENV.to_json())
     env["env"] = {"VLLM_INDEX_URL": "https://user:pa55w0rd@mirror.example/simple"}
     env_file.write_text(json.dumps(env))
-    child_env = dict(os.environ, MY_API_TOKEN=ENV_SECRET, GITHUB_STEP_SUMMARY=str(work / "summary.md"),
-                     ROCMCOMPAT_CACHE_DIR="off", COLUMNS="250")  # CI's width: pytest quotes more
+    child_env = dict(
+        os.environ,
+        MY_API_TOKEN=ENV_SECRET,
+        GITHUB_STEP_SUMMARY=str(work / "summary.md"),
+        ROCMCOMPAT_CACHE_DIR="off",
+        COLUMNS="250",
+    )  # CI's width: pytest quotes more
     old = os.umask(0o022)
     try:
         run = subprocess.run(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rocm-env", str(env_file),
-             "--rocm-set", f"env.NCCL_SOCKET_PASSWORD={SET_SECRET}", "--junitxml", "junit.xml",
-             "--rocm-report", "COMPAT.md"],
-            cwd=work, env=child_env, capture_output=True, text=True, errors="replace", timeout=240)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "--rocm-env",
+                str(env_file),
+                "--rocm-set",
+                f"env.NCCL_SOCKET_PASSWORD={SET_SECRET}",
+                "--junitxml",
+                "junit.xml",
+                "--rocm-report",
+                "COMPAT.md",
+            ],
+            cwd=work,
+            env=child_env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=240,
+        )
         (work / "terminal.txt").write_text(run.stdout + run.stderr, errors="replace")
         (work / "bad.xml").write_bytes(b"<testsuites><testsuite name='x'>\xff\xfe<testcase")
         (work / "foreign.xml").write_text("<html><body>not junit</body></html>")
         (work / "empty.xml").write_text("")
         merge = subprocess.run(
-            [sys.executable, "-m", "pytest_rocmcompat", "report", "junit.xml", "bad.xml", "foreign.xml",
-             "empty.xml", "-o", "merged.md", "--html", "merged.html", "--json", "merged.json"],
-            cwd=work, env=child_env, capture_output=True, text=True, errors="replace", timeout=240)
+            [
+                sys.executable,
+                "-m",
+                "pytest_rocmcompat",
+                "report",
+                "junit.xml",
+                "bad.xml",
+                "foreign.xml",
+                "empty.xml",
+                "-o",
+                "merged.md",
+                "--html",
+                "merged.html",
+                "--json",
+                "merged.json",
+            ],
+            cwd=work,
+            env=child_env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=240,
+        )
     finally:
         os.umask(old)
     (work / "merge.txt").write_text(f"rc={merge.returncode}\n{merge.stdout}{merge.stderr}")
@@ -152,17 +203,33 @@ def test_outputs_get_the_mode_pytest_gives_its_files(hostile_run: Path) -> None:
 
 def test_a_lone_surrogate_in_a_measurement_reaches_no_traceback(tmp_path: Path) -> None:
     """JUnit holding an escaped lone surrogate in a measurement: the merge still writes everything."""
-    xml = textwrap.dedent('''\
+    xml = textwrap.dedent("""\
         <?xml version="1.0" encoding="utf-8"?>
         <testsuites><testsuite name="pytest" tests="1"><testcase classname="t" name="test_m">
         <properties><property name="rocm_metric.gemm_bf16_tflops"
           value="{&quot;value&quot;: 1.0, &quot;unit&quot;: &quot;TF\\udcff&quot;, &quot;detail&quot;: &quot;x\\udcffy&quot;}"/>
         </properties></testcase></testsuite></testsuites>
-        ''')
+        """)
     (tmp_path / "m.xml").write_text(xml)
-    run = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "report", "m.xml", "-o", "out.md",
-                          "--html", "out.html", "--json", "out.json"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_rocmcompat",
+            "report",
+            "m.xml",
+            "-o",
+            "out.md",
+            "--html",
+            "out.html",
+            "--json",
+            "out.json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     for name in ("out.md", "out.html", "out.json"):
         text = (tmp_path / name).read_bytes().decode("utf-8")
@@ -201,9 +268,11 @@ def test_a_token_with_dots_in_a_classname_is_redacted_before_it_becomes_a_path(t
     from pytest_rocmcompat.report.merge import read_runs
 
     jwt = "eyJmdXp6IjoiMSJ9abcdef.eyJzdWIiOiJmdXp6In0abcdef.c2lnZnV6emZ1enpmdXp6"
-    xml = (f'<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">'
-           f'<testcase classname="suites.gpu.test_{jwt}" name="test_0"><failure message="x"/></testcase>'
-           f'</testsuite></testsuites>')
+    xml = (
+        f'<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">'
+        f'<testcase classname="suites.gpu.test_{jwt}" name="test_0"><failure message="x"/></testcase>'
+        f"</testsuite></testsuites>"
+    )
     path = tmp_path / "r.xml"
     path.write_text(xml, encoding="utf-8")
     runs, warnings = read_runs([str(path)], warn=lambda message: None)

@@ -54,13 +54,30 @@ def test_both_halves_hold_broken_and_working_stacks(run, corpus) -> None:
 
 
 def test_validate_names_each_problem(run) -> None:
-    bad = [{"id": "x-1", "url": "http://x", "date": "2024", "stack": ["arch"], "test": "check",
-            "error": "boom", "verdict": "maybe", "split": "train", "near_miss": True}]
+    bad = [
+        {
+            "id": "x-1",
+            "url": "http://x",
+            "date": "2024",
+            "stack": ["arch"],
+            "test": "check",
+            "error": "boom",
+            "verdict": "maybe",
+            "split": "train",
+            "near_miss": True,
+        }
+    ]
     bad[0]["split"] = "held-out" if run.split_of("x-1") == "train" else "train"
     problems = "\n".join(run.validate(bad))
-    for expected in ("url must be https", "date must be YYYY-MM-DD", "verdict must be one of",
-                     "a near-miss is a working stack", "stack must be KEY=VALUE", "test must be a test",
-                     f"split must be {run.split_of('x-1')}"):
+    for expected in (
+        "url must be https",
+        "date must be YYYY-MM-DD",
+        "verdict must be one of",
+        "a near-miss is a working stack",
+        "stack must be KEY=VALUE",
+        "test must be a test",
+        f"split must be {run.split_of('x-1')}",
+    ):
         assert expected in problems
 
 
@@ -81,13 +98,25 @@ def test_runner_replays_a_slice_of_the_corpus(run, corpus, tmp_path: Path) -> No
 
 def test_runner_tells_a_claimed_failure_from_an_unclaimed_one(run, tmp_path: Path) -> None:
     """A build without the GPU's arch is claimed by a check; the same text on a plain stack is not."""
-    base = {"url": "https://example.org/i", "date": None, "test": "test_tensor_on_gpu", "markers": ["gpus"],
-            "error": "CUDA error: no kernel image is available for execution on the device",
-            "split": "train", "verdict": "broken"}
-    claimed = run.replay({**base, "id": "claimed", "stack": [
-        "platform=cuda", "arch=sm_120", "torch_archs=sm_80,sm_90"]}, tmp_path / "claimed", cited=set())
-    unclaimed = run.replay({**base, "id": "unclaimed", "stack": [
-        "platform=cuda", "arch=sm_90", "torch_archs=sm_80,sm_90"]}, tmp_path / "unclaimed", cited=set())
+    base = {
+        "url": "https://example.org/i",
+        "date": None,
+        "test": "test_tensor_on_gpu",
+        "markers": ["gpus"],
+        "error": "CUDA error: no kernel image is available for execution on the device",
+        "split": "train",
+        "verdict": "broken",
+    }
+    claimed = run.replay(
+        {**base, "id": "claimed", "stack": ["platform=cuda", "arch=sm_120", "torch_archs=sm_80,sm_90"]},
+        tmp_path / "claimed",
+        cited=set(),
+    )
+    unclaimed = run.replay(
+        {**base, "id": "unclaimed", "stack": ["platform=cuda", "arch=sm_90", "torch_archs=sm_80,sm_90"]},
+        tmp_path / "unclaimed",
+        cited=set(),
+    )
     assert claimed.recognised and claimed.rule is not None
     assert not unclaimed.recognised and unclaimed.outcome == "fail"
     assert unclaimed.diagnosis == "no-kernel-for-arch"  # named, not excused

@@ -46,8 +46,20 @@ def test_after():
 
 def _interrupt(tmp: Path, source: str, sig: int, *extra: str) -> tuple[int, float]:
     (tmp / "test_suite.py").write_text(source)
-    argv = [sys.executable, "-m", "pytest", "test_suite.py", "-p", "no:cacheprovider", "--rocm-no-bundled",
-            "--junitxml", "out/junit.xml", "--rocm-report", "out/report.md", *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "test_suite.py",
+        "-p",
+        "no:cacheprovider",
+        "--rocm-no-bundled",
+        "--junitxml",
+        "out/junit.xml",
+        "--rocm-report",
+        "out/report.md",
+        *extra,
+    ]
     env = dict(os.environ, HF_TOKEN="hf_plantedSecretValue12345678")
     proc = subprocess.Popen(argv, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 90
@@ -69,8 +81,15 @@ def test_interrupted_session_writes_junit_and_report(tmp_path: Path, sig: int) -
     assert rc == pytest.ExitCode.INTERRUPTED and seconds < 30
     xml = JUnitXml.fromfile(str(tmp_path / "out" / "junit.xml"))
     cases = {c.name: c for suite in xml for c in suite}
-    assert set(cases) == {"test_a_passes", "test_b_fails", "test_c_runs_when_interrupted", "test_d_never_starts",
-                          "test_e_never_starts[0]", "test_e_never_starts[1]", "test_e_never_starts[2]"}
+    assert set(cases) == {
+        "test_a_passes",
+        "test_b_fails",
+        "test_c_runs_when_interrupted",
+        "test_d_never_starts",
+        "test_e_never_starts[0]",
+        "test_e_never_starts[1]",
+        "test_e_never_starts[2]",
+    }
     assert cases["test_a_passes"].is_passed and not cases["test_b_fails"].is_passed
     for name in ("test_c_runs_when_interrupted", "test_d_never_starts", "test_e_never_starts[1]"):
         result = cases[name].result
@@ -107,8 +126,24 @@ def test_sigterm_under_xdist(tmp_path: Path) -> None:
 
 def test_collect_only_marks_nothing_not_run(tmp_path: Path) -> None:
     (tmp_path / "test_suite.py").write_text("def test_x(): pass\n")
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--junitxml", "j.xml",
-                          "--rocm-report", "r.md", "-p", "no:cacheprovider"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "--junitxml",
+            "j.xml",
+            "--rocm-report",
+            "r.md",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "## Not run" not in (tmp_path / "r.md").read_text()

@@ -11,7 +11,7 @@ from pytest_rocmcompat.knowledge.diagnoses import diagnose
 
 from .conftest import CPU_ENV, process_running
 
-SESSION = '''
+SESSION = """
 import ctypes, os, resource, subprocess, sys, time
 import pytest
 
@@ -62,7 +62,7 @@ def test_rocm_memory_fault():
 
 def test_plain_after():
     pass
-'''
+"""
 
 
 @pytest.fixture
@@ -72,35 +72,58 @@ def env_file(pytester: pytest.Pytester):
     return path
 
 
-
 def _outcomes(xml: Path) -> dict[str, dict[str, str]]:
     root = ET.parse(xml).getroot()
-    return {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
-            for case in root.iter("testcase")}
+    return {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in root.iter("testcase")
+    }
 
 
 def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pytester, env_file) -> None:
     pytester.makepyfile(test_session=SESSION)
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "-p", "no:cacheprovider", "-v",
-                                           "--junitxml", "out.xml", "--rocm-report", "r.md", timeout=240)
-    result.stdout.fnmatch_lines_random([
-        "*test_plain_pass PASSED*", "*test_isolated_pass PASSED*", "*test_isolated_assert FAILED*",
-        "*test_segfault CRASHED*", "*test_abort CRASHED*", "*test_exit_3 CRASHED*",
-        "*test_sleeps_forever HANG*", "*test_memory_error FAILED*",
-        "*test_rocm_memory_fault CRASHED [[]diagnosis: hip-memory-access-fault[]]*",
-        "*test_plain_after PASSED*",
-    ])
+    result = pytester.runpytest_subprocess(
+        "--rocm-env",
+        str(env_file),
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "--junitxml",
+        "out.xml",
+        "--rocm-report",
+        "r.md",
+        timeout=240,
+    )
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_plain_pass PASSED*",
+            "*test_isolated_pass PASSED*",
+            "*test_isolated_assert FAILED*",
+            "*test_segfault CRASHED*",
+            "*test_abort CRASHED*",
+            "*test_exit_3 CRASHED*",
+            "*test_sleeps_forever HANG*",
+            "*test_memory_error FAILED*",
+            "*test_rocm_memory_fault CRASHED [[]diagnosis: hip-memory-access-fault[]]*",
+            "*test_plain_after PASSED*",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes() == {"failed": 7, "passed": 3}
     props = _outcomes(pytester.path / "out.xml")
-    assert props["test_segfault"] == {"rocm_outcome": "crashed", "rocm_signature": "segmentation-fault",
-                                      "rocm_diagnosis": diagnose("SIGSEGV").property_value()}
+    assert props["test_segfault"] == {
+        "rocm_outcome": "crashed",
+        "rocm_signature": "segmentation-fault",
+        "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
+    }
     assert props["test_abort"]["rocm_outcome"] == "crashed"
     assert props["test_exit_3"]["rocm_outcome"] == "crashed"
     assert props["test_sleeps_forever"]["rocm_outcome"] == "hang"
     assert props["test_rocm_memory_fault"] == {
-        "rocm_outcome": "crashed", "rocm_signature": "hip-memory-access-fault",
-        "rocm_diagnosis": diagnose("Memory access fault by GPU node-10").property_value()}
+        "rocm_outcome": "crashed",
+        "rocm_signature": "hip-memory-access-fault",
+        "rocm_diagnosis": diagnose("Memory access fault by GPU node-10").property_value(),
+    }
     out = result.stdout.str()
     assert "died from SIGSEGV" in out and "died from SIGABRT" in out and "exited with code 3" in out
     assert "killed after the 3 s time limit" in out and "MemoryError" in out
@@ -151,8 +174,7 @@ known_bad:
 """
 
 
-def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytester: pytest.Pytester,
-                                                                          env_file) -> None:
+def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytester: pytest.Pytester, env_file) -> None:
     """A death no rule claims carries its diagnosis in the terminal line, JUnit and both reports,
     with the same ``rocm_diagnosis`` value as the same text raised in-process."""
     import subprocess
@@ -160,19 +182,31 @@ def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytest
 
     pytester.makepyfile(test_diag=DIAGNOSED)
     pytester.makefile(".yaml", matrix=SLOW_SIGNATURE)
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix=matrix.yaml",
-                                           "-p", "no:cacheprovider", "-rA", "--junitxml", "out.xml",
-                                           "--rocm-report", "r.md", timeout=240)
+    result = pytester.runpytest_subprocess(
+        "--rocm-env",
+        str(env_file),
+        "--rocm-matrix=matrix.yaml",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "--junitxml",
+        "out.xml",
+        "--rocm-report",
+        "r.md",
+        timeout=240,
+    )
     out = result.stdout.str()
     assert "INTERNALERROR" not in out, out
     assert result.parseoutcomes() == {"failed": 4}, out
     # the short summary line, as for a diagnosed in-process failure (FAILED [diagnosis: ...])
-    result.stdout.fnmatch_lines_random([
-        "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_isolated*",
-        "FAILED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_in_process*",
-        "HANG [[]diagnosis: collective-timeout[]] test_diag.py::test_watchdog_hang*",
-        "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_slow_signature_crash*",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_isolated*",
+            "FAILED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_fault_in_process*",
+            "HANG [[]diagnosis: collective-timeout[]] test_diag.py::test_watchdog_hang*",
+            "CRASHED [[]diagnosis: hip-memory-access-fault[]] test_diag.py::test_slow_signature_crash*",
+        ]
+    )
     # the failure shows the likely cause, the usual fix and the link, as in-process
     assert out.count("diagnosis hip-memory-access-fault: likely cause:") == 3, out
     assert "diagnosis collective-timeout: likely cause:" in out
@@ -181,8 +215,11 @@ def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytest
     props = _outcomes(pytester.path / "out.xml")
     isolated, in_process = props["test_fault_isolated"], props["test_fault_in_process"]
     assert in_process["rocm_diagnosis"].startswith("hip-memory-access-fault: the GPU touched an unmapped page")
-    assert isolated == {"rocm_outcome": "crashed", "rocm_signature": "hip-memory-access-fault",
-                        "rocm_diagnosis": in_process["rocm_diagnosis"]}
+    assert isolated == {
+        "rocm_outcome": "crashed",
+        "rocm_signature": "hip-memory-access-fault",
+        "rocm_diagnosis": in_process["rocm_diagnosis"],
+    }
     hang = props["test_watchdog_hang"]
     assert hang["rocm_outcome"] == "hang" and hang["rocm_diagnosis"].startswith("collective-timeout: ")
     slow = props["test_slow_signature_crash"]
@@ -193,14 +230,21 @@ def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytest
     report = (pytester.path / "r.md").read_text()
     assert report.count(headline) == 3, report
     assert "[diagnosis: collective-timeout: " in report
-    merged = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "report", "out.xml"], cwd=pytester.path,
-                            capture_output=True, text=True, timeout=120)
+    merged = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "report", "out.xml"],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert merged.returncode == 0, merged.stderr
     assert merged.stdout.count(headline) >= 1 and "[diagnosis: collective-timeout: " in merged.stdout, merged.stdout
 
 
 def test_rule_signature_turns_a_crash_into_known_bad(pytester: pytest.Pytester, env_file) -> None:
-    pytester.makefile(".yaml", matrix='''
+    pytester.makefile(
+        ".yaml",
+        matrix="""
         known_bad:
           - id: fault
             when: {platform: cpu}
@@ -208,11 +252,21 @@ def test_rule_signature_turns_a_crash_into_known_bad(pytester: pytest.Pytester, 
             action: isolate
             signature: "Memory access fault by GPU node-\\\\d+"
             reason: recorded fault
-    ''')
-    pytester.makepyfile(test_session=SESSION.replace("@pytest.mark.isolated(timeout=60)\ndef test_rocm",
-                                                     "def test_rocm"))
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml", "-v",
-                                           "-k", "rocm_memory_fault or abort", timeout=120)
+    """,
+    )
+    pytester.makepyfile(
+        test_session=SESSION.replace("@pytest.mark.isolated(timeout=60)\ndef test_rocm", "def test_rocm")
+    )
+    result = pytester.runpytest_subprocess(
+        "--rocm-env",
+        str(env_file),
+        "--rocm-matrix",
+        "matrix.yaml",
+        "-v",
+        "-k",
+        "rocm_memory_fault or abort",
+        timeout=120,
+    )
     # The rule isolates the unmarked test; its crash matches the signature; abort's does not.
     result.stdout.fnmatch_lines_random(["*test_rocm_memory_fault KNOWN-BAD*", "*test_abort CRASHED*"])
 
@@ -234,7 +288,9 @@ def test_timeout_from_ini_and_bad_timeout(pytester: pytest.Pytester, env_file) -
     """)
     result = pytester.runpytest_subprocess("--rocm-env", str(env_file), timeout=60)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*test_slow: isolated(timeout='soon'): the time limit must be a number of seconds > 0"])
+    result.stderr.fnmatch_lines(
+        ["*test_slow: isolated(timeout='soon'): the time limit must be a number of seconds > 0"]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
@@ -254,7 +310,8 @@ def test_child_uses_the_parent_environment(pytester: pytest.Pytester, env_file) 
 def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) -> None:
     """`pytest -n 2` with one worker killed: that test is `crashed`, every other result and the report remain."""
     pytest.importorskip("xdist")
-    pytester.makepyfile(test_kill="""
+    pytester.makepyfile(
+        test_kill="""
         import os, signal, pytest
         @pytest.mark.parametrize("i", range(6))
         def test_fine(i):
@@ -263,15 +320,18 @@ def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) ->
             os.kill(os.getpid(), signal.SIGKILL)
         def test_fails():
             assert 0
-    """)
-    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", str(env_file), "--rocm-report", "r.md",
-                                           "-p", "no:cacheprovider", "-rA", timeout=240)
+    """
+    )
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rocm-env", str(env_file), "--rocm-report", "r.md", "-p", "no:cacheprovider", "-rA", timeout=240
+    )
     result.stdout.fnmatch_lines(["*CRASHED*test_kills_its_worker*"])
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] == 6 and outcomes["failed"] == 2
     report = (pytester.path / "r.md").read_text()
     assert "test_kill.py::test_kills_its_worker" in report and "crashed while running" in report
     import re
+
     assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
 
 
@@ -318,8 +378,9 @@ def test_xdist_workers_pinned_to_disjoint_gpus(pytester: pytest.Pytester) -> Non
         @pytest.mark.gpus(9)
         def test_nine(): pass
     """)
-    result = pytester.runpytest_subprocess("-n", "2", "--rocm-env", "env.json", "-rs", "-p", "no:cacheprovider",
-                                           timeout=120)
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rocm-env", "env.json", "-rs", "-p", "no:cacheprovider", timeout=120
+    )
     result.stdout.fnmatch_lines(["*needs 9 GPU(s), this environment has 8*"])
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
     assert seen == {"gw0": "0,1,2,3", "gw1": "4,5,6,7"}, seen
@@ -345,8 +406,9 @@ def test_isolated_test_between_modules_and_skips_inside(pytester: pytest.Pyteste
                 pass
         """,
     )
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-no-bundled", "-rs",
-                                           "-p", "no:cacheprovider", timeout=120)
+    result = pytester.runpytest_subprocess(
+        "--rocm-env", str(env_file), "--rocm-no-bundled", "-rs", "-p", "no:cacheprovider", timeout=120
+    )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert result.parseoutcomes() == {"passed": 2, "skipped": 1}
     result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *nothing to check in this environment"])

@@ -12,7 +12,7 @@ from pytest_rocmcompat.knowledge.diagnoses import diagnose
 
 from .conftest import CPU_ENV
 
-SUITE = '''
+SUITE = """
 import os, warnings, pytest
 
 def test_project_option(request):
@@ -48,29 +48,29 @@ class _PrivateHelpers:
 class TestPublic:
     def test_method(self):
         assert os.environ.get("ROCMCOMPAT_ISOLATED") == os.environ.get("EXPECT_ISOLATED")
-'''
+"""
 
-CONFTEST = '''
+CONFTEST = """
 def pytest_addoption(parser):
     parser.addoption("--flavour", default="vanilla")
     parser.addini("flavour_ini", "test ini key", default="default")
-'''
+"""
 
-INI = '''
+INI = """
 [pytest]
 addopts = -p addoptsplugin
 filterwarnings =
     error::DeprecationWarning
-'''
+"""
 
-ISOLATE_ALL = '''
+ISOLATE_ALL = """
 known_bad:
   - id: isolate-everything
     when: {platform: cpu}
     applies_to: {nodeids: ["test_suite.py::*"]}
     action: isolate
     reason: every test in a fresh process
-'''
+"""
 
 
 def _outcomes(xml: Path) -> dict[str, tuple[str, dict[str, str]]]:
@@ -89,8 +89,24 @@ def _summary(result: pytest.RunResult) -> list[str]:
 
 
 def _run(pytester: pytest.Pytester, env_file: Path, *extra: str, isolated: bool):
-    args = ["-p", "myplugin", "--flavour", "mint", "-o", "flavour_ini=from-o", "-W", "error::DeprecationWarning",
-            "--rocm-env", str(env_file), "-p", "no:cacheprovider", "--junitxml", "out.xml", "-rA", *extra]
+    args = [
+        "-p",
+        "myplugin",
+        "--flavour",
+        "mint",
+        "-o",
+        "flavour_ini=from-o",
+        "-W",
+        "error::DeprecationWarning",
+        "--rocm-env",
+        str(env_file),
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        "out.xml",
+        "-rA",
+        *extra,
+    ]
     if isolated:
         args += ["--rocm-matrix", "isolate.yaml"]
     result = pytester.runpytest_subprocess(*args, timeout=300)
@@ -98,8 +114,9 @@ def _run(pytester: pytest.Pytester, env_file: Path, *extra: str, isolated: bool)
 
 
 @pytest.mark.parametrize("xdist", [False, True], ids=["serial", "-n 2"])
-def test_isolated_tests_run_under_the_session_options(pytester: pytest.Pytester, xdist: bool,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_isolated_tests_run_under_the_session_options(
+    pytester: pytest.Pytester, xdist: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if xdist:
         pytest.importorskip("xdist")
     env_file = pytester.path / "env.json"
@@ -124,7 +141,7 @@ def test_isolated_tests_run_under_the_session_options(pytester: pytest.Pytester,
         result.stdout.fnmatch_lines(["*warnings summary*", "*UserWarning: look here*"])
 
 
-SIGNATURE_RULE = '''
+SIGNATURE_RULE = """
 known_bad:
   - id: contested-fault
     when: {platform: cpu}
@@ -132,9 +149,9 @@ known_bad:
     action: isolate
     signature: "Memory access fault by GPU"
     reason: recorded fault, contested
-'''
+"""
 
-RULE_SUITE = '''
+RULE_SUITE = """
 import os, sys, pytest
 
 @pytest.mark.uses("torch")
@@ -155,7 +172,7 @@ def test_crashes_matching():
     sys.stderr.write("Memory access fault by GPU node-10 (Agent handle: 0x1)\\n")
     sys.stderr.flush()
     os.abort()
-'''
+"""
 
 
 def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(pytester: pytest.Pytester) -> None:
@@ -163,13 +180,29 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
     pytester.makepyfile(test_rule=RULE_SUITE)
     pytester.makefile(".yaml", matrix=SIGNATURE_RULE)
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml", "-v",
-                                           "-p", "no:cacheprovider", "--junitxml", "out.xml",
-                                           "--rocm-report", "r.md", timeout=300)
-    result.stdout.fnmatch_lines_random([
-        "*test_raises_matching KNOWN-BAD*", "*test_raises_other FAILED*", "*test_passes STALE-RULE*",
-        "*test_crashes_other CRASHED*", "*test_crashes_matching KNOWN-BAD*",
-    ])
+    result = pytester.runpytest_subprocess(
+        "--rocm-env",
+        str(env_file),
+        "--rocm-matrix",
+        "matrix.yaml",
+        "-v",
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        "out.xml",
+        "--rocm-report",
+        "r.md",
+        timeout=300,
+    )
+    result.stdout.fnmatch_lines_random(
+        [
+            "*test_raises_matching KNOWN-BAD*",
+            "*test_raises_other FAILED*",
+            "*test_passes STALE-RULE*",
+            "*test_crashes_other CRASHED*",
+            "*test_crashes_matching KNOWN-BAD*",
+        ]
+    )
     junit = _outcomes(pytester.path / "out.xml")
     matching = junit["test_rule::test_raises_matching"][1]
     assert matching["rocm_outcome"] == "known-bad" and matching["rocm_rule"] == "contested-fault"
@@ -178,10 +211,13 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     assert junit["test_rule::test_raises_other"][1].get("rocm_outcome", "fail") == "fail"
     crash = junit["test_rule::test_crashes_other"][1]
     # judged as the raised failure beside it is: the rule's note, the built-in diagnosis
-    assert crash == {"rocm_outcome": "crashed", "rocm_rule": "contested-fault",
-                     "rocm_signature": "segmentation-fault",
-                     "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
-                     "rocm_note": "rule contested-fault applies but its signature did not match"}
+    assert crash == {
+        "rocm_outcome": "crashed",
+        "rocm_rule": "contested-fault",
+        "rocm_signature": "segmentation-fault",
+        "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
+        "rocm_note": "rule contested-fault applies but its signature did not match",
+    }
     assert junit["test_rule::test_crashes_matching"][1]["rocm_outcome"] == "known-bad"
     out = result.stdout.str()
     assert "CRASHED [diagnosis: segmentation-fault] test_rule.py::test_crashes_other - " in out
@@ -190,11 +226,13 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     assert "contested-fault" in known
     failures = report.split("## Failures", 1)[1].split("\n## ", 1)[0]
     assert ("[diagnosis: segmentation-fault: the process crashed (SIGSEGV)") in failures
-    assert ("[crashed] died from SIGSEGV (signal 11) (rule contested-fault applies but its signature did not match)"
-            in failures), failures
+    assert (
+        "[crashed] died from SIGSEGV (signal 11) (rule contested-fault applies but its signature did not match)"
+        in failures
+    ), failures
 
 
-FRESH_RULES = '''
+FRESH_RULES = """
 known_bad:
   - id: fresh-one
     when: {platform: cpu}
@@ -207,23 +245,26 @@ known_bad:
     applies_to: {nodeids: ["test_fresh.py::test_a*", "test_fresh.py::test_c*"]}
     action: isolate
     reason: isolated, sandbox reused
-'''
+"""
 
 
 def test_an_isolate_rule_can_ask_for_a_fresh_process(pytester: pytest.Pytester) -> None:
     env_file = pytester.path / "env.json"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_fresh="""
+    pytester.makepyfile(
+        test_fresh="""
         import os
         def _pid(name):
             open(name, "w").write(str(os.getpid()))
         def test_a(): _pid("a")
         def test_b(): _pid("b")
         def test_c(): _pid("c")
-    """)
+    """
+    )
     pytester.makefile(".yaml", matrix=FRESH_RULES)
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml",
-                                           "-p", "no:cacheprovider", timeout=300)
+    result = pytester.runpytest_subprocess(
+        "--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml", "-p", "no:cacheprovider", timeout=300
+    )
     assert result.parseoutcomes() == {"passed": 3}
     pids = {name: (pytester.path / name).read_text() for name in "abc"}
     assert len(set(pids.values())) == 3, pids  # b ran alone, and c did not reuse b's sandbox
@@ -233,13 +274,17 @@ def test_fresh_must_be_a_boolean_on_an_isolate_rule(pytester: pytest.Pytester) -
     env_file = pytester.path / "env.json"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
     pytester.makepyfile(test_x="def test_x(): pass\n")
-    pytester.makefile(".yaml", matrix='''
+    pytester.makefile(
+        ".yaml",
+        matrix="""
         known_bad:
           - {id: a, reason: r, action: skip, fresh: true}
           - {id: b, reason: r, action: isolate, fresh: "yes"}
-    ''')
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml",
-                                           "-p", "no:cacheprovider", timeout=120)
+    """,
+    )
+    result = pytester.runpytest_subprocess(
+        "--rocm-env", str(env_file), "--rocm-matrix", "matrix.yaml", "-p", "no:cacheprovider", timeout=120
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     err = result.stderr.str() + result.stdout.str()
     assert "matrix.yaml:2: known_bad[0].fresh: only an isolate rule" in err, err

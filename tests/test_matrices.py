@@ -15,35 +15,45 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.knowledge.metrics import METRICS
 from pytest_rocmcompat.matrix.expand import count_cells, expand, is_excluded
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.locate import locate
-from pytest_rocmcompat.knowledge.metrics import METRICS
 from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json
+from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 
 from .conftest import DATA, MI50_ENV, MI300_ENV, REPO
 
 MATRICES = REPO / "matrices"
 BUNDLED = sorted(p.name for p in MATRICES.glob("*.yaml") if p.name != "known_bad.yaml")
 GPU_MATRICES = [n for n in BUNDLED if n != "cpu.yaml"]
-GIB = 2 ** 30
+GIB = 2**30
 
 # torch series -> ROCm releases PyTorch built wheels for (download.pytorch.org/whl/rocmX.Y):
 # https://pytorch.org/get-started/previous-versions/ ,
 # https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix ,
 # https://huggingface.co/docs/kernels/builder/build-variants
 ROCM_WHEELS: dict[str, tuple[str, ...]] = {
-    "2.3": ("5.7", "6.0"), "2.4": ("6.0", "6.1"), "2.5": ("6.1", "6.2"), "2.6": ("6.1", "6.2"),
-    "2.7": ("6.2", "6.3"), "2.8": ("6.3", "6.4"), "2.9": ("6.3", "6.4"), "2.10": ("7.0", "7.1"),
+    "2.3": ("5.7", "6.0"),
+    "2.4": ("6.0", "6.1"),
+    "2.5": ("6.1", "6.2"),
+    "2.6": ("6.1", "6.2"),
+    "2.7": ("6.2", "6.3"),
+    "2.8": ("6.3", "6.4"),
+    "2.9": ("6.3", "6.4"),
+    "2.10": ("7.0", "7.1"),
     "2.11": ("7.1", "7.2"),
 }
 # torch series -> CUDA builds on download.pytorch.org/whl/cuXYZ (same sources)
 CUDA_WHEELS: dict[str, tuple[str, ...]] = {
-    "2.6": ("11.8", "12.4", "12.6"), "2.7": ("11.8", "12.6", "12.8"), "2.8": ("12.6", "12.8", "12.9"),
-    "2.9": ("12.6", "12.8", "13.0"), "2.10": ("12.6", "12.8", "13.0"), "2.11": ("12.6", "12.8", "13.0"),
+    "2.6": ("11.8", "12.4", "12.6"),
+    "2.7": ("11.8", "12.6", "12.8"),
+    "2.8": ("12.6", "12.8", "12.9"),
+    "2.9": ("12.6", "12.8", "13.0"),
+    "2.10": ("12.6", "12.8", "13.0"),
+    "2.11": ("12.6", "12.8", "13.0"),
 }
 # First torch series with wheels for a Python (ROCm cp313 from 2.6: pytorch#142294; cp314 from 2.9).
 PYTHON_FROM: dict[str, str] = {"3.13": "2.6", "3.14": "2.9"}
@@ -59,14 +69,18 @@ def matrices():
 
 
 def test_the_issue_matrices_are_bundled() -> None:
-    assert {"mi300.yaml", "mi250.yaml", "mi50.yaml", "rdna3.yaml", "h100.yaml", "h200.yaml",
-            "cpu.yaml"} <= set(BUNDLED)
+    assert {"mi300.yaml", "mi250.yaml", "mi50.yaml", "rdna3.yaml", "h100.yaml", "h200.yaml", "cpu.yaml"} <= set(BUNDLED)
 
 
 def test_rocmcompat_lint_passes_on_every_bundled_file() -> None:
     files = [str(MATRICES / n) for n in [*BUNDLED, "known_bad.yaml"]]
-    proc = subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "lint", *files],
-                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "lint", *files],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count(": ok:") == len(files), proc.stdout
 
@@ -94,8 +108,9 @@ def test_gpu_matrix_sets_floors_with_a_stated_fraction(matrices, name: str) -> N
     for metric in floors:
         line = next(l for l in text.splitlines() if re.match(rf"\s+{metric}:", l))
         comment = line.partition("#")[2]
-        assert re.search(r"\d+%", comment) and " of " in comment, \
+        assert re.search(r"\d+%", comment) and " of " in comment, (
             f"{name}: floor {metric} has no 'NN% of <peak>' comment: {line.strip()}"
+        )
 
 
 @pytest.mark.parametrize("name", GPU_MATRICES)
@@ -113,8 +128,9 @@ def test_planned_cells_exist_and_every_exclude_removes_cells(matrices, name: str
         assert excluded > 0
     all_cells = [c.as_dict() for c in expand(m, include_excluded=True)]
     for entry in m.excludes:
-        assert any(all(c.get(axis) in allowed for axis, allowed in entry) for c in all_cells), \
+        assert any(all(c.get(axis) in allowed for axis, allowed in entry) for c in all_cells), (
             f"{name}: exclude {entry} matches no cell"
+        )
 
 
 @pytest.mark.parametrize("name", [n for n in GPU_MATRICES if n not in ("h100.yaml", "h200.yaml")])
@@ -122,8 +138,9 @@ def test_rocm_cells_are_exactly_the_shipped_wheels(matrices, name: str) -> None:
     m = matrices[name]
     for cell in expand(m, include_excluded=True):
         v = cell.as_dict()
-        shipped = v["rocm"] in ROCM_WHEELS[v["torch"]] and \
-            _series_key(v["torch"]) >= _series_key(PYTHON_FROM.get(v["python"], "0"))
+        shipped = v["rocm"] in ROCM_WHEELS[v["torch"]] and _series_key(v["torch"]) >= _series_key(
+            PYTHON_FROM.get(v["python"], "0")
+        )
         assert shipped == (not is_excluded(m, v)), f"{name}: {cell.key} planned={not is_excluded(m, v)}"
 
 
@@ -132,8 +149,9 @@ def test_cuda_cells_are_exactly_the_shipped_wheels(matrices, name: str) -> None:
     m = matrices[name]
     for cell in expand(m, include_excluded=True):
         v = cell.as_dict()
-        shipped = v["cuda"] in CUDA_WHEELS[v["torch"]] and \
-            _series_key(v["torch"]) >= _series_key(PYTHON_FROM.get(v["python"], "0"))
+        shipped = v["cuda"] in CUDA_WHEELS[v["torch"]] and _series_key(v["torch"]) >= _series_key(
+            PYTHON_FROM.get(v["python"], "0")
+        )
         assert shipped == (not is_excluded(m, v)), f"{name}: {cell.key} planned={not is_excluded(m, v)}"
 
 
@@ -155,10 +173,14 @@ def test_recorded_h100_meets_the_h100_expectations(matrices) -> None:
     assert all(g.memory_bytes / GIB >= expect["min_gpu_memory_gib"] for g in env.gpus)
 
 
-@pytest.mark.parametrize(("env", "name", "cell"), [
-    (MI300_ENV, "mi300.yaml", {"arch": "gfx942", "rocm": "6.2", "torch": "2.5", "python": "3.12"}),
-    (MI50_ENV, "mi50.yaml", {"arch": "gfx906", "rocm": "6.2", "torch": "2.5", "python": "3.12"}),
-], ids=["mi300x", "mi50"])
+@pytest.mark.parametrize(
+    ("env", "name", "cell"),
+    [
+        (MI300_ENV, "mi300.yaml", {"arch": "gfx942", "rocm": "6.2", "torch": "2.5", "python": "3.12"}),
+        (MI50_ENV, "mi50.yaml", {"arch": "gfx906", "rocm": "6.2", "torch": "2.5", "python": "3.12"}),
+    ],
+    ids=["mi300x", "mi50"],
+)
 def test_replayed_amd_environments_are_located(matrices, env: Environment, name: str, cell: dict) -> None:
     loc = locate(matrices[name], env)
     assert loc.inside, loc.describe()
@@ -179,19 +201,33 @@ def _from_devices(gpus, **versions: str) -> Environment:
     return Environment(platform="rocm", gpus=tuple(gpus), **versions)
 
 
-@pytest.mark.parametrize(("recorded", "name", "versions", "cell"), [
-    ("rocminfo_mi300x_gfx942.txt", "mi300.yaml",
-     {"rocm": "6.2.3", "torch": "2.5.1+rocm6.2", "python": "3.12.3"},
-     {"arch": "gfx942", "rocm": "6.2", "torch": "2.5", "python": "3.12"}),
-    ("rocminfo_rx7900xtx_gfx1100.txt", "rdna3.yaml",
-     {"rocm": "6.2.2", "torch": "2.6.0+rocm6.2.4", "python": "3.11.9"},
-     {"arch": "gfx1100", "rocm": "6.2", "torch": "2.6", "python": "3.11"}),
-    ("amdsmi_static_mi210_gfx90a.json", "mi250.yaml",
-     {"rocm": "7.2.0", "torch": "2.11.0+rocm7.2", "python": "3.12.3"},
-     {"arch": "gfx90a", "rocm": "7.2", "torch": "2.11", "python": "3.12"}),
-], ids=["mi300x-rocminfo", "rx7900xtx-rocminfo", "mi210-amdsmi"])
-def test_recorded_amd_devices_are_located_and_meet_expect(matrices, recorded: str, name: str,
-                                                          versions: dict, cell: dict) -> None:
+@pytest.mark.parametrize(
+    ("recorded", "name", "versions", "cell"),
+    [
+        (
+            "rocminfo_mi300x_gfx942.txt",
+            "mi300.yaml",
+            {"rocm": "6.2.3", "torch": "2.5.1+rocm6.2", "python": "3.12.3"},
+            {"arch": "gfx942", "rocm": "6.2", "torch": "2.5", "python": "3.12"},
+        ),
+        (
+            "rocminfo_rx7900xtx_gfx1100.txt",
+            "rdna3.yaml",
+            {"rocm": "6.2.2", "torch": "2.6.0+rocm6.2.4", "python": "3.11.9"},
+            {"arch": "gfx1100", "rocm": "6.2", "torch": "2.6", "python": "3.11"},
+        ),
+        (
+            "amdsmi_static_mi210_gfx90a.json",
+            "mi250.yaml",
+            {"rocm": "7.2.0", "torch": "2.11.0+rocm7.2", "python": "3.12.3"},
+            {"arch": "gfx90a", "rocm": "7.2", "torch": "2.11", "python": "3.12"},
+        ),
+    ],
+    ids=["mi300x-rocminfo", "rx7900xtx-rocminfo", "mi210-amdsmi"],
+)
+def test_recorded_amd_devices_are_located_and_meet_expect(
+    matrices, recorded: str, name: str, versions: dict, cell: dict
+) -> None:
     """Real recorded device listings (tests/data/SOURCES.md), parsed by the probe's own parsers."""
     text = (DATA / recorded).read_text(encoding="utf-8")
     report = parse_amdsmi_static_json(text) if recorded.endswith(".json") else parse_rocminfo(text)
@@ -217,8 +253,12 @@ def test_cpu_matrix_axes_are_unchanged(matrices) -> None:
 
 # matrix -> a device name of that hardware, looked up in the peaks table (suites/peaks.py)
 PEAK_DEVICE = {
-    "h100.yaml": "NVIDIA H100 80GB HBM3", "h200.yaml": "NVIDIA H200", "mi300.yaml": "AMD Instinct MI300X",
-    "mi250.yaml": "AMD Instinct MI210", "mi50.yaml": "AMD Instinct MI50", "rdna3.yaml": "Radeon RX 7900 XTX",
+    "h100.yaml": "NVIDIA H100 80GB HBM3",
+    "h200.yaml": "NVIDIA H200",
+    "mi300.yaml": "AMD Instinct MI300X",
+    "mi250.yaml": "AMD Instinct MI210",
+    "mi50.yaml": "AMD Instinct MI50",
+    "rdna3.yaml": "Radeon RX 7900 XTX",
 }
 
 
@@ -230,8 +270,13 @@ def test_floors_are_a_fraction_of_the_peaks_table(matrices, name: str) -> None:
 
     peak = peak_for(PEAK_DEVICE[name])
     assert peak is not None, PEAK_DEVICE[name]
-    limits = {"gemm_bf16_tflops": peak.get("bf16") or peak.get("fp32"), "gemm_fp16_tflops": peak.get("fp16"),
-              "copy_d2d_gbps": peak.memory_gbps, "copy_h2d_gbps": peak.host_gbps, "copy_d2h_gbps": peak.host_gbps}
+    limits = {
+        "gemm_bf16_tflops": peak.get("bf16") or peak.get("fp32"),
+        "gemm_fp16_tflops": peak.get("fp16"),
+        "copy_d2d_gbps": peak.memory_gbps,
+        "copy_h2d_gbps": peak.host_gbps,
+        "copy_d2h_gbps": peak.host_gbps,
+    }
     for metric, floor in matrices[name].floors.items():
         if limits.get(metric):
             assert floor <= 0.9 * limits[metric], f"{name}: {metric} floor {floor} vs peak {limits[metric]}"

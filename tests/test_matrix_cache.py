@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError
-from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR, cache_dir
 from pytest_rocmcompat.matrix.cache import MatrixCache, text_hash
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.matrix.plain import FORMAT
+from pytest_rocmcompat.safe_io.cache_store import CACHE_DIR_VAR, cache_dir
 
 from .conftest import REPO, write
 
@@ -67,13 +67,19 @@ def test_a_hit_equals_a_fresh_load(files: Path, tmp_path: Path) -> None:
 
 def test_a_hit_imports_no_yaml(files: Path, tmp_path: Path) -> None:
     """A fresh interpreter with a warm cache loads the matrix without importing PyYAML."""
-    code = ("import sys; from pytest_rocmcompat.matrix.cache import MatrixCache; "
-            "from pytest_rocmcompat.matrix.loader import load_matrix; "
-            "m = load_matrix('main.yaml', cache=MatrixCache.from_environ()); "
-            "print(len(m.rules), 'yaml' in sys.modules)")
+    code = (
+        "import sys; from pytest_rocmcompat.matrix.cache import MatrixCache; "
+        "from pytest_rocmcompat.matrix.loader import load_matrix; "
+        "m = load_matrix('main.yaml', cache=MatrixCache.from_environ()); "
+        "print(len(m.rules), 'yaml' in sys.modules)"
+    )
     env = dict(os.environ, **{CACHE_DIR_VAR: str(tmp_path / "cache")})
-    runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True,
-                           text=True, check=True).stdout.split() for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
     assert runs == [["2", "True"], ["2", "False"]]
 
 
@@ -122,16 +128,19 @@ def test_changed_checker_code_is_a_miss(files: Path, tmp_path: Path) -> None:
 def test_a_bad_entry_is_a_miss(files: Path, tmp_path: Path, damage: str) -> None:
     cache = MatrixCache(tmp_path / "cache")
     expected = load_matrix(files, cache=cache)
-    texts = {cache.key(p.read_text(), n, n == "shared.yaml"): p.read_text()
-             for p, n in ((files, "main.yaml"), (tmp_path / "shared.yaml", "shared.yaml"))}
+    texts = {
+        cache.key(p.read_text(), n, n == "shared.yaml"): p.read_text()
+        for p, n in ((files, "main.yaml"), (tmp_path / "shared.yaml", "shared.yaml"))
+    }
     for entry in entries(cache.directory):
         if damage == "corrupt":
             entry.write_bytes(b"\x80\x05not json at all")
         elif damage == "truncated":
             entry.write_bytes(entry.read_bytes()[:20])
         elif damage == "not-a-content":
-            entry.write_text(json.dumps({"format": 1, "text_sha256": text_hash(texts[entry.stem]),
-                                         "content": {"rules": "planted"}}))
+            entry.write_text(
+                json.dumps({"format": 1, "text_sha256": text_hash(texts[entry.stem]), "content": {"rules": "planted"}})
+            )
         else:
             entry.chmod(0o666)
     assert all(cache.get(e.stem, texts[e.stem]) is None for e in entries(cache.directory))
@@ -180,8 +189,9 @@ def test_pytest_runs_fill_and_use_the_cache(pytester: pytest.Pytester, tmp_path:
     old = os.environ.get(CACHE_DIR_VAR)
     os.environ[CACHE_DIR_VAR] = str(directory)
     try:
-        results = [pytester.runpytest_subprocess("--rocm-env", str(env_file), "-p", "no:cacheprovider")
-                   for _ in range(2)]
+        results = [
+            pytester.runpytest_subprocess("--rocm-env", str(env_file), "-p", "no:cacheprovider") for _ in range(2)
+        ]
     finally:
         os.environ[CACHE_DIR_VAR] = old if old is not None else "off"
     headers = [[line for line in r.stdout.lines if "known-bad rules active" in line] for r in results]
@@ -272,8 +282,8 @@ def test_a_hit_keeps_every_rule_and_file_field(tmp_path: Path, monkeypatch: pyte
     """Fields a cache entry dropped would silently change a rule on the second run only."""
     import dataclasses
 
-    from pytest_rocmcompat.matrix.plain import _rule_to_plain, content_to_plain
     from pytest_rocmcompat.knowledge.rules.model import Rule
+    from pytest_rocmcompat.matrix.plain import _rule_to_plain, content_to_plain
 
     monkeypatch.chdir(tmp_path)
     path = write(tmp_path / "every.yaml", EVERY_FIELD)

@@ -78,48 +78,90 @@ def _errors(matrix_file, text: str, name: str = "m.yaml") -> list[str]:
     return [str(p) for p in info.value.problems]
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {torch: '>=2.x'}\n",
-     "m.yaml:5: known_bad[0].when.torch: '>=2.x' is not a valid version specifier"),
-    ("name: x\naxez: {}\n", "m.yaml:2: axez: unknown key 'axez'; did you mean 'axes'?"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    whne: {}\n",
-     "m.yaml:5: known_bad[0].whne: unknown key 'whne'; did you mean 'when'?"),
-    ("name: x\naxes:\n  torch: [2.5, '2.6']\n", "m.yaml:3: axes.torch[0]: 2.5 is a number, write the version as a quoted string"),
-    ("name: x\naxes:\n  rocm: '6.2'\n", None),
-    ("name: x\narch: [gfx9x6]\n", "m.yaml:2: arch[0]: 'gfx9x6' is not a GPU architecture name"),
-    ("name: x\narch: gfx94*\n", "m.yaml:2: arch: 'gfx94*' is not a GPU architecture name"),
-    ("name: x\nplatform: hip\n", "m.yaml:2: platform: 'hip' is not a platform"),
-    ("name: x\nsuites: [gpu, colectives]\n", "m.yaml:2: suites[1]: unknown suite 'colectives'; did you mean 'collectives'?"),
-    ("name: x\nfloors: {gemm_bf16_tflops: -1}\n", "m.yaml:2: floors.gemm_bf16_tflops: must be greater than 0"),
-    ("name: x\nfloors: {gemm_bf16_tflops: fast}\n", "m.yaml:2: floors.gemm_bf16_tflops: expected a number"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n  - id: a\n    reason: s\n",
-     "m.yaml:5: known_bad: duplicate rule id 'a' (first defined at m.yaml:3)"),
-    ("name: x\nknown_bad:\n  - id: A b\n    reason: r\n", "m.yaml:3: known_bad[0].id: 'A b' is not a valid rule id"),
-    ("name: x\nknown_bad:\n  - reason: r\n", "m.yaml:3: known_bad[0]: missing required key 'id'"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: crash\n", "m.yaml:5: known_bad[0].action: 'crash' is not an action"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    signature: '(unclosed'\n",
-     "m.yaml:5: known_bad[0].signature: '(unclosed' is not a valid regular expression"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    links: [ftp://x]\n", "m.yaml:5: known_bad[0].links[0]: 'ftp://x' is not an http(s) URL"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {env: {HSA_X: maybe}}\n",
-     "m.yaml:5: known_bad[0].when.env.HSA_X: expected 'present', 'absent'"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {arch: [gfx1100, mi300]}\n",
-     "m.yaml:5: known_bad[0].when.arch[1]: 'mi300' is not a GPU architecture"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    applies_to: {uses: []}\n",
-     "m.yaml:5: known_bad[0].applies_to.uses: must not be an empty list"),
-    ("name: x\nknown_bad: {id: a}\n", "m.yaml:2: known_bad: expected a list of rules"),
-    ("name: x\naxes: {torch: ['2.5']}\nexclude:\n  - {torch: '2.9'}\n",
-     "m.yaml:4: exclude[0].torch: '2.9' is not a value of the torch axis (2.5)"),
-    ("name: x\naxes: {torch: ['2.5']}\nexclude:\n  - {rocm: '6.2'}\n", "m.yaml:4: exclude[0].rocm: unknown axis 'rocm'"),
-    ("name: x\nname: y\n", "m.yaml:2: duplicate key 'name' (first on line 1)"),
-    ("- a\n- b\n", "m.yaml:1: the top level must be a mapping"),
-    ("{}\n", "m.yaml:1: the file is an empty mapping"),
-    ("   \n\n", "m.yaml:1: the file is empty"),
-    ("x: !!python/object/apply:os.system ['echo hi']\n", "m.yaml:1: not valid YAML: 'tag:yaml.org,2002:python/object/apply:os.system' tags are not allowed"),
-    ("name: [unclosed\n", "m.yaml:2: not valid YAML"),
-    ("name: x\naxes: {torch: ['2.5', '2.5']}\n", "m.yaml:2: axes.torch: '2.5' is listed twice"),
-    ("name: x\nknown_bad:\n  - id: a\n    reason: r\n    fixed_in: {torch: 2.6}\n",
-     "m.yaml:5: known_bad[0].fixed_in.torch: 2.6 is a number"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {torch: '>=2.x'}\n",
+            "m.yaml:5: known_bad[0].when.torch: '>=2.x' is not a valid version specifier",
+        ),
+        ("name: x\naxez: {}\n", "m.yaml:2: axez: unknown key 'axez'; did you mean 'axes'?"),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    whne: {}\n",
+            "m.yaml:5: known_bad[0].whne: unknown key 'whne'; did you mean 'when'?",
+        ),
+        (
+            "name: x\naxes:\n  torch: [2.5, '2.6']\n",
+            "m.yaml:3: axes.torch[0]: 2.5 is a number, write the version as a quoted string",
+        ),
+        ("name: x\naxes:\n  rocm: '6.2'\n", None),
+        ("name: x\narch: [gfx9x6]\n", "m.yaml:2: arch[0]: 'gfx9x6' is not a GPU architecture name"),
+        ("name: x\narch: gfx94*\n", "m.yaml:2: arch: 'gfx94*' is not a GPU architecture name"),
+        ("name: x\nplatform: hip\n", "m.yaml:2: platform: 'hip' is not a platform"),
+        (
+            "name: x\nsuites: [gpu, colectives]\n",
+            "m.yaml:2: suites[1]: unknown suite 'colectives'; did you mean 'collectives'?",
+        ),
+        ("name: x\nfloors: {gemm_bf16_tflops: -1}\n", "m.yaml:2: floors.gemm_bf16_tflops: must be greater than 0"),
+        ("name: x\nfloors: {gemm_bf16_tflops: fast}\n", "m.yaml:2: floors.gemm_bf16_tflops: expected a number"),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n  - id: a\n    reason: s\n",
+            "m.yaml:5: known_bad: duplicate rule id 'a' (first defined at m.yaml:3)",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: A b\n    reason: r\n",
+            "m.yaml:3: known_bad[0].id: 'A b' is not a valid rule id",
+        ),
+        ("name: x\nknown_bad:\n  - reason: r\n", "m.yaml:3: known_bad[0]: missing required key 'id'"),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: crash\n",
+            "m.yaml:5: known_bad[0].action: 'crash' is not an action",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    signature: '(unclosed'\n",
+            "m.yaml:5: known_bad[0].signature: '(unclosed' is not a valid regular expression",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    links: [ftp://x]\n",
+            "m.yaml:5: known_bad[0].links[0]: 'ftp://x' is not an http(s) URL",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {env: {HSA_X: maybe}}\n",
+            "m.yaml:5: known_bad[0].when.env.HSA_X: expected 'present', 'absent'",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    when: {arch: [gfx1100, mi300]}\n",
+            "m.yaml:5: known_bad[0].when.arch[1]: 'mi300' is not a GPU architecture",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    applies_to: {uses: []}\n",
+            "m.yaml:5: known_bad[0].applies_to.uses: must not be an empty list",
+        ),
+        ("name: x\nknown_bad: {id: a}\n", "m.yaml:2: known_bad: expected a list of rules"),
+        (
+            "name: x\naxes: {torch: ['2.5']}\nexclude:\n  - {torch: '2.9'}\n",
+            "m.yaml:4: exclude[0].torch: '2.9' is not a value of the torch axis (2.5)",
+        ),
+        (
+            "name: x\naxes: {torch: ['2.5']}\nexclude:\n  - {rocm: '6.2'}\n",
+            "m.yaml:4: exclude[0].rocm: unknown axis 'rocm'",
+        ),
+        ("name: x\nname: y\n", "m.yaml:2: duplicate key 'name' (first on line 1)"),
+        ("- a\n- b\n", "m.yaml:1: the top level must be a mapping"),
+        ("{}\n", "m.yaml:1: the file is an empty mapping"),
+        ("   \n\n", "m.yaml:1: the file is empty"),
+        (
+            "x: !!python/object/apply:os.system ['echo hi']\n",
+            "m.yaml:1: not valid YAML: 'tag:yaml.org,2002:python/object/apply:os.system' tags are not allowed",
+        ),
+        ("name: [unclosed\n", "m.yaml:2: not valid YAML"),
+        ("name: x\naxes: {torch: ['2.5', '2.5']}\n", "m.yaml:2: axes.torch: '2.5' is listed twice"),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    fixed_in: {torch: 2.6}\n",
+            "m.yaml:5: known_bad[0].fixed_in.torch: 2.6 is a number",
+        ),
+    ],
+)
 def test_error_names_file_line_and_path(matrix_file, text: str, expected: str | None) -> None:
     path = matrix_file(text)
     if expected is None:  # a single string is accepted for a one-value axis

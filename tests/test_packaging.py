@@ -19,7 +19,10 @@ def test_every_subpackage_is_listed_in_pyproject() -> None:
     if tomllib is None:
         pytest.skip("tomllib needs Python 3.11")
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    on_disk = {".".join(p.parent.relative_to(REPO).parts)
-               for p in (REPO / "pytest_rocmcompat").rglob("__init__.py") if "__pycache__" not in p.parts}
+    on_disk = {
+        ".".join(p.parent.relative_to(REPO).parts)
+        for p in (REPO / "pytest_rocmcompat").rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
     assert on_disk, "no package found on disk"
     assert on_disk <= listed, f"packages missing from pyproject's [tool.setuptools] packages: {on_disk - listed}"

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json, parse_amdsmi_version
 from pytest_rocmcompat.probe.device_report import DeviceReport
-from pytest_rocmcompat.stack.environment import GPU
 from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
 from pytest_rocmcompat.probe.rocm_version import parse_rocm_version_file, read_rocm_version
 from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
+from pytest_rocmcompat.stack.environment import GPU
 
 DATA = Path(__file__).parent / "data"
 KiB, MiB = 1024, 1024 * 1024
@@ -291,10 +291,30 @@ def test_amdsmi_static_truncated_raises_value_error():
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["gpu", "gpu_data", "asic", "vram", "size", "value", "unit", "driver", "version",
-                         "market_name", "target_graphics_version", "board", "product_name"]),
-        inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "gpu",
+                    "gpu_data",
+                    "asic",
+                    "vram",
+                    "size",
+                    "value",
+                    "unit",
+                    "driver",
+                    "version",
+                    "market_name",
+                    "target_graphics_version",
+                    "board",
+                    "product_name",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=20,
 )
 
@@ -394,8 +414,25 @@ def test_nvidia_smi_parsers_never_raise(text):
     assert isinstance(parse_nvidia_smi_header(text), DeviceReport)
 
 
-CSV_CELLS = st.sampled_from(["0", "1", "NVIDIA H100 80GB HBM3", "81559", "81559 MiB", "9.0", "12.0", "[N/A]",
-                             "580.159.04", "index", "name", "memory.total [MiB]", "compute_cap", "", " "])
+CSV_CELLS = st.sampled_from(
+    [
+        "0",
+        "1",
+        "NVIDIA H100 80GB HBM3",
+        "81559",
+        "81559 MiB",
+        "9.0",
+        "12.0",
+        "[N/A]",
+        "580.159.04",
+        "index",
+        "name",
+        "memory.total [MiB]",
+        "compute_cap",
+        "",
+        " ",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -14,11 +14,14 @@ from .conftest import CPU_ENV, MI50_ENV, MI300_ENV
 @pytest.fixture
 def env_file(pytester: pytest.Pytester):
     """Replay files inside the pytester directory (an outside path would move pytest's rootdir)."""
+
     def make(env: Environment = CPU_ENV, name: str = "env.json"):
         path = pytester.path / name
         path.write_text(env.to_json(), encoding="utf-8")
         return path
+
     return make
+
 
 MATRIX = """
 name: TestMatrix
@@ -48,7 +51,7 @@ known_bad:
     reason: any failure of these is known
 """
 
-TESTS = '''
+TESTS = """
 import pytest
 
 @pytest.mark.gpus(1)
@@ -69,7 +72,7 @@ def test_passes_now():
 
 def test_plain():
     pass
-'''
+"""
 
 
 @pytest.fixture
@@ -81,14 +84,17 @@ def setup(pytester: pytest.Pytester, env_file):
         path = env_file(env)
         argv = ("--rocm-matrix", "matrix.yaml", "--rocm-env", str(path), "-p", "no:cacheprovider", *args)
         return pytester.runpytest_subprocess(*argv) if subprocess else pytester.runpytest(*argv)
+
     return run
 
 
 def test_mi50_gets_memory_fault_skip_with_reason(setup) -> None:
     result = setup(MI50_ENV, "--rocm-set", "lib.torchao=0.7.0", "-rs")
-    result.stdout.fnmatch_lines([
-        "*SKIPPED*[gfx906-fault] memory access fault on any GPU op (https://example.invalid/fault)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*SKIPPED*[gfx906-fault] memory access fault on any GPU op (https://example.invalid/fault)",
+        ]
+    )
     outcomes = result.parseoutcomes()
     assert outcomes["skipped"] == 1
 
@@ -101,12 +107,14 @@ def test_mi300_with_same_torch_is_not_skipped(setup) -> None:
 
 def test_signature_decides_known_bad_versus_fail(setup) -> None:
     result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-v")
-    result.stdout.fnmatch_lines([
-        "*test_int1_error KNOWN-BAD*",
-        "*test_other_error FAILED*",
-        "*test_passes_now STALE-RULE*",
-        "*known-bad rule(s) int1 apply to this test, but the failure text does not match*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_int1_error KNOWN-BAD*",
+            "*test_other_error FAILED*",
+            "*test_passes_now STALE-RULE*",
+            "*known-bad rule(s) int1 apply to this test, but the failure text does not match*",
+        ]
+    )
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] == 1 and outcomes["xfailed"] == 1 and outcomes["xpassed"] == 1
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -132,8 +140,18 @@ def test_exitfirst_sees_classified_outcomes(setup) -> None:
 
 def test_exitfirst_stops_at_strict_stale_rule(setup, pytester: pytest.Pytester) -> None:
     """...and a pass that --rocm-strict turns into a failure does stop it; the rest is "not run"."""
-    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "--rocm-strict", "-x", "-v",
-                   "-k", "passes_now or plain", "--rocm-report", "r.md")
+    result = setup(
+        MI300_ENV,
+        "--rocm-set",
+        "lib.torchao=0.7.0",
+        "--rocm-strict",
+        "-x",
+        "-v",
+        "-k",
+        "passes_now or plain",
+        "--rocm-report",
+        "r.md",
+    )
     result.stdout.fnmatch_lines(["*test_passes_now STALE-RULE*"])
     assert "test_plain PASSED" not in result.stdout.str()
     assert result.parseoutcomes() == {"failed": 1, "deselected": 3}
@@ -144,16 +162,18 @@ def test_exitfirst_stops_at_strict_stale_rule(setup, pytester: pytest.Pytester) 
 def test_quiet_run_letters_and_summary_words(setup) -> None:
     """Without -v the letters are pytest's (x, X); the short summary still names the outcomes."""
     result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-q", "-rxX", "-k", "int1_error or passes_now")
-    result.stdout.fnmatch_lines(["xX*", "*KNOWN-BAD test_suite.py::test_int1_error*",
-                                 "*STALE-RULE test_suite.py::test_passes_now*"])
+    result.stdout.fnmatch_lines(
+        ["xX*", "*KNOWN-BAD test_suite.py::test_int1_error*", "*STALE-RULE test_suite.py::test_passes_now*"]
+    )
 
 
 def test_words_and_classification_under_xdist(setup) -> None:
     """Workers classify (once); the controller prints the words and counts the outcomes."""
     pytest.importorskip("xdist")
     result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "-n", "2", "-v", subprocess=True)
-    result.stdout.fnmatch_lines_random([
-        "*KNOWN-BAD*test_int1_error*", "*STALE-RULE*test_passes_now*", "*FAILED*test_other_error*"])
+    result.stdout.fnmatch_lines_random(
+        ["*KNOWN-BAD*test_int1_error*", "*STALE-RULE*test_passes_now*", "*FAILED*test_other_error*"]
+    )
     assert result.stdout.str().count("but the failure text does not match") == 1
     assert result.parseoutcomes() == {"failed": 1, "passed": 2, "xfailed": 1, "xpassed": 1}
 
@@ -173,37 +193,53 @@ def test_rule_without_signature_matches_any_failure(pytester: pytest.Pytester, e
 
 def test_collect_only_lists_affected_tests(setup) -> None:
     result = setup(MI50_ENV, "--rocm-set", "lib.torchao=0.7.0", "--collect-only", "-q")
-    result.stdout.fnmatch_lines([
-        "*rocmcompat: known-bad rules that apply*",
-        "test_suite.py::test_gpu_op: SKIP [[]gfx906-fault[]] memory access fault on any GPU op*",
-        "test_suite.py::test_int1_error: XFAIL [[]int1[]] torchao needs torch.int1*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*rocmcompat: known-bad rules that apply*",
+            "test_suite.py::test_gpu_op: SKIP [[]gfx906-fault[]] memory access fault on any GPU op*",
+            "test_suite.py::test_int1_error: XFAIL [[]int1[]] torchao needs torch.int1*",
+        ]
+    )
     assert "test_plain:" not in result.stdout.str()
 
 
 def test_header_shows_environment_and_cell(setup) -> None:
     result = setup(MI50_ENV)
-    result.stdout.fnmatch_lines([
-        "rocmcompat: platform=rocm arch=gfx906 x1 rocm=6.2.4 * torch=2.5.1+rocm6.2 python=3.12.3 [[]replay: *env.json[]]",
-        "rocmcompat: matrix 'TestMatrix' cell arch=gfx906 torch=2.5 python=3.12",
-        "rocmcompat: 2 of 3 known-bad rules active (matrix.yaml)",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "rocmcompat: platform=rocm arch=gfx906 x1 rocm=6.2.4 * torch=2.5.1+rocm6.2 python=3.12.3 [[]replay: *env.json[]]",
+            "rocmcompat: matrix 'TestMatrix' cell arch=gfx906 torch=2.5 python=3.12",
+            "rocmcompat: 2 of 3 known-bad rules active (matrix.yaml)",
+        ]
+    )
 
 
 def test_header_outside_matrix(setup) -> None:
     result = setup(CPU_ENV)
-    result.stdout.fnmatch_lines([
-        "rocmcompat: OUTSIDE matrix 'TestMatrix': platform is cpu, the matrix is for rocm; "
-        "arch not detected (the matrix lists gfx906, gfx942); torch 2.13.0+cpu is not on the torch axis (2.4, 2.5)*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "rocmcompat: OUTSIDE matrix 'TestMatrix': platform is cpu, the matrix is for rocm; "
+            "arch not detected (the matrix lists gfx906, gfx942); torch 2.13.0+cpu is not on the torch axis (2.4, 2.5)*",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the tests still ran
 
 
 def test_overridden_run_is_labelled(setup) -> None:
-    result = setup(CPU_ENV, "--rocm-set", "platform=rocm", "--rocm-set", "arch=gfx906",
-                   "--rocm-set", "torch=2.5.1+rocm6.2", "--rocm-set", "python=3.12.0")
-    result.stdout.fnmatch_lines(["*[[]overridden: *env.json + platform=rocm; arch=gfx906; *[]]",
-                                 "*cell arch=gfx906 torch=2.5 python=3.12"])
+    result = setup(
+        CPU_ENV,
+        "--rocm-set",
+        "platform=rocm",
+        "--rocm-set",
+        "arch=gfx906",
+        "--rocm-set",
+        "torch=2.5.1+rocm6.2",
+        "--rocm-set",
+        "python=3.12.0",
+    )
+    result.stdout.fnmatch_lines(
+        ["*[[]overridden: *env.json + platform=rocm; arch=gfx906; *[]]", "*cell arch=gfx906 torch=2.5 python=3.12"]
+    )
 
 
 def test_gpus_marker_skips_when_too_few(pytester: pytest.Pytester, env_file) -> None:
@@ -241,8 +277,14 @@ def test_markers_registered_under_strict_markers(pytester: pytest.Pytester, env_
     result = pytester.runpytest("--strict-markers", "--rocm-env", str(env_file()))
     assert result.ret == 0
     result = pytester.runpytest("--markers", "--rocm-env", str(env_file()))
-    result.stdout.fnmatch_lines(["@pytest.mark.uses(*libraries)*", "@pytest.mark.gpus(n=1)*",
-                                 "@pytest.mark.isolated(timeout=None, fresh=False)*", "@pytest.mark.known_issue(rule_id)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "@pytest.mark.uses(*libraries)*",
+            "@pytest.mark.gpus(n=1)*",
+            "@pytest.mark.isolated(timeout=None, fresh=False)*",
+            "@pytest.mark.known_issue(rule_id)*",
+        ]
+    )
 
 
 def test_known_issue_marker(pytester: pytest.Pytester, env_file) -> None:
@@ -273,14 +315,20 @@ def test_known_issue_unknown_rule_is_usage_error(pytester: pytest.Pytester, env_
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
-@pytest.mark.parametrize("args,message", [
-    (("--rocm-matrix", "bad.yaml"), "ERROR: rocmcompat: bad.yaml:2: known_bad[[]0[]].when.torch: '>=2.x' is not a valid version specifier*"),
-    (("--rocm-matrix", "missing.yaml"), "ERROR: rocmcompat: missing.yaml: file not found"),
-    (("--rocm-env", "missing.json"), "ERROR: rocmcompat: missing.json: cannot read the recorded environment*"),
-    (("--rocm-env", "bad.yaml"), "ERROR: rocmcompat: bad.yaml:1: not valid JSON*"),
-    (("--rocm-set", "arch=mi300"), "ERROR: rocmcompat: --rocm-set 'arch=mi300': mi300 is not a GPU architecture*"),
-    (("--rocm-set", "colour=blue"), "ERROR: rocmcompat: --rocm-set 'colour=blue': unknown key 'colour'*"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--rocm-matrix", "bad.yaml"),
+            "ERROR: rocmcompat: bad.yaml:2: known_bad[[]0[]].when.torch: '>=2.x' is not a valid version specifier*",
+        ),
+        (("--rocm-matrix", "missing.yaml"), "ERROR: rocmcompat: missing.yaml: file not found"),
+        (("--rocm-env", "missing.json"), "ERROR: rocmcompat: missing.json: cannot read the recorded environment*"),
+        (("--rocm-env", "bad.yaml"), "ERROR: rocmcompat: bad.yaml:1: not valid JSON*"),
+        (("--rocm-set", "arch=mi300"), "ERROR: rocmcompat: --rocm-set 'arch=mi300': mi300 is not a GPU architecture*"),
+        (("--rocm-set", "colour=blue"), "ERROR: rocmcompat: --rocm-set 'colour=blue': unknown key 'colour'*"),
+    ],
+)
 def test_usage_errors_exit_4_without_traceback(pytester: pytest.Pytester, env_file, args, message) -> None:
     pytester.makefile(".yaml", bad="known_bad:\n  - {id: a, reason: r, when: {torch: '>=2.x'}}\n")
     pytester.makepyfile("def test_x(): pass\n")
@@ -304,23 +352,29 @@ def test_bundled_database_applies_without_matrix(pytester: pytest.Pytester, env_
     pytester.makepyfile("import pytest\n@pytest.mark.gpus(1)\ndef test_gpu(): pass\n")
     result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "--collect-only")
     # the MI50 rule is contested (pytorch/pytorch#147626): it isolates the test, it does not skip it
-    result.stdout.fnmatch_lines(["*(bundled known_bad.yaml)",
-                                 "*: ISOLATE [[]torch-2.5.1-rocm6.2-gfx906-memory-fault[]]*"])
+    result.stdout.fnmatch_lines(
+        ["*(bundled known_bad.yaml)", "*: ISOLATE [[]torch-2.5.1-rocm6.2-gfx906-memory-fault[]]*"]
+    )
     result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "--rocm-no-bundled")
     result.stdout.fnmatch_lines(["*0 of 0 known-bad rules active*"])
     assert result.parseoutcomes() == {"passed": 1}
 
 
 def test_junit_properties_and_markdown_report(setup, pytester: pytest.Pytester) -> None:
-    result = setup(MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "--junitxml", "out.xml",
-                   "--rocm-report", "reports/COMPAT.md")
+    result = setup(
+        MI300_ENV, "--rocm-set", "lib.torchao=0.7.0", "--junitxml", "out.xml", "--rocm-report", "reports/COMPAT.md"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     root = ET.parse(pytester.path / "out.xml").getroot()
     props = {}
     for case in root.iter("testcase"):
         props[case.get("name")] = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert props["test_int1_error"] == {"rocm_outcome": "known-bad", "rocm_rule": "int1", "rocm_uses": "torchao",
-                                        "rocm_signature": "module 'torch' has no attribute 'int1'"}
+    assert props["test_int1_error"] == {
+        "rocm_outcome": "known-bad",
+        "rocm_rule": "int1",
+        "rocm_uses": "torchao",
+        "rocm_signature": "module 'torch' has no attribute 'int1'",
+    }
     assert props["test_passes_now"]["rocm_outcome"] == "stale-rule"
     assert props["test_other_error"]["rocm_outcome"] == "fail"
     report = (pytester.path / "reports" / "COMPAT.md").read_text()
@@ -331,12 +385,12 @@ def test_junit_properties_and_markdown_report(setup, pytester: pytest.Pytester) 
 
 def test_report_escapes_and_redacts(pytester: pytest.Pytester, env_file, monkeypatch) -> None:
     monkeypatch.setenv("HF_TOKEN", "hf_SuperSecretValue1234567890abcdef")
-    pytester.makepyfile('''
+    pytester.makepyfile("""
         import os, pytest
         @pytest.mark.parametrize("x", ["a|b<c>&d"])
         def test_bad(x):
             raise ValueError("token " + os.environ["HF_TOKEN"] + " pipe | and <tag>\\nnext line")
-    ''')
+    """)
     pytester.runpytest("--rocm-env", str(env_file()), "--rocm-report", "r.md")
     report = (pytester.path / "r.md").read_text()
     assert "hf_SuperSecretValue" not in report and "[redacted]" in report
@@ -370,12 +424,23 @@ def test_xdist_workers_get_the_controller_environment(pytester: pytest.Pytester,
     """)
     pytester.makefile(".yaml", matrix=MATRIX)
     pytester.makepyfile(test_suite=TESTS)
-    result = pytester.runpytest_subprocess("-n", "2", "--rocm-matrix", "matrix.yaml", "--rocm-env",
-                                           str(env_file(MI50_ENV)), "--rocm-set", "lib.torchao=0.7.0",
-                                           "--rocm-report", "r.md", "-rs")
+    result = pytester.runpytest_subprocess(
+        "-n",
+        "2",
+        "--rocm-matrix",
+        "matrix.yaml",
+        "--rocm-env",
+        str(env_file(MI50_ENV)),
+        "--rocm-set",
+        "lib.torchao=0.7.0",
+        "--rocm-report",
+        "r.md",
+        "-rs",
+    )
     result.stdout.fnmatch_lines(["*[[]gfx906-fault[]]*"])
     assert result.parseoutcomes() == {"failed": 1, "passed": 1, "skipped": 1, "xfailed": 1, "xpassed": 1}
     import json
+
     for worker in ("gw0", "gw1"):
         data = json.loads((pytester.path / f"worker-{worker}.json").read_text())
         assert data["source"] == "overridden" and data["libraries"]["torchao"] == "0.7.0"
@@ -388,6 +453,7 @@ def test_report_path_from_ini(pytester: pytest.Pytester, env_file) -> None:
     pytester.makepyfile("def test_x(): pass\n")
     pytester.runpytest("--rocm-env", str(env_file()))
     import re
+
     assert re.search(r"\| \*\*total\*\* +\| 1 ", (pytester.path / "out" / "COMPAT.md").read_text())
 
 
@@ -395,8 +461,9 @@ def test_matrix_suites_select_bundled_suite_directories(pytester: pytest.Pyteste
     for suite in ("gpu", "ppo", "libs"):
         pytester.makepyfile(**{f"suites/{suite}/test_{suite}": "def test_x(): pass\n"})
     pytester.makefile(".yaml", matrix="name: m\nsuites: [gpu, libs]\n")
-    result = pytester.runpytest("--rocm-matrix", "matrix.yaml", "--rocm-env", str(env_file()), "suites",
-                                "--collect-only", "-q")
+    result = pytester.runpytest(
+        "--rocm-matrix", "matrix.yaml", "--rocm-env", str(env_file()), "suites", "--collect-only", "-q"
+    )
     result.stdout.fnmatch_lines(["suites/gpu/test_gpu.py::test_x", "suites/libs/test_libs.py::test_x"])
     assert "test_ppo" not in result.stdout.str()
     result = pytester.runpytest("--rocm-env", str(env_file()), "suites", "--collect-only", "-q")
@@ -404,10 +471,12 @@ def test_matrix_suites_select_bundled_suite_directories(pytester: pytest.Pyteste
 
 
 def test_planted_secrets_reach_no_output_file(pytester: pytest.Pytester, env_file, monkeypatch) -> None:
-    secrets = {"HF_TOKEN": "hf_PlantedTokenValue0123456789abcdefXYZ",
-               "WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567",
-               "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-               "GITHUB_TOKEN": "ghp_PlantedGithubToken0123456789abcdefgh"}
+    secrets = {
+        "HF_TOKEN": "hf_PlantedTokenValue0123456789abcdefXYZ",
+        "WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567",
+        "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "GITHUB_TOKEN": "ghp_PlantedGithubToken0123456789abcdefgh",
+    }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     pytester.makepyfile("""
@@ -418,8 +487,9 @@ def test_planted_secrets_reach_no_output_file(pytester: pytest.Pytester, env_fil
                 sys.stderr.write(os.environ[name] + "\\n")
             assert os.environ["HF_TOKEN"] == "wrong", os.environ["GITHUB_TOKEN"]
     """)
-    result = pytester.runpytest_subprocess("--rocm-env", str(env_file()), "--junitxml", "out.xml",
-                                           "--rocm-report", "r.md", "-o", "junit_logging=all")
+    result = pytester.runpytest_subprocess(
+        "--rocm-env", str(env_file()), "--junitxml", "out.xml", "--rocm-report", "r.md", "-o", "junit_logging=all"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     junit, report = (pytester.path / "out.xml").read_text(), (pytester.path / "r.md").read_text()
     assert "[redacted]" in junit

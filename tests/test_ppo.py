@@ -8,9 +8,9 @@ import json
 import sys
 
 import pytest
+from peaks import peak_for
 
 from pytest_rocmcompat.session.measurements import default_unit
-from peaks import peak_for
 
 from .conftest import REPO
 
@@ -90,8 +90,13 @@ def test_suite_run_records_engine_and_phase_metrics(pytester):
 
     xml = pytester.path / "ppo.xml"
     result = pytester.runpytest_subprocess(
-        f"{SUITE / 'test_ppo_learning.py'}::test_rl_learns[grpo]", "-p", "no:cacheprovider",
-        f"--rootdir={REPO}", f"--junitxml={xml}", "-q")
+        f"{SUITE / 'test_ppo_learning.py'}::test_rl_learns[grpo]",
+        "-p",
+        "no:cacheprovider",
+        f"--rootdir={REPO}",
+        f"--junitxml={xml}",
+        "-q",
+    )
     result.assert_outcomes(passed=1)
     assert "mini-PPO phase breakdown" in result.stdout.str()
     case = ET.parse(xml).getroot().find(".//testcase")
@@ -101,7 +106,13 @@ def test_suite_run_records_engine_and_phase_metrics(pytester):
     assert json.loads(props["rocm_metric.ppo_training_seconds"])["higher_is_better"] is False
     # the report reader sees the same figures
     measured = {m.name: m for m in read_run(str(xml)).cases[0].measurements}
-    for name in ("ppo_rollout_tokens_per_s", "ppo_inference_tokens_per_s", "ppo_train_tokens_per_s",
-                 "ppo_rollout_seconds", "ppo_inference_seconds", "ppo_training_seconds"):
+    for name in (
+        "ppo_rollout_tokens_per_s",
+        "ppo_inference_tokens_per_s",
+        "ppo_train_tokens_per_s",
+        "ppo_rollout_seconds",
+        "ppo_inference_seconds",
+        "ppo_training_seconds",
+    ):
         assert measured[name].value > 0, name
     assert measured["ppo_train_tokens_per_s"].unit == "tokens/s"

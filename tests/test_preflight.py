@@ -6,16 +6,21 @@ import subprocess
 import sys
 from dataclasses import replace
 
+import preflight_checks as pc
 import pytest
 
-import preflight_checks as pc
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV, REPO
 
 OK_NODES = pc.HostFacts(shm_bytes=16 << 30, device_nodes={"/dev/kfd": "ok", "/dev/dri": "ok"})
-H100_ENV = Environment(platform="cuda", python="3.12.3", torch="2.11.0+cu130", cuda="13.0",
-                       gpus=(GPU(0, "NVIDIA H100 80GB HBM3", "sm_90", 85520809984, "nvidia"),))
+H100_ENV = Environment(
+    platform="cuda",
+    python="3.12.3",
+    torch="2.11.0+cu130",
+    cuda="13.0",
+    gpus=(GPU(0, "NVIDIA H100 80GB HBM3", "sm_90", 85520809984, "nvidia"),),
+)
 RX6700_ENV = replace(MI300_ENV, gpus=(GPU(0, "AMD Radeon RX 6700 XT", "gfx1031", 12 << 30, "amd"),))
 RX7900_ENV = replace(MI300_ENV, gpus=(GPU(0, "AMD Radeon RX 7900 XTX", "gfx1100", 24 << 30, "amd"),))
 
@@ -69,9 +74,18 @@ def test_shm_size_of_this_machine_passes():
     assert pc.check_shm_size(CPU_ENV, facts) is None
 
 
-@pytest.mark.parametrize(("value", "arch"), [("9.4.2", "gfx942"), ("9.0.10", "gfx90a"), ("9.0.6", "gfx906"),
-                                             ("11.0.0", "gfx1100"), ("10.3.0", "gfx1030"), ("9.4", None),
-                                             ("x.y.z", None)])
+@pytest.mark.parametrize(
+    ("value", "arch"),
+    [
+        ("9.4.2", "gfx942"),
+        ("9.0.10", "gfx90a"),
+        ("9.0.6", "gfx906"),
+        ("11.0.0", "gfx1100"),
+        ("10.3.0", "gfx1030"),
+        ("9.4", None),
+        ("x.y.z", None),
+    ],
+)
 def test_gfx_from_override(value, arch):
     assert pc.gfx_from_override(value) == arch
 
@@ -100,8 +114,10 @@ def test_build_arch_list_rocm():
         pc.check_build_arch_list(CPU_ENV, OK_NODES)
 
 
-@pytest.mark.parametrize(("value", "ok"), [("8.0", False), ("8.0;9.0", True), ("8.0 9.0a", True),
-                                           ("8.0+PTX", True), ("10.0+PTX", False), ("9.0", True)])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("8.0", False), ("8.0;9.0", True), ("8.0 9.0a", True), ("8.0+PTX", True), ("10.0+PTX", False), ("9.0", True)],
+)
 def test_build_arch_list_cuda(value, ok):
     problem = pc.check_build_arch_list(with_env(H100_ENV, TORCH_CUDA_ARCH_LIST=value), OK_NODES)
     assert (problem is None) == ok, problem
@@ -124,10 +140,12 @@ def test_visible_devices():
     check = pc.check_visible_devices
     assert check(MI300_ENV, OK_NODES) is None
     assert check(with_env(MI300_ENV, HIP_VISIBLE_DEVICES="0,1", CUDA_VISIBLE_DEVICES="0, 1"), OK_NODES) is None
-    assert "disagree" in one_line(check(with_env(MI300_ENV, HIP_VISIBLE_DEVICES="0", CUDA_VISIBLE_DEVICES="1"),
-                                        OK_NODES))
+    assert "disagree" in one_line(
+        check(with_env(MI300_ENV, HIP_VISIBLE_DEVICES="0", CUDA_VISIBLE_DEVICES="1"), OK_NODES)
+    )
     assert "relative to ROCR" in one_line(
-        check(with_env(MI300_ENV, ROCR_VISIBLE_DEVICES="4,5", HIP_VISIBLE_DEVICES="4"), OK_NODES))
+        check(with_env(MI300_ENV, ROCR_VISIBLE_DEVICES="4,5", HIP_VISIBLE_DEVICES="4"), OK_NODES)
+    )
     assert check(with_env(MI300_ENV, ROCR_VISIBLE_DEVICES="4,5", HIP_VISIBLE_DEVICES="1"), OK_NODES) is None
     with pytest.raises(pc.NotApplicable):
         check(H100_ENV, OK_NODES)
@@ -141,8 +159,9 @@ def test_vllm_expandable_segments():
     off = with_env(vllm, PYTORCH_CUDA_ALLOC_CONF="expandable_segments:False")
     assert pc.check_vllm_expandable_segments(off, OK_NODES) is None
     with pytest.raises(pc.NotApplicable, match="vLLM"):
-        pc.check_vllm_expandable_segments(with_env(MI300_ENV, PYTORCH_HIP_ALLOC_CONF="expandable_segments:True"),
-                                          OK_NODES)
+        pc.check_vllm_expandable_segments(
+            with_env(MI300_ENV, PYTORCH_HIP_ALLOC_CONF="expandable_segments:True"), OK_NODES
+        )
 
 
 NUMPY1_OUTPUT = """
@@ -169,7 +188,7 @@ def test_numpy_abi_for_real_on_this_machine():
     pytest.importorskip("numpy")
     output = pc.numpy_child_output()
     assert output and "numpy " in output and "torch " in output, output
-    from pytest_rocmcompat.probe.live import probe  # noqa: PLC0415 - only this test probes
+    from pytest_rocmcompat.probe.live import probe
 
     env = probe()
     assert pc.check_numpy_abi(env, pc.HostFacts(numpy_child_output=output)) is None
@@ -191,8 +210,25 @@ def test_every_check_has_a_suite_test():
 
 
 def _run_suite(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", "suites/preflight", "-q", "-rs", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", *args], cwd=REPO, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/preflight",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            *args,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_suite_runs_for_real_on_this_cpu_box():

@@ -65,8 +65,9 @@ def test_entry_in_a_folder_others_can_write_is_not_trusted(tmp_path: Path) -> No
     assert cached_probe((), environ=environ)[1] is False
 
 
-def test_header_says_cached_and_fresh_probes_again(pytester: pytest.Pytester, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_header_says_cached_and_fresh_probes_again(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ROCMCOMPAT_CACHE_DIR", str(tmp_path / "cache"))
     pytester.makepyfile(test_a="def test_a():\n    pass\n")
     first = pytester.runpytest_subprocess("--rocm-no-bundled")

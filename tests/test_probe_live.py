@@ -17,8 +17,21 @@ from pytest_rocmcompat.probe.rocminfo import parse_rocminfo
 from .conftest import DATA
 
 ROCM_TORCH = {"version": "2.5.1+rocm6.2", "hip": "6.2.41133-dd7f95766", "cuda": None, "devices": []}
-CUDA_TORCH = {"version": "2.11.0+cu130", "hip": None, "cuda": "13.0", "devices": [
-    {"index": 0, "name": "NVIDIA H100 80GB HBM3", "memory_bytes": 85045149696, "major": 9, "minor": 0, "gcn_arch": ""}]}
+CUDA_TORCH = {
+    "version": "2.11.0+cu130",
+    "hip": None,
+    "cuda": "13.0",
+    "devices": [
+        {
+            "index": 0,
+            "name": "NVIDIA H100 80GB HBM3",
+            "memory_bytes": 85045149696,
+            "major": 9,
+            "minor": 0,
+            "gcn_arch": "",
+        }
+    ],
+}
 
 
 def read(name: str) -> str:
@@ -67,8 +80,12 @@ def replay_machine(tmp_path: Path):
     rocm = tmp_path / "rocm" / ".info"
     rocm.mkdir(parents=True)
     (rocm / "version").write_text("6.2.3-112\n")
-    environ = {"PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}", "ROCM_PATH": str(tmp_path / "rocm"),
-               "HIP_VISIBLE_DEVICES": "0,1", "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz"}
+    environ = {
+        "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "ROCM_PATH": str(tmp_path / "rocm"),
+        "HIP_VISIBLE_DEVICES": "0,1",
+        "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz",
+    }
     return bindir, environ
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
-from pytest_rocmcompat.report.recommend import recommend
 from pytest_rocmcompat.report.junit_read import read_run
+from pytest_rocmcompat.report.recommend import recommend
 
 from .conftest import MI50_ENV, REPO
 
@@ -21,14 +21,21 @@ def _section(text: str, title: str) -> str:
 
 
 def _rows(section: str) -> list[list[str]]:
-    return [[c.strip() for c in line.strip("|").split("|")] for line in section.splitlines()
-            if line.startswith("| ") and not line.startswith("| torch ") and not line.startswith("| stacks ")]
+    return [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| torch ") and not line.startswith("| stacks ")
+    ]
 
 
 def _gfx906_rule(torch_spec: str):
     rules = load_matrix(str(bundled_known_bad())).rules
-    return next(r for r in rules if "gfx906" in r.when.archs and any(
-        axis in ("torch", "torch_rocm") and torch_spec in str(spec) for axis, spec in r.when.versions))
+    return next(
+        r
+        for r in rules
+        if "gfx906" in r.when.archs
+        and any(axis in ("torch", "torch_rocm") and torch_spec in str(spec) for axis, spec in r.when.versions)
+    )
 
 
 def test_gfx906_from_the_bundled_matrices(capsys: pytest.CaptureFixture) -> None:
@@ -45,8 +52,11 @@ def test_gfx906_from_the_bundled_matrices(capsys: pytest.CaptureFixture) -> None
     # ROCm 6.4+ builds: no gfx906 kernels, though no planned cell reaches them
     kernels = _gfx906_rule("6.4")
     avoid = _section(text, "## Avoid")
-    assert re.search(rf"\| arch gfx906 · torch_rocm &gt;=6.4 +\| {re.escape(kernels.id)} +\| .*"
-                     rf"{re.escape(kernels.links[0])}.*\| no planned cell", avoid)
+    assert re.search(
+        rf"\| arch gfx906 · torch_rocm &gt;=6.4 +\| {re.escape(kernels.id)} +\| .*"
+        rf"{re.escape(kernels.links[0])}.*\| no planned cell",
+        avoid,
+    )
 
 
 def test_a_contested_isolate_rule_marks_the_stack_at_risk() -> None:
@@ -72,8 +82,9 @@ def test_evidence_hardware_with_date_and_replay_only(pytester: pytest.Pytester) 
     env = replace(MI50_ENV, torch="2.4.1+rocm6.0", rocm="6.0.2", libraries={})
     (pytester.path / "mi50.json").write_text(env.to_json(), encoding="utf-8")
     pytester.runpytest("-p", "no:cacheprovider", "--rocm-env", "mi50.json", "--junitxml=r.xml")
-    rec = recommend("gfx906", [load_matrix(str(REPO / "matrices" / "mi50.yaml"))],
-                    [read_run(str(pytester.path / "r.xml"))])
+    rec = recommend(
+        "gfx906", [load_matrix(str(REPO / "matrices" / "mi50.yaml"))], [read_run(str(pytester.path / "r.xml"))]
+    )
     (stack,) = [s for s in rec.stacks if s.evidence.by_source]
     assert (stack.torch, stack.runtime) == ("2.4.x", "ROCm 6.0")
     assert stack.evidence.text() == "replay only (not hardware): 1 pass"

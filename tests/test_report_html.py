@@ -26,8 +26,8 @@ def read_png(path: Path) -> tuple[int, int, list[bytes]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, header = 8, b"", None
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunk = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             header = struct.unpack(">IIBBBBB", chunk)
         elif kind == b"IDAT":
@@ -38,7 +38,7 @@ def read_png(path: Path) -> tuple[int, int, list[bytes]]:
     bpp = 3 if colour == 2 else 4
     raw, stride, rows, prev = zlib.decompress(idat), width * bpp, [], bytearray(width * bpp)
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
             b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
@@ -54,7 +54,7 @@ def read_png(path: Path) -> tuple[int, int, list[bytes]]:
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line))
         prev = line
-    return width, height, [bytes(r[i:i + 3]) for r in rows for i in range(0, stride, bpp)]
+    return width, height, [bytes(r[i : i + 3]) for r in rows for i in range(0, stride, bpp)]
 
 
 def rgb(hex_colour: str) -> bytes:
@@ -64,12 +64,37 @@ def rgb(hex_colour: str) -> bytes:
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
 def test_grid_renders_with_outcome_colours(cell_runs: Path, tmp_path: Path) -> None:  # noqa: F811
     page = tmp_path / "compat.html"
-    assert main(["report", str(cell_runs), "--matrix", str(cell_runs / "matrix.yaml"),
-                 "-o", str(tmp_path / "c.md"), "--html", str(page)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(cell_runs),
+                "--matrix",
+                str(cell_runs / "matrix.yaml"),
+                "-o",
+                str(tmp_path / "c.md"),
+                "--html",
+                str(page),
+            ]
+        )
+        == 0
+    )
     shot = tmp_path / "shot.png"
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=2400,1400", page.as_uri()],
-                   capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=2400,1400",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert shot.is_file(), "Chromium wrote no screenshot"
     width, height, pixels = read_png(shot)
     assert (width, height) == (2400, 1400)
@@ -78,8 +103,7 @@ def test_grid_renders_with_outcome_colours(cell_runs: Path, tmp_path: Path) -> N
         counts[px] = counts.get(px, 0) + 1
     runs, _ = read_runs(expand_inputs([str(cell_runs)]))
     merged = merge(runs, load_matrix(str(cell_runs / "matrix.yaml")))
-    shown = {NOT_RUN} | {headline(r.counts()[c]).value for r in merged.rows for c in merged.columns
-                         if c in r.counts()}
+    shown = {NOT_RUN} | {headline(r.counts()[c]).value for r in merged.rows for c in merged.columns if c in r.counts()}
     assert {"pass", "fail", "crashed", NOT_RUN} <= shown
     # every headline outcome of the grid fills solid boxes of its colour
     for outcome in shown:

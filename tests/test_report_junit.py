@@ -42,7 +42,7 @@ known_bad:
 
 FILES = {
     "pytest.ini": "[pytest]\n",
-    "suites/gpu/test_gpu.py": '''
+    "suites/gpu/test_gpu.py": """
         import pytest
 
         @pytest.mark.gpus(1)
@@ -52,16 +52,16 @@ FILES = {
         def test_gemm(rocm_env, rocm_measure):
             value = 650.0 if rocm_env.platform == "rocm" and len(rocm_env.gpus) == 8 else 120.0
             rocm_measure("gemm_bf16_tflops", value, floor=300.0, peak=1307.0, detail="4096^3")
-        ''',
-    "suites/collectives/test_coll.py": '''
+        """,
+    "suites/collectives/test_coll.py": """
         def test_allreduce_sizes(rocm_env, rocm_measure):
             scale = 2.0 if len(rocm_env.gpus) == 8 else 1.0
             for size, bw in (("1 MiB", 20.0), ("64 MiB", 150.0)):
                 rocm_measure("allreduce_busbw_gbps", bw * scale, detail=size)
                 rocm_measure(f"allgather_busbw_gbps@{size.replace(' ', '')}", bw * scale / 2, "GB/s",
                              detail=f"{size} bf16")
-        ''',
-    "suites/libs/test_torchao.py": '''
+        """,
+    "suites/libs/test_torchao.py": """
         import pytest
 
         @pytest.mark.uses("torchao")
@@ -78,8 +78,8 @@ FILES = {
 
         def test_own_xfail():
             pytest.xfail("the test's own xfail")
-        ''',
-    "tests/test_misc.py": '''
+        """,
+    "tests/test_misc.py": """
         import os
         import pytest
 
@@ -94,7 +94,7 @@ FILES = {
         def test_crash(rocm_env):
             if len(rocm_env.gpus) == 8:
                 os.abort()
-        ''',
+        """,
 }
 
 CELLS = {"mi50": MI50_ENV, "mi300": MI300_ENV, "cpu": CPU_ENV}
@@ -112,11 +112,24 @@ def make_project(root: Path) -> None:
         (root / f"{name}.json").write_text(env.to_json(), encoding="utf-8")
 
 
-def run_cell(root: Path, cell: str, *extra: str, junit: str | None = None,
-             environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def run_cell(
+    root: Path, cell: str, *extra: str, junit: str | None = None, environ: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     """A real pytest run of the plugin over the project, writing ``<cell>.xml``."""
-    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rocm-matrix", "matrix.yaml",
-            "--rocm-env", f"{cell}.json", f"--junitxml={junit or cell + '.xml'}", *extra]
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--rocm-matrix",
+        "matrix.yaml",
+        "--rocm-env",
+        f"{cell}.json",
+        f"--junitxml={junit or cell + '.xml'}",
+        *extra,
+    ]
     env = dict(environ if environ is not None else os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("GITHUB_STEP_SUMMARY", None) if environ is None else None
@@ -198,8 +211,11 @@ def test_skip_by_rule_and_floor_failure_read_back(cell_runs: Path) -> None:
     assert (m.name, m.value, m.floor, m.peak, m.unit) == ("gemm_bf16_tflops", 120.0, 300.0, 1307.0, "TFLOP/s")
     sizes = by_test["suites/collectives/test_coll.py::test_allreduce_sizes"].measurements
     assert [(m.name, m.detail, m.value) for m in sizes] == [
-        ("allreduce_busbw_gbps", "1 MiB", 20.0), ("allgather_busbw_gbps@1MiB", "1 MiB bf16", 10.0),
-        ("allreduce_busbw_gbps", "64 MiB", 150.0), ("allgather_busbw_gbps@64MiB", "64 MiB bf16", 75.0)]
+        ("allreduce_busbw_gbps", "1 MiB", 20.0),
+        ("allgather_busbw_gbps@1MiB", "1 MiB bf16", 10.0),
+        ("allreduce_busbw_gbps", "64 MiB", 150.0),
+        ("allgather_busbw_gbps@64MiB", "64 MiB bf16", 75.0),
+    ]
 
 
 def test_suite_of_classname() -> None:
@@ -218,11 +234,14 @@ def test_committed_real_runs_read(tmp_path: Path) -> None:
     assert sorted(c.outcome.value for c in pin.cases) == ["pass"] * 6 + ["skipped"]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ('<?xml version="1.0"?><testsuites><testsuite name="x"><testcase', "not well-formed XML"),
-    ("", "not well-formed XML"),
-    ("<html><body/></html>", "root element <html> is not <testsuites> or <testsuite>"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('<?xml version="1.0"?><testsuites><testsuite name="x"><testcase', "not well-formed XML"),
+        ("", "not well-formed XML"),
+        ("<html><body/></html>", "root element <html> is not <testsuites> or <testsuite>"),
+    ],
+)
 def test_corrupt_files_raise_a_clear_error(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "bad.xml"
     path.write_text(text, encoding="utf-8")
@@ -233,8 +252,10 @@ def test_corrupt_files_raise_a_clear_error(tmp_path: Path, text: str, expected: 
 
 def test_bare_testsuite_root_reads(tmp_path: Path) -> None:
     path = tmp_path / "one.xml"
-    path.write_text('<testsuite name="s"><testcase classname="a" name="b"><error message="boom"/></testcase>'
-                    '<testcase classname="a" name="c"><skipped message="no"/></testcase></testsuite>')
+    path.write_text(
+        '<testsuite name="s"><testcase classname="a" name="b"><error message="boom"/></testcase>'
+        '<testcase classname="a" name="c"><skipped message="no"/></testcase></testsuite>'
+    )
     cases = read_run(str(path)).cases
     assert [(c.outcome, c.message) for c in cases] == [(Outcome.FAIL, "boom"), (Outcome.SKIPPED, "no")]
 
@@ -248,8 +269,17 @@ def test_xdist_controller_writes_the_properties(tmp_path: Path) -> None:
     run = read_run(str(tmp_path / "mi300.xml"))
     assert run.props["rocm_cell"] == "arch=gfx942 torch=2.5 python=3.12"
     got = {c.test.split("::")[1]: c.outcome.value for c in run.cases}
-    assert got == {"test_gpu_op": "pass", "test_gemm": "pass", "test_allreduce_sizes": "pass",
-                   "test_int1_error": "known-bad", "test_other_error": "fail", "test_passes_now": "stale-rule",
-                   "test_own_xfail": "xfail"}
+    assert got == {
+        "test_gpu_op": "pass",
+        "test_gemm": "pass",
+        "test_allreduce_sizes": "pass",
+        "test_int1_error": "known-bad",
+        "test_other_error": "fail",
+        "test_passes_now": "stale-rule",
+        "test_own_xfail": "xfail",
+    }
     assert {c.test.split("::")[1] for c in run.cases if c.uses == ("torchao",)} == {
-        "test_int1_error", "test_other_error", "test_passes_now"}
+        "test_int1_error",
+        "test_other_error",
+        "test_passes_now",
+    }

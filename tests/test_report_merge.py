@@ -20,8 +20,13 @@ REAL = [str(REPO / "reports/h100/junit.xml"), str(REPO / "reports/h200x2-pinning
 
 def report(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "pytest_rocmcompat", "report", *args], env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "report", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def tables(markdown: str) -> list[list[str]]:
@@ -71,22 +76,42 @@ def test_merge_cells_into_one_table(cell_runs: Path, tmp_path: Path) -> None:  #
     assert any(r["test_pin.py"] == "✅6 ⏭️1" for r in unknown)
     assert len(next(t for t in tables(text) if "arch" in t[0])[0].strip("|").split("|")) <= 12
     # sections in reading order: grid, what is broken, skip reasons, headline figures, details
-    order = [text.index(h) for h in ("## Compatibility", "## What is broken", "## Skip reasons",
-                                     "## Headline figures", "## Details", "## Legend")]
+    order = [
+        text.index(h)
+        for h in (
+            "## Compatibility",
+            "## What is broken",
+            "## Skip reasons",
+            "## Headline figures",
+            "## Details",
+            "## Legend",
+        )
+    ]
     assert order == sorted(order)
     broken = text.split("## What is broken", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r"\| int1 +\| xfail +\| torchao needs torch.int1 +\| https://example.invalid/int1 +\| gfx906 .*: "
-                     r"1 stale-rule, 1 known-bad; gfx942", broken)
+    assert re.search(
+        r"\| int1 +\| xfail +\| torchao needs torch.int1 +\| https://example.invalid/int1 +\| gfx906 .*: "
+        r"1 stale-rule, 1 known-bad; gfx942",
+        broken,
+    )
     assert "gfx906-fault" in broken and "memory access fault on any GPU op" in broken
     assert "### Stale rules" in broken
-    assert re.search(r"\| crashed, no known signature +\| 1 +\| 1 crashed +\| gfx942 .*\(1\) +\| "
-                     r"tests/test_misc.py::test_crash +\|", broken)
+    assert re.search(
+        r"\| crashed, no known signature +\| 1 +\| 1 crashed +\| gfx942 .*\(1\) +\| "
+        r"tests/test_misc.py::test_crash +\|",
+        broken,
+    )
     assert re.search(r"\| fail, no known signature +\| 5 +\| 5 fail +\| gfx906 .*\(2\); gfx942 .*\(1\); ", broken)
     skips = text.split("## Skip reasons", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r"\| \[gfx906-fault\] memory access fault on any GPU op \(https://example.invalid/fault\) +\| 1 +\| "
-                     r"gfx906 .*\(1\) +\|", skips)
+    assert re.search(
+        r"\| \[gfx906-fault\] memory access fault on any GPU op \(https://example.invalid/fault\) +\| 1 +\| "
+        r"gfx906 .*\(1\) +\|",
+        skips,
+    )
     heads = text.split("## Headline figures", 1)[1].split("\n## ", 1)[0]
-    assert re.search(r"gfx942 .*\| GEMM bf16 +\| 650 TFLOP/s +\| 300 ✅ +\| 50% +\| suites/gpu/test_gpu.py::test_gemm", heads)
+    assert re.search(
+        r"gfx942 .*\| GEMM bf16 +\| 650 TFLOP/s +\| 300 ✅ +\| 50% +\| suites/gpu/test_gpu.py::test_gemm", heads
+    )
     assert re.search(r"gfx906 .*\| GEMM bf16 +\| 120 TFLOP/s +\| 300 ❌ below +\| 9%", heads)
     assert re.search(r"gfx942 .*\| all_reduce bus bandwidth, largest size +\| 300 GB/s", heads)
     details = text.split("## Details", 1)[1]
@@ -140,7 +165,9 @@ def test_matrix_lists_planned_cells_not_run(cell_runs: Path, tmp_path: Path) -> 
     assert "3 cell(s) from 3 JUnit file(s); 2 planned cell(s) not run." in text
     planned = [r for r in grid_rows(text).values() if r["source"] == "not run"]
     assert sorted((r["arch"], r["runtime"], r["torch · python"]) for r in planned) == [
-        ("gfx906", "ROCm", "2.4 · py 3.12"), ("gfx942", "ROCm", "2.4 · py 3.12")]
+        ("gfx906", "ROCm", "2.4 · py 3.12"),
+        ("gfx942", "ROCm", "2.4 · py 3.12"),
+    ]
     assert all(r["gpu"] == "⬜ not run" for r in planned)
 
 
@@ -201,21 +228,29 @@ def test_step_summary_appends_the_run_report(tmp_path: Path) -> None:
     assert "### allreduce_busbw_gbps by size (suites/collectives/test_coll.py::test_allreduce_sizes)" in text
     assert re.search(r"\| 64 MiB +\| 300 GB/s", text)
     assert "gemm_bf16_tflops" in text
-    assert re.search(r"### allgather_busbw_gbps by size .*\n\n\| size +\| value .*\n.*\n\| 1MiB +\| 20 GB/s "
-                     r".*\| 1 MiB bf16 +\|", text)
+    assert re.search(
+        r"### allgather_busbw_gbps by size .*\n\n\| size +\| value .*\n.*\n\| 1MiB +\| 20 GB/s "
+        r".*\| 1 MiB bf16 +\|",
+        text,
+    )
 
 
 def test_split_sized_groups_size_suffixed_and_multi_detail_figures() -> None:
-    from pytest_rocmcompat.session.measurements import Measurement
     from pytest_rocmcompat.report.sizes import split_sized
+    from pytest_rocmcompat.session.measurements import Measurement
 
     t = "suites/collectives/test_collectives.py::test_bandwidth[nccl-8-all_reduce]"
-    figures = [(t, Measurement(f"allreduce_busbw_gbps[nccl-8]@{s}", v, "GB/s")) for s, v in (("4KiB", 1.0), ("1GiB", 350.0))]
+    figures = [
+        (t, Measurement(f"allreduce_busbw_gbps[nccl-8]@{s}", v, "GB/s")) for s, v in (("4KiB", 1.0), ("1GiB", 350.0))
+    ]
     figures.append((t, Measurement("allreduce_busbw_gbps[nccl-8]", 350.0, "GB/s", floor=250.0)))  # the headline figure
-    figures += [("t2", Measurement("copy_d2d_gbps", v, "GB/s", detail=d)) for d, v in (("1 MiB", 10.0), ("1 GiB", 900.0))]
+    figures += [
+        ("t2", Measurement("copy_d2d_gbps", v, "GB/s", detail=d)) for d, v in (("1 MiB", 10.0), ("1 GiB", 900.0))
+    ]
     figures.append(("t3", Measurement("gemm_bf16_tflops", 600.0, "TFLOP/s")))
     flat, sized = split_sized(figures)
     assert [(t_, m.name) for t_, m in flat] == [(t, "allreduce_busbw_gbps[nccl-8]"), ("t3", "gemm_bf16_tflops")]
     assert [(t_, name, [(s, m.value) for s, m in found]) for t_, name, found in sized] == [
         (t, "allreduce_busbw_gbps[nccl-8]", [("4KiB", 1.0), ("1GiB", 350.0)]),
-        ("t2", "copy_d2d_gbps", [("1 MiB", 10.0), ("1 GiB", 900.0)])]
+        ("t2", "copy_d2d_gbps", [("1 MiB", 10.0), ("1 GiB", 900.0)]),
+    ]

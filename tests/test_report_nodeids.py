@@ -16,7 +16,7 @@ from pytest_rocmcompat.report.merge import merge, read_runs
 
 from .conftest import CPU_ENV
 
-THIRD_PARTY = '''
+THIRD_PARTY = """
     import os
     import pytest
 
@@ -35,7 +35,7 @@ THIRD_PARTY = '''
 
     def test_flaky():
         assert os.environ.get("FLAKY_FAILS") != "1", "shard two saw it fail"
-    '''
+    """
 
 
 @pytest.fixture
@@ -56,13 +56,15 @@ def _junit(project: pytest.Pytester, name: str, *extra: str) -> Path:
 def test_merged_names_are_pasteable_node_ids(project: pytest.Pytester) -> None:
     cases = read_run(str(_junit(project, "a.xml"))).cases
     ids = sorted(c.test for c in cases)
-    assert ids == sorted([
-        "tests/test_config.py::_BaseCls::test_base",
-        "tests/test_config.py::TestPeftConfig::test_x[Conv2d 1 LoRA]",
-        "tests/test_config.py::TestPeftConfig::test_x[a-b]",
-        "tests/test_config.py::TestPeftConfig::TestInner::test_deep",
-        "tests/test_config.py::test_flaky",
-    ])
+    assert ids == sorted(
+        [
+            "tests/test_config.py::_BaseCls::test_base",
+            "tests/test_config.py::TestPeftConfig::test_x[Conv2d 1 LoRA]",
+            "tests/test_config.py::TestPeftConfig::test_x[a-b]",
+            "tests/test_config.py::TestPeftConfig::TestInner::test_deep",
+            "tests/test_config.py::test_flaky",
+        ]
+    )
     assert {c.suite for c in cases} == {"tests/test_config.py"}  # no bogus tests/test_config/_BaseCls.py
     # pasted back into pytest, each id selects exactly its test
     result = project.runpytest("-p", "no:cacheprovider", "--collect-only", "-q", *ids)
@@ -80,8 +82,9 @@ def test_split_classname_keeps_modules_and_classes_apart() -> None:
     assert node_id("pkg.v1.test_a.TestC", "test_y", "pkg.v1/test_a.py") == "pkg.v1/test_a.py::TestC::test_y"
 
 
-def test_two_outcomes_of_one_test_in_one_cell_are_a_conflict(project: pytest.Pytester, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_outcomes_of_one_test_in_one_cell_are_a_conflict(
+    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = _junit(project, "shard1.xml")
     monkeypatch.setenv("FLAKY_FAILS", "1")
     second = _junit(project, "shard2.xml")
@@ -99,9 +102,21 @@ def test_two_outcomes_of_one_test_in_one_cell_are_a_conflict(project: pytest.Pyt
 
 def test_overridden_row_is_labelled_by_its_cell(project: pytest.Pytester, tmp_path: Path) -> None:
     (project.path / "m.yaml").write_text(
-        "name: M\nplatform: rocm\naxes:\n  rocm: ['6.2']\n  torch: ['2.5']\n  python: ['3.12']\n", encoding="utf-8")
-    xml = _junit(project, "o.xml", "--rocm-matrix=m.yaml", "--rocm-set", "platform=rocm",
-                 "--rocm-set", "arch=gfx906", "--rocm-set", "torch=2.5.1+rocm6.2", "--rocm-set", "python=3.12.3")
+        "name: M\nplatform: rocm\naxes:\n  rocm: ['6.2']\n  torch: ['2.5']\n  python: ['3.12']\n", encoding="utf-8"
+    )
+    xml = _junit(
+        project,
+        "o.xml",
+        "--rocm-matrix=m.yaml",
+        "--rocm-set",
+        "platform=rocm",
+        "--rocm-set",
+        "arch=gfx906",
+        "--rocm-set",
+        "torch=2.5.1+rocm6.2",
+        "--rocm-set",
+        "python=3.12.3",
+    )
     props = read_run(str(xml)).props
     assert props.get("rocm_cell.rocm") == "6.2" and not props.get("rocm_env.rocm")
     runs, _ = read_runs([str(xml)])
@@ -121,7 +136,8 @@ def test_html_class_names_are_valid_css(project: pytest.Pytester) -> None:
 
 
 def test_run_report_groups_skip_reasons_with_counts(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_s='''
+    pytester.makepyfile(
+        test_s="""
         import pytest
 
         @pytest.mark.parametrize("i", range(3))
@@ -130,7 +146,8 @@ def test_run_report_groups_skip_reasons_with_counts(pytester: pytest.Pytester) -
 
         def test_other():
             pytest.skip("only matters on ROCm | (platform is cpu)")
-        ''')
+        """
+    )
     (pytester.path / "cpu.json").write_text(CPU_ENV.to_json(), encoding="utf-8")
     pytester.runpytest("-p", "no:cacheprovider", "--rocm-env", "cpu.json", "--rocm-report=r.md")
     text = (pytester.path / "r.md").read_text(encoding="utf-8")
@@ -140,17 +157,23 @@ def test_run_report_groups_skip_reasons_with_counts(pytester: pytest.Pytester) -
     assert re.match(r"\| only matters on ROCm &#124; \(platform is cpu\) +\| 1 +\|", lines[1])
 
 
-def test_baseline_with_old_style_names_still_finds_regressions(project: pytest.Pytester, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_baseline_with_old_style_names_still_finds_regressions(
+    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import json
 
     before = _junit(project, "before.xml")
     assert main(["report", str(before), "-o", str(tmp_path / "b.md"), "--json", str(tmp_path / "b.json")]) == 0
     data = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
     for cell in data["cells"]:  # as an earlier release wrote it: classname::name
-        cell["tests"] = {t.replace(".py::", "::", 1).replace("/", ".").replace("::_BaseCls::", "._BaseCls::")
-                         .replace("::TestPeftConfig::TestInner::", ".TestPeftConfig.TestInner::")
-                         .replace("::TestPeftConfig::", ".TestPeftConfig::"): o for t, o in cell["tests"].items()}
+        cell["tests"] = {
+            t.replace(".py::", "::", 1)
+            .replace("/", ".")
+            .replace("::_BaseCls::", "._BaseCls::")
+            .replace("::TestPeftConfig::TestInner::", ".TestPeftConfig.TestInner::")
+            .replace("::TestPeftConfig::", ".TestPeftConfig::"): o
+            for t, o in cell["tests"].items()
+        }
     assert "tests.test_config::test_flaky" in data["cells"][0]["tests"]
     (tmp_path / "b.json").write_text(json.dumps(data), encoding="utf-8")
     monkeypatch.setenv("FLAKY_FAILS", "1")

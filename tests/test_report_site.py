@@ -22,16 +22,29 @@ def published(cell_runs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
     """Published twice: first without the failing torchao test (deselected), then the full run."""
     site = tmp_path_factory.mktemp("site")
     first = tmp_path_factory.mktemp("first")
-    result = run_cell(cell_runs, "mi300", "--rocm-set", "lib.torchao=0.7.0", "-k", "not other_error",
-                      junit=str(first / "mi300.xml"))
+    result = run_cell(
+        cell_runs, "mi300", "--rocm-set", "lib.torchao=0.7.0", "-k", "not other_error", junit=str(first / "mi300.xml")
+    )
     assert (first / "mi300.xml").is_file(), result.stdout + result.stderr
     assert main(["report", str(first), "-o", str(first / "c.md"), "--site", str(site)]) == 0
     history = json.loads((site / "history.json").read_text(encoding="utf-8"))
     (stack,) = history["runs"][0]["stacks"].values()
     stack["figures"]["GEMM bf16"][0] = 1000.0  # the earlier publication measured a faster GEMM
     (site / "history.json").write_text(json.dumps(history), encoding="utf-8")
-    assert main(["report", str(cell_runs / "mi300.xml"), str(cell_runs / "cpu.xml"), "-o", str(first / "d.md"),
-                 "--site", str(site)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(cell_runs / "mi300.xml"),
+                str(cell_runs / "cpu.xml"),
+                "-o",
+                str(first / "d.md"),
+                "--site",
+                str(site),
+            ]
+        )
+        == 0
+    )
     return site
 
 
@@ -50,12 +63,19 @@ def test_site_pages_history_and_changes(published: Path) -> None:
     assert "test_passes_now" in stale and "int1" in stale
     over_time = index.split("Headline figures over time", 1)[1]
     assert re.search(r"GEMM bf16</td><td>\d{4}-\d\d-\d\d: 1000 TFLOP/s → \d{4}-\d\d-\d\d: 650 TFLOP/s", over_time)
-    mi300 = next((published / p).read_text(encoding="utf-8") for p in pages
-                 if "gfx942" in (published / p).read_text(encoding="utf-8"))
+    mi300 = next(
+        (published / p).read_text(encoding="utf-8")
+        for p in pages
+        if "gfx942" in (published / p).read_text(encoding="utf-8")
+    )
     assert "<h2>Suites</h2>" in mi300 and "torchao needs torch.int1" in mi300 and "../index.html" in mi300
     assert (published / "report.html").is_file()
     assert json.loads((published / "badge.json").read_text(encoding="utf-8")) == {
-        "schemaVersion": 1, "label": "rocmcompat", "message": "2 of 2 stacks failing", "color": "red"}
+        "schemaVersion": 1,
+        "label": "rocmcompat",
+        "message": "2 of 2 stacks failing",
+        "color": "red",
+    }
 
 
 def test_corrupt_history_stops_before_anything_is_written(cell_runs: Path, tmp_path: Path) -> None:  # noqa: F811
@@ -66,22 +86,36 @@ def test_corrupt_history_stops_before_anything_is_written(cell_runs: Path, tmp_p
     assert (tmp_path / "history.json").read_text(encoding="utf-8") == "{not json"
 
 
-GOOD_RUN = {"date": "2026-11-01T00:00:00", "stacks": {"abc": {"name": "s", "figures": {"GEMM": [1.0, "TF", True]},
-                                                                 "notable": {"t.py::x": ["fail", ""]}}}}
+GOOD_RUN = {
+    "date": "2026-11-01T00:00:00",
+    "stacks": {"abc": {"name": "s", "figures": {"GEMM": [1.0, "TF", True]}, "notable": {"t.py::x": ["fail", ""]}}},
+}
 
 
-@pytest.mark.parametrize("runs, place", [
-    ([5], "runs[0]: expected an object"),
-    ([{"date": 7, "stacks": {}}], "runs[0].date: expected a string"),
-    ([{"date": "d", "stacks": []}], "runs[0].stacks: expected an object"),
-    ([{"date": "d", "stacks": {"abc": {"name": 3}}}], "runs[0].stacks.abc: expected an object with a string 'name'"),
-    ([{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": ["fast", "TF", True]}}}}],
-     "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]"),
-    ([{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": [True, "TF", True]}}}}],
-     "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]"),
-    ([GOOD_RUN, {"date": "d", "stacks": {"abc": {"name": "s", "notable": {"t": "fail"}}}}],
-     "runs[1].stacks.abc.notable.t: expected [outcome, rule]"),
-])
+@pytest.mark.parametrize(
+    ("runs", "place"),
+    [
+        ([5], "runs[0]: expected an object"),
+        ([{"date": 7, "stacks": {}}], "runs[0].date: expected a string"),
+        ([{"date": "d", "stacks": []}], "runs[0].stacks: expected an object"),
+        (
+            [{"date": "d", "stacks": {"abc": {"name": 3}}}],
+            "runs[0].stacks.abc: expected an object with a string 'name'",
+        ),
+        (
+            [{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": ["fast", "TF", True]}}}}],
+            "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]",
+        ),
+        (
+            [{"date": "d", "stacks": {"abc": {"name": "s", "figures": {"GEMM": [True, "TF", True]}}}}],
+            "runs[0].stacks.abc.figures.GEMM: expected [number, unit, higher_is_better]",
+        ),
+        (
+            [GOOD_RUN, {"date": "d", "stacks": {"abc": {"name": "s", "notable": {"t": "fail"}}}}],
+            "runs[1].stacks.abc.notable.t: expected [outcome, rule]",
+        ),
+    ],
+)
 def test_hostile_history_fields_stop_with_the_place(cell_runs: Path, tmp_path: Path, capsys, runs, place) -> None:  # noqa: F811
     """A published site comes back from anywhere: a wrong type is a clear error, never a traceback."""
     text = json.dumps({"schema": 1, "runs": runs})
@@ -123,9 +157,21 @@ def test_history_strings_are_made_safe_before_they_are_published_again(cell_runs
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian: apt-get install -y chromium)")
 def test_site_renders_in_chromium(published: Path, tmp_path: Path) -> None:
     shot = tmp_path / "index.png"
-    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1600,1200", (published / "index.html").as_uri()],
-                   capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            "--window-size=1600,1200",
+            (published / "index.html").as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert shot.is_file(), "Chromium wrote no screenshot"
     width, height, pixels = read_png(shot)
     assert (width, height) == (1600, 1200)

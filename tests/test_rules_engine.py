@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
 from pytest_rocmcompat.matrix.loader import load_matrix
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
 
 from .conftest import CPU_ENV, MI50_ENV, MI300_ENV
 
@@ -93,7 +93,9 @@ def test_env_conditions(rules) -> None:
     assert {"override-set", "override-other"} <= active(rules, other)
     vllm = apply_overrides(CPU_ENV, ["lib.vllm=0.10.0", "env.PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"])
     assert "expandable" in active(rules, vllm)
-    assert "expandable" not in active(rules, apply_overrides(vllm, ["env.PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"]))
+    assert "expandable" not in active(
+        rules, apply_overrides(vllm, ["env.PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6"])
+    )
     ray = apply_overrides(MI50_ENV, ["lib.ray=2.45.0"])
     assert "no-ray-var" in active(rules, ray)
     assert "no-ray-var" not in active(rules, apply_overrides(ray, ["env.RAY_EXPERIMENTAL_NOSET_HIP_VISIBLE_DEVICES=1"]))
@@ -113,14 +115,14 @@ def test_matching_to_tests(rules) -> None:
     def ids(nodeid: str, markers=(), uses=(), known=()) -> list[str]:
         return [r.id for r in engine.match(ItemFacts(nodeid, frozenset(markers), frozenset(uses), known))]
 
-    assert ids("suites/gpu/test_a.py::test_x") == ["gfx94-any"]          # plain path covers tests below
+    assert ids("suites/gpu/test_a.py::test_x") == ["gfx94-any"]  # plain path covers tests below
     assert ids("suites/gpu/test_a.py::TestC::test_y[p]") == ["gfx94-any"]
-    assert ids("suites/gpu/test_ab.py::test_x") == []                     # ...but not a longer file name
+    assert ids("suites/gpu/test_ab.py::test_x") == []  # ...but not a longer file name
     assert ids("other/test_b.py::test_attn_flash[bf16]") == ["gfx94-any"]
     assert ids("x.py::t", uses={"torchao"}) == ["torchao-int1"]
-    assert ids("x.py::t", markers={"gpus"}) == []                          # gfx906 rule inactive here
+    assert ids("x.py::t", markers={"gpus"}) == []  # gfx906 rule inactive here
     assert ids("x.py::t", known=("gfx94-any",)) == ["gfx94-any"]
-    assert ids("x.py::t", known=("gfx906-fault",)) == []                   # named but not active
+    assert ids("x.py::t", known=("gfx906-fault",)) == []  # named but not active
     assert ids("suites/gpu/test_a.py::t", uses={"torchao"}) == ["gfx94-any", "torchao-int1"]
 
 

@@ -22,7 +22,7 @@ from pytest_rocmcompat.report.junit_read import read_run
 
 from .conftest import CPU_ENV, process_running
 
-POISON = '''
+POISON = """
 import json, os, sys, pytest
 STATE = {"touched": False}
 
@@ -59,9 +59,9 @@ def test_e_asks_for_a_fresh_process():
 
 def test_f_in_process():
     assert "ROCMCOMPAT_ISOLATED" not in os.environ
-'''
+"""
 
-LEFTOVERS = '''
+LEFTOVERS = """
 import os, subprocess, sys, pytest
 
 def _spawn(name, code):
@@ -83,9 +83,9 @@ def test_setsid_escapee():
             "    os._exit(0)\\n"
             "os.wait()\\n")
     subprocess.run([sys.executable, "-c", code, os.path.join(os.environ["PIDS"], "escapee")], check=True)
-'''
+"""
 
-KILLED = '''
+KILLED = """
 import os, subprocess, sys, time, pytest
 
 @pytest.mark.parametrize("i", range(4))
@@ -105,8 +105,7 @@ def test_isolated_sleeps():
 
 def test_after():
     pass
-'''
-
+"""
 
 
 def _pids(folder: Path) -> dict[str, int]:
@@ -135,8 +134,22 @@ def _session(tmp: Path, source: str, *extra: str) -> tuple[list[str], dict[str, 
     (tmp / "tmp").mkdir()
     env_file = tmp / "env.json"
     env_file.write_text(CPU_ENV.to_json(), encoding="utf-8")
-    argv = [sys.executable, "-m", "pytest", "test_suite.py", "-p", "no:cacheprovider", "-rA",
-            "--rocm-env", str(env_file), "--junitxml", "out/junit.xml", "--rocm-report", "out/report.md", *extra]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "test_suite.py",
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "--rocm-env",
+        str(env_file),
+        "--junitxml",
+        "out/junit.xml",
+        "--rocm-report",
+        "out/report.md",
+        *extra,
+    ]
     env = dict(os.environ, PIDS=str(tmp / "pids"), TMPDIR=str(tmp / "tmp"), START_DIR=str(tmp))
     return argv, env
 
@@ -156,12 +169,25 @@ def test_sandbox_reused_after_a_clean_pass_replaced_after_poison(tmp_path: Path)
     argv, env = _session(tmp_path, POISON)
     out = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 1, out.stdout + out.stderr
-    outcomes = _check_outputs(tmp_path, {"test_a_passes_and_changes_the_process", "test_b_reuses_the_sandbox",
-                                         "test_c_poisons_a_library_and_fails", "test_d_never_sees_the_poison",
-                                         "test_e_asks_for_a_fresh_process", "test_f_in_process"})
-    assert outcomes == {"test_a_passes_and_changes_the_process": "pass", "test_b_reuses_the_sandbox": "pass",
-                        "test_c_poisons_a_library_and_fails": "fail", "test_d_never_sees_the_poison": "pass",
-                        "test_e_asks_for_a_fresh_process": "pass", "test_f_in_process": "pass"}, out.stdout
+    outcomes = _check_outputs(
+        tmp_path,
+        {
+            "test_a_passes_and_changes_the_process",
+            "test_b_reuses_the_sandbox",
+            "test_c_poisons_a_library_and_fails",
+            "test_d_never_sees_the_poison",
+            "test_e_asks_for_a_fresh_process",
+            "test_f_in_process",
+        },
+    )
+    assert outcomes == {
+        "test_a_passes_and_changes_the_process": "pass",
+        "test_b_reuses_the_sandbox": "pass",
+        "test_c_poisons_a_library_and_fails": "fail",
+        "test_d_never_sees_the_poison": "pass",
+        "test_e_asks_for_a_fresh_process": "pass",
+        "test_f_in_process": "pass",
+    }, out.stdout
     pids = _pids(tmp_path / "pids")
     assert pids["a"] == pids["b"] == pids["c"], "a clean pass hands its sandbox on"
     assert pids["d"] != pids["c"], "a failing test's sandbox was reused"

@@ -5,28 +5,50 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from pytest_rocmcompat.stack.arch import arch_matches, is_valid_arch, is_valid_arch_pattern, normalize_arch, nvidia_arch
 from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_text, secret_values_from_env
+from pytest_rocmcompat.stack.arch import arch_matches, is_valid_arch, is_valid_arch_pattern, normalize_arch, nvidia_arch
 from pytest_rocmcompat.stack.versions import (
-    InvalidSpecifier, build_tag_version, coerce_version, in_series, parse_specifier, specifier_contains,
+    InvalidSpecifier,
+    build_tag_version,
+    coerce_version,
+    in_series,
+    parse_specifier,
+    specifier_contains,
 )
 
 
-@pytest.mark.parametrize("version,series,expected", [
-    ("2.6.3", "2.6", True), ("2.6.0+rocm6.2", "2.6", True), ("2.60.0", "2.6", False),
-    ("2.7.0", "2.6", False), ("2.6", "2.6.0", True), ("2.6.1", "2.6.0", False),
-    ("3.11.7", "3", True), ("2.6.0.dev20241001", "2.6", True), ("1!2.6.0", "2.6", False),
-])
+@pytest.mark.parametrize(
+    ("version", "series", "expected"),
+    [
+        ("2.6.3", "2.6", True),
+        ("2.6.0+rocm6.2", "2.6", True),
+        ("2.60.0", "2.6", False),
+        ("2.7.0", "2.6", False),
+        ("2.6", "2.6.0", True),
+        ("2.6.1", "2.6.0", False),
+        ("3.11.7", "3", True),
+        ("2.6.0.dev20241001", "2.6", True),
+        ("1!2.6.0", "2.6", False),
+    ],
+)
 def test_in_series(version: str, series: str, expected: bool) -> None:
     assert in_series(Version(version), Version(series)) is expected
 
 
-@pytest.mark.parametrize("spec,version,expected", [
-    (">=2.5", "2.5.1+rocm6.2", True), ("==2.5.1", "2.5.1+rocm6.2", True),
-    ("==2.5.1+rocm6.2", "2.5.1+rocm6.2", True), ("==2.5.1+rocm6.2", "2.5.1+cu121", False),
-    ("<2.6", "2.6.0.dev20241001+rocm6.2", False), ("<2.6", "2.5.0rc1", True),
-    ("2.5.1", "2.5.1", True), ("2.5.1", "2.5.2", False), ("==2.5.*", "2.5.9+rocm6.2", True),
-])
+@pytest.mark.parametrize(
+    ("spec", "version", "expected"),
+    [
+        (">=2.5", "2.5.1+rocm6.2", True),
+        ("==2.5.1", "2.5.1+rocm6.2", True),
+        ("==2.5.1+rocm6.2", "2.5.1+rocm6.2", True),
+        ("==2.5.1+rocm6.2", "2.5.1+cu121", False),
+        ("<2.6", "2.6.0.dev20241001+rocm6.2", False),
+        ("<2.6", "2.5.0rc1", True),
+        ("2.5.1", "2.5.1", True),
+        ("2.5.1", "2.5.2", False),
+        ("==2.5.*", "2.5.9+rocm6.2", True),
+    ],
+)
 def test_specifier_semantics(spec: str, version: str, expected: bool) -> None:
     assert specifier_contains(parse_specifier(spec), version) is expected
 
@@ -37,29 +59,52 @@ def test_bad_specifier_raises(bad: str) -> None:
         parse_specifier(bad)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("6.2.41133-dd7f95766", "6.2.41133"), ("12.4", "12.4"), ("550.54.15", "550.54.15"),
-    ("v6.3.0", "6.3.0"), ("garbage", None), (None, None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("6.2.41133-dd7f95766", "6.2.41133"),
+        ("12.4", "12.4"),
+        ("550.54.15", "550.54.15"),
+        ("v6.3.0", "6.3.0"),
+        ("garbage", None),
+        (None, None),
+    ],
+)
 def test_coerce_version(text, expected) -> None:
     result = coerce_version(text)
     assert (str(result) if result is not None else None) == expected
 
 
-@pytest.mark.parametrize("local,kind,expected", [
-    ("rocm6.2", "rocm", "6.2"), ("rocm6.2.4", "rocm", "6.2.4"), ("rocm7", "rocm", "7.0"),
-    ("cu121", "cuda", "12.1"), ("cu118", "cuda", "11.8"), ("cu130", "cuda", "13.0"),
-    ("cpu", "rocm", None), ("rocm6.2", "cuda", None), (None, "rocm", None),
-])
+@pytest.mark.parametrize(
+    ("local", "kind", "expected"),
+    [
+        ("rocm6.2", "rocm", "6.2"),
+        ("rocm6.2.4", "rocm", "6.2.4"),
+        ("rocm7", "rocm", "7.0"),
+        ("cu121", "cuda", "12.1"),
+        ("cu118", "cuda", "11.8"),
+        ("cu130", "cuda", "13.0"),
+        ("cpu", "rocm", None),
+        ("rocm6.2", "cuda", None),
+        (None, "rocm", None),
+    ],
+)
 def test_build_tag_version(local, kind, expected) -> None:
     result = build_tag_version(local, kind)
     assert (str(result) if result is not None else None) == expected
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("gfx906:sramecc+:xnack-", "gfx906"), ("gfx90a:xnack+", "gfx90a"), (" GFX942 ", "gfx942"),
-    ("sm_90", "sm_90"), ("SM90", "sm_90"), ("gfx1100", "gfx1100"),
-])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("gfx906:sramecc+:xnack-", "gfx906"),
+        ("gfx90a:xnack+", "gfx90a"),
+        (" GFX942 ", "gfx942"),
+        ("sm_90", "sm_90"),
+        ("SM90", "sm_90"),
+        ("gfx1100", "gfx1100"),
+    ],
+)
 def test_normalize_arch(raw: str, expected: str) -> None:
     assert normalize_arch(raw) == expected
 
@@ -75,16 +120,25 @@ def test_arch_names_and_globs() -> None:
 
 
 def test_secret_names() -> None:
-    for name in ("HF_TOKEN", "WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "DB_PASSWORD",
-                 "AZURE_CREDENTIALS", "NCCL_IB_AUTH"):
+    for name in (
+        "HF_TOKEN",
+        "WANDB_API_KEY",
+        "AWS_SECRET_ACCESS_KEY",
+        "GITHUB_TOKEN",
+        "DB_PASSWORD",
+        "AZURE_CREDENTIALS",
+        "NCCL_IB_AUTH",
+    ):
         assert is_secret_name(name), name
     for name in ("HIP_VISIBLE_DEVICES", "NCCL_DEBUG", "PYTORCH_HIP_ALLOC_CONF"):
         assert not is_secret_name(name), name
 
 
 def test_redact_text_token_shapes_and_values() -> None:
-    text = ("login hf_abcdefghijklmnopqrstuvwxyz012345 then ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 "
-            "aws AKIAIOSFODNN7EXAMPLE and my-own-secret-value")
+    text = (
+        "login hf_abcdefghijklmnopqrstuvwxyz012345 then ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 "
+        "aws AKIAIOSFODNN7EXAMPLE and my-own-secret-value"
+    )
     out = redact_text(text, secret_values_from_env({"MY_SECRET": "my-own-secret-value", "HOME": "/root"}))
     assert "hf_abc" not in out and "ghp_" not in out and "AKIAIOSFODNN7EXAMPLE" not in out
     assert "my-own-secret-value" not in out and out.count(REDACTED) == 4
@@ -93,28 +147,39 @@ def test_redact_text_token_shapes_and_values() -> None:
 
 # ---- redaction by shape, on values -----------------------------------------------------------
 from pytest_rocmcompat.probe.envvars import capture_env  # noqa: E402
-from pytest_rocmcompat.stack.overrides import apply_overrides  # noqa: E402
-from pytest_rocmcompat.safe_io.redact import redact_shapes  # noqa: E402
 from pytest_rocmcompat.safe_io.escape import md_cell, plain_text, safe_data, safe_text  # noqa: E402
+from pytest_rocmcompat.safe_io.redact import redact_shapes  # noqa: E402
+from pytest_rocmcompat.stack.overrides import apply_overrides  # noqa: E402
 
 
-@pytest.mark.parametrize("text, kept", [
-    ("https://user:pa55w0rd@host/simple", "https://[redacted]@host/simple"),
-    ("git+https://ghp_abcdefghijklmnopqrstuvwxyz@github.com/x", "git+https://[redacted]@github.com/x"),
-    ("ftp://token@mirror/x", "ftp://[redacted]@mirror/x"),
-    ("Authorization: Bearer abcdEFGH1234ijkl", "Authorization: Bearer [redacted]"),
-    ("db password=hunter2x; next", "db password=[redacted]; next"),
-    ("-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nrest", "[redacted]\nrest"),
-    ("xoxp-1234567890-abcdef end", "[redacted] end"),
-    ("github_pat_11ABCDEFG0123456789_abcdefghijkl", "[redacted]"),
-])
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("https://user:pa55w0rd@host/simple", "https://[redacted]@host/simple"),
+        ("git+https://ghp_abcdefghijklmnopqrstuvwxyz@github.com/x", "git+https://[redacted]@github.com/x"),
+        ("ftp://token@mirror/x", "ftp://[redacted]@mirror/x"),
+        ("Authorization: Bearer abcdEFGH1234ijkl", "Authorization: Bearer [redacted]"),
+        ("db password=hunter2x; next", "db password=[redacted]; next"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nrest", "[redacted]\nrest"),
+        ("xoxp-1234567890-abcdef end", "[redacted] end"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijkl", "[redacted]"),
+    ],
+)
 def test_secret_shapes_are_redacted(text: str, kept: str) -> None:
     assert redact_shapes(text) == kept
 
 
-@pytest.mark.parametrize("text", ["http://example.com/a@b", "token_count=5", "max_tokens: 128",
-                                  "Bearer authentication failed", "unexpected token: 'x'",
-                                  "see https://github.com/ROCm/ROCm/issues/1234"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "http://example.com/a@b",
+        "token_count=5",
+        "max_tokens: 128",
+        "Bearer authentication failed",
+        "unexpected token: 'x'",
+        "see https://github.com/ROCm/ROCm/issues/1234",
+    ],
+)
 def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact_shapes(text) == text
 
@@ -128,10 +193,19 @@ def test_a_secret_value_with_xml_specials_is_caught_before_escaping(monkeypatch:
 
 
 def test_capture_env_redacts_url_credentials_in_allow_listed_variables() -> None:
-    env = capture_env({"VLLM_INDEX_URL": "https://user:pa55w0rd@mirror.example/simple",
-                       "NCCL_SOCKET_PASSWORD": "whatever1", "HIP_VISIBLE_DEVICES": "0,1", "HOME": "/root"})
-    assert env == {"HIP_VISIBLE_DEVICES": "0,1", "NCCL_SOCKET_PASSWORD": REDACTED,
-                   "VLLM_INDEX_URL": "https://[redacted]@mirror.example/simple"}
+    env = capture_env(
+        {
+            "VLLM_INDEX_URL": "https://user:pa55w0rd@mirror.example/simple",
+            "NCCL_SOCKET_PASSWORD": "whatever1",
+            "HIP_VISIBLE_DEVICES": "0,1",
+            "HOME": "/root",
+        }
+    )
+    assert env == {
+        "HIP_VISIBLE_DEVICES": "0,1",
+        "NCCL_SOCKET_PASSWORD": REDACTED,
+        "VLLM_INDEX_URL": "https://[redacted]@mirror.example/simple",
+    }
 
 
 def test_rocm_set_of_a_secret_variable_is_redacted_everywhere() -> None:
@@ -163,16 +237,19 @@ def test_safe_data_walks_json_shapes() -> None:
     assert data == {"k": ["https://[redacted]@h", 3, None, {"t": "[redacted]"}]}
 
 
-@pytest.mark.parametrize(("arg", "shown"), [
-    ("env.NCCL_SOCKET_PASSWORD=s0cket", "env.NCCL_SOCKET_PASSWORD=[redacted]"),
-    ("--rocm-set=env.WANDB_KEY=abc", "--rocm-set=env.WANDB_KEY=[redacted]"),
-    ("HF_TOKEN=x", "HF_TOKEN=[redacted]"),
-    ("junit_suite_name=nightly", "junit_suite_name=nightly"),  # a name that is not secret
-    ("--rocm-set=torch_archs=gfx942", "--rocm-set=torch_archs=gfx942"),
-    ("requires.vllm=torch==2.5", "requires.vllm=torch==2.5"),
-    ("--basetemp=/tmp/x", "--basetemp=/tmp/x"),
-    ("a==b", "a==b"),
-])
+@pytest.mark.parametrize(
+    ("arg", "shown"),
+    [
+        ("env.NCCL_SOCKET_PASSWORD=s0cket", "env.NCCL_SOCKET_PASSWORD=[redacted]"),
+        ("--rocm-set=env.WANDB_KEY=abc", "--rocm-set=env.WANDB_KEY=[redacted]"),
+        ("HF_TOKEN=x", "HF_TOKEN=[redacted]"),
+        ("junit_suite_name=nightly", "junit_suite_name=nightly"),  # a name that is not secret
+        ("--rocm-set=torch_archs=gfx942", "--rocm-set=torch_archs=gfx942"),
+        ("requires.vllm=torch==2.5", "requires.vllm=torch==2.5"),
+        ("--basetemp=/tmp/x", "--basetemp=/tmp/x"),
+        ("a==b", "a==b"),
+    ],
+)
 def test_redact_args_by_the_assigned_name(arg: str, shown: str) -> None:
     from pytest_rocmcompat.safe_io.redact import redact_args
 

@@ -20,12 +20,14 @@ from pytest_rocmcompat.running.warm import WARM_MARK, WarmPool
 from .conftest import process_running
 from .test_collectives import GLOO2, SMALL, needs_torch
 
-JOB = textwrap.dedent("""
+JOB = textwrap.dedent(
+    """
     import json, os, sys
-    print(json.dumps({"argv": sys.argv[1:], "rank": os.environ.get("RANK"), "warm": os.environ.get("%s"),
-                      "pid": os.getpid(), "json_preloaded": "json" in sys.modules, "name": __name__}))
+    print(json.dumps({{"argv": sys.argv[1:], "rank": os.environ.get("RANK"), "warm": os.environ.get("{}"),
+                      "pid": os.getpid(), "json_preloaded": "json" in sys.modules, "name": __name__}}))
     sys.exit(int(os.environ.get("EXIT", "0")))
-""" % WARM_MARK)
+""".format(WARM_MARK)
+)
 
 
 @pytest.fixture
@@ -33,7 +35,6 @@ def job_module(tmp_path: Path) -> tuple[str, dict[str, str]]:
     (tmp_path / "warmjob.py").write_text(JOB, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     return "warmjob", env
-
 
 
 def test_a_prewarmed_process_serves_one_job_then_exits(job_module, tmp_path: Path) -> None:
@@ -49,8 +50,14 @@ def test_a_prewarmed_process_serves_one_job_then_exits(job_module, tmp_path: Pat
         out, _ = proc.communicate(timeout=60)
         result = json.loads(out.strip().splitlines()[-1])
         assert proc.returncode == 0
-        assert result == {"argv": ["a", "b c"], "rank": "3", "warm": "1", "pid": idle_pid,
-                          "json_preloaded": True, "name": "__main__"}
+        assert result == {
+            "argv": ["a", "b c"],
+            "rank": "3",
+            "warm": "1",
+            "pid": idle_pid,
+            "json_preloaded": True,
+            "name": "__main__",
+        }
         # cold when nothing is warm: same protocol, marked cold
         cold = warm.popen(module, [], dict(env, RANK="0", EXIT="3"), preload=("json",))
         out, _ = cold.communicate(timeout=60)
@@ -76,7 +83,7 @@ def test_a_different_environment_never_gets_a_warm_process(job_module) -> None:
 
 
 def test_idle_warm_processes_die_on_shutdown_and_with_their_parent(job_module, tmp_path: Path) -> None:
-    module, env = job_module
+    _module, env = job_module
     warm = WarmPool()
     warm.prewarm(env, 2, preload=("json",))
     pids = [p.pid for idle in warm._idle.values() for p in idle]

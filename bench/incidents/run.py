@@ -105,10 +105,21 @@ def _test_source(inc: dict) -> str:
         body = ["    sys.stderr.write(ERROR + '\\n')", "    sys.stderr.flush()", "    os.abort()"]
     else:
         body = ["    raise RuntimeError(ERROR)"]
-    return "\n".join([
-        "import os", "import sys", "", "import pytest", "", f"ERROR = {inc['error']!r}", "", *decorators,
-        f"def {inc['test']}():", *body, "",
-    ])
+    return "\n".join(
+        [
+            "import os",
+            "import sys",
+            "",
+            "import pytest",
+            "",
+            f"ERROR = {inc['error']!r}",
+            "",
+            *decorators,
+            f"def {inc['test']}():",
+            *body,
+            "",
+        ]
+    )
 
 
 def _plugin_args() -> list[str]:
@@ -126,15 +137,28 @@ def _cited_urls() -> set[str]:
 def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
     """Run one incident's test under its stack in ``workdir``; the plugin's verdict."""
     sys.path.insert(0, str(REPO))
-    from pytest_rocmcompat.stack.environment import Environment
     from pytest_rocmcompat.report.junit_read import read_run
+    from pytest_rocmcompat.stack.environment import Environment
 
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "env.json").write_text(Environment(platform="cpu", python="3.11.7", os="Linux").to_json(),
-                                      encoding="utf-8")
+    (workdir / "env.json").write_text(
+        Environment(platform="cpu", python="3.11.7", os="Linux").to_json(), encoding="utf-8"
+    )
     (workdir / "test_incident.py").write_text(_test_source(inc), encoding="utf-8")
-    argv = [sys.executable, "-m", "pytest", *_plugin_args(), "-p", "no:cacheprovider", "-q",
-            "--rocm-env", "env.json", "--junitxml", "junit.xml", "test_incident.py"]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *_plugin_args(),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--rocm-env",
+        "env.json",
+        "--junitxml",
+        "junit.xml",
+        "test_incident.py",
+    ]
     for assignment in inc["stack"]:
         argv += ["--rocm-set", assignment]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
@@ -145,12 +169,28 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
     junit = workdir / "junit.xml"
     if proc.returncode not in (0, 1) or not junit.exists():
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or ["no output"]
-        return Replay(inc["id"], inc["split"], inc["verdict"], bool(inc.get("near_miss")),
-                      f"error: exit {proc.returncode}: {tail[0][:200]}", None, None, was_cited)
+        return Replay(
+            inc["id"],
+            inc["split"],
+            inc["verdict"],
+            bool(inc.get("near_miss")),
+            f"error: exit {proc.returncode}: {tail[0][:200]}",
+            None,
+            None,
+            was_cited,
+        )
     case = read_run(str(junit)).cases[0]
     diagnosis = case.signature if case.rule is None else None
-    return Replay(inc["id"], inc["split"], inc["verdict"], bool(inc.get("near_miss")),
-                  case.outcome.value, case.rule, diagnosis, was_cited)
+    return Replay(
+        inc["id"],
+        inc["split"],
+        inc["verdict"],
+        bool(inc.get("near_miss")),
+        case.outcome.value,
+        case.rule,
+        diagnosis,
+        was_cited,
+    )
 
 
 def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:
@@ -169,10 +209,13 @@ def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
         works = [r for r in rows if r.verdict == "works"]
         uncited = [r for r in broken if not r.cited]
         out[split] = {
-            "broken": len(broken), "recognised": sum(r.recognised for r in broken),
+            "broken": len(broken),
+            "recognised": sum(r.recognised for r in broken),
             "recall": _ratio(sum(r.recognised for r in broken), len(broken)),
-            "uncited_broken": len(uncited), "uncited_recognised": sum(r.recognised for r in uncited),
-            "works": len(works), "false_positives": sum(r.recognised for r in works),
+            "uncited_broken": len(uncited),
+            "uncited_recognised": sum(r.recognised for r in uncited),
+            "works": len(works),
+            "false_positives": sum(r.recognised for r in works),
             "false_positive_rate": _ratio(sum(r.recognised for r in works), len(works)),
             "errors": sum(r.outcome.startswith("error") for r in rows),
         }
@@ -211,12 +254,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
     summary = summarise(results)
     for split, s in summary.items():
-        print(f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
-              f"uncited {s['uncited_recognised']}/{s['uncited_broken']}; false positives "
-              f"{s['false_positives']}/{s['works']} ({_pct(s['false_positive_rate'])}); errors {s['errors']}")
+        print(
+            f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
+            f"uncited {s['uncited_recognised']}/{s['uncited_broken']}; false positives "
+            f"{s['false_positives']}/{s['works']} ({_pct(s['false_positive_rate'])}); errors {s['errors']}"
+        )
     if args.json:
-        args.json.write_text(json.dumps({"results": [asdict(r) | {"recognised": r.recognised} for r in results],
-                                         "summary": summary}, indent=2), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {"results": [asdict(r) | {"recognised": r.recognised} for r in results], "summary": summary}, indent=2
+            ),
+            encoding="utf-8",
+        )
     return 1 if any(s["errors"] for s in summary.values()) else 0
 
 

@@ -16,7 +16,6 @@ from pytest_rocmcompat.errors import ConfigError
 def _cmd_probe(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.matrix.loader import load_matrix
     from pytest_rocmcompat.probe.live import probe
-
     from pytest_rocmcompat.safe_io.escape import echo, safe_data
 
     extra: tuple[str, ...] = ()
@@ -82,7 +81,8 @@ def _print_problems(env, out) -> None:
 
 def _line_printer():
     """``print`` for lines that quote data: redacted, control characters dropped, and a newline or
-    carriage return inside a value written as an escape (``report.escape.terminal_line``)."""
+    carriage return inside a value written as an escape (``report.escape.terminal_line``).
+    """
     from pytest_rocmcompat.safe_io.escape import terminal_line
 
     return lambda line="": print(terminal_line(line))
@@ -102,14 +102,18 @@ def _cmd_lint(args: argparse.Namespace) -> int:
             status = 1
             continue
         planned, excluded = count_cells(matrix)
-        print(terminal_line(f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
-                            f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"))
+        print(
+            terminal_line(
+                f"{path}: ok: {matrix.name!r}, {planned} cells ({excluded} excluded), "
+                f"{len(matrix.rules)} rules from {len(matrix.files)} file(s)"
+            )
+        )
         if args.against:
             status = max(status, _lint_against(matrix, args.against))
     return status
 
 
-def _lint_against(matrix, paths: list[str]) -> int:  # noqa: ANN001 - a Matrix
+def _lint_against(matrix, paths: list[str]) -> int:
     from pytest_rocmcompat.matrix.lint_against import CollectError, collect_node_ids, unmatched_patterns
     from pytest_rocmcompat.safe_io.escape import echo, terminal_line
 
@@ -126,7 +130,6 @@ def _lint_against(matrix, paths: list[str]) -> int:  # noqa: ANN001 - a Matrix
 def _cmd_expand(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.matrix.expand import expand
     from pytest_rocmcompat.matrix.loader import load_matrix
-
     from pytest_rocmcompat.safe_io.escape import echo, one_environment_scan, terminal_line
 
     try:
@@ -169,22 +172,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="write the environment as JSON (for --rocm-env)")
     p.add_argument("--matrix", help="also record the library versions this matrix names")
     p.add_argument("--env", metavar="FILE", help="describe a recorded environment instead of probing")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a field, as pytest's --rocm-set (repeatable)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a field, as pytest's --rocm-set (repeatable)",
+    )
     p.set_defaults(func=_cmd_probe)
     p = sub.add_parser("lint", help="validate matrix files; exit 1 if any has mistakes")
     p.add_argument("matrices", nargs="+", metavar="MATRIX")
-    p.add_argument("--against", nargs="+", metavar="PATH",
-                   help="collect these test paths (pytest --collect-only, here) and warn on node-id "
-                        "rules that match none of the collected tests")
+    p.add_argument(
+        "--against",
+        nargs="+",
+        metavar="PATH",
+        help="collect these test paths (pytest --collect-only, here) and warn on node-id "
+        "rules that match none of the collected tests",
+    )
     p.set_defaults(func=_cmd_lint)
     p = sub.add_parser("expand", help="list the planned cells of a matrix")
     p.add_argument("matrix", metavar="MATRIX")
-    p.add_argument("--format", choices=("table", "json", "github"), default="table",
-                   help="github: a GitHub Actions matrix object ({'include': [...]})")
+    p.add_argument(
+        "--format",
+        choices=("table", "json", "github"),
+        default="table",
+        help="github: a GitHub Actions matrix object ({'include': [...]})",
+    )
     p.set_defaults(func=_cmd_expand)
-    sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)",
-                   add_help=False)
+    sub.add_parser("run", help="run the bundled suites into a results folder (rocmcompat run --help)", add_help=False)
     p = sub.add_parser("recommend", help="the newest stacks with nothing known against them on a GPU arch")
     from pytest_rocmcompat.cli.recommend import add_recommend_arguments, run_recommend
 

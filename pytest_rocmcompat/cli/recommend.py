@@ -6,9 +6,9 @@ uses :func:`report_sections` for the same section in the published report.
 
 from __future__ import annotations
 
-from pytest_rocmcompat.stack.arch import normalize_arch
-from pytest_rocmcompat.report.recommend import Recommendation, matrices_for, recommend
 from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.report.recommend import Recommendation, matrices_for, recommend
+from pytest_rocmcompat.stack.arch import normalize_arch
 
 
 def describe_when(rule: Rule) -> str:
@@ -27,42 +27,76 @@ def _short_ids(rules: list[Rule], shown: int = 3) -> str:
 
 def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -> list[str]:
     """The recommendation as Markdown lines (the CLI's output and a section of the report)."""
-    from pytest_rocmcompat.safe_io.escape import md_cell
     from pytest_rocmcompat.report.table import _table
+    from pytest_rocmcompat.safe_io.escape import md_cell
 
     matrices = ", ".join(md_cell(name) for name in rec.matrices) or "(none cover this arch)"
-    out = [f"{heading} Recommendations for {md_cell(rec.arch)}", "",
-           f"From the matrices {matrices} and their known-bad rules; evidence from the results given.", ""]
+    out = [
+        f"{heading} Recommendations for {md_cell(rec.arch)}",
+        "",
+        f"From the matrices {matrices} and their known-bad rules; evidence from the results given.",
+        "",
+    ]
     good = rec.recommended(limit)
     out += [f"{heading}# Newest stacks with no known-bad rule against them", ""]
-    out += [_table(("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
-                   [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(),
-                     _short_ids(s.caveats)) for s in good]) if good else "None found.", ""]
+    out += [
+        _table(
+            ("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
+            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
+        )
+        if good
+        else "None found.",
+        "",
+    ]
     risky = rec.at_risk()
     if risky:
-        out += [f"{heading}# At risk (contested: reports of faults and of it working)", "",
-                _table(("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
-                       [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
-                        for s in risky for r in s.against]), ""]
+        out += [
+            f"{heading}# At risk (contested: reports of faults and of it working)",
+            "",
+            _table(
+                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
+                [
+                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
+                    for s in risky
+                    for r in s.against
+                ],
+            ),
+            "",
+        ]
     out += [f"{heading}# Avoid", ""]
     rows = []
     for rule in rec.arch_rules:
         if rule.action == "isolate":
             continue
         hit = sorted({f"torch {s.torch} · {s.runtime}" for s in rec.avoid() if rule in s.against})
-        rows.append((describe_when(rule), rule.id, rule.reason, " ".join(rule.links),
-                     "; ".join(hit) or "no planned cell (the matrix leaves these out)"))
+        rows.append(
+            (
+                describe_when(rule),
+                rule.id,
+                rule.reason,
+                " ".join(rule.links),
+                "; ".join(hit) or "no planned cell (the matrix leaves these out)",
+            )
+        )
     out += [_table(("stacks", "rule", "why", "links", "planned cells it hits"), rows) if rows else "Nothing known.", ""]
     return out
 
 
 def add_recommend_arguments(p) -> None:
     p.add_argument("--arch", required=True, help="GPU architecture, such as gfx906, gfx942 or sm_90")
-    p.add_argument("--matrix", action="append", metavar="NAME|PATH",
-                   help="matrix to judge (repeatable); default: every bundled matrix covering the arch")
+    p.add_argument(
+        "--matrix",
+        action="append",
+        metavar="NAME|PATH",
+        help="matrix to judge (repeatable); default: every bundled matrix covering the arch",
+    )
     p.add_argument("--limit", type=int, default=10, help="how many recommended stacks to list (default 10)")
-    p.add_argument("results", nargs="*", metavar="JUNIT",
-                   help="JUnit files, directories or globs of earlier runs: the evidence column")
+    p.add_argument(
+        "results",
+        nargs="*",
+        metavar="JUNIT",
+        help="JUnit files, directories or globs of earlier runs: the evidence column",
+    )
 
 
 def load_inputs(matrix_args: list[str] | None, result_args: list[str]):
@@ -90,8 +124,11 @@ def run_recommend(args) -> int:
     chosen = matrices_for(normalize_arch(args.arch), matrices)
     if not chosen:
         names = sorted({a for m in matrices for a in m.archs})
-        echo(f"rocmcompat recommend: no matrix covers --arch {args.arch} (known: {', '.join(names)}); "
-             "give one with --matrix", err=True)
+        echo(
+            f"rocmcompat recommend: no matrix covers --arch {args.arch} (known: {', '.join(names)}); "
+            "give one with --matrix",
+            err=True,
+        )
         return 2
     # Markdown whose quoted values are md_cell'd (render_markdown); printed as it is
     print("\n".join(render_markdown(recommend(args.arch, chosen, runs), limit=args.limit, heading="#")))
@@ -103,17 +140,29 @@ def render_html(rec: Recommendation, limit: int = 10) -> str:
     from pytest_rocmcompat.report.html import _e, _simple
 
     good = rec.recommended(limit)
-    out = [f"<h2>Recommendations for {_e(rec.arch)}</h2>",
-           "<h3>Newest stacks with no known-bad rule against them</h3>",
-           _simple(("torch", "runtime", "python", "evidence", "caveats"),
-                   [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats))
-                    for s in good]) if good else "<p>None found.</p>"]
+    out = [
+        f"<h2>Recommendations for {_e(rec.arch)}</h2>",
+        "<h3>Newest stacks with no known-bad rule against them</h3>",
+        _simple(
+            ("torch", "runtime", "python", "evidence", "caveats"),
+            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
+        )
+        if good
+        else "<p>None found.</p>",
+    ]
     risky = rec.at_risk()
     if risky:
-        out += ["<h3>At risk (contested)</h3>", _simple(
-            ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
-            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
-             for s in risky for r in s.against])]
+        out += [
+            "<h3>At risk (contested)</h3>",
+            _simple(
+                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
+                [
+                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
+                    for s in risky
+                    for r in s.against
+                ],
+            ),
+        ]
     rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if r.action != "isolate"]
     out += ["<h3>Avoid</h3>", _simple(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
     return "\n".join(out)

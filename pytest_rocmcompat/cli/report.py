@@ -13,35 +13,56 @@ import sys
 
 
 def add_report_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("inputs", nargs="+", metavar="FILES_OR_GLOBS",
-                   help="JUnit XML files, directories (every *.xml below) or globs such as 'results/**/*.xml'")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="FILES_OR_GLOBS",
+        help="JUnit XML files, directories (every *.xml below) or globs such as 'results/**/*.xml'",
+    )
     p.add_argument("-o", "--output", metavar="COMPAT.md", help="write the Markdown report here (default: stdout)")
     p.add_argument("--html", metavar="COMPAT.html", help="also write a self-contained HTML page")
     p.add_argument("--json", metavar="COMPAT.json", help="also write the merged table as JSON (a later --baseline)")
     p.add_argument("--matrix", metavar="MATRIX", help="list the matrix's planned cells without results as 'not run'")
     p.add_argument("--baseline", metavar="OLD.json", help="flag regressions against an earlier --json output")
-    p.add_argument("--threshold", type=float, default=10.0, metavar="PERCENT",
-                   help="a measurement worse than the baseline by more than this is a regression (default 10)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=10.0,
+        metavar="PERCENT",
+        help="a measurement worse than the baseline by more than this is a regression (default 10)",
+    )
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when the baseline shows regressions")
-    p.add_argument("--recommend", action="append", metavar="ARCH", default=[],
-                   help="add the stacks to install and to avoid on this GPU arch (repeatable; as rocmcompat recommend)")
-    p.add_argument("--site", metavar="DIR", help="also publish a static site here: index grid, a page per stack, "
-                   "history of headline figures across earlier publications in DIR, what changed, badge JSON")
+    p.add_argument(
+        "--recommend",
+        action="append",
+        metavar="ARCH",
+        default=[],
+        help="add the stacks to install and to avoid on this GPU arch (repeatable; as rocmcompat recommend)",
+    )
+    p.add_argument(
+        "--site",
+        metavar="DIR",
+        help="also publish a static site here: index grid, a page per stack, "
+        "history of headline figures across earlier publications in DIR, what changed, badge JSON",
+    )
 
 
 def run_report(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.errors import ConfigError
-    from pytest_rocmcompat.safe_io.atomic import write_atomic
     from pytest_rocmcompat.report.baseline import BaselineError, load_baseline, regressions, snapshot
-    from pytest_rocmcompat.safe_io.escape import echo
     from pytest_rocmcompat.report.merge import expand_inputs, merge, read_runs
     from pytest_rocmcompat.report.table import render_markdown
+    from pytest_rocmcompat.safe_io.atomic import write_atomic
+    from pytest_rocmcompat.safe_io.escape import echo
 
     paths = expand_inputs(args.inputs)
     if not paths:
-        echo(f"rocmcompat report: no JUnit file matched {' '.join(args.inputs)!s}: give files, directories "
-             "or globs of the XML files that pytest --junitxml wrote (quote a glob with ** so the shell "
-             "leaves it to rocmcompat).", err=True)
+        echo(
+            f"rocmcompat report: no JUnit file matched {' '.join(args.inputs)!s}: give files, directories "
+            "or globs of the XML files that pytest --junitxml wrote (quote a glob with ** so the shell "
+            "leaves it to rocmcompat).",
+            err=True,
+        )
         return 2
     if not 0 <= args.threshold < 1000:
         echo(f"rocmcompat report: --threshold {args.threshold}: give a percentage between 0 and 1000.", err=True)
@@ -67,8 +88,11 @@ def run_report(args: argparse.Namespace) -> int:
             return 1
     runs, warnings = read_runs(paths)
     if not runs:
-        echo(f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
-             "(each is named above); nothing to merge.", err=True)
+        echo(
+            f"rocmcompat report: none of the {len(paths)} file(s) could be read as JUnit XML "
+            "(each is named above); nothing to merge.",
+            err=True,
+        )
         return 1
     merged = merge(runs, matrix, warnings)
     threshold = args.threshold / 100
@@ -95,8 +119,11 @@ def run_report(args: argparse.Namespace) -> int:
             from pytest_rocmcompat.report.site import write_site
 
             changed = write_site(args.site, merged, page, threshold)
-            echo(f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
-                 f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)", err=True)
+            echo(
+                f"rocmcompat report: site -> {args.site}/index.html ({len(changed.new_failures)} new failure(s), "
+                f"{len(changed.new_known_bad)} new known-bad, {len(changed.moved)} figure(s) moved)",
+                err=True,
+            )
         if args.json:
             from pytest_rocmcompat.safe_io.escape import safe_data
 
@@ -105,6 +132,9 @@ def run_report(args: argparse.Namespace) -> int:
         echo(f"rocmcompat report: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}", err=True)
         return 1
     if args.output:
-        echo(f"rocmcompat report: {len(runs)} file(s), {sum(not r.not_run for r in merged.rows)} cell(s) -> "
-             f"{args.output}" + (f" ({len(found)} regression(s))" if found is not None else ""), err=True)
+        echo(
+            f"rocmcompat report: {len(runs)} file(s), {sum(not r.not_run for r in merged.rows)} cell(s) -> "
+            f"{args.output}" + (f" ({len(found)} regression(s))" if found is not None else ""),
+            err=True,
+        )
     return 1 if found and args.fail_on_regression else 0

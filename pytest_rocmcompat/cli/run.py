@@ -36,8 +36,7 @@ def suites_dir() -> Path:
     for candidate in (installed, checkout):
         if (candidate / "conftest.py").is_file():
             return candidate
-    raise RunUsageError(f"no bundled suites found (looked in {installed} and {checkout}); "
-                        "reinstall pytest-rocmcompat")
+    raise RunUsageError(f"no bundled suites found (looked in {installed} and {checkout}); reinstall pytest-rocmcompat")
 
 
 def suite_names(root: Path) -> list[str]:
@@ -54,7 +53,8 @@ class RunArgs:
 
 def parse_run_args(argv: Sequence[str], known_suites: Sequence[str]) -> RunArgs:
     """Leading suite names (``gpu`` or ``gpu/test_numerics.py``); from the first other token on,
-    everything goes to pytest, except ``--matrix`` and ``--results`` wherever they stand."""
+    everything goes to pytest, except ``--matrix`` and ``--results`` wherever they stand.
+    """
     args = RunArgs()
     tokens = list(argv)
     i = 0
@@ -79,8 +79,9 @@ def parse_run_args(argv: Sequence[str], known_suites: Sequence[str]) -> RunArgs:
             elif in_suites and not token.startswith("-"):
                 head = token.replace(os.sep, "/").split("/", 1)[0]
                 if head not in known_suites:
-                    raise RunUsageError(f"unknown suite {token!r}: the bundled suites are "
-                                        f"{', '.join(known_suites)}\n{USAGE}")
+                    raise RunUsageError(
+                        f"unknown suite {token!r}: the bundled suites are {', '.join(known_suites)}\n{USAGE}"
+                    )
                 args.suites.append(token)
             else:
                 in_suites = False
@@ -90,8 +91,7 @@ def parse_run_args(argv: Sequence[str], known_suites: Sequence[str]) -> RunArgs:
 
 
 def _plugin_is_installed() -> bool:
-    return any(ep.value == "pytest_rocmcompat.plugin"
-               for ep in importlib.metadata.entry_points(group="pytest11"))
+    return any(ep.value == "pytest_rocmcompat.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
 
 
 def build_command(args: RunArgs, root: Path, results: Path) -> tuple[list[str], dict[str, str]]:
@@ -104,13 +104,22 @@ def build_command(args: RunArgs, root: Path, results: Path) -> tuple[list[str], 
         command += ["-p", "pytest_rocmcompat.plugin"]
         env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(PACKAGE_DIR.parent), env.get("PYTHONPATH"))))
     targets = [str(root / s) for s in args.suites] or [str(root)]
-    command += [*targets, f"--rootdir={root.parent}", f"--config-file={RUN_INI}", "-p", "no:cacheprovider",
-                f"--junitxml={results / 'junit.xml'}", f"--rocm-report={results / 'COMPAT.md'}"]
+    command += [
+        *targets,
+        f"--rootdir={root.parent}",
+        f"--config-file={RUN_INI}",
+        "-p",
+        "no:cacheprovider",
+        f"--junitxml={results / 'junit.xml'}",
+        f"--rocm-report={results / 'COMPAT.md'}",
+    ]
     if args.matrix:
         matrix = resolve_matrix_name(args.matrix)
         if not os.path.isfile(matrix):
-            raise RunUsageError(f"--matrix {args.matrix}: no such file, nor a bundled matrix of that name "
-                                f"(bundled: {', '.join(bundled_matrix_names())})")
+            raise RunUsageError(
+                f"--matrix {args.matrix}: no such file, nor a bundled matrix of that name "
+                f"(bundled: {', '.join(bundled_matrix_names())})"
+            )
         command.append(f"--rocm-matrix={os.path.abspath(matrix)}")
     return command + args.pytest_args, env
 
@@ -125,7 +134,7 @@ def _write_probe(results: Path, matrix: str | None) -> None:
     if matrix:
         try:
             extra = load_matrix(resolve_matrix_name(matrix)).library_names
-        except Exception:  # noqa: BLE001 - pytest reports the matrix's mistakes with file:line
+        except Exception:
             extra = ()
     from pytest_rocmcompat.safe_io.escape import safe_data
 
@@ -136,9 +145,10 @@ def _write_probe(results: Path, matrix: str | None) -> None:
 
 def shown_command(command: Sequence[str]) -> str:
     """The pytest command as ``rocmcompat run`` prints it: ``NAME=VALUE`` arguments with a secret
-    name redacted (``--rocm-set env.NCCL_SOCKET_PASSWORD=...``), then as any quoted terminal text."""
-    from pytest_rocmcompat.safe_io.redact import redact_args
+    name redacted (``--rocm-set env.NCCL_SOCKET_PASSWORD=...``), then as any quoted terminal text.
+    """
     from pytest_rocmcompat.safe_io.escape import terminal_line
+    from pytest_rocmcompat.safe_io.redact import redact_args
 
     return " ".join(terminal_line(arg) for arg in redact_args(list(command)))
 

@@ -66,9 +66,15 @@ def table_rows(op: str, world: int, timings: Iterable[Mapping]) -> list[list]:
     rows = []
     for t in sorted(timings, key=lambda t: t["bytes"]):
         seconds = float(t["seconds"])
-        rows.append([human_size(int(t["bytes"])), int(t["bytes"]), round(seconds * 1e6, 2),
-                     round(algbw_gbps(int(t["bytes"]), seconds), 3),
-                     round(busbw_gbps(op, world, int(t["bytes"]), seconds), 3)])
+        rows.append(
+            [
+                human_size(int(t["bytes"])),
+                int(t["bytes"]),
+                round(seconds * 1e6, 2),
+                round(algbw_gbps(int(t["bytes"]), seconds), 3),
+                round(busbw_gbps(op, world, int(t["bytes"]), seconds), 3),
+            ]
+        )
     return rows
 
 

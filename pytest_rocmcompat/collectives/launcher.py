@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_rocmcompat.running import warm
-from pytest_rocmcompat.running.processes import TreeGuard, alive, in_sessions, kill_group, signal_name
-from pytest_rocmcompat.knowledge.diagnoses import diagnose
 from pytest_rocmcompat.collectives.plan import Case
 from pytest_rocmcompat.collectives.world import World
+from pytest_rocmcompat.knowledge.diagnoses import diagnose
+from pytest_rocmcompat.running import warm
+from pytest_rocmcompat.running.processes import TreeGuard, alive, in_sessions, kill_group, signal_name
 
 TAIL_CHARS = 3000
 WORKER = "pytest_rocmcompat.collectives.worker"
@@ -33,8 +33,8 @@ class RankRun:
 
     rank: int
     pid: int
-    returncode: int | None = None     # None: killed by the launcher
-    ended_at: float | None = None     # monotonic time the launcher saw it end
+    returncode: int | None = None  # None: killed by the launcher
+    ended_at: float | None = None  # monotonic time the launcher saw it end
     events: list[dict] = field(default_factory=list)
     tail: str = ""
 
@@ -85,12 +85,12 @@ class RankRun:
 @dataclass
 class Launch:
     world: World
-    outcome: str              # pass | fail | crashed | hang
+    outcome: str  # pass | fail | crashed | hang
     message: str
     ranks: list[RankRun]
     seconds: float
     signature: str | None = None
-    pids: list[int] = field(default_factory=list)       # every process seen in the ranks' groups
+    pids: list[int] = field(default_factory=list)  # every process seen in the ranks' groups
     survivors: list[int] = field(default_factory=list)  # of those, still alive after the kill
 
     def results(self, name: str) -> list[dict]:
@@ -105,15 +105,32 @@ class Launch:
         return {**(first.last("start") or {}), **(first.last("init") or {})}
 
 
-def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float, grace: float = 5.0,
-           iters: int = 5, warmup: int = 1, fault: dict | list | None = None) -> Launch:
+def launch(
+    world: World,
+    cases: list[Case],
+    *,
+    timeout: float,
+    op_timeout: float,
+    grace: float = 5.0,
+    iters: int = 5,
+    warmup: int = 1,
+    fault: dict | list | None = None,
+) -> Launch:
     """Run ``cases`` on every rank of ``world`` this session spawns; never raises for a rank's failure."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="rocmcompat-collectives-") as tmp:
         tmp_path = Path(tmp)
-        spec = {"backend": world.backend, "device": world.device, "init_method": world.init_method(tmp_path),
-                "op_timeout_s": op_timeout, "result_dir": tmp, "iters": iters, "warmup": warmup,
-                "cases": [c.to_dict() for c in cases], "fault": fault}
+        spec = {
+            "backend": world.backend,
+            "device": world.device,
+            "init_method": world.init_method(tmp_path),
+            "op_timeout_s": op_timeout,
+            "result_dir": tmp,
+            "iters": iters,
+            "warmup": warmup,
+            "cases": [c.to_dict() for c in cases],
+            "fault": fault,
+        }
         spec_file = tmp_path / "spec.json"
         spec_file.write_text(json.dumps(spec), encoding="utf-8")
         guard = TreeGuard()  # finds what the ranks start, setsid escapees included
@@ -144,26 +161,35 @@ def launch(world: World, cases: list[Case], *, timeout: float, op_timeout: float
     # kill, which takes every process started during the launch for one of the ranks').
     warm.pool().prewarm(rank_environ(), len(world.ranks))
     ranks = [runs[r] for r in sorted(runs)]
-    pids = sorted(pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events
-                                                     if e.get("event") == "child"})
+    pids = sorted(
+        pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events if e.get("event") == "child"}
+    )
     outcome, message, signature = judge(ranks, limit_hit, timeout)
     return Launch(world, outcome, message, ranks, time.monotonic() - start, signature, pids, survivors(pids))
 
 
 def rank_environ() -> dict[str, str]:
     """The environment every rank starts from (before its own RANK, WORLD_SIZE, ...): this
-    process's, without torchrun's agent store (the ranks meet through their own file store)."""
+    process's, without torchrun's agent store (the ranks meet through their own file store).
+    """
     return {k: v for k, v in os.environ.items() if k != "TORCHELASTIC_USE_AGENT_STORE"}
 
 
 def _spawn(world: World, spec_file: Path, tmp: Path) -> dict[int, subprocess.Popen]:
     """One process per rank, in its own session: a warm one (interpreter and ``import torch``
-    already paid, see :mod:`..warm`) where one fits, else started now."""
+    already paid, see :mod:`..warm`) where one fits, else started now.
+    """
     procs = {}
     base = rank_environ()
-    for rank, local in zip(world.ranks, world.local_ranks):
-        env = {**base, "RANK": str(rank), "WORLD_SIZE": str(world.size), "LOCAL_RANK": str(local),
-               "LOCAL_WORLD_SIZE": str(len(world.ranks)), "PYTHONUNBUFFERED": "1"}
+    for rank, local in zip(world.ranks, world.local_ranks, strict=False):
+        env = {
+            **base,
+            "RANK": str(rank),
+            "WORLD_SIZE": str(world.size),
+            "LOCAL_RANK": str(local),
+            "LOCAL_WORLD_SIZE": str(len(world.ranks)),
+            "PYTHONUNBUFFERED": "1",
+        }
         procs[rank] = warm.pool().popen(WORKER, [str(spec_file)], env, log=tmp / f"rank{rank}.log")
     return procs
 
@@ -229,8 +255,12 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
         stuck = [r for r in ranks if r.returncode is None]
         first = stuck[0] if stuck else ranks[0]
         sig = diagnose("\n".join(r.tail for r in ranks))
-        return ("hang", f"killed after the {timeout:g} s wall-clock limit (every rank's process group "
-                f"killed)\n{states}\n{_tail_block(first)}", sig.id if sig else None)
+        return (
+            "hang",
+            f"killed after the {timeout:g} s wall-clock limit (every rank's process group "
+            f"killed)\n{states}\n{_tail_block(first)}",
+            sig.id if sig else None,
+        )
     bad = sorted((r for r in ranks if r.returncode not in (0, None)), key=lambda r: r.ended_at or 0.0)
     if not bad:
         if all(r.done for r in ranks):
@@ -252,13 +282,16 @@ def judge(ranks: list[RankRun], limit_hit: bool, timeout: float) -> tuple[str, s
     return outcome, f"{what}\n{states}\n{_tail_block(first)}", sig.id if sig else None
 
 
-PEER_GONE = re.compile(r"(?i)connection (?:reset|closed) by peer|broken pipe|remote process exited|"
-                       r"ncclRemoteError|socket (?:closed|error)|end of file|EOF")
+PEER_GONE = re.compile(
+    r"(?i)connection (?:reset|closed) by peer|broken pipe|remote process exited|"
+    r"ncclRemoteError|socket (?:closed|error)|end of file|EOF"
+)
 
 
 def _primary(bad: list[RankRun], window: float = 1.0) -> RankRun:
     """The rank whose failure caused the others': among those that ended within ``window``
-    seconds of the first, a death before an error, and an error before a peer's-death error."""
+    seconds of the first, a death before an error, and an error before a peer's-death error.
+    """
     first_end = bad[0].ended_at or 0.0
     near = [r for r in bad if (r.ended_at or 0.0) <= first_end + window]
 
@@ -266,6 +299,7 @@ def _primary(bad: list[RankRun], window: float = 1.0) -> RankRun:
         if r.error is None:
             return 0 if r.signal_name else 1
         return 3 if PEER_GONE.search(r.error.get("text", "")) else 2
+
     return min(near, key=lambda r: (rank_of(r), r.ended_at or 0.0, r.rank))
 
 

@@ -26,8 +26,12 @@ CHECKS: tuple[tuple[str, str, str], ...] = (
 )
 # Operations swept for bandwidth, with the variant that is timed.
 TIMED: tuple[tuple[str, str], ...] = (
-    ("all_reduce", "sum"), ("all_gather", "tensor"), ("reduce_scatter", "sum"),
-    ("broadcast", ""), ("all_to_all", ""), ("sendrecv", "ring"),
+    ("all_reduce", "sum"),
+    ("all_gather", "tensor"),
+    ("reduce_scatter", "sum"),
+    ("broadcast", ""),
+    ("all_to_all", ""),
+    ("sendrecv", "ring"),
 )
 TIMED_DTYPE = "float32"  # as nccl-tests' default
 GPU_CHECK_SIZES = (1, 4099, MiB, 16 * MiB)  # 1 and 4099 are element counts, the rest bytes
@@ -38,11 +42,11 @@ CPU_SWEEP = (4 * KiB, 32 * KiB, 256 * KiB, MiB)
 
 @dataclass(frozen=True)
 class Case:
-    name: str      # test name from CHECKS, e.g. "all_reduce_sum"
+    name: str  # test name from CHECKS, e.g. "all_reduce_sum"
     op: str
     variant: str
     dtype: str
-    nbytes: int    # nccl-tests size
+    nbytes: int  # nccl-tests size
     timed: bool = False
 
     @property
@@ -55,7 +59,8 @@ class Case:
 
 def elements(op: str, nbytes: int, itemsize: int, world: int) -> int:
     """Elements of the case's largest buffer: at least one per rank, a multiple of the world
-    size for operations that split it into per-rank chunks."""
+    size for operations that split it into per-rank chunks.
+    """
     count = max(1, nbytes // itemsize)
     if op in ("all_gather", "reduce_scatter", "all_to_all"):
         count = max(world, count - count % world)
@@ -77,7 +82,7 @@ def build(gpu: bool, max_bytes: int | None = None) -> list[Case]:
     cap = max_bytes if max_bytes is not None else sweep[-1]
     cases = []
     for name, op, variant in CHECKS:
-        for dtype in (DTYPES if op != "barrier" else ("float32",)):
+        for dtype in DTYPES if op != "barrier" else ("float32",):
             sizes = check_sizes_bytes(checks, dtype) if op != "barrier" else [4]
             cases += [Case(name, op, variant, dtype, n) for n in sizes if n <= cap]
     names = {(op, variant): name for name, op, variant in CHECKS}

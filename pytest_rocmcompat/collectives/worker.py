@@ -24,11 +24,22 @@ import traceback
 from datetime import timedelta
 from pathlib import Path
 
-from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name
 from pytest_rocmcompat.collectives.plan import ITEMSIZE, Case, elements
+from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name
 
-ENV_PREFIXES = ("NCCL_", "RCCL_", "HSA_", "HIP_", "CUDA_VISIBLE", "ROCR_", "TORCH_NCCL_", "GLOO_",
-                "MASTER_", "UCX_", "FI_")
+ENV_PREFIXES = (
+    "NCCL_",
+    "RCCL_",
+    "HSA_",
+    "HIP_",
+    "CUDA_VISIBLE",
+    "ROCR_",
+    "TORCH_NCCL_",
+    "GLOO_",
+    "MASTER_",
+    "UCX_",
+    "FI_",
+)
 TIMEOUT_TEXT = re.compile(r"(?i)timed? ?out|watchdog caught collective operation timeout|DistStoreError")
 UNSUPPORTED_TEXT = re.compile(r"(?i)not supported|unsupported|does not support|not implemented")
 EXACT_LIMIT = {"bfloat16": 256, "float16": 2048, "float32": 1 << 24, "int32": (1 << 31) - 1}
@@ -47,13 +58,15 @@ class Events:
 
 def levels(dtype: str, world: int) -> int:
     """Distinct input values per element so that sums over ``world`` ranks stay exact
-    (where any can: see :func:`sum_tolerance`)."""
+    (where any can: see :func:`sum_tolerance`).
+    """
     return max(2, min(251, (EXACT_LIMIT[dtype] - 1) // world))
 
 
 def sum_tolerance(torch, dtype: str, world: int) -> float:
     """0 when a sum over ``world`` ranks is exact in ``dtype``; else the rounding bound of
-    ``world`` additions (bf16 beyond 255 ranks, fp16 beyond 2047)."""
+    ``world`` additions (bf16 beyond 255 ranks, fp16 beyond 2047).
+    """
     q = levels(dtype, world)
     if world * (q - 1) < EXACT_LIMIT[dtype]:
         return 0.0
@@ -62,17 +75,22 @@ def sum_tolerance(torch, dtype: str, world: int) -> float:
 
 def settings() -> dict[str, str]:
     """The collectives-relevant variables of this rank, secret-looking values redacted."""
-    return {k: (REDACTED if is_secret_name(k) else v) for k, v in sorted(os.environ.items())
-            if k.startswith(ENV_PREFIXES)}
+    return {
+        k: (REDACTED if is_secret_name(k) else v) for k, v in sorted(os.environ.items()) if k.startswith(ENV_PREFIXES)
+    }
 
 
 def versions(torch, dist, backend: str) -> dict:
-    info = {"torch": torch.__version__, "hip": getattr(torch.version, "hip", None),
-            "cuda": torch.version.cuda, "backend": backend}
+    info = {
+        "torch": torch.__version__,
+        "hip": getattr(torch.version, "hip", None),
+        "cuda": torch.version.cuda,
+        "backend": backend,
+    }
     if backend == "nccl" and torch.cuda.is_available():
         try:
             info["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
-        except Exception as exc:  # noqa: BLE001 - a version we cannot read is a note, not a failure
+        except Exception as exc:
             info["nccl"] = f"unknown ({exc})"
         info["nccl_library"] = "RCCL" if info["hip"] else "NCCL"
         info["device_name"] = torch.cuda.get_device_name()
@@ -87,8 +105,9 @@ def faults(spec: dict) -> list[dict]:
 
 def fault_point(spec: dict, rank: int, at: str, events: Events) -> None:
     """Act out an injected fault if one is this rank's and this point's."""
-    fault = next((f for f in faults(spec) if f.get("rank") == rank and f.get("at") == at
-                  and f.get("kind") != "corrupt"), None)
+    fault = next(
+        (f for f in faults(spec) if f.get("rank") == rank and f.get("at") == at and f.get("kind") != "corrupt"), None
+    )
     if fault is None:
         return
     message = fault.get("message", "")
@@ -167,8 +186,7 @@ class Runner:
                 expected += pat(r, c, q, start=rank * c)
             out = self.sentinel(c, dtype)
             scatter = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor  # renamed in 2.13
-            return ((lambda: scatter(out, x, op=dist.ReduceOp.SUM)), out, expected,
-                    sum_tolerance(torch, case.dtype, n))
+            return ((lambda: scatter(out, x, op=dist.ReduceOp.SUM)), out, expected, sum_tolerance(torch, case.dtype, n))
         if case.op == "broadcast":
             root = n - 1  # not 0: a backend that ignores the root fails
             x = pat(root, count, q).to(dtype) if rank == root else self.sentinel(count, dtype)
@@ -188,9 +206,10 @@ class Runner:
                 ops = [dist.P2POp(dist.isend, x, nxt), dist.P2POp(dist.irecv, out, prv)]
                 for work in dist.batch_isend_irecv(ops):
                     work.wait()
+
             return ring, out, pat(prv, count, q), 0.0
         if case.op == "barrier":
-            return (lambda: dist.barrier()), None, None, 0.0
+            return (dist.barrier), None, None, 0.0
         raise ValueError(f"unknown operation {case.op!r}")
 
     def check(self, out, expected, tol: float, dtype: str) -> dict:
@@ -241,8 +260,9 @@ class Runner:
         for _ in range(self.iters):
             call()
         self.sync()
-        mine = self.torch.tensor([(time.perf_counter() - start) / self.iters], dtype=self.torch.float64,
-                                 device=self.device)
+        mine = self.torch.tensor(
+            [(time.perf_counter() - start) / self.iters], dtype=self.torch.float64, device=self.device
+        )
         self.dist.all_reduce(mine, op=self.dist.ReduceOp.MAX)
         return float(mine.item())
 
@@ -252,8 +272,13 @@ def main(argv: list[str]) -> int:
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local = int(os.environ.get("LOCAL_RANK", rank))
     events = Events(Path(spec["result_dir"]) / f"rank{rank}.jsonl")
-    events.emit("start", pid=os.getpid(), host=socket.gethostname(), settings=settings(),
-                warm=os.environ.get("ROCMCOMPAT_WARM") == "1")
+    events.emit(
+        "start",
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        settings=settings(),
+        warm=os.environ.get("ROCMCOMPAT_WARM") == "1",
+    )
     try:
         fault_point(spec, rank, "import", events)
         import torch
@@ -265,8 +290,13 @@ def main(argv: list[str]) -> int:
         else:
             device = torch.device("cpu")
         fault_point(spec, rank, "init", events)
-        kwargs = {"backend": spec["backend"], "init_method": spec["init_method"], "rank": rank,
-                  "world_size": world, "timeout": timedelta(seconds=float(spec["op_timeout_s"]))}
+        kwargs = {
+            "backend": spec["backend"],
+            "init_method": spec["init_method"],
+            "rank": rank,
+            "world_size": world,
+            "timeout": timedelta(seconds=float(spec["op_timeout_s"])),
+        }
         if device.type == "cuda":
             kwargs["device_id"] = device  # eager NCCL init: an init hang shows up here, in time
         dist.init_process_group(**kwargs)
@@ -280,7 +310,7 @@ def main(argv: list[str]) -> int:
         fault_point(spec, rank, "end", events)
         dist.barrier()
         dist.destroy_process_group()
-    except BaseException as exc:  # noqa: BLE001 - every failure is reported to the launcher
+    except BaseException as exc:
         text = traceback.format_exc()
         events.emit("error", text=text, timeout=bool(TIMEOUT_TEXT.search(f"{type(exc).__name__}: {exc}")))
         sys.stderr.write(text)

@@ -20,13 +20,13 @@ CPU_WORLDS = (2, 3)
 
 @dataclass(frozen=True)
 class World:
-    backend: str                 # gloo | nccl (RCCL on ROCm)
+    backend: str  # gloo | nccl (RCCL on ROCm)
     size: int
-    device: str                  # cpu | cuda (ROCm answers through torch.cuda too)
-    ranks: tuple[int, ...]       # the ranks this session spawns
-    local_ranks: tuple[int, ...] # their device indices
+    device: str  # cpu | cuda (ROCm answers through torch.cuda too)
+    ranks: tuple[int, ...]  # the ranks this session spawns
+    local_ranks: tuple[int, ...]  # their device indices
     master: tuple[str, int] | None = None  # None: file store in the launch's temporary directory
-    full: bool = False           # the whole machine's (or launcher's) GPU world: its figures meet the floors
+    full: bool = False  # the whole machine's (or launcher's) GPU world: its figures meet the floors
 
     @property
     def id(self) -> str:
@@ -34,7 +34,8 @@ class World:
 
     def metric(self, name: str) -> str:
         """The name a bandwidth figure is recorded under: the plain metric (compared with the
-        matrix's floors) for the full GPU world, tagged with the world id otherwise."""
+        matrix's floors) for the full GPU world, tagged with the world id otherwise.
+        """
         return name if self.full else f"{name}[{self.id}]"
 
     def init_method(self, tmp: Path) -> str:
@@ -45,7 +46,7 @@ class World:
 
 
 def local_worlds(gpus: int) -> list[World]:
-    """gloo on 2 and 3 CPU ranks; nccl on 2, 4, ... and every GPU when there are 2 or more."""
+    """Gloo on 2 and 3 CPU ranks; nccl on 2, 4, ... and every GPU when there are 2 or more."""
     worlds = [World("gloo", n, "cpu", tuple(range(n)), tuple(range(n))) for n in CPU_WORLDS]
     sizes = sorted({n for n in (2, 4, 8, 16) if n < gpus} | ({gpus} if gpus >= 2 else set()))
     worlds += [World("nccl", n, "cuda", tuple(range(n)), tuple(range(n)), full=n == gpus) for n in sizes]
@@ -62,8 +63,10 @@ def _int(environ: Mapping[str, str], *names: str) -> int | None:
             try:
                 return int(environ[name])
             except ValueError:
-                raise WorldError(f"environment variable {name}={environ[name]!r} is not a whole number; "
-                                 "the collectives suite reads the torchrun/Slurm world from it") from None
+                raise WorldError(
+                    f"environment variable {name}={environ[name]!r} is not a whole number; "
+                    "the collectives suite reads the torchrun/Slurm world from it"
+                ) from None
     return None
 
 
@@ -85,8 +88,7 @@ def env_world(environ: Mapping[str, str], gpus: int) -> World | None:
         raise WorldError(f"rendezvous port {port} is not a TCP port (MASTER_PORT / ROCMCOMPAT_COLLECTIVES_PORT)")
     local = rank if local is None else local
     gpu = gpus > 0
-    return World("nccl" if gpu else "gloo", size, "cuda" if gpu else "cpu", (rank,),
-                 (local,), (addr, port), full=gpu)
+    return World("nccl" if gpu else "gloo", size, "cuda" if gpu else "cpu", (rank,), (local,), (addr, port), full=gpu)
 
 
 def worlds(environ: Mapping[str, str] | None = None, gpus: int = 0) -> list[World]:

@@ -1,1 +1,1 @@
-"""knowledge"""
+"""knowledge."""

@@ -20,16 +20,27 @@ _VLLM = "https://github.com/vllm-project/vllm/blob/v{v}/requirements-cuda.txt"
 # 0.10.1.1 torch==2.7.1 in nvidia-cosmos/cosmos-rl#183 and NovaSky-AI/SkyRL#218, 0.11.0
 # torch==2.8.0 in verl-project/verl#5123); the torch series where a patch is uncertain.
 VLLM_TORCH: tuple[tuple[str, str], ...] = (
-    ("0.4.0", "torch==2.1.2"), ("0.4.1", "torch==2.2.1"), ("0.4.2", "torch==2.3.0"),
-    ("0.5.0", "torch>=2.3,<2.4"), ("0.5.4", "torch==2.4.0"), ("0.6.4", "torch==2.5.1"),
-    ("0.8.0", "torch==2.6.0"), ("0.9.0", "torch==2.7.0"), ("0.10.0", "torch==2.7.1"),
-    ("0.10.2", "torch==2.8.0"), ("0.11.1", "torch>=2.9,<2.10"),
+    ("0.4.0", "torch==2.1.2"),
+    ("0.4.1", "torch==2.2.1"),
+    ("0.4.2", "torch==2.3.0"),
+    ("0.5.0", "torch>=2.3,<2.4"),
+    ("0.5.4", "torch==2.4.0"),
+    ("0.6.4", "torch==2.5.1"),
+    ("0.8.0", "torch==2.6.0"),
+    ("0.9.0", "torch==2.7.0"),
+    ("0.10.0", "torch==2.7.1"),
+    ("0.10.2", "torch==2.8.0"),
+    ("0.11.1", "torch>=2.9,<2.10"),
 )
 VLLM_KNOWN_UNTIL = "0.12"  # releases from here on are not in the table
 # xformers release -> torch series it was built for (from its release notes / wheels).
 XFORMERS_TORCH: tuple[tuple[str, str], ...] = (
-    ("0.0.28.post1", "2.4"), ("0.0.28.post2", "2.5"), ("0.0.29.post2", "2.6"),
-    ("0.0.30", "2.7"), ("0.0.31", "2.7"), ("0.0.32", "2.8"),
+    ("0.0.28.post1", "2.4"),
+    ("0.0.28.post2", "2.5"),
+    ("0.0.29.post2", "2.6"),
+    ("0.0.30", "2.7"),
+    ("0.0.31", "2.7"),
+    ("0.0.32", "2.8"),
 )
 _XFORMERS = "https://github.com/facebookresearch/xformers/releases/tag/v{v}"
 
@@ -58,7 +69,9 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
         series = f"2.{v.minor - 15}"
         return (_series("torch", series),), "https://github.com/pytorch/vision#installation"
     if dist == "torchaudio" and v.major == 2:
-        return (_series("torch", f"2.{v.minor}"),), "https://pytorch.org/audio/main/installation.html#compatibility-matrix"
+        return (
+            _series("torch", f"2.{v.minor}"),
+        ), "https://pytorch.org/audio/main/installation.html#compatibility-matrix"
     if dist == "xformers":
         found = _last_at_or_below(XFORMERS_TORCH, v)
         if found is None or not SpecifierSet("<0.0.33").contains(release, prereleases=True):

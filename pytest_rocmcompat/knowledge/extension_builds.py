@@ -76,13 +76,25 @@ def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool
     series = _labelled_series(label)
     if series is not None:
         source = _PYG_SOURCE if _PYG_LABEL.search(label) and not _TORCH_LABEL.search(label) else _LABEL_SOURCE
-        found.append(BuiltFor(f"torch {series[0]}.{series[1]}", source, (t.major, t.minor) == series,
-                              "its compiled library fails to load (undefined symbol)"))
+        found.append(
+            BuiltFor(
+                f"torch {series[0]}.{series[1]}",
+                source,
+                (t.major, t.minor) == series,
+                "its compiled library fails to load (undefined symbol)",
+            )
+        )
     abi = _ABI_LABEL.search(label)
     if abi is not None and torch_abi is not None:
         built_abi = abi.group(1) == "true"
-        found.append(BuiltFor("the C++11 ABI" if built_abi else "the pre-C++11 ABI", ABI_SOURCE, built_abi == torch_abi,
-                              "its compiled library fails to load (undefined symbol ...__cxx11...)"))
+        found.append(
+            BuiltFor(
+                "the C++11 ABI" if built_abi else "the pre-C++11 ABI",
+                ABI_SOURCE,
+                built_abi == torch_abi,
+                "its compiled library fails to load (undefined symbol ...__cxx11...)",
+            )
+        )
     return found
 
 
@@ -119,7 +131,7 @@ def _labelled_series(label: str) -> tuple[int, int] | None:
 
 
 def _triple(v: Version) -> tuple[int, int, int]:
-    major, minor, patch = (tuple(v.release) + (0, 0, 0))[:3]
+    major, minor, patch = ((*tuple(v.release), 0, 0, 0))[:3]
     return (major, minor, -1 if (v.is_devrelease or v.is_prerelease) else patch)
 
 
@@ -132,8 +144,11 @@ def _torchao(v: Version, t: Version) -> BuiltFor | None:
     if pairs is None:
         return None
     wanted = " or ".join(_shown(p) for p in pairs)
-    consequence = ("importing it can abort the process" if ao < (0, 14, 0)
-                   else "it skips its C++ extensions (their kernels are missing)")
+    consequence = (
+        "importing it can abort the process"
+        if ao < (0, 14, 0)
+        else "it skips its C++ extensions (their kernels are missing)"
+    )
     return BuiltFor(f"torch {wanted}", _TORCHAO, torch in pairs, consequence)
 
 

@@ -104,8 +104,9 @@ def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
         if _tag_matches(local, tag) and first <= day and (until is None or day < until):
             return tuple(targets.split()), f"table: {source}"
     if not _PARSED:
-        _PARSED.extend((tag, SpecifierSet(spec), tuple(targets.split()), source)
-                       for tag, spec, targets, source in TABLE)
+        _PARSED.extend(
+            (tag, SpecifierSet(spec), tuple(targets.split()), source) for tag, spec, targets, source in TABLE
+        )
     release = coerce_version(version.base_version)
     for tag, spec, parsed, source in _PARSED:
         if _tag_matches(local, tag) and release is not None and spec.contains(release, prereleases=True):
@@ -130,7 +131,11 @@ def _tag_matches(local: str, tag: str) -> bool:
 
 # Newest SM each CUDA toolkit can compile for (CUDA Toolkit release notes; nvcc --list-gpu-arch).
 TOOLKIT_CEILING: tuple[tuple[str, int], ...] = (
-    ("11.0", 80), ("11.1", 86), ("11.8", 90), ("12.8", 120), ("12.9", 121),
+    ("11.0", 80),
+    ("11.1", 86),
+    ("11.8", 90),
+    ("12.8", 120),
+    ("12.9", 121),
 )
 TOOLKIT_SOURCE = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 

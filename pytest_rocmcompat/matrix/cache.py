@@ -30,18 +30,30 @@ import os
 import sys
 from pathlib import Path
 
-from pytest_rocmcompat.safe_io.package_files import VERSION, module_files
-from pytest_rocmcompat.safe_io.cache_store import cache_dir, read_entry, write_entry
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.matrix.plain import FORMAT, content_from_plain, content_to_plain
+from pytest_rocmcompat.safe_io.cache_store import cache_dir, read_entry, write_entry
+from pytest_rocmcompat.safe_io.package_files import VERSION, module_files
 
 MAX_ENTRY_BYTES = 64 * 2**20
 # The modules whose code decides what a checked file becomes (or how it is stored): a name that
 # no longer exists is an error (package_files.MissingModuleError), never a silently stale cache.
 CODE_MODULES = (
-    "matrix.model", "matrix.schema", "matrix.rule_schema", "matrix.checker", "matrix.yaml_lines",
-    "matrix.cache", "matrix.plain", "matrix.limits", "knowledge.rules.model", "knowledge.rules.signature",
-    "knowledge.checks.registry", "knowledge.metrics", "stack.arch", "stack.versions", "stack.environment",
+    "matrix.model",
+    "matrix.schema",
+    "matrix.rule_schema",
+    "matrix.checker",
+    "matrix.yaml_lines",
+    "matrix.cache",
+    "matrix.plain",
+    "matrix.limits",
+    "knowledge.rules.model",
+    "knowledge.rules.signature",
+    "knowledge.checks.registry",
+    "knowledge.metrics",
+    "stack.arch",
+    "stack.versions",
+    "stack.environment",
     "errors",
 )
 
@@ -75,21 +87,23 @@ class MatrixCache:
             if entry.get("format") != FORMAT or entry.get("text_sha256") != text_hash(text):
                 return None
             return content_from_plain(entry["content"])
-        except BaseException:  # noqa: BLE001 - absent, unreadable, corrupt or planted: a miss, whatever it raised
+        except BaseException:
             return None
 
     def put(self, key: str, text: str, content: FileContent) -> None:
         try:
             entry = {"format": FORMAT, "text_sha256": text_hash(text), "content": content_to_plain(content)}
-            write_entry(self.directory / f"{key}.json",
-                        json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("utf-8"))
+            write_entry(
+                self.directory / f"{key}.json",
+                json.dumps(entry, separators=(",", ":"), allow_nan=False).encode("utf-8"),
+            )
         except Exception:  # read-only home, full disk, a value JSON cannot hold: run without the cache
             return
 
     def _code_fingerprint(self) -> str:
         if self._code is None:
             parts = []
-            for name, path in zip(CODE_MODULES, module_files(CODE_MODULES)):
+            for name, path in zip(CODE_MODULES, module_files(CODE_MODULES), strict=False):
                 st = os.stat(path)
                 parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
             self._code = "|".join(parts)

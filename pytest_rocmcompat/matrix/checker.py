@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from pytest_rocmcompat.errors import Problem, show
-from pytest_rocmcompat.stack.versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
 from pytest_rocmcompat.matrix.limits import version_length_problem
 from pytest_rocmcompat.matrix.yaml_lines import line_of
+from pytest_rocmcompat.stack.versions import InvalidSpecifier, InvalidVersion, parse_specifier, parse_version
 
 
 def join_path(path: str, key: Any) -> str:
@@ -109,9 +109,13 @@ class Checker:
             self.add(container, key, path, f"expected a version string, got {type_name(value)}")
             return None
         if isinstance(value, (int, float)):
-            self.add(container, key, path,
-                     f"{show(value)} is a number, write the version as a quoted string: '{show(value, quotes=False)}' "
-                     "(YAML reads 6.10 as the number 6.1)")
+            self.add(
+                container,
+                key,
+                path,
+                f"{show(value)} is a number, write the version as a quoted string: '{show(value, quotes=False)}' "
+                "(YAML reads 6.10 as the number 6.1)",
+            )
             return None
         if not isinstance(value, str):
             self.add(container, key, path, f"expected a version string, got {type_name(value)}")
@@ -130,8 +134,12 @@ class Checker:
     def specifier_text(self, container: Any, key: Any, path: str, value: Any) -> str | None:
         """A PEP 440 specifier such as ``'>=2.5,<2.7'`` (a bare version means ``==``)."""
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            self.add(container, key, path,
-                     f"{show(value)} is a number, write the specifier as a quoted string: '=={show(value, quotes=False)}.*' or '>={show(value, quotes=False)}'")
+            self.add(
+                container,
+                key,
+                path,
+                f"{show(value)} is a number, write the specifier as a quoted string: '=={show(value, quotes=False)}.*' or '>={show(value, quotes=False)}'",
+            )
             return None
         if not isinstance(value, str):
             self.add(container, key, path, f"expected a version specifier string, got {type_name(value)}")
@@ -143,13 +151,18 @@ class Checker:
         try:
             parse_specifier(value)
         except (InvalidSpecifier, ValueError):
-            self.add(container, key, path,
-                     f"{show(value)} is not a valid version specifier (PEP 440, e.g. '>=2.5,<2.7' or '==2.5.*')")
+            self.add(
+                container,
+                key,
+                path,
+                f"{show(value)} is not a valid version specifier (PEP 440, e.g. '>=2.5,<2.7' or '==2.5.*')",
+            )
             return None
         return value
 
-    def number(self, container: Any, key: Any, path: str, value: Any, *, positive: bool = True,
-               whole: bool = False) -> float | None:
+    def number(
+        self, container: Any, key: Any, path: str, value: Any, *, positive: bool = True, whole: bool = False
+    ) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.add(container, key, path, f"expected a number, got {got(value)}")
             return None

@@ -10,10 +10,7 @@ from pytest_rocmcompat.matrix.model import Cell, Matrix
 
 def is_excluded(matrix: Matrix, values: dict[str, str]) -> bool:
     """Whether a combination matches any ``exclude`` entry (all of the entry's axes)."""
-    return any(
-        all(values.get(axis) in allowed for axis, allowed in entry)
-        for entry in matrix.excludes
-    )
+    return any(all(values.get(axis) in allowed for axis, allowed in entry) for entry in matrix.excludes)
 
 
 def expand(matrix: Matrix, *, include_excluded: bool = False) -> Iterator[Cell]:
@@ -22,7 +19,7 @@ def expand(matrix: Matrix, *, include_excluded: bool = False) -> Iterator[Cell]:
     if not names:
         return
     for combo in itertools.product(*(matrix.axis_values(n) for n in names)):
-        values = dict(zip(names, combo))
+        values = dict(zip(names, combo, strict=False))
         if include_excluded or not is_excluded(matrix, values):
             yield Cell(tuple(values.items()))
 

@@ -1,5 +1,6 @@
 """Limits on what a matrix file may be: a regular UTF-8 file of bounded size (read by
-:mod:`pytest_rocmcompat.safe_io.input_files`), bounded versions and nesting."""
+:mod:`pytest_rocmcompat.safe_io.input_files`), bounded versions and nesting.
+"""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from pytest_rocmcompat.matrix.model import Matrix
 IDS_FILE_VAR = "ROCMCOMPAT_COLLECTED_IDS"
 
 
-def pytest_collection_finish(session) -> None:  # noqa: ANN001 - the hook, in the collecting pytest
+def pytest_collection_finish(session) -> None:
     path = os.environ.get(IDS_FILE_VAR)
     if path:
         with open(path, "w", encoding="utf-8") as fh:
@@ -41,9 +41,24 @@ def collect_node_ids(paths: Sequence[str], cwd: str | None = None) -> list[str]:
         out = os.path.join(tmp, "ids.json")
         env = {**os.environ, IDS_FILE_VAR: out}
         proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-             "-p", "pytest_rocmcompat.matrix.lint_against", *paths],
-            cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "pytest_rocmcompat.matrix.lint_against",
+                *paths,
+            ],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
         if proc.returncode not in (0, 5) or not os.path.exists(out):  # 5: nothing collected
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
             raise CollectError(f"pytest --collect-only {' '.join(paths)} exited with {proc.returncode}:\n{tail}")
@@ -53,8 +68,8 @@ def collect_node_ids(paths: Sequence[str], cwd: str | None = None) -> list[str]:
 
 def unmatched_patterns(matrix: Matrix, node_ids: Sequence[str]) -> list[str]:
     """One warning line (``file:line: rule ID: ...``) per node-id pattern matching no collected test."""
-    from pytest_rocmcompat.matrix.loader import bundled_matrices_dir
     from pytest_rocmcompat.knowledge.rules.engine import _glob
+    from pytest_rocmcompat.matrix.loader import bundled_matrices_dir
 
     bundled = str(bundled_matrices_dir().resolve())
     warnings = []
@@ -64,6 +79,8 @@ def unmatched_patterns(matrix: Matrix, node_ids: Sequence[str]) -> list[str]:
         for pattern in rule.applies_to.nodeids:
             regex = re.compile(_glob(pattern))
             if not any(regex.match(nodeid) for nodeid in node_ids):
-                warnings.append(f"{rule.location}: rule {rule.id}: applies_to.nodeids pattern {pattern!r} "
-                                f"matches none of the {len(node_ids)} collected tests")
+                warnings.append(
+                    f"{rule.location}: rule {rule.id}: applies_to.nodeids pattern {pattern!r} "
+                    f"matches none of the {len(node_ids)} collected tests"
+                )
     return warnings

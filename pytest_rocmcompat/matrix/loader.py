@@ -6,16 +6,16 @@ import os
 from pathlib import Path
 
 from pytest_rocmcompat.errors import ConfigError, Problem, show
-from pytest_rocmcompat.safe_io.package_files import KNOWN_BAD_NAME, bundled_matrices_dir
-from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
 from pytest_rocmcompat.matrix.cache import MatrixCache
 from pytest_rocmcompat.matrix.model import FileContent, Matrix
-
+from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.safe_io.package_files import KNOWN_BAD_NAME, bundled_matrices_dir
 
 
 def resolve_matrix_name(value: str) -> str:
     """``--rocm-matrix`` value -> file: an existing path first, then a bundled matrix by bare name
-    (``mi300``, ``cpu.yaml``); anything else unchanged (loading it then says the file is missing)."""
+    (``mi300``, ``cpu.yaml``); anything else unchanged (loading it then says the file is missing).
+    """
     try:
         if os.path.exists(value) or os.sep in value or "/" in value:
             return value
@@ -79,15 +79,23 @@ def _read(path: str, problems: list[Problem], at: Problem | None) -> str | None:
     return None
 
 
-def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: list[Problem],
-               out: list[tuple[str, FileContent]], seen: set[str], cache: MatrixCache | None,
-               at: Problem | None = None) -> None:
+def _load_tree(
+    path: str,
+    *,
+    included: bool,
+    chain: tuple[str, ...],
+    problems: list[Problem],
+    out: list[tuple[str, FileContent]],
+    seen: set[str],
+    cache: MatrixCache | None,
+    at: Problem | None = None,
+) -> None:
     try:
         real = os.path.realpath(path)
     except (OSError, ValueError):
         real = path
     if real in chain:
-        cycle = " -> ".join(_display(p) for p in (*chain[chain.index(real):], real))
+        cycle = " -> ".join(_display(p) for p in (*chain[chain.index(real) :], real))
         assert at is not None
         problems.append(Problem(at.file, at.line, at.path, f"include cycle: {cycle}"))
         return
@@ -113,8 +121,9 @@ def _load_tree(path: str, *, included: bool, chain: tuple[str, ...], problems: l
     for i, (include, line) in enumerate(content.includes):
         target = _resolve_include(path, include)
         where = Problem(name, line, f"include[{i}]", f"cannot include {show(include)}")
-        _load_tree(target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen,
-                   cache=cache, at=where)
+        _load_tree(
+            target, included=True, chain=(*chain, real), problems=problems, out=out, seen=seen, cache=cache, at=where
+        )
     out.append((name, content))
 
 
@@ -158,8 +167,14 @@ def _merge(path: str, contents: list[tuple[str, FileContent]]) -> Matrix:
     for _, content in contents:
         for rule in content.rules:
             if rule.id in first_seen:
-                problems.append(Problem(rule.file, rule.line, "known_bad",
-                                        f"duplicate rule id {rule.id!r} (first defined at {first_seen[rule.id]})"))
+                problems.append(
+                    Problem(
+                        rule.file,
+                        rule.line,
+                        "known_bad",
+                        f"duplicate rule id {rule.id!r} (first defined at {first_seen[rule.id]})",
+                    )
+                )
                 continue
             first_seen[rule.id] = rule.location
             rules.append(rule)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_rocmcompat.matrix.expand import is_excluded
+from pytest_rocmcompat.matrix.model import Cell, Matrix
 from pytest_rocmcompat.stack.arch import arch_matches
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import in_series, parse_version
-from pytest_rocmcompat.matrix.expand import is_excluded
-from pytest_rocmcompat.matrix.model import Cell, Matrix
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,10 @@ class Location:
         if self.inside:
             return f"matrix {self.matrix.name!r} cell {self.cell.key}"  # type: ignore[union-attr]
         if self.excluded:
-            return (f"OUTSIDE matrix {self.matrix.name!r}: cell {self.cell.key} "  # type: ignore[union-attr]
-                    "is excluded by the matrix (not a shipped combination)")
+            return (
+                f"OUTSIDE matrix {self.matrix.name!r}: cell {self.cell.key} "  # type: ignore[union-attr]
+                "is excluded by the matrix (not a shipped combination)"
+            )
         return f"OUTSIDE matrix {self.matrix.name!r}: {'; '.join(self.reasons)}"
 
 

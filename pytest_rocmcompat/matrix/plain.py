@@ -14,19 +14,23 @@ from packaging.specifiers import SpecifierSet
 
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, EnvCondition, Rule, When
 from pytest_rocmcompat.knowledge.rules.signature import Signature
-from pytest_rocmcompat.stack.versions import parse_specifier
 from pytest_rocmcompat.matrix.model import FileContent
+from pytest_rocmcompat.stack.versions import parse_specifier
 
 FORMAT = 2  # 2: rules keep contested/fresh, files keep their checks mapping
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
     return {
-        "name": content.name, "platform": content.platform, "archs": list(content.archs),
+        "name": content.name,
+        "platform": content.platform,
+        "archs": list(content.archs),
         "axes": {k: list(v) for k, v in content.axes.items()},
         "excludes": [[[axis, list(values)] for axis, values in ex] for ex in content.excludes],
         "includes": [[text, line] for text, line in content.includes],
-        "suites": list(content.suites), "floors": content.floors, "expect": content.expect,
+        "suites": list(content.suites),
+        "floors": content.floors,
+        "expect": content.expect,
         "rules": [_rule_to_plain(r) for r in content.rules],
         "checks": dict(content.checks),
     }
@@ -34,11 +38,15 @@ def content_to_plain(content: FileContent) -> dict[str, Any]:
 
 def content_from_plain(data: dict[str, Any]) -> FileContent:
     return FileContent(
-        name=_opt_str(data["name"]), platform=_opt_str(data["platform"]), archs=_strs(data["archs"]),
+        name=_opt_str(data["name"]),
+        platform=_opt_str(data["platform"]),
+        archs=_strs(data["archs"]),
         axes={_str(k): _strs(v) for k, v in data["axes"].items()},
         excludes=[tuple((_str(axis), _strs(values)) for axis, values in ex) for ex in data["excludes"]],
         includes=[(_str(text), _opt_int(line)) for text, line in data["includes"]],
-        suites=_strs(data["suites"]), floors=_numbers(data["floors"]), expect=_numbers(data["expect"]),
+        suites=_strs(data["suites"]),
+        floors=_numbers(data["floors"]),
+        expect=_numbers(data["expect"]),
         rules=[_rule_from_plain(r) for r in data["rules"]],
         checks={_str(k): _str(v) for k, v in data["checks"].items()},
     )
@@ -47,18 +55,29 @@ def content_from_plain(data: dict[str, Any]) -> FileContent:
 def _rule_to_plain(rule: Rule) -> dict[str, Any]:
     w = rule.when
     return {
-        "id": rule.id, "reason": rule.reason, "action": rule.action, "file": rule.file, "line": rule.line,
-        "contested": rule.contested, "fresh": rule.fresh,
+        "id": rule.id,
+        "reason": rule.reason,
+        "action": rule.action,
+        "file": rule.file,
+        "line": rule.line,
+        "contested": rule.contested,
+        "fresh": rule.fresh,
         "signature": None if rule.signature is None else rule.signature.pattern,
-        "links": list(rule.links), "fixed_in": [list(f) for f in rule.fixed_in],
+        "links": list(rule.links),
+        "fixed_in": [list(f) for f in rule.fixed_in],
         "when": {
-            "platforms": list(w.platforms), "archs": list(w.archs),
+            "platforms": list(w.platforms),
+            "archs": list(w.archs),
             "versions": [[axis, str(spec)] for axis, spec in w.versions],
             "libraries": [[name, str(spec), isinstance(spec, SpecifierSet)] for name, spec in w.libraries],
             "env": [[c.name, c.op, c.value] for c in w.env],
         },
-        "applies_to": [rule.applies_to.everything, list(rule.applies_to.nodeids),
-                       list(rule.applies_to.markers), list(rule.applies_to.uses)],
+        "applies_to": [
+            rule.applies_to.everything,
+            list(rule.applies_to.nodeids),
+            list(rule.applies_to.markers),
+            list(rule.applies_to.uses),
+        ],
     }
 
 
@@ -67,19 +86,27 @@ def _rule_from_plain(data: dict[str, Any]) -> Rule:
     everything, nodeids, markers, uses = data["applies_to"]
     signature = data["signature"]
     return Rule(
-        id=_str(data["id"]), reason=_str(data["reason"]), action=_str(data["action"]),
+        id=_str(data["id"]),
+        reason=_str(data["reason"]),
+        action=_str(data["action"]),
         when=When(
-            platforms=_strs(w["platforms"]), archs=_strs(w["archs"]),
+            platforms=_strs(w["platforms"]),
+            archs=_strs(w["archs"]),
             versions=tuple((_str(axis), parse_specifier(_str(spec))) for axis, spec in w["versions"]),
-            libraries=tuple((_str(name), parse_specifier(_str(spec)) if is_spec else _str(spec))
-                            for name, spec, is_spec in w["libraries"]),
+            libraries=tuple(
+                (_str(name), parse_specifier(_str(spec)) if is_spec else _str(spec))
+                for name, spec, is_spec in w["libraries"]
+            ),
             env=tuple(EnvCondition(_str(n), _str(op), _opt_str(v)) for n, op, v in w["env"]),
         ),
         applies_to=AppliesTo(bool(everything), _strs(nodeids), _strs(markers), _strs(uses)),
         signature=None if signature is None else Signature(_str(signature)),
-        links=_strs(data["links"]), fixed_in=tuple((_str(a), _str(b)) for a, b in data["fixed_in"]),
-        file=_str(data["file"]), line=_opt_int(data["line"]),
-        contested=_bool(data["contested"]), fresh=_bool(data["fresh"]),
+        links=_strs(data["links"]),
+        fixed_in=tuple((_str(a), _str(b)) for a, b in data["fixed_in"]),
+        file=_str(data["file"]),
+        line=_opt_int(data["line"]),
+        contested=_bool(data["contested"]),
+        fresh=_bool(data["fresh"]),
     )
 
 

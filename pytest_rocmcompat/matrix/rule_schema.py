@@ -5,14 +5,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
+from pytest_rocmcompat.knowledge.rules.model import (
+    ACTIONS,
+    ANY_VERSION,
+    NOT_INSTALLED,
+    VERSION_AXES,
+    AppliesTo,
+    EnvCondition,
+    Rule,
+    When,
+)
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.matrix.checker import Checker, join_path, show, type_name
+from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
 from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
 from pytest_rocmcompat.stack.versions import parse_specifier
-from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-from pytest_rocmcompat.knowledge.rules.model import (
-    ACTIONS, ANY_VERSION, NOT_INSTALLED, VERSION_AXES, AppliesTo, EnvCondition, Rule, When,
-)
 
 RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in", "contested", "fresh")
 WHEN_KEYS = ("platform", "arch", *VERSION_AXES, "libraries", "env")
@@ -52,15 +59,23 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     rule_id = rule.get("id")
     if "id" in rule and ck.string(rule, "id", join_path(path, "id"), rule_id):
         if not _ID.match(rule_id):
-            ck.add(rule, "id", join_path(path, "id"),
-                   f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')")
+            ck.add(
+                rule,
+                "id",
+                join_path(path, "id"),
+                f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')",
+            )
     reason = rule.get("reason")
     if "reason" in rule:
         ck.string(rule, "reason", join_path(path, "reason"), reason)
     action = rule.get("action", "skip")
     if action not in ACTIONS:
-        ck.add(rule, "action", join_path(path, "action"),
-               f"{show(action)} is not an action; use one of {', '.join(ACTIONS)}")
+        ck.add(
+            rule,
+            "action",
+            join_path(path, "action"),
+            f"{show(action)} is not an action; use one of {', '.join(ACTIONS)}",
+        )
     signature = None
     if rule.get("signature") is not None:
         text = ck.string(rule, "signature", join_path(path, "signature"), rule["signature"])
@@ -70,16 +85,21 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
             except ValueError as exc:
                 ck.add(rule, "signature", join_path(path, "signature"), f"{show(text)} {exc}")
     links: list[str] = []
-    for c, k, item_path, link in ck.string_list(rule, "links", join_path(path, "links"), rule.get("links", [])) \
-            if "links" in rule else ():
+    for c, k, item_path, link in (
+        ck.string_list(rule, "links", join_path(path, "links"), rule.get("links", [])) if "links" in rule else ()
+    ):
         if not _URL.match(link):
             ck.add(c, k, item_path, f"{show(link)} is not an http(s) URL")
         links.append(link)
     when = _parse_when(rule.get("when"), ck, rule, join_path(path, "when")) if "when" in rule else When()
-    applies = _parse_applies(rule.get("applies_to"), ck, rule, join_path(path, "applies_to")) \
-        if "applies_to" in rule else AppliesTo()
-    fixed_in = _parse_fixed_in(rule.get("fixed_in"), ck, rule, join_path(path, "fixed_in")) \
-        if "fixed_in" in rule else ()
+    applies = (
+        _parse_applies(rule.get("applies_to"), ck, rule, join_path(path, "applies_to"))
+        if "applies_to" in rule
+        else AppliesTo()
+    )
+    fixed_in = (
+        _parse_fixed_in(rule.get("fixed_in"), ck, rule, join_path(path, "fixed_in")) if "fixed_in" in rule else ()
+    )
     fresh = rule.get("fresh", False)
     if not isinstance(fresh, bool):
         ck.add(rule, "fresh", join_path(path, "fresh"), f"{show(fresh)} is not true or false")
@@ -91,9 +111,18 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     if len(ck.problems) > before or when is None or applies is None:
         return None
     return Rule(
-        id=rule_id, reason=reason.strip(), action=action, when=when, applies_to=applies,
-        signature=signature, links=tuple(links), fixed_in=fixed_in or (), file=ck.file,
-        line=getattr(rule, "line", None), contested=contested, fresh=fresh is True,
+        id=rule_id,
+        reason=reason.strip(),
+        action=action,
+        when=when,
+        applies_to=applies,
+        signature=signature,
+        links=tuple(links),
+        fixed_in=fixed_in or (),
+        file=ck.file,
+        line=getattr(rule, "line", None),
+        contested=contested,
+        fresh=fresh is True,
     )
 
 
@@ -107,8 +136,13 @@ def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: 
         ck.add(rule, "contested", where, f"expected true or false, got {type_name(value)} {show(value)}")
         return False
     if value and (action not in ("isolate", "xfail") or signature is None):
-        ck.add(rule, "contested", where, "a contested rule must not blanket-skip: use action isolate or xfail "
-                                        "with a signature, so a pass shows as stale-rule evidence")
+        ck.add(
+            rule,
+            "contested",
+            where,
+            "a contested rule must not blanket-skip: use action isolate or xfail "
+            "with a signature, so a pass shows as stale-rule evidence",
+        )
     return value
 
 
@@ -127,8 +161,7 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
     if "arch" in when:
         for c, k, item_path, text in ck.string_list(when, "arch", join_path(path, "arch"), when["arch"]):
             if not is_valid_arch_pattern(text):
-                ck.add(c, k, item_path,
-                       f"{show(text)} is not a GPU architecture (gfx906, gfx94*, sm_90, ...)")
+                ck.add(c, k, item_path, f"{show(text)} is not a GPU architecture (gfx906, gfx94*, sm_90, ...)")
             archs.append(normalize_arch(text))
     versions = []
     for axis in VERSION_AXES:
@@ -167,7 +200,7 @@ def _parse_env_condition(name: str, cond: Any, ck: Checker, parent: Any, path: s
     if cond in ("present", "absent"):
         return EnvCondition(name, cond)
     if isinstance(cond, dict) and len(cond) == 1:
-        (op, value), = cond.items()
+        ((op, value),) = cond.items()
         if op in ("equals", "not_equals", "matches"):
             if not isinstance(value, str):
                 hint = f" (quote numbers: '{show(value, quotes=False)}')" if isinstance(value, (int, float)) else ""
@@ -180,9 +213,13 @@ def _parse_env_condition(name: str, cond: Any, ck: Checker, parent: Any, path: s
                     ck.add(cond, op, join_path(path, op), f"{show(value)} {exc}")
                     return None
             return EnvCondition(name, op, value)
-    ck.add(parent, name, path,
-           "expected 'present', 'absent', or one of {equals: VALUE}, {not_equals: VALUE}, {matches: REGEX}"
-           f", got {show(cond)}")
+    ck.add(
+        parent,
+        name,
+        path,
+        "expected 'present', 'absent', or one of {equals: VALUE}, {not_equals: VALUE}, {matches: REGEX}"
+        f", got {show(cond)}",
+    )
     return None
 
 
@@ -202,7 +239,9 @@ def _parse_applies(raw: Any, ck: Checker, parent: Any, path: str) -> AppliesTo |
             items = ck.string_list(applies, key, join_path(path, key), applies[key])
             lists[key] = tuple(t if key != "uses" else normalize_library(t) for _, _, _, t in items)
     if "all" in applies and applies["all"] is not True:
-        ck.add(applies, "all", join_path(path, "all"), "must be true (or leave it out and name what the rule applies to)")
+        ck.add(
+            applies, "all", join_path(path, "all"), "must be true (or leave it out and name what the rule applies to)"
+        )
     everything = applies.get("all") is True
     if everything and lists:
         ck.add(applies, "all", join_path(path, "all"), "'all: true' cannot be combined with nodeids, markers or uses")

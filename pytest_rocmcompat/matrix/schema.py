@@ -5,16 +5,28 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_rocmcompat.errors import Problem
-from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
 from pytest_rocmcompat.knowledge.metrics import METRICS
-from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
-from pytest_rocmcompat.matrix.rule_schema import library_name_problem, parse_rule
 from pytest_rocmcompat.matrix.checker import Checker, join_path, show
-from pytest_rocmcompat.matrix.yaml_lines import line_of
 from pytest_rocmcompat.matrix.model import SUITES, FileContent
+from pytest_rocmcompat.matrix.rule_schema import library_name_problem, parse_rule
+from pytest_rocmcompat.matrix.yaml_lines import line_of
+from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
+from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
 
-TOP_KEYS = ("name", "description", "platform", "arch", "axes", "exclude", "include",
-            "suites", "floors", "expect", "known_bad", "checks")
+TOP_KEYS = (
+    "name",
+    "description",
+    "platform",
+    "arch",
+    "axes",
+    "exclude",
+    "include",
+    "suites",
+    "floors",
+    "expect",
+    "known_bad",
+    "checks",
+)
 INCLUDED_KEYS = ("name", "description", "include", "known_bad")
 AXIS_KEYS = ("rocm", "cuda", "torch", "python", "libraries")
 EXPECT_KEYS = ("min_gpu_memory_gib", "min_gpus")
@@ -24,11 +36,19 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
     """Validate a file's top-level mapping, recording every problem in ``ck``."""
     out = FileContent()
     if data is None:
-        ck.problems.append(Problem(ck.file, 1, "", "the file is empty; a matrix needs at least a name or known_bad rules"))
+        ck.problems.append(
+            Problem(ck.file, 1, "", "the file is empty; a matrix needs at least a name or known_bad rules")
+        )
         return out
     if not isinstance(data, dict):
-        ck.problems.append(Problem(ck.file, getattr(data, "line", None) or 1, "",
-                                   "the top level must be a mapping of keys such as name, axes, known_bad"))
+        ck.problems.append(
+            Problem(
+                ck.file,
+                getattr(data, "line", None) or 1,
+                "",
+                "the top level must be a mapping of keys such as name, axes, known_bad",
+            )
+        )
         return out
     if not data:
         ck.add(data, None, "", "the file is an empty mapping")
@@ -86,8 +106,9 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
         if expect is not None:
             ck.keys(expect, EXPECT_KEYS, "expect")
             for name in EXPECT_KEYS:
-                if name in expect and (n := ck.number(expect, name, join_path("expect", name), expect[name],
-                                                      whole=name == "min_gpus")):
+                if name in expect and (
+                    n := ck.number(expect, name, join_path("expect", name), expect[name], whole=name == "min_gpus")
+                ):
                     out.expect[name] = n
     if "checks" in data:
         out.checks = _check_checks(data["checks"], ck, data)
@@ -182,7 +203,9 @@ def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
             continue
         parsed = []
         for axis, value in entry.items():
-            axis_key = "lib." + normalize_library(axis[4:]) if isinstance(axis, str) and axis.startswith("lib.") else axis
+            axis_key = (
+                "lib." + normalize_library(axis[4:]) if isinstance(axis, str) and axis.startswith("lib.") else axis
+            )
             sub = join_path(path, axis)
             if axis_key not in known:
                 ck.unknown(entry, axis, sub, str(axis), tuple(known) or ("(no axes defined)",), "axis")
@@ -198,8 +221,12 @@ def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
                     continue
                 text = normalize_arch(v) if axis_key == "arch" and isinstance(v, str) else v
                 if text not in known[axis_key]:
-                    ck.add(entry, axis, sub,
-                           f"{show(v)} is not a value of the {axis_key} axis ({', '.join(known[axis_key])})")
+                    ck.add(
+                        entry,
+                        axis,
+                        sub,
+                        f"{show(v)} is not a value of the {axis_key} axis ({', '.join(known[axis_key])})",
+                    )
                     continue
                 texts.append(text)
             parsed.append((axis_key, tuple(texts)))

@@ -46,8 +46,8 @@ class _Loader(yaml.SafeLoader):
             raise
         except (ValueError, TypeError, KeyError, AttributeError, OverflowError) as exc:
             raise yaml.constructor.ConstructorError(
-                None, None, f"cannot read this value ({type(exc).__name__}: {_one_line(exc)})",
-                node.start_mark) from None
+                None, None, f"cannot read this value ({type(exc).__name__}: {_one_line(exc)})", node.start_mark
+            ) from None
 
     def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
         data = LineDict()
@@ -64,8 +64,10 @@ class _Loader(yaml.SafeLoader):
                 hash(key)
             except TypeError:
                 raise yaml.constructor.ConstructorError(
-                    "while constructing a mapping", node.start_mark,
-                    "found an unhashable key", key_node.start_mark,
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found an unhashable key",
+                    key_node.start_mark,
                 ) from None
             line = key_node.start_mark.line + 1
             if index < merged:
@@ -73,10 +75,14 @@ class _Loader(yaml.SafeLoader):
             elif key in from_merge:
                 from_merge.discard(key)  # `<<: *base` then the entry's own value: YAML's override
             elif key in data:
-                self.duplicates.append(Problem(
-                    self.filename, line, "",
-                    f"duplicate key {key!r} (first on line {data.key_lines[key]})",
-                ))
+                self.duplicates.append(
+                    Problem(
+                        self.filename,
+                        line,
+                        "",
+                        f"duplicate key {key!r} (first on line {data.key_lines[key]})",
+                    )
+                )
             data[key] = self.construct_object(value_node, deep=True)
             data.key_lines[key] = line
 
@@ -123,8 +129,9 @@ def load_yaml(text: str, filename: str) -> Any:
     """
     deep = _deep_line(text, limit=PARSE_DEPTH) or _deep_indent_line(text, limit=PARSE_DEPTH)
     if deep is not None:
-        raise ConfigError([Problem(filename, deep, "", f"not valid YAML: nested too deeply "
-                                                       f"(more than {PARSE_DEPTH} levels)")])
+        raise ConfigError(
+            [Problem(filename, deep, "", f"not valid YAML: nested too deeply (more than {PARSE_DEPTH} levels)")]
+        )
     if _FastLoader is not _Loader and _shallow(text):
         try:
             return _checked_depth(_load(text, filename, _FastLoader), filename)
@@ -151,14 +158,24 @@ def _checked_depth(data: Any, filename: str) -> Any:
             where = getattr(node, "line", None)
             line = line_of(data, top) if top is not None else where or 1
             inner = f" (line {where})" if where and where != line else ""
-            raise ConfigError([Problem(filename, line or 1, "" if top is None else str(top),
-                                       f"nested more than {MAX_DEPTH} levels deep{inner}; a matrix needs a few")])
+            raise ConfigError(
+                [
+                    Problem(
+                        filename,
+                        line or 1,
+                        "" if top is None else str(top),
+                        f"nested more than {MAX_DEPTH} levels deep{inner}; a matrix needs a few",
+                    )
+                ]
+            )
         if isinstance(node, dict):
-            stack.extend((v, depth + 1, k if node is data else top)
-                         for k, v in node.items() if isinstance(v, (dict, list)))
+            stack.extend(
+                (v, depth + 1, k if node is data else top) for k, v in node.items() if isinstance(v, (dict, list))
+            )
         elif isinstance(node, list):
-            stack.extend((v, depth + 1, i if node is data else top)
-                         for i, v in enumerate(node) if isinstance(v, (dict, list)))
+            stack.extend(
+                (v, depth + 1, i if node is data else top) for i, v in enumerate(node) if isinstance(v, (dict, list))
+            )
     return data
 
 
@@ -172,16 +189,19 @@ def _load(text: str, filename: str, loader_class: type[_Loader]) -> Any:
         line = mark.line + 1 if mark is not None else None
         what = exc.problem or exc.context or "invalid YAML"
         if isinstance(exc, yaml.constructor.ConstructorError) and "could not determine a constructor" in what:
-            what = (f"{what.split(' for the tag ')[-1].strip()} tags are not allowed: "
-                    "matrices are plain data (loaded with yaml.safe_load)")
+            what = (
+                f"{what.split(' for the tag ')[-1].strip()} tags are not allowed: "
+                "matrices are plain data (loaded with yaml.safe_load)"
+            )
         elif exc.context and exc.problem and "single document" in exc.context:
             what = "expected a single document, but found another document (remove the '---' separator)"
         raise ConfigError([Problem(filename, line, "", f"not valid YAML: {_one_line(what)}")]) from None
     except yaml.reader.ReaderError as exc:  # control characters, invalid code points
         line = _line_at(text, exc.position)
         code = exc.character if isinstance(exc.character, int) else ord(exc.character)
-        raise ConfigError([Problem(filename, line, "",
-                                   f"not valid YAML: control or invalid character U+{code:04X} is not allowed")]) from None
+        raise ConfigError(
+            [Problem(filename, line, "", f"not valid YAML: control or invalid character U+{code:04X} is not allowed")]
+        ) from None
     except RecursionError:
         line = _deep_line(text) or _deepest_indent_line(text)
         raise ConfigError([Problem(filename, line, "", "not valid YAML: nested too deeply")]) from None

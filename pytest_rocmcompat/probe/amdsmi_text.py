@@ -98,9 +98,7 @@ def _records(data: Any) -> list:
         kind = "an object with keys " + ", ".join(map(repr, list(data)[:5]))
     else:
         kind = type(data).__name__
-    raise ValueError(
-        f"amd-smi static --json: expected a list of GPU records or {{\"gpu_data\": [...]}}, got {kind}"
-    )
+    raise ValueError(f'amd-smi static --json: expected a list of GPU records or {{"gpu_data": [...]}}, got {kind}')
 
 
 def _gpu(position: int, record: dict) -> GPU:

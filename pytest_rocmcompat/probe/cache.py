@@ -32,10 +32,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from pytest_rocmcompat.safe_io.package_files import VERSION, package_modules
-from pytest_rocmcompat.safe_io.cache_store import cache_dir, read_entry, write_entry
-from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.probe.envvars import is_allowed
+from pytest_rocmcompat.safe_io.cache_store import cache_dir, read_entry, write_entry
+from pytest_rocmcompat.safe_io.package_files import VERSION, package_modules
+from pytest_rocmcompat.stack.environment import Environment
 
 VERSION_FILES = ("/proc/driver/nvidia/version", "/sys/module/amdgpu/version")
 TOOLS = ("rocminfo", "amd-smi", "nvidia-smi")
@@ -52,18 +52,22 @@ def probe_key(extra_libraries: Iterable[str], environ: Mapping[str, str]) -> str
         "code": sorted(_stat(p) for p in (*package_modules("probe"), *package_modules("stack"))),
         "python": [sys.executable, sys.version, platform.node(), platform.release()],
         "paths": [_stat(Path(p)) for p in _install_dirs()],
-        "files": [_content(f) for f in (*VERSION_FILES, *(str(r) for root in roots
-                                                          for r in sorted(Path(root, ".info").glob("version*"))))],
+        "files": [
+            _content(f)
+            for f in (*VERSION_FILES, *(str(r) for root in roots for r in sorted(Path(root, ".info").glob("version*"))))
+        ],
         "tools": [_stat(Path(t)) for t in _tools(environ, roots)],
-        "env": hashlib.sha256(json.dumps(sorted((k, v) for k, v in environ.items()
-                                                if is_allowed(k) or k == "PATH")).encode()).hexdigest(),
+        "env": hashlib.sha256(
+            json.dumps(sorted((k, v) for k, v in environ.items() if is_allowed(k) or k == "PATH")).encode()
+        ).hexdigest(),
         "libraries": sorted(set(extra_libraries)),
     }
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:40]
 
 
-def cached_probe(extra_libraries: Iterable[str] = (), *, fresh: bool = False,
-                 environ: Mapping[str, str] | None = None) -> tuple[Environment, bool]:
+def cached_probe(
+    extra_libraries: Iterable[str] = (), *, fresh: bool = False, environ: Mapping[str, str] | None = None
+) -> tuple[Environment, bool]:
     """``(environment, read from the cache)``; probes live (and stores the result) on a miss."""
     from pytest_rocmcompat.probe.live import probe
 
@@ -106,8 +110,11 @@ def _write(directory: Path, path: Path, env: Environment) -> None:
 def _install_dirs() -> list[str]:
     """``sys.path`` folders packages are installed into (not the project's own: its mtime moves with every file)."""
     prefixes = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
-    return [p for p in sys.path if p and ("site-packages" in p or "dist-packages" in p or p.startswith(prefixes))
-            and os.path.isdir(p)]
+    return [
+        p
+        for p in sys.path
+        if p and ("site-packages" in p or "dist-packages" in p or p.startswith(prefixes)) and os.path.isdir(p)
+    ]
 
 
 def _tools(environ: Mapping[str, str], roots: list[str]) -> list[str]:

@@ -10,13 +10,41 @@ from pytest_rocmcompat.safe_io.redact import redact_variable
 # Variables that change how the GPU stack behaves (visibility, allocator,
 # collectives, arch overrides, Ray device handling, build targets).
 ALLOWED: tuple[str, ...] = (
-    "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-    "HSA_*", "HIP_*", "ROCM_PATH", "ROCM_HOME", "HIPCC_*", "AMD_*", "AMDGPU_TARGETS", "GPU_TARGETS",
-    "PYTORCH_*_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_ROCM_ARCH", "PYTORCH_NVML_BASED_CUDA_CHECK", "PYTORCH_TUNABLEOP_*",
-    "TORCH_CUDA_ARCH_LIST", "TORCH_NCCL_*", "TORCH_DISTRIBUTED_DEBUG", "TORCH_BLAS_PREFER_HIPBLASLT",
-    "NCCL_*", "RCCL_*", "MIOPEN_*", "ROCBLAS_*", "HIPBLASLT_*",
-    "CUDA_HOME", "CUDA_PATH", "CUDA_LAUNCH_BLOCKING", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
-    "RAY_EXPERIMENTAL_*", "VLLM_*", "OMP_NUM_THREADS", "LD_LIBRARY_PATH",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES",
+    "GPU_DEVICE_ORDINAL",
+    "HSA_*",
+    "HIP_*",
+    "ROCM_PATH",
+    "ROCM_HOME",
+    "HIPCC_*",
+    "AMD_*",
+    "AMDGPU_TARGETS",
+    "GPU_TARGETS",
+    "PYTORCH_*_ALLOC_CONF",
+    "PYTORCH_ALLOC_CONF",
+    "PYTORCH_ROCM_ARCH",
+    "PYTORCH_NVML_BASED_CUDA_CHECK",
+    "PYTORCH_TUNABLEOP_*",
+    "TORCH_CUDA_ARCH_LIST",
+    "TORCH_NCCL_*",
+    "TORCH_DISTRIBUTED_DEBUG",
+    "TORCH_BLAS_PREFER_HIPBLASLT",
+    "NCCL_*",
+    "RCCL_*",
+    "MIOPEN_*",
+    "ROCBLAS_*",
+    "HIPBLASLT_*",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_LAUNCH_BLOCKING",
+    "CUDA_DEVICE_ORDER",
+    "CUDA_MODULE_LOADING",
+    "RAY_EXPERIMENTAL_*",
+    "VLLM_*",
+    "OMP_NUM_THREADS",
+    "LD_LIBRARY_PATH",
 )
 _ALLOWED = re.compile("|".join(fnmatch.translate(p) for p in ALLOWED))
 
@@ -28,9 +56,6 @@ def is_allowed(name: str) -> bool:
 
 def capture_env(environ: dict[str, str]) -> dict[str, str]:
     """Allow-listed variables; secret-looking names' values and secret shapes (URL credentials,
-    tokens) in any value replaced by ``[redacted]``."""
-    return {
-        name: redact_variable(name, value)
-        for name, value in sorted(environ.items())
-        if is_allowed(name)
-    }
+    tokens) in any value replaced by ``[redacted]``.
+    """
+    return {name: redact_variable(name, value) for name, value in sorted(environ.items()) if is_allowed(name)}

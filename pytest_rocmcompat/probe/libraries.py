@@ -14,15 +14,48 @@ from pytest_rocmcompat.stack.environment import normalize_library
 
 # The libraries of the stacks this tool serves (RL / fine-tuning on ROCm and CUDA).
 STACK_LIBRARIES: tuple[str, ...] = (
-    "torch", "torchvision", "torchaudio", "pytorch-triton-rocm", "triton", "numpy",
-    "transformers", "peft", "accelerate", "datasets", "tokenizers", "safetensors",
-    "vllm", "torchao", "torchtune", "flash-attn", "xformers", "bitsandbytes",
-    "deepspeed", "transformer-engine", "megatron-core", "ray", "verl", "roll",
-    "trl", "openrlhf", "sglang", "liger-kernel", "apex", "amdsmi", "nvidia-ml-py",
-    "nvidia-nccl-cu12", "nvidia-nccl-cu13",
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "pytorch-triton-rocm",
+    "triton",
+    "numpy",
+    "transformers",
+    "peft",
+    "accelerate",
+    "datasets",
+    "tokenizers",
+    "safetensors",
+    "vllm",
+    "torchao",
+    "torchtune",
+    "flash-attn",
+    "xformers",
+    "bitsandbytes",
+    "deepspeed",
+    "transformer-engine",
+    "megatron-core",
+    "ray",
+    "verl",
+    "roll",
+    "trl",
+    "openrlhf",
+    "sglang",
+    "liger-kernel",
+    "apex",
+    "amdsmi",
+    "nvidia-ml-py",
+    "nvidia-nccl-cu12",
+    "nvidia-nccl-cu13",
     # compiled torch extensions whose wheels name the torch they were built for
-    "mamba-ssm", "causal-conv1d", "flashinfer-python", "torch-scatter", "torch-sparse",
-    "torch-cluster", "torch-spline-conv", "pyg-lib",
+    "mamba-ssm",
+    "causal-conv1d",
+    "flashinfer-python",
+    "torch-scatter",
+    "torch-sparse",
+    "torch-cluster",
+    "torch-spline-conv",
+    "pyg-lib",
 )
 
 
@@ -96,5 +129,7 @@ def declared_requirements(installed: dict[str, str]) -> dict[str, tuple[str, ...
     return out
 
 
-_STACK = frozenset(normalize_library(n) for n in (*STACK_LIBRARIES, "pytorch-triton-rocm", "diffusers",
-                                                  "torchtune", "trl", "apex", "transformer-engine"))
+_STACK = frozenset(
+    normalize_library(n)
+    for n in (*STACK_LIBRARIES, "pytorch-triton-rocm", "diffusers", "torchtune", "trl", "apex", "transformer-engine")
+)

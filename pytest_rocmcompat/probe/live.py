@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pytest_rocmcompat.stack.arch import nvidia_arch
 from pytest_rocmcompat.probe.device_report import DeviceReport
-from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.probe.envvars import capture_env
 from pytest_rocmcompat.probe.libraries import installed_stack
 from pytest_rocmcompat.probe.native_child import MARKER
+from pytest_rocmcompat.stack.arch import nvidia_arch
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 TOOL_TIMEOUT_S = 30.0
 NATIVE_TIMEOUT_S = 120.0
@@ -38,7 +38,7 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
     jobs: dict[str, Callable[[], Any]] = {"native": lambda: _run_native(environ)}
     try:
         for tool, args, parse in _tool_commands(environ):
-            jobs[tool] = (lambda a=args, p=parse: p(_run_tool(a, environ)))
+            jobs[tool] = lambda a=args, p=parse: p(_run_tool(a, environ))
     except Exception as exc:  # the probe never raises: a broken source is a note
         notes.append(f"vendor tools: {type(exc).__name__}: {exc}")
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
@@ -62,15 +62,20 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
     return assemble(native.get("torch"), reports, rocm_file, libraries, environ, notes, requires)
 
 
-def assemble(torch: dict[str, Any] | None, reports: list[DeviceReport], rocm_file: str | None,
-             libraries: dict[str, str], environ: Mapping[str, str], notes: list[str],
-             requires: dict[str, tuple[str, ...]] | None = None) -> Environment:
+def assemble(
+    torch: dict[str, Any] | None,
+    reports: list[DeviceReport],
+    rocm_file: str | None,
+    libraries: dict[str, str],
+    environ: Mapping[str, str],
+    notes: list[str],
+    requires: dict[str, tuple[str, ...]] | None = None,
+) -> Environment:
     """Combine the sources by priority (vendor libraries, then tools, then torch). Pure."""
     amd = _first(reports, ("amdsmi", "amd-smi", "rocminfo", "torch"), "amd")
     nvidia = _first(reports, ("nvml", "nvidia-smi", "torch"), "nvidia")
     gpus = _enrich(amd, reports, "amd") + _enrich(nvidia, reports, "nvidia")
-    gpus = [GPU(i, g.name, g.arch, g.memory_bytes, g.vendor) for i, g in enumerate(gpus)] \
-        if amd and nvidia else gpus
+    gpus = [GPU(i, g.name, g.arch, g.memory_bytes, g.vendor) for i, g in enumerate(gpus)] if amd and nvidia else gpus
     torch = torch or {}
     hip, cuda = torch.get("hip"), torch.get("cuda")
     if hip:
@@ -87,12 +92,23 @@ def assemble(torch: dict[str, Any] | None, reports: list[DeviceReport], rocm_fil
     if not cuda:
         cuda = _field(reports, "cuda")
     return Environment(
-        platform=platform, gpus=tuple(gpus), rocm=rocm, hip=hip, cuda=cuda,
-        driver=_field(reports, "driver"), torch=torch.get("version"),
-        python=_platform.python_version(), os=f"{_platform.system()} {_platform.release()}".strip(),
-        libraries=libraries, env=capture_env(dict(environ)), source="live", notes=tuple(notes),
+        platform=platform,
+        gpus=tuple(gpus),
+        rocm=rocm,
+        hip=hip,
+        cuda=cuda,
+        driver=_field(reports, "driver"),
+        torch=torch.get("version"),
+        python=_platform.python_version(),
+        os=f"{_platform.system()} {_platform.release()}".strip(),
+        libraries=libraries,
+        env=capture_env(dict(environ)),
+        source="live",
+        notes=tuple(notes),
         torch_archs=tuple(torch["arch_list"]) if torch.get("arch_list") else None,
-        nccl=torch.get("nccl"), driver_cuda=_field(reports, "cuda"), requires=dict(requires or {}),
+        nccl=torch.get("nccl"),
+        driver_cuda=_field(reports, "cuda"),
+        requires=dict(requires or {}),
         torch_cxx11_abi=torch["cxx11_abi"] if isinstance(torch.get("cxx11_abi"), bool) else None,
     )
 
@@ -128,41 +144,69 @@ def _native_reports(native: dict[str, Any]) -> list[DeviceReport]:
     reports = []
     if "amdsmi" in native:
         a = native["amdsmi"]
-        reports.append(DeviceReport("amdsmi", tuple(
-            GPU(d["index"], d["name"], d["arch"], d["memory_bytes"], "amd") for d in a.get("devices", [])
-        ), driver=a.get("driver"), rocm=a.get("rocm")))
+        reports.append(
+            DeviceReport(
+                "amdsmi",
+                tuple(GPU(d["index"], d["name"], d["arch"], d["memory_bytes"], "amd") for d in a.get("devices", [])),
+                driver=a.get("driver"),
+                rocm=a.get("rocm"),
+            )
+        )
     if "nvml" in native:
         n = native["nvml"]
-        reports.append(DeviceReport("nvml", tuple(
-            GPU(d["index"], d["name"], nvidia_arch(d["major"], d["minor"]), d["memory_bytes"], "nvidia")
-            for d in n.get("devices", [])
-        ), driver=n.get("driver"), cuda=n.get("cuda")))
+        reports.append(
+            DeviceReport(
+                "nvml",
+                tuple(
+                    GPU(d["index"], d["name"], nvidia_arch(d["major"], d["minor"]), d["memory_bytes"], "nvidia")
+                    for d in n.get("devices", [])
+                ),
+                driver=n.get("driver"),
+                cuda=n.get("cuda"),
+            )
+        )
     if "torch" in native:
         t = native["torch"]
         hip = bool(t.get("hip"))
-        reports.append(DeviceReport("torch", tuple(
-            GPU(d["index"], d["name"], d["gcn_arch"] if hip else nvidia_arch(d["major"], d["minor"]),
-                d["memory_bytes"], "amd" if hip else "nvidia")
-            for d in t.get("devices", [])
-        )))
+        reports.append(
+            DeviceReport(
+                "torch",
+                tuple(
+                    GPU(
+                        d["index"],
+                        d["name"],
+                        d["gcn_arch"] if hip else nvidia_arch(d["major"], d["minor"]),
+                        d["memory_bytes"],
+                        "amd" if hip else "nvidia",
+                    )
+                    for d in t.get("devices", [])
+                ),
+            )
+        )
     return reports
 
 
 def _run_native(environ: dict[str, str]) -> dict[str, Any]:
-    wanted = [name for name, module in (("torch", "torch"), ("amdsmi", "amdsmi"), ("nvml", "pynvml"))
-              if importlib.util.find_spec(module) is not None]
+    wanted = [
+        name
+        for name, module in (("torch", "torch"), ("amdsmi", "amdsmi"), ("nvml", "pynvml"))
+        if importlib.util.find_spec(module) is not None
+    ]
     if not wanted:
         return {"notes": ["torch, amdsmi, nvidia-ml-py: none installed"]}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest_rocmcompat.probe.native_child", *wanted],
-        capture_output=True, text=True, timeout=NATIVE_TIMEOUT_S, env=environ,
+        capture_output=True,
+        text=True,
+        timeout=NATIVE_TIMEOUT_S,
+        env=environ,
         stdin=subprocess.DEVNULL,
     )
     line = next((l for l in reversed(proc.stdout.splitlines()) if l.startswith(MARKER)), None)
     if line is None:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise RuntimeError(f"native probe exited with {proc.returncode}: {' | '.join(tail)}")
-    return json.loads(line[len(MARKER):])
+    return json.loads(line[len(MARKER) :])
 
 
 def _tool_commands(environ: dict[str, str]):
@@ -175,8 +219,15 @@ def _tool_commands(environ: dict[str, str]):
     table = (
         ("rocminfo", ["rocminfo"], parse_rocminfo),
         ("amd-smi", ["amd-smi", "static", "--json"], parse_amdsmi_static_json),
-        ("nvidia-smi", ["nvidia-smi", "--query-gpu=index,name,memory.total,compute_cap,driver_version",
-                        "--format=csv,noheader,nounits"], parse_nvidia_smi_csv),
+        (
+            "nvidia-smi",
+            [
+                "nvidia-smi",
+                "--query-gpu=index,name,memory.total,compute_cap,driver_version",
+                "--format=csv,noheader,nounits",
+            ],
+            parse_nvidia_smi_csv,
+        ),
         # the plain table's header: the highest CUDA the driver supports (when NVML is absent)
         ("nvidia-smi header", ["nvidia-smi"], parse_nvidia_smi_header),
     )
@@ -187,8 +238,15 @@ def _tool_commands(environ: dict[str, str]):
 
 
 def _run_tool(argv: list[str], environ: dict[str, str]) -> str:
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S, env=environ,
-                          stdin=subprocess.DEVNULL, errors="replace")
+    proc = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=TOOL_TIMEOUT_S,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+        errors="replace",
+    )
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or [""]
         raise RuntimeError(f"exited with {proc.returncode}: {tail[0]}")

@@ -37,11 +37,16 @@ def _torch() -> dict[str, Any]:
             pass
         for i in range(torch.cuda.device_count()):
             p = torch.cuda.get_device_properties(i)
-            info["devices"].append({
-                "index": i, "name": p.name, "memory_bytes": int(p.total_memory),
-                "major": int(p.major), "minor": int(p.minor),
-                "gcn_arch": getattr(p, "gcnArchName", "") or "",
-            })
+            info["devices"].append(
+                {
+                    "index": i,
+                    "name": p.name,
+                    "memory_bytes": int(p.total_memory),
+                    "major": int(p.major),
+                    "minor": int(p.minor),
+                    "gcn_arch": getattr(p, "gcnArchName", "") or "",
+                }
+            )
     return info
 
 
@@ -58,11 +63,14 @@ def _amdsmi() -> dict[str, Any]:
                 vram_mb = int(amdsmi.amdsmi_get_gpu_vram_info(handle).get("vram_size", 0))
             except Exception:
                 vram_mb = 0
-            info["devices"].append({
-                "index": i, "name": asic.get("market_name") or "",
-                "arch": asic.get("target_graphics_version") or "",
-                "memory_bytes": vram_mb * 1024 * 1024 or None,
-            })
+            info["devices"].append(
+                {
+                    "index": i,
+                    "name": asic.get("market_name") or "",
+                    "arch": asic.get("target_graphics_version") or "",
+                    "memory_bytes": vram_mb * 1024 * 1024 or None,
+                }
+            )
         if handles:
             info["driver"] = amdsmi.amdsmi_get_gpu_driver_info(handles[0]).get("driver_version")
         if hasattr(amdsmi, "amdsmi_get_rocm_version"):
@@ -91,11 +99,15 @@ def _nvml() -> dict[str, Any]:
         for i in range(pynvml.nvmlDeviceGetCount()):
             handle = pynvml.nvmlDeviceGetHandleByIndex(i)
             major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(handle)
-            info["devices"].append({
-                "index": i, "name": text(pynvml.nvmlDeviceGetName(handle)),
-                "memory_bytes": int(pynvml.nvmlDeviceGetMemoryInfo(handle).total),
-                "major": int(major), "minor": int(minor),
-            })
+            info["devices"].append(
+                {
+                    "index": i,
+                    "name": text(pynvml.nvmlDeviceGetName(handle)),
+                    "memory_bytes": int(pynvml.nvmlDeviceGetMemoryInfo(handle).total),
+                    "major": int(major),
+                    "minor": int(minor),
+                }
+            )
         return info
     finally:
         pynvml.nvmlShutdown()

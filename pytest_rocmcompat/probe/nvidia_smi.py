@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_rocmcompat.stack.arch import nvidia_arch
 from pytest_rocmcompat.probe.device_report import DeviceReport
+from pytest_rocmcompat.stack.arch import nvidia_arch
 from pytest_rocmcompat.stack.environment import GPU
 
 # The query probe/live.py runs, in this order, with --format=csv,noheader,nounits.
@@ -45,8 +45,9 @@ def parse_nvidia_smi_csv(text: str) -> DeviceReport:
         if row is None:
             continue
         index, name, memory, arch, row_driver = row
-        gpus.append(GPU(index=len(gpus) if index is None else index, name=name, arch=arch,
-                        memory_bytes=memory, vendor="nvidia"))
+        gpus.append(
+            GPU(index=len(gpus) if index is None else index, name=name, arch=arch, memory_bytes=memory, vendor="nvidia")
+        )
         driver = driver or row_driver
     return DeviceReport(source="nvidia-smi", gpus=tuple(gpus), driver=driver)
 
@@ -83,7 +84,7 @@ def _row(columns: list[str], line: str) -> tuple | None:
     cells = [cell.strip() for cell in line.split(",")]
     if len(cells) != len(columns):
         return None
-    values = {col: (None if cell.upper() in _NA else cell) for col, cell in zip(columns, cells)}
+    values = {col: (None if cell.upper() in _NA else cell) for col, cell in zip(columns, cells, strict=False)}
     index = values.get("index")
     if "index" in values:
         if index is None or not index.isdigit():

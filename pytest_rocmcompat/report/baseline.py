@@ -32,19 +32,33 @@ def snapshot(merged: Merged) -> dict:
     cells = []
     for row in merged.rows:
         counts = {col: {o.value: n for o, n in c.items()} for col, c in row.counts().items()}
-        cells.append({
-            "key": row.key, "source": row.source, "label": row.label, "cell": row.cell,
-            "origin": row.origin, "files": row.files, "counts": counts,
-            "tests": {t: c.outcome.value for t, c in row.tests.items()},
-            "measurements": [
-                {"test": t, "name": m.name, "detail": m.detail, "value": m.value, "unit": m.unit,
-                 "floor": m.floor, "peak": m.peak, "higher_is_better": m.higher_is_better}
-                for t, m in row.measurements],
-        })
-    rules = {k: {"reason": r.reason, "links": list(r.links), "action": r.action}
-             for k, r in merged.rules.items()}
-    return {"schema": SCHEMA, "columns": merged.columns, "cells": cells, "rules": rules,
-            "warnings": merged.warnings}
+        cells.append(
+            {
+                "key": row.key,
+                "source": row.source,
+                "label": row.label,
+                "cell": row.cell,
+                "origin": row.origin,
+                "files": row.files,
+                "counts": counts,
+                "tests": {t: c.outcome.value for t, c in row.tests.items()},
+                "measurements": [
+                    {
+                        "test": t,
+                        "name": m.name,
+                        "detail": m.detail,
+                        "value": m.value,
+                        "unit": m.unit,
+                        "floor": m.floor,
+                        "peak": m.peak,
+                        "higher_is_better": m.higher_is_better,
+                    }
+                    for t, m in row.measurements
+                ],
+            }
+        )
+    rules = {k: {"reason": r.reason, "links": list(r.links), "action": r.action} for k, r in merged.rules.items()}
+    return {"schema": SCHEMA, "columns": merged.columns, "cells": cells, "rules": rules, "warnings": merged.warnings}
 
 
 def load_baseline(path: str) -> dict:
@@ -55,8 +69,10 @@ def load_baseline(path: str) -> dict:
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read the baseline: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
-        raise BaselineError(f"{path}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); "
-                          "pass a file written by `rocmcompat report --json`") from None
+        raise BaselineError(
+            f"{path}:{exc.lineno}: the baseline is not valid JSON ({exc.msg}); "
+            "pass a file written by `rocmcompat report --json`"
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("cells"), list):
         raise BaselineError(f"{path}: not a `rocmcompat report --json` file (schema {SCHEMA} with 'cells')")
     return data

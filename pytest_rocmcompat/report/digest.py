@@ -12,25 +12,41 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pytest_rocmcompat.session.measurements import Measurement
-from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, Outcome
-from pytest_rocmcompat.outcomes import SYMBOL
+from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, SYMBOL, Outcome
 from pytest_rocmcompat.report.merge import Merged, Row
 from pytest_rocmcompat.report.sizes import SIZE_SEP
+from pytest_rocmcompat.session.measurements import Measurement
 
 CONFLICT_SYMBOL = "⁉️"
 NO_SIGNATURE = "no known signature"
 # (metric, label): the figures a stack is judged by, in this order.
 HEADLINE_METRICS: tuple[tuple[str, str], ...] = (
-    ("gemm_bf16_tflops", "GEMM bf16"), ("gemm_fp16_tflops", "GEMM fp16"), ("gemm_fp8_tflops", "GEMM fp8"),
-    ("gemm_fp32_tflops", "GEMM fp32"), ("copy_d2d_gbps", "copy device-device"),
-    ("copy_h2d_gbps", "copy host-device"), ("copy_d2h_gbps", "copy device-host"),
+    ("gemm_bf16_tflops", "GEMM bf16"),
+    ("gemm_fp16_tflops", "GEMM fp16"),
+    ("gemm_fp8_tflops", "GEMM fp8"),
+    ("gemm_fp32_tflops", "GEMM fp32"),
+    ("copy_d2d_gbps", "copy device-device"),
+    ("copy_h2d_gbps", "copy host-device"),
+    ("copy_d2h_gbps", "copy device-host"),
     ("allreduce_busbw_gbps", "all_reduce bus bandwidth, largest size"),
-    ("ppo_rollout_tokens_per_s", "mini-PPO rollout"), ("ppo_inference_tokens_per_s", "mini-PPO inference"),
-    ("ppo_train_tokens_per_s", "mini-PPO training"), ("ppo_train_mfu", "mini-PPO training MFU"),
+    ("ppo_rollout_tokens_per_s", "mini-PPO rollout"),
+    ("ppo_inference_tokens_per_s", "mini-PPO inference"),
+    ("ppo_train_tokens_per_s", "mini-PPO training"),
+    ("ppo_train_mfu", "mini-PPO training MFU"),
 )
-_UNITS = {"": 1, "b": 1, "k": 2**10, "kb": 10**3, "kib": 2**10, "m": 2**20, "mb": 10**6, "mib": 2**20,
-          "g": 2**30, "gb": 10**9, "gib": 2**30}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 2**10,
+    "kb": 10**3,
+    "kib": 2**10,
+    "m": 2**20,
+    "mb": 10**6,
+    "mib": 2**20,
+    "g": 2**30,
+    "gb": 10**9,
+    "gib": 2**30,
+}
 _SIZE = re.compile(r"^\s*([0-9.]+)\s*([a-zA-Z]*)\s*$")
 
 
@@ -82,8 +98,15 @@ def rule_groups(merged: Merged, name_of) -> list[RuleGroup]:
     names = {r.key: name_of(r) for r in merged.rows}
     for rule_id, per_row in sorted(merged.hits().items()):
         info = merged.rules.get(rule_id)
-        out.append(RuleGroup(rule_id, info.action if info else "", info.reason if info else "",
-                             info.links if info else (), [(names.get(k, k), c) for k, c in per_row.items()]))
+        out.append(
+            RuleGroup(
+                rule_id,
+                info.action if info else "",
+                info.reason if info else "",
+                info.links if info else (),
+                [(names.get(k, k), c) for k, c in per_row.items()],
+            )
+        )
     return out
 
 
@@ -93,7 +116,15 @@ def failure_groups(merged: Merged, name_of) -> list[Group]:
     for row in merged.rows:
         for case in row.tests.values():
             if case.outcome in BROKEN:
-                _add(groups, case.signature or f"{case.outcome.value}, {NO_SIGNATURE}", row, name_of, case.test, case.outcome, case.message)
+                _add(
+                    groups,
+                    case.signature or f"{case.outcome.value}, {NO_SIGNATURE}",
+                    row,
+                    name_of,
+                    case.test,
+                    case.outcome,
+                    case.message,
+                )
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 
 
@@ -108,7 +139,7 @@ def skip_groups(merged: Merged, name_of) -> list[Group]:
 
 
 def skip_reason(message: str) -> str:
-    """pytest's ``file.py:12: reason`` loses its place, so one reason groups across tests."""
+    """Pytest's ``file.py:12: reason`` loses its place, so one reason groups across tests."""
     text = (message or "no reason given").strip()
     text = re.sub(r"^(Skipped: )", "", text)
     text = re.sub(r"^\S+\.py:\d+: ", "", text)
@@ -125,8 +156,11 @@ def _add(groups: dict[str, Group], key: str, row: Row, name_of, test: str, outco
 
 
 def conflicts(merged: Merged, name_of) -> list[tuple[str, str, list[Outcome]]]:
-    return [(name_of(row), test, sorted(found, key=lambda o: -SEVERITY[o]))
-            for row in merged.rows for test, found in sorted(row.conflicts.items())]
+    return [
+        (name_of(row), test, sorted(found, key=lambda o: -SEVERITY[o]))
+        for row in merged.rows
+        for test, found in sorted(row.conflicts.items())
+    ]
 
 
 def size_bytes(size: str) -> float:
@@ -144,11 +178,12 @@ def headlines(merged: Merged, name_of) -> list[Headline]:
         for test, m in row.measurements:
             base, sep, size = m.name.partition(SIZE_SEP)
             base, _, qualifier = base.partition("[")  # allreduce_busbw_gbps[gloo-2]: backend, ranks
-            rank = (0 if sep else 1, size_bytes(size) if sep else 0.0,
-                    m.value if m.higher_is_better else -m.value)
+            rank = (0 if sep else 1, size_bytes(size) if sep else 0.0, m.value if m.higher_is_better else -m.value)
             if rank > best.get(base, ((-1,), None))[0]:
-                best[base] = (rank, Headline(name_of(row), "", test, m,
-                                             " ".join(filter(None, (qualifier.rstrip("]"), size)))))
+                best[base] = (
+                    rank,
+                    Headline(name_of(row), "", test, m, " ".join(filter(None, (qualifier.rstrip("]"), size)))),
+                )
         for metric, label in HEADLINE_METRICS:
             if metric in best:
                 found = best[metric][1]

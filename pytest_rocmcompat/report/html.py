@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import html
 
-from pytest_rocmcompat.outcomes import BROKEN, MEANING, Outcome
-from pytest_rocmcompat.report.baseline import Regression
-from pytest_rocmcompat.safe_io.escape import clean, one_environment_scan
-from pytest_rocmcompat.outcomes import SYMBOL
+from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report import digest
+from pytest_rocmcompat.report.baseline import Regression
 from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
 from pytest_rocmcompat.report.merge import NOT_RUN, Merged, headline
 from pytest_rocmcompat.report.sizes import split_sized
-from pytest_rocmcompat.report.table import (GRID_LABELS, MAX_FAILURE_ROWS, NOT_RUN_SYMBOL, SYMBOL_LINE, entry_text, label_cells,
-                    row_name, source_text)
+from pytest_rocmcompat.report.table import (
+    GRID_LABELS,
+    MAX_FAILURE_ROWS,
+    NOT_RUN_SYMBOL,
+    SYMBOL_LINE,
+    entry_text,
+    label_cells,
+    row_name,
+    source_text,
+)
+from pytest_rocmcompat.safe_io.escape import clean, one_environment_scan
 
 # Background colour of a grid entry by its headline (worst) outcome.
 COLOURS: dict[str, str] = {
@@ -44,52 +51,89 @@ def _e(text: object) -> str:
     return html.escape(clean(str(text), 600))
 
 
-def render_html(merged: Merged, regressions: list[Regression] | None = None,
-                recommendations: str = "") -> str:
+def render_html(merged: Merged, regressions: list[Regression] | None = None, recommendations: str = "") -> str:
     """``recommendations``: an HTML fragment (already escaped) placed before the details."""
     with one_environment_scan():
         return _render(merged, regressions, recommendations)
 
 
 def _render(merged: Merged, regressions: list[Regression] | None, recommendations: str = "") -> str:
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           "<title>Compatibility report</title>", f"<style>{_CSS}</style></head><body>",
-           "<h1>Compatibility report</h1>",
-           f"<p>{sum(not r.not_run for r in merged.rows)} cell(s) from {merged.inputs} JUnit file(s).</p>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>Compatibility report</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<h1>Compatibility report</h1>",
+        f"<p>{sum(not r.not_run for r in merged.rows)} cell(s) from {merged.inputs} JUnit file(s).</p>",
+    ]
     if merged.warnings:
-        out.append('<div class="warn"><b>Inputs left out:</b><ul>'
-                   + "".join(f"<li>{_e(w)}</li>" for w in merged.warnings) + "</ul></div>")
-    out += ["<h2>Compatibility</h2>", grid_html(merged), f"<p class=\"note\">{_e(SYMBOL_LINE)}</p>"]
+        out.append(
+            '<div class="warn"><b>Inputs left out:</b><ul>'
+            + "".join(f"<li>{_e(w)}</li>" for w in merged.warnings)
+            + "</ul></div>"
+        )
+    out += ["<h2>Compatibility</h2>", grid_html(merged), f'<p class="note">{_e(SYMBOL_LINE)}</p>']
     out += broken_html(merged)
     if regressions is not None:
         out.append("<h2>Regressions against the baseline</h2>")
-        out.append(_simple(("stack", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
-                   if regressions else "<p>None.</p>")
+        out.append(
+            _simple(("stack", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
+            if regressions
+            else "<p>None.</p>"
+        )
     skips = digest.skip_groups(merged, row_name)
     if skips:
-        out += ["<h2>Skip reasons</h2>", _simple(("reason", "tests", "stacks"), [
-            (g.key, g.count, "; ".join(f"{s} ({n})" for s, n in g.stacks.items())) for g in skips])]
+        out += [
+            "<h2>Skip reasons</h2>",
+            _simple(
+                ("reason", "tests", "stacks"),
+                [(g.key, g.count, "; ".join(f"{s} ({n})" for s, n in g.stacks.items())) for g in skips],
+            ),
+        ]
     out += headlines_html(merged)
     out.append(recommendations)
     out += ["<h2>Details</h2>"]
-    perf = [(row_name(r), t, m.name, m.detail, f"{m.value:.4g} {m.unit}", "" if m.floor is None else f"{m.floor:g}",
-             "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
-             "below floor" if m.below_floor else ("ok" if m.floor is not None else ""))
-            for r in merged.rows for t, m in r.measurements]
+    perf = [
+        (
+            row_name(r),
+            t,
+            m.name,
+            m.detail,
+            f"{m.value:.4g} {m.unit}",
+            "" if m.floor is None else f"{m.floor:g}",
+            "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
+            "below floor" if m.below_floor else ("ok" if m.floor is not None else ""),
+        )
+        for r in merged.rows
+        for t, m in r.measurements
+    ]
     if perf:
-        out.append(_details(f"Every figure ({len(perf)})", _simple(
-            ("stack", "test", "metric", "detail", "value", "floor", "of peak", "status"), perf)))
+        out.append(
+            _details(
+                f"Every figure ({len(perf)})",
+                _simple(("stack", "test", "metric", "detail", "value", "floor", "of peak", "status"), perf),
+            )
+        )
     for metric, table in _sized_tables(merged):
         out.append(_details(f"{metric} by size", table))
-    bad = [(row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
-           for r in merged.rows for c in r.tests.values() if c.outcome in BROKEN]
+    bad = [
+        (row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
+        for r in merged.rows
+        for c in r.tests.values()
+        if c.outcome in BROKEN
+    ]
     if bad:
-        out.append(_details(f"Every failure ({len(bad)})", _simple(
-            ("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS])))
+        out.append(
+            _details(
+                f"Every failure ({len(bad)})",
+                _simple(("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]),
+            )
+        )
     legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [
         (NOT_RUN_SYMBOL, NOT_RUN, "planned, no results"),
-        (CONFLICT_SYMBOL, "conflict", "one test reported with different outcomes in one stack")]
+        (CONFLICT_SYMBOL, "conflict", "one test reported with different outcomes in one stack"),
+    ]
     out += ["<h2>Legend</h2>", "<table><tr><th></th><th>outcome</th><th>meaning</th></tr>"]
     for symbol, name, meaning in legend:
         out.append(f'<tr><td class="o {_cls(name)}">{_e(symbol)}</td><td>{_e(name)}</td><td>{_e(meaning)}</td></tr>')
@@ -103,25 +147,45 @@ def broken_html(merged: Merged) -> list[str]:
     clashes = digest.conflicts(merged, row_name)
     out = ["<h2>What is broken</h2>"]
     if not (rules or failures or clashes):
-        return out + ["<p>Nothing: no known-bad rule reached a test, and no test failed, crashed or hung.</p>"]
+        return [*out, "<p>Nothing: no known-bad rule reached a test, and no test failed, crashed or hung.</p>"]
     if rules:
         rows = []
         for g in rules:
             links = " ".join(_link(u) for u in g.links)
             hit = "; ".join(f"{s}: {digest.outcome_counts_text(c)}" for s, c in g.stacks)
-            rows.append(f"<tr><td>{_e(g.rule)}</td><td>{_e(g.action)}</td><td>{_e(g.reason)}</td>"
-                        f"<td>{links}</td><td>{_e(hit)}</td></tr>")
-        out += ["<h3>Known issues (by rule)</h3>", "<table><tr><th>rule</th><th>action</th><th>reason</th>"
-                "<th>links</th><th>stacks hit</th></tr>", *rows, "</table>"]
+            rows.append(
+                f"<tr><td>{_e(g.rule)}</td><td>{_e(g.action)}</td><td>{_e(g.reason)}</td>"
+                f"<td>{links}</td><td>{_e(hit)}</td></tr>"
+            )
+        out += [
+            "<h3>Known issues (by rule)</h3>",
+            "<table><tr><th>rule</th><th>action</th><th>reason</th><th>links</th><th>stacks hit</th></tr>",
+            *rows,
+            "</table>",
+        ]
     if failures:
-        out += ["<h3>Failures (by diagnosis)</h3>", _simple(
-            ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
-            [(g.key, g.count, digest.outcome_counts_text(g.outcomes),
-              "; ".join(f"{s} ({n})" for s, n in g.stacks.items()), " ".join(g.examples), g.message)
-             for g in failures])]
+        out += [
+            "<h3>Failures (by diagnosis)</h3>",
+            _simple(
+                ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
+                [
+                    (
+                        g.key,
+                        g.count,
+                        digest.outcome_counts_text(g.outcomes),
+                        "; ".join(f"{s} ({n})" for s, n in g.stacks.items()),
+                        " ".join(g.examples),
+                        g.message,
+                    )
+                    for g in failures
+                ],
+            ),
+        ]
     if clashes:
-        out += ["<h3>Conflicts</h3>", _simple(("stack", "test", "outcomes"),
-                                              [(s, t, ", ".join(o.value for o in f)) for s, t, f in clashes])]
+        out += [
+            "<h3>Conflicts</h3>",
+            _simple(("stack", "test", "outcomes"), [(s, t, ", ".join(o.value for o in f)) for s, t, f in clashes]),
+        ]
     return out
 
 
@@ -129,10 +193,23 @@ def headlines_html(merged: Merged) -> list[str]:
     found = digest.headlines(merged, row_name)
     if not found:
         return []
-    return ["<h2>Headline figures</h2>", _simple(
-        ("stack", "figure", "value", "floor", "of peak", "test"),
-        [(h.stack, h.label, digest.figure_text(h.figure), digest.floor_text(h.figure),
-          digest.peak_text(h.figure), h.test) for h in found])]
+    return [
+        "<h2>Headline figures</h2>",
+        _simple(
+            ("stack", "figure", "value", "floor", "of peak", "test"),
+            [
+                (
+                    h.stack,
+                    h.label,
+                    digest.figure_text(h.figure),
+                    digest.floor_text(h.figure),
+                    digest.peak_text(h.figure),
+                    h.test,
+                )
+                for h in found
+            ],
+        ),
+    ]
 
 
 def _sized_tables(merged: Merged) -> list[tuple[str, str]]:
@@ -143,9 +220,23 @@ def _sized_tables(merged: Merged) -> list[tuple[str, str]]:
             sizes, lines = by_metric.setdefault(metric, ([], []))
             sizes.extend(size for size, _ in found if size not in sizes)
             lines.append((row_name(row), test, dict(found)))
-    return [(metric, _simple(("stack", "test", *sizes), [
-        (stack, test, *("" if f.get(size) is None else f"{f[size].value:.4g} {f[size].unit}" for size in sizes))
-        for stack, test, f in lines])) for metric, (sizes, lines) in by_metric.items()]
+    return [
+        (
+            metric,
+            _simple(
+                ("stack", "test", *sizes),
+                [
+                    (
+                        stack,
+                        test,
+                        *("" if f.get(size) is None else f"{f[size].value:.4g} {f[size].unit}" for size in sizes),
+                    )
+                    for stack, test, f in lines
+                ],
+            ),
+        )
+        for metric, (sizes, lines) in by_metric.items()
+    ]
 
 
 def _details(summary: str, body: str) -> str:
@@ -179,8 +270,10 @@ def grid_html(merged: Merged, link_of=None) -> str:
                 cells += "<td></td>"
             else:
                 title = html.escape(entry_text(c), quote=True)
-                cells += (f'<td class="o {_cls(top.value)}" data-outcome="{top.value}" title="{title}">'
-                          f"{_e(compact_entry(c, clash.get(column, 0)))}</td>")
+                cells += (
+                    f'<td class="o {_cls(top.value)}" data-outcome="{top.value}" title="{title}">'
+                    f"{_e(compact_entry(c, clash.get(column, 0)))}</td>"
+                )
         out.append(f"<tr>{cells}</tr>")
     out.append("</table>")
     return "\n".join(out)
@@ -189,7 +282,7 @@ def grid_html(merged: Merged, link_of=None) -> str:
 def _simple(headers, rows) -> str:
     out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows]
-    return "\n".join(out + ["</table>"])
+    return "\n".join([*out, "</table>"])
 
 
 def _cls(name: str) -> str:

@@ -17,9 +17,9 @@ import os
 
 import pytest
 
-from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env
 from pytest_rocmcompat.session.state import CompatState
+from pytest_rocmcompat.stack.environment import Environment
 
 SCHEMA = "1"
 PROP_USES = "rocm_uses"
@@ -37,11 +37,16 @@ def suite_properties(state: CompatState) -> list[tuple[str, str]]:
         if state.location.inside and state.location.cell is not None:
             props.append(("rocm_cell", state.location.cell.key))
             props += [(f"rocm_cell.{k}", v) for k, v in state.location.cell.values]
-    props.append(("rocm_rules", f"{len(state.rules.active)} of {len(state.rules.all_rules)} active "
-                                f"({state.rules_source})"))
+    props.append(
+        ("rocm_rules", f"{len(state.rules.active)} of {len(state.rules.all_rules)} active ({state.rules_source})")
+    )
     for rule in state.rules.active:
-        info = {"reason": rule.reason, "action": rule.action, "links": list(rule.links),
-                "fixed_in": {k: v for k, v in rule.fixed_in}}
+        info = {
+            "reason": rule.reason,
+            "action": rule.action,
+            "links": list(rule.links),
+            "fixed_in": dict(rule.fixed_in),
+        }
         props.append((f"rocm_rule_info.{rule.id}", json.dumps(info, sort_keys=True)))
     if state.problems:  # the built-in checks' findings (their rules are in rocm_rule_info.*)
         props.append(("rocm_problems", ",".join(dict.fromkeys(p.check for p in state.problems))))

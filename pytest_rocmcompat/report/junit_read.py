@@ -19,11 +19,19 @@ from xml.etree.ElementTree import ElementTree, ParseError
 
 from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
-from pytest_rocmcompat.session.measurements import Measurement
 from pytest_rocmcompat.knowledge.diagnoses import annotate, headline_of
-from pytest_rocmcompat.safe_io.redact import redact_shapes
-from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome, worst
+from pytest_rocmcompat.outcomes import (
+    PROP_DIAGNOSIS,
+    PROP_NOTE,
+    PROP_OUTCOME,
+    PROP_RULE,
+    PROP_SIGNATURE,
+    Outcome,
+    worst,
+)
 from pytest_rocmcompat.report.junit_props import PROP_USES
+from pytest_rocmcompat.safe_io.redact import redact_shapes
+from pytest_rocmcompat.session.measurements import Measurement
 
 _OUTCOMES = {o.value: o for o in Outcome}
 
@@ -65,7 +73,8 @@ def _is_class(part: str) -> bool:
 @lru_cache(maxsize=4096)
 def split_classname(classname: str) -> tuple[str, tuple[str, ...]]:
     """``tests.test_x.TestC`` -> (``tests/test_x.py``, (``TestC``,)); the file part keeps at least
-    one name, so a module named like a class is never dropped."""
+    one name, so a module named like a class is never dropped.
+    """
     parts = classname.split(".") if classname else []
     classes: list[str] = []
     while len(parts) > 1 and _is_class(parts[-1]):
@@ -75,13 +84,14 @@ def split_classname(classname: str) -> tuple[str, tuple[str, ...]]:
 
 def node_id(classname: str, name: str, file: str | None = None) -> str:
     """The node id pytest would accept: from the ``file`` attribute when written (xunit1), else
-    rebuilt from the classname (``a.b.test_x.TestC`` -> ``a/b/test_x.py::TestC``)."""
+    rebuilt from the classname (``a.b.test_x.TestC`` -> ``a/b/test_x.py::TestC``).
+    """
     path, classes = split_classname(classname)
     if file and file.endswith(".py"):
         module = file[:-3].replace("/", ".").replace("\\", ".")
         if classname == module or classname.startswith(module + "."):
             path = file.replace("\\", "/")
-            classes = tuple(c for c in classname[len(module):].split(".") if c)
+            classes = tuple(c for c in classname[len(module) :].split(".") if c)
     return "::".join(p for p in (path, *classes, name) if p)
 
 
@@ -109,9 +119,10 @@ def read_run(path: str) -> RunRecord:
         return _read_run(path)
     except JUnitReadError:
         raise
-    except Exception as exc:  # noqa: BLE001 - whatever a hostile file provokes
-        raise JUnitReadError(f"{path}: cannot be read as JUnit ({type(exc).__name__}: "
-                             f"{' '.join(str(exc).split())[:200]})") from None
+    except Exception as exc:
+        raise JUnitReadError(
+            f"{path}: cannot be read as JUnit ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+        ) from None
 
 
 def _read_run(path: str) -> RunRecord:
@@ -134,14 +145,14 @@ def _read_run(path: str) -> RunRecord:
     except ParseError as exc:
         line, col = getattr(exc, "position", (None, None))
         where = f":{line}:{col}" if line else ""
-        raise JUnitReadError(f"{path}{where}: not well-formed XML ({_parse_msg(exc)}); "
-                             "truncated or corrupt?") from None
+        raise JUnitReadError(f"{path}{where}: not well-formed XML ({_parse_msg(exc)}); truncated or corrupt?") from None
     except OSError as exc:
         raise JUnitReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except JUnitXmlError:
         tag = trees[0].getroot().tag if trees else "?"
-        raise JUnitReadError(f"{path}: root element <{tag}> is not <testsuites> or <testsuite>; "
-                             "not a JUnit file") from None
+        raise JUnitReadError(
+            f"{path}: root element <{tag}> is not <testsuites> or <testsuite>; not a JUnit file"
+        ) from None
     suites = list(xml)  # junitparser wraps a bare <testsuite> root in <testsuites>
     props: dict[str, str] = {}
     cases: list[CaseRecord] = []
@@ -209,8 +220,18 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
             message = annotate(message, diagnosis)
         if note:  # e.g. an xfail rule applied but its signature did not match: the reports say so
             message = f"{message} ({note})" if message else note
-        out.append(CaseRecord(node_id(classname, name, elem.get("file")), suite_of_classname(classname),
-                              explicit or outcome, rule, signature, message, uses, measurements))
+        out.append(
+            CaseRecord(
+                node_id(classname, name, elem.get("file")),
+                suite_of_classname(classname),
+                explicit or outcome,
+                rule,
+                signature,
+                message,
+                uses,
+                measurements,
+            )
+        )
     return out
 
 

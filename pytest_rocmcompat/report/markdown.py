@@ -8,11 +8,12 @@ from collections import Counter
 from tabulate import tabulate
 
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
-from pytest_rocmcompat.session.state import CompatState
-from pytest_rocmcompat.safe_io.atomic import write_atomic
-from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
 from pytest_rocmcompat.report.digest import skip_reason
 from pytest_rocmcompat.report.sizes import split_sized
+from pytest_rocmcompat.safe_io.atomic import write_atomic
+from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
+from pytest_rocmcompat.session.state import CompatState
+
 
 def render_run_report(state: CompatState, exitstatus: int) -> str:
     with one_environment_scan():
@@ -24,13 +25,19 @@ def _render(state: CompatState, exitstatus: int) -> str:
     lines = ["# rocmcompat run report", ""]
     if env.source != "live":
         what = "replayed from a recording" if env.source == "replay" else "overridden by hand"
-        lines += [f"> **{env.source.upper()}**: these results are for an environment {what} "
-                  f"({md_cell(env.origin)}), not for the hardware this ran on.", ""]
+        lines += [
+            f"> **{env.source.upper()}**: these results are for an environment {what} "
+            f"({md_cell(env.origin)}), not for the hardware this ran on.",
+            "",
+        ]
     lines += ["## Environment", ""]
     rows = [("platform", env.platform), ("source", env.source)]
     rows += [(f"gpu {g.index}", f"{g.name} ({g.arch}, {_gib(g.memory_bytes)})") for g in env.gpus]
-    rows += [(k, getattr(env, k)) for k in ("rocm", "hip", "cuda", "driver", "driver_cuda", "nccl", "torch")
-             if getattr(env, k)]
+    rows += [
+        (k, getattr(env, k))
+        for k in ("rocm", "hip", "cuda", "driver", "driver_cuda", "nccl", "torch")
+        if getattr(env, k)
+    ]
     if env.torch_archs:
         rows.append(("torch targets", " ".join(env.torch_archs)))
     rows += [("python", env.python), ("os", env.os)]
@@ -44,16 +51,24 @@ def _render(state: CompatState, exitstatus: int) -> str:
         lines.append(f"Rules from {md_cell(state.rules_source)}; no matrix cell located.")
     lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
     if state.problems:  # the built-in checks (docs/checks.md)
-        lines += ["## Stack problems", "", _table(("check", "problem", "fix", "source"),
-                  [(p.check, p.reason, p.fix, p.link) for p in state.problems]), ""]
+        lines += [
+            "## Stack problems",
+            "",
+            _table(("check", "problem", "fix", "source"), [(p.check, p.reason, p.fix, p.link) for p in state.problems]),
+            "",
+        ]
     lines += _outcomes_section(state)
     lines += _rules_section(state)
     lines += _measurements_section(state)
     lines += _failures_section(state)
     lines += _skips_section(state)
     lines += _not_run_section(state)
-    lines += ["## Legend", "", _table(("", "outcome", "meaning"),
-                                      [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]), ""]
+    lines += [
+        "## Legend",
+        "",
+        _table(("", "outcome", "meaning"), [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]),
+        "",
+    ]
     lines.append(f"pytest exit status: {exitstatus}")
     return "\n".join(lines) + "\n"
 
@@ -84,14 +99,28 @@ def _rules_section(state: CompatState) -> list[str]:
     rows = []
     for rule_id, counts in sorted(hits.items()):
         rule = state.rules.by_id.get(rule_id)
-        rows.append((rule_id, ", ".join(f"{n} {o.value}" for o, n in counts.items()),
-                     rule.reason if rule else "", rule.links[0] if rule and rule.links else ""))
+        rows.append(
+            (
+                rule_id,
+                ", ".join(f"{n} {o.value}" for o, n in counts.items()),
+                rule.reason if rule else "",
+                rule.links[0] if rule and rule.links else "",
+            )
+        )
     out = ["## Known issues hit", "", _table(("rule", "outcomes", "reason", "link"), rows), ""]
     stale = sorted(r for r, c in hits.items() if c.get(Outcome.STALE_RULE))
     if stale:
-        out += ["### Stale rules", "", "These known-bad rules' tests passed: the rules may be obsolete.", "",
-                _table(("rule", "defined at"), [(r, state.rules.by_id[r].location if r in state.rules.by_id
-                                                  else "") for r in stale]), ""]
+        out += [
+            "### Stale rules",
+            "",
+            "These known-bad rules' tests passed: the rules may be obsolete.",
+            "",
+            _table(
+                ("rule", "defined at"),
+                [(r, state.rules.by_id[r].location if r in state.rules.by_id else "") for r in stale],
+            ),
+            "",
+        ]
     return out
 
 
@@ -102,14 +131,33 @@ def _measurements_section(state: CompatState) -> list[str]:
     flat, sized = split_sized(state.measurements)
     lines = ["## Measurements", ""]
     if flat:
-        lines += [_table(("test", "metric", "detail", "value", "floor", "of peak", "status"),
-                         [(n, m.name, m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m))
-                          for n, m in flat]), ""]
+        lines += [
+            _table(
+                ("test", "metric", "detail", "value", "floor", "of peak", "status"),
+                [(n, m.name, m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m)) for n, m in flat],
+            ),
+            "",
+        ]
     for nodeid, name, found in sized:
-        lines += [f"### {md_cell(name)} by size ({md_cell(nodeid)})", "",
-                  _table(("size", "value", "floor", "of peak", "status", "detail"),
-                         [(size, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m),
-                           "" if m.detail == size else m.detail) for size, m in found]), ""]
+        lines += [
+            f"### {md_cell(name)} by size ({md_cell(nodeid)})",
+            "",
+            _table(
+                ("size", "value", "floor", "of peak", "status", "detail"),
+                [
+                    (
+                        size,
+                        f"{m.value:.4g} {m.unit}",
+                        _floor(m),
+                        _peak(m),
+                        _status(m),
+                        "" if m.detail == size else m.detail,
+                    )
+                    for size, m in found
+                ],
+            ),
+            "",
+        ]
     return lines
 
 
@@ -136,8 +184,11 @@ def _failures_section(state: CompatState) -> list[str]:
 def _skips_section(state: CompatState) -> list[str]:
     """Skipped tests grouped by reason, most frequent first (never-run tests are listed below)."""
     not_run = set(state.not_run)
-    reasons = Counter(skip_reason(r.message) for r in state.notable.values()
-                      if r.outcome is Outcome.SKIPPED and r.nodeid not in not_run)
+    reasons = Counter(
+        skip_reason(r.message)
+        for r in state.notable.values()
+        if r.outcome is Outcome.SKIPPED and r.nodeid not in not_run
+    )
     if not reasons:
         return []
     rows = [(reason, n) for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
@@ -164,4 +215,4 @@ def _not_run_section(state: CompatState) -> list[str]:
     lines += [f"- {md_cell(n)}" for n in shown]
     if len(state.not_run) > len(shown):
         lines.append(f"- ... and {len(state.not_run) - len(shown)} more")
-    return lines + [""]
+    return [*lines, ""]

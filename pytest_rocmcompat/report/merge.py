@@ -18,18 +18,40 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pytest_rocmcompat.matrix.model import SUITES, Matrix
-from pytest_rocmcompat.session.measurements import Measurement
 from pytest_rocmcompat.outcomes import SEVERITY, Outcome
 from pytest_rocmcompat.report.junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
+from pytest_rocmcompat.session.measurements import Measurement
 
 SOURCE_LABEL = {"live": "hardware", "replay": "replay", "overridden": "override"}
 # The libraries that define a cell in the row label (the rest of the probe's list, such as
 # tokenizers or torchvision, stays in each file's testsuite properties).
-KEY_LIBRARIES = frozenset({
-    "vllm", "sglang", "transformers", "peft", "trl", "accelerate", "deepspeed", "torchao", "torchtune",
-    "triton", "pytorch-triton-rocm", "flash-attn", "xformers", "bitsandbytes", "transformer-engine",
-    "megatron-core", "ray", "verl", "roll", "openrlhf", "liger-kernel", "apex", "numpy",
-})
+KEY_LIBRARIES = frozenset(
+    {
+        "vllm",
+        "sglang",
+        "transformers",
+        "peft",
+        "trl",
+        "accelerate",
+        "deepspeed",
+        "torchao",
+        "torchtune",
+        "triton",
+        "pytorch-triton-rocm",
+        "flash-attn",
+        "xformers",
+        "bitsandbytes",
+        "transformer-engine",
+        "megatron-core",
+        "ray",
+        "verl",
+        "roll",
+        "openrlhf",
+        "liger-kernel",
+        "apex",
+        "numpy",
+    }
+)
 NOT_RUN = "not run"
 LIB_PREFIX = "lib "
 
@@ -158,8 +180,13 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     p = run.props
     if "rocm_env.platform" not in p:  # a plain pytest run: no environment recorded
         key = f"unknown: {run.path}"
-        label = {"arch": "?", "runtime": "?", "torch": "?", "python": "?",
-                 "libraries": f"{run.path} (host {run.hostname or '?'})"}
+        label = {
+            "arch": "?",
+            "runtime": "?",
+            "torch": "?",
+            "python": "?",
+            "libraries": f"{run.path} (host {run.hostname or '?'})",
+        }
         return key, Row(key, "unknown", label, origin=run.path)
     platform = p["rocm_env.platform"]
     gpus = p.get("rocm_env.gpus", "0")
@@ -170,15 +197,21 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     elif gpus not in ("", "0", "1"):
         arch = f"{arch} x{gpus}"
     if platform == "rocm":
-        runtime = f"ROCm {p.get('rocm_env.rocm') or p.get('rocm_env.hip') or _cell_value(p, 'rocm') or _torch_rocm(p) or '?'}"
+        runtime = (
+            f"ROCm {p.get('rocm_env.rocm') or p.get('rocm_env.hip') or _cell_value(p, 'rocm') or _torch_rocm(p) or '?'}"
+        )
     elif platform == "cuda":
         runtime = f"CUDA {p.get('rocm_env.cuda') or '?'}"
     else:
         runtime = "CPU"
     libs = {k[9:]: v for k, v in p.items() if k.startswith("rocm_lib.") and k[9:] in KEY_LIBRARIES}
-    label = {"arch": arch, "runtime": runtime, "torch": p.get("rocm_env.torch", "-"),
-             "python": p.get("rocm_env.python", "?"),
-             "libraries": ", ".join(f"{k} {v}" for k, v in sorted(libs.items()))}
+    label = {
+        "arch": arch,
+        "runtime": runtime,
+        "torch": p.get("rocm_env.torch", "-"),
+        "python": p.get("rocm_env.python", "?"),
+        "libraries": ", ".join(f"{k} {v}" for k, v in sorted(libs.items())),
+    }
     source = SOURCE_LABEL.get(p.get("rocm_env.source", ""), p.get("rocm_env.source", "?"))
     key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
     cell = _cell_of(p, matrix)
@@ -220,12 +253,17 @@ def environment_of(props: dict[str, str]):
 
     archs = [a for a in props.get("rocm_env.arch", "").split(",") if a]
     count = int(props.get("rocm_env.gpus", "0") or 0) if props.get("rocm_env.gpus", "").isdigit() else 0
-    gpus = tuple(GPU(i, props.get("rocm_env.gpu", ""), archs[min(i, len(archs) - 1)])
-                 for i in range(count)) if archs else ()
+    gpus = (
+        tuple(GPU(i, props.get("rocm_env.gpu", ""), archs[min(i, len(archs) - 1)]) for i in range(count))
+        if archs
+        else ()
+    )
     return Environment(
-        platform=props.get("rocm_env.platform", "cpu") if props.get("rocm_env.platform") in
-        ("rocm", "cuda", "cpu") else "cpu",
-        gpus=gpus, **{k: props.get(f"rocm_env.{k}") for k in ("rocm", "hip", "cuda", "driver", "torch")},
+        platform=props.get("rocm_env.platform", "cpu")
+        if props.get("rocm_env.platform") in ("rocm", "cuda", "cpu")
+        else "cpu",
+        gpus=gpus,
+        **{k: props.get(f"rocm_env.{k}") for k in ("rocm", "hip", "cuda", "driver", "torch")},
         python=props.get("rocm_env.python", ""),
         libraries={k[9:]: v for k, v in props.items() if k.startswith("rocm_lib.")},
     )
@@ -239,34 +277,51 @@ def _not_run_rows(matrix: Matrix, have: set[str]) -> list[Row]:
         if cell.key in have:
             continue
         values = cell.as_dict()
-        runtime = (f"ROCm {values['rocm']}" if "rocm" in values else
-                   f"CUDA {values['cuda']}" if "cuda" in values else
-                   {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}.get(matrix.platform or "", "?"))
+        runtime = (
+            f"ROCm {values['rocm']}"
+            if "rocm" in values
+            else f"CUDA {values['cuda']}"
+            if "cuda" in values
+            else {"rocm": "ROCm", "cuda": "CUDA", "cpu": "CPU"}.get(matrix.platform or "", "?")
+        )
         libs = ", ".join(f"{k[4:]} {v}" for k, v in values.items() if k.startswith("lib."))
-        label = {"arch": values.get("arch", "?"), "runtime": runtime, "torch": values.get("torch", "?"),
-                 "python": values.get("python", "?"), "libraries": libs}
+        label = {
+            "arch": values.get("arch", "?"),
+            "runtime": runtime,
+            "torch": values.get("torch", "?"),
+            "python": values.get("python", "?"),
+            "libraries": libs,
+        }
         rows.append(Row(f"planned: {cell.key}", NOT_RUN, label, cell=cell.key))
     return rows
 
 
 def _columns(rows: list[Row]) -> list[str]:
     """One column per suite (bundled suites first, then other test files); the libraries a test
-    uses are counted per row (``Row.counts``) but condensed into the stack's libraries cell."""
+    uses are counted per row (``Row.counts``) but condensed into the stack's libraries cell.
+    """
     seen = {case.suite for row in rows for case in row.tests.values()}
     suites = [s for s in SUITES if s in seen]
     return suites + sorted(seen - set(suites))
 
 
 def _row_order(row: Row) -> tuple:
-    return (row.source == "unknown", row.label.get("arch", ""), row.label.get("runtime", ""),
-            row.label.get("torch", ""), row.label.get("python", ""), row.key)
+    return (
+        row.source == "unknown",
+        row.label.get("arch", ""),
+        row.label.get("runtime", ""),
+        row.label.get("torch", ""),
+        row.label.get("python", ""),
+        row.key,
+    )
 
 
 def _rule_info(value: str) -> RuleInfo:
     try:
         data = json.loads(value)
-        return RuleInfo(str(data.get("reason", "")), tuple(str(x) for x in data.get("links") or ()),
-                        str(data.get("action", "")))
+        return RuleInfo(
+            str(data.get("reason", "")), tuple(str(x) for x in data.get("links") or ()), str(data.get("action", ""))
+        )
     except (ValueError, AttributeError, TypeError):
         return RuleInfo()
 

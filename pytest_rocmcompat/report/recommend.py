@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 
 from packaging.version import InvalidVersion, Version
 
-from pytest_rocmcompat.stack.arch import arch_matches, normalize_arch
+from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.matrix.expand import expand
 from pytest_rocmcompat.matrix.model import Matrix
+from pytest_rocmcompat.stack.arch import arch_matches, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, Environment
-from pytest_rocmcompat.knowledge.rules.model import Rule
 
 PATCHES = range(4)
 BROAD_MARKERS = {"gpus"}
@@ -107,8 +107,12 @@ def recommend(arch: str, matrices: list[Matrix], results: list | None = None) ->
     seen: dict[str, Rule] = {}
     for matrix in matrices:
         for rule in matrix.rules:
-            if rule.when.archs and any(arch_matches(arch, a) for a in rule.when.archs) and _stack_level(rule) \
-                    and _broad(rule):
+            if (
+                rule.when.archs
+                and any(arch_matches(arch, a) for a in rule.when.archs)
+                and _stack_level(rule)
+                and _broad(rule)
+            ):
                 seen.setdefault(rule.id, rule)
     return Recommendation(arch, [m.name for m in matrices], stacks, list(seen.values()))
 
@@ -126,8 +130,13 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
         verdicts: dict[tuple, list[str]] = {}
         for patch in PATCHES:
             torch = f"{series}.{patch}" + _local_tag(runtime_axis, release)
-            env = Environment(platform=platform, gpus=(GPU(0, "", arch),), torch=torch,
-                              python=values.get("python", ""), **({runtime_axis: release} if runtime_axis else {}))
+            env = Environment(
+                platform=platform,
+                gpus=(GPU(0, "", arch),),
+                torch=torch,
+                python=values.get("python", ""),
+                **({runtime_axis: release} if runtime_axis else {}),
+            )
             against, caveats = _judge(matrix.rules, env)
             key = (tuple(r.id for r in against), tuple(r.id for r in caveats))
             verdicts.setdefault(key, []).append(f"{series}.{patch}")
@@ -136,15 +145,30 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
             if stack is None:
                 verdict = AVOID if any(r.action != "isolate" for r in against) else AT_RISK if against else OK
                 groups[groups_key] = stack = Stack(
-                    matrix.name, f"{'ROCm' if runtime_axis == 'rocm' else 'CUDA'} {release}" if runtime_axis else
-                    platform, _version_key(release), "", _version(series), [], verdict, against, caveats)
+                    matrix.name,
+                    f"{'ROCm' if runtime_axis == 'rocm' else 'CUDA'} {release}" if runtime_axis else platform,
+                    _version_key(release),
+                    "",
+                    _version(series),
+                    [],
+                    verdict,
+                    against,
+                    caveats,
+                )
             if values.get("python") and values["python"] not in stack.python:
                 stack.python.append(values["python"])
         for key, patches in verdicts.items():
             stack = groups[(matrix.name, runtime_axis, release, series, key)]
-            stack.torch = f"{series}.x" if len(verdicts) == 1 else (
-                patches[0] if len(patches) == 1 else f"{series}.x except " + ", ".join(
-                    p for other, ps in verdicts.items() if other != key for p in ps))
+            stack.torch = (
+                f"{series}.x"
+                if len(verdicts) == 1
+                else (
+                    patches[0]
+                    if len(patches) == 1
+                    else f"{series}.x except "
+                    + ", ".join(p for other, ps in verdicts.items() if other != key for p in ps)
+                )
+            )
             stack.torch_key = _version(patches[-1])
     return list(groups.values())
 
@@ -203,11 +227,14 @@ def _attach_evidence(stacks: list[Stack], arch: str, runs: list) -> None:
         source = SOURCE_LABEL.get(p.get("rocm_env.source", ""), "unknown")
         for stack in stacks:
             series = stack.torch.split(".x")[0] if ".x" in stack.torch else ".".join(stack.torch.split(".")[:2])
-            release_ok = stack.runtime.endswith(f" {release}") or (
-                release and stack.runtime.split(" ")[-1] == ".".join(release.split(".")[:2])) or (
-                stack.runtime.startswith("CUDA") and _cuda_matches(stack.runtime, p))
-            patch_ok = (stack.torch == base) or (".x" in stack.torch and base.startswith(series + ".")
-                                                 and base not in stack.torch)
+            release_ok = (
+                stack.runtime.endswith(f" {release}")
+                or (release and stack.runtime.split(" ")[-1] == ".".join(release.split(".")[:2]))
+                or (stack.runtime.startswith("CUDA") and _cuda_matches(stack.runtime, p))
+            )
+            patch_ok = (stack.torch == base) or (
+                ".x" in stack.torch and base.startswith(series + ".") and base not in stack.torch
+            )
             if release_ok and patch_ok and python in stack.python:
                 stack.evidence.add(source, run.timestamp or "", counts)
 

@@ -20,10 +20,10 @@ from datetime import datetime, timezone
 
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
 from pytest_rocmcompat.report import digest
-from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.report.html import _CSS, _e, _simple, broken_html, grid_html
 from pytest_rocmcompat.report.merge import Merged, Row
 from pytest_rocmcompat.report.table import label_cells, row_name, source_text
+from pytest_rocmcompat.safe_io.atomic import write_atomic
 
 HISTORY = "history.json"
 MAX_HISTORY = 100
@@ -104,17 +104,30 @@ def _checked_run(run: object, where: str) -> dict:
         need(isinstance(notable, dict), f"{place}.notable", "an object")
         checked_figures = {}
         for label, fig in figures.items():
-            need(isinstance(fig, list) and len(fig) == 3 and isinstance(fig[0], (int, float))
-                 and not isinstance(fig[0], bool) and isinstance(fig[1], str) and isinstance(fig[2], bool),
-                 f"{place}.figures.{safe_text(label)[:40]}", "[number, unit, higher_is_better]")
+            need(
+                isinstance(fig, list)
+                and len(fig) == 3
+                and isinstance(fig[0], (int, float))
+                and not isinstance(fig[0], bool)
+                and isinstance(fig[1], str)
+                and isinstance(fig[2], bool),
+                f"{place}.figures.{safe_text(label)[:40]}",
+                "[number, unit, higher_is_better]",
+            )
             checked_figures[safe_text(label)] = [float(fig[0]), safe_text(fig[1]), fig[2]]
         checked_notable = {}
         for test, entry in notable.items():
-            need(isinstance(entry, list) and len(entry) == 2 and all(isinstance(e, str) for e in entry),
-                 f"{place}.notable.{safe_text(test)[:60]}", "[outcome, rule]")
+            need(
+                isinstance(entry, list) and len(entry) == 2 and all(isinstance(e, str) for e in entry),
+                f"{place}.notable.{safe_text(test)[:60]}",
+                "[outcome, rule]",
+            )
             checked_notable[safe_text(test)] = [safe_text(entry[0]), safe_text(entry[1])]
-        stacks[safe_text(sid)] = {"name": safe_text(stack["name"]), "figures": checked_figures,
-                                  "notable": checked_notable}
+        stacks[safe_text(sid)] = {
+            "name": safe_text(stack["name"]),
+            "figures": checked_figures,
+            "notable": checked_notable,
+        }
     return {"date": safe_text(run["date"]), "stacks": stacks}
 
 
@@ -127,9 +140,12 @@ def snapshot(merged: Merged, date: str) -> dict:
             continue
         stacks[stack_id(row)] = {
             "name": row_name(row),
-            "figures": {h.label: [h.figure.value, h.figure.unit, h.figure.higher_is_better]
-                        for h in heads if h.stack == row.key},
-            "notable": {t: [c.outcome.value, c.rule or ""] for t, c in row.tests.items() if c.outcome is not Outcome.PASS},
+            "figures": {
+                h.label: [h.figure.value, h.figure.unit, h.figure.higher_is_better] for h in heads if h.stack == row.key
+            },
+            "notable": {
+                t: [c.outcome.value, c.rule or ""] for t, c in row.tests.items() if c.outcome is not Outcome.PASS
+            },
         }
     return {"date": date, "stacks": stacks}
 
@@ -150,7 +166,11 @@ def changes(current: dict, previous: dict | None, threshold: float) -> Changes:
                 found.stale_rules.append((stack["name"], test, rule))
         for label, (value, _, _) in stack["figures"].items():
             old_value = (before.get("figures", {}).get(label) or [None])[0]
-            if isinstance(old_value, (int, float)) and old_value and abs(value - old_value) / abs(old_value) > threshold:
+            if (
+                isinstance(old_value, (int, float))
+                and old_value
+                and abs(value - old_value) / abs(old_value) > threshold
+            ):
                 found.moved.append((stack["name"], label, float(old_value), float(value)))
     return found
 
@@ -175,12 +195,11 @@ def write_site(folder: str, merged: Merged, report_html: str, threshold: float, 
     date = date or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     current = snapshot(merged, date)
     found = changes(current, history[-1] if history else None, threshold)
-    history = (history + [current])[-MAX_HISTORY:]
+    history = ([*history, current])[-MAX_HISTORY:]
     os.makedirs(os.path.join(folder, "stacks"), exist_ok=True)
     for row in merged.rows:
         if not row.not_run:
-            write_atomic(os.path.join(folder, "stacks", f"{stack_id(row)}.html"),
-                         _stack_page(merged, row, history))
+            write_atomic(os.path.join(folder, "stacks", f"{stack_id(row)}.html"), _stack_page(merged, row, history))
     write_atomic(os.path.join(folder, "report.html"), report_html)
     write_atomic(os.path.join(folder, "badge.json"), json.dumps(badge(merged)) + "\n")
     write_atomic(os.path.join(folder, "index.html"), _index(merged, found, history, threshold))
@@ -189,29 +208,44 @@ def write_site(folder: str, merged: Merged, report_html: str, threshold: float, 
 
 
 def _page(title: str, body: list[str]) -> str:
-    return "\n".join(['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
-                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
-                      f"<title>{_e(title)}</title>", f"<style>{_CSS}</style></head><body>", *body,
-                      "</body></html>"]) + "\n"
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                f"<title>{_e(title)}</title>",
+                f"<style>{_CSS}</style></head><body>",
+                *body,
+                "</body></html>",
+            ]
+        )
+        + "\n"
+    )
 
 
 def _index(merged: Merged, found: Changes, history: list[dict], threshold: float) -> str:
-    body = ["<h1>Compatibility</h1>",
-            f"<p>Published {_e(history[-1]['date'])}; {len(history)} publication(s) in the history. "
-            '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
-            grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html"),
-            "<h2>What changed since the last publication</h2>"]
+    body = [
+        "<h1>Compatibility</h1>",
+        f"<p>Published {_e(history[-1]['date'])}; {len(history)} publication(s) in the history. "
+        '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
+        grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html"),
+        "<h2>What changed since the last publication</h2>",
+    ]
     if not found.previous:
         body.append("<p>First publication: nothing to compare with.</p>")
     else:
         body.append(f"<p>Compared with {_e(found.previous)}; figures moved by more than {threshold:.0%}.</p>")
         for title, rows, headers in (
-                ("New failures", found.new_failures, ("stack", "test", "outcome")),
-                ("New known-bad", found.new_known_bad, ("stack", "test", "rule")),
-                ("Stale rules (a known-bad rule's test passed)", found.stale_rules, ("stack", "test", "rule")),
-                ("Figures that moved", [(s, f, f"{a:.4g}", f"{b:.4g}", f"{(b - a) / a:+.0%}")
-                                        for s, f, a, b in found.moved],
-                 ("stack", "figure", "before", "now", "change"))):
+            ("New failures", found.new_failures, ("stack", "test", "outcome")),
+            ("New known-bad", found.new_known_bad, ("stack", "test", "rule")),
+            ("Stale rules (a known-bad rule's test passed)", found.stale_rules, ("stack", "test", "rule")),
+            (
+                "Figures that moved",
+                [(s, f, f"{a:.4g}", f"{b:.4g}", f"{(b - a) / a:+.0%}") for s, f, a, b in found.moved],
+                ("stack", "figure", "before", "now", "change"),
+            ),
+        ):
             body.append(f"<h3>{_e(title)}</h3>")
             body.append(_simple(headers, rows) if rows else "<p>None.</p>")
     body += broken_html(merged)
@@ -239,23 +273,44 @@ def _history_table(history: list[dict], only: str | None) -> str:
 def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
     counts = row.counts()
     sid = stack_id(row)
-    suites = [(c, digest.compact_entry(counts[c]), digest.outcome_counts_text(counts[c]))
-              for c in merged.columns if c in counts]
+    suites = [
+        (c, digest.compact_entry(counts[c]), digest.outcome_counts_text(counts[c]))
+        for c in merged.columns
+        if c in counts
+    ]
     mine = Merged([row], merged.columns, merged.rules, [], len(row.files))
     skips = digest.skip_groups(mine, row_name)
     heads = digest.headlines(mine, row_name)
-    body = ['<p><a href="../index.html">← all stacks</a></p>', f"<h1>{_e(row_name(row))}</h1>",
-            _simple(("arch", "runtime", "torch · python", "libraries", "source"),
-                    [(*label_cells(row), source_text(row))]),
-            "<h2>Suites</h2>", _simple(("suite", "verdict", "outcomes"), suites)]
+    body = [
+        '<p><a href="../index.html">← all stacks</a></p>',
+        f"<h1>{_e(row_name(row))}</h1>",
+        _simple(("arch", "runtime", "torch · python", "libraries", "source"), [(*label_cells(row), source_text(row))]),
+        "<h2>Suites</h2>",
+        _simple(("suite", "verdict", "outcomes"), suites),
+    ]
     body += broken_html(mine)
     if skips:
         body += ["<h2>Skip reasons</h2>", _simple(("reason", "tests"), [(g.key, g.count) for g in skips])]
     if heads:
-        body += ["<h2>Headline figures</h2>", _simple(
-            ("figure", "value", "floor", "of peak", "test"),
-            [(h.label, digest.figure_text(h.figure), digest.floor_text(h.figure), digest.peak_text(h.figure), h.test)
-             for h in heads])]
-    body += ["<h2>History</h2>", _history_table(history, sid),
-             f"<p>From {len(row.files)} JUnit file(s): {html.escape(', '.join(os.path.basename(f) for f in row.files))}</p>"]
+        body += [
+            "<h2>Headline figures</h2>",
+            _simple(
+                ("figure", "value", "floor", "of peak", "test"),
+                [
+                    (
+                        h.label,
+                        digest.figure_text(h.figure),
+                        digest.floor_text(h.figure),
+                        digest.peak_text(h.figure),
+                        h.test,
+                    )
+                    for h in heads
+                ],
+            ),
+        ]
+    body += [
+        "<h2>History</h2>",
+        _history_table(history, sid),
+        f"<p>From {len(row.files)} JUnit file(s): {html.escape(', '.join(os.path.basename(f) for f in row.files))}</p>",
+    ]
     return _page(row_name(row), body)

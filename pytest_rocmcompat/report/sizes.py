@@ -12,8 +12,9 @@ from pytest_rocmcompat.session.measurements import Measurement
 SIZE_SEP = "@"
 
 
-def split_sized(figures: list[tuple[str, Measurement]]) -> tuple[
-        list[tuple[str, Measurement]], list[tuple[str, str, list[tuple[str, Measurement]]]]]:
+def split_sized(
+    figures: list[tuple[str, Measurement]],
+) -> tuple[list[tuple[str, Measurement]], list[tuple[str, str, list[tuple[str, Measurement]]]]]:
     """``(flat, sized)``: figures for one table, and ``(test, metric, [(size, figure)])`` groups."""
     groups: dict[tuple[str, str], list[tuple[str, Measurement]]] = {}
     for test, m in figures:

@@ -27,7 +27,8 @@ def append_step_summary(state: CompatState, exitstatus: int, environ: dict[str, 
     except OSError as exc:
         from pytest_rocmcompat.safe_io.escape import echo
 
-        echo(f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): {exc.strerror or exc}",
-             err=True)
+        echo(
+            f"rocmcompat: could not append the report to ${STEP_SUMMARY_VAR} ({path}): {exc.strerror or exc}", err=True
+        )
         return False
     return True

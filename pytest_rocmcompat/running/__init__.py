@@ -1,1 +1,1 @@
-"""running"""
+"""running."""

@@ -20,8 +20,8 @@ from contextlib import contextmanager
 import pytest
 
 LOCK_DIR_VAR = "ROCMCOMPAT_GPU_LOCK_DIR"
-DEVICES_KEY = pytest.StashKey[list]()      # the GPUs a test holds while it runs
-BORROWED_KEY = pytest.StashKey[str]()      # visibility value for a test that borrows GPUs
+DEVICES_KEY = pytest.StashKey[list]()  # the GPUs a test holds while it runs
+BORROWED_KEY = pytest.StashKey[str]()  # visibility value for a test that borrows GPUs
 
 
 @contextmanager
@@ -44,7 +44,7 @@ def holding(directory: str, devices: Sequence[str], order: Sequence[str]) -> Ite
 def borrowed_set(mine: Sequence[str], devices: Sequence[str], need: int) -> list[str]:
     """``need`` devices: the worker's own, then the next free-standing ones; in global order."""
     chosen = list(mine[:need])
-    chosen += [d for d in devices if d not in chosen][:need - len(chosen)]
+    chosen += [d for d in devices if d not in chosen][: need - len(chosen)]
     return sorted(chosen, key=lambda d: devices.index(d) if d in devices else len(devices))
 
 
@@ -61,6 +61,8 @@ class GpuAllocator:
         self.devices = devices
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
         with holding(self.directory, item.stash.get(DEVICES_KEY, self.mine), self.devices):
             return (yield)

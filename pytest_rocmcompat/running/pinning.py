@@ -69,7 +69,7 @@ def worker_slice(devices: list[str], index: int, workers: int) -> list[str]:
         return []
     if workers <= len(devices):
         per = len(devices) // workers
-        return devices[index * per:(index + 1) * per]
+        return devices[index * per : (index + 1) * per]
     return [devices[index % len(devices)]]
 
 

@@ -66,11 +66,11 @@ def _stat_fields(pid: int | str) -> list[bytes] | None:
             stat = fh.read()
     except OSError:
         return None
-    return stat[stat.rfind(b")") + 2:].split()  # comm may hold spaces and parentheses
+    return stat[stat.rfind(b")") + 2 :].split()  # comm may hold spaces and parentheses
 
 
 def _all_stats() -> dict[int, list[bytes]]:
-    """pid -> :func:`_stat_fields` of every process this user can see."""
+    """Pid -> :func:`_stat_fields` of every process this user can see."""
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -83,14 +83,17 @@ def _all_stats() -> dict[int, list[bytes]]:
 
 
 def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process this user can see."""
+    """Pid -> parent pid of every process this user can see."""
     return {pid: int(fields[1]) for pid, fields in _all_stats().items() if len(fields) > 1}
 
 
 def in_sessions(sessions: set[int]) -> set[int]:
     """Processes whose session or process group is one of ``sessions``."""
-    return {pid for pid, fields in _all_stats().items()
-            if len(fields) > 3 and (int(fields[2]) in sessions or int(fields[3]) in sessions)}
+    return {
+        pid
+        for pid, fields in _all_stats().items()
+        if len(fields) > 3 and (int(fields[2]) in sessions or int(fields[3]) in sessions)
+    }
 
 
 def alive(pid: int) -> bool:
@@ -145,8 +148,9 @@ def command_of(pid: int) -> str:
         return "?"
 
 
-def kill_tree(roots: Iterable[int], *, include_roots: bool = True, grace_s: float = 2.0,
-              keep: Iterable[int] = ()) -> list[int]:
+def kill_tree(
+    roots: Iterable[int], *, include_roots: bool = True, grace_s: float = 2.0, keep: Iterable[int] = ()
+) -> list[int]:
     """SIGKILL ``roots`` (optionally) and all their descendants; returns the pids killed.
 
     The tree is first frozen with SIGSTOP until no new process appears (a stopped
@@ -204,7 +208,8 @@ def _signal(pid: int, signum: int) -> None:
 class TreeGuard:
     """Every process started between ``__enter__`` and :meth:`kill` — and all they started, ``setsid``
     or not — is found and killed: the roots given, their descendants, and orphans this process adopted
-    as subreaper meanwhile (children of exited roots)."""
+    as subreaper meanwhile (children of exited roots).
+    """
 
     def __init__(self) -> None:
         become_subreaper()
@@ -215,4 +220,3 @@ class TreeGuard:
         roots = [pid for pid in roots if pid in mine]  # a reaped root's pid may be another process's now
         adopted = mine - self.before - set(roots)
         return kill_tree([*roots, *adopted], keep=roots)
-

@@ -31,18 +31,29 @@ from pathlib import Path
 from pytest_rocmcompat.running.processes import die_with_parent, kill_group
 
 #: Variables a job sets for itself; a warm process started without them still serves the job.
-JOB_VARIABLES = frozenset({
-    "RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT",
-    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "PYTHONPATH",
-    "PYTHONUNBUFFERED", "ROCMCOMPAT_WARM",
-})
+JOB_VARIABLES = frozenset(
+    {
+        "RANK",
+        "LOCAL_RANK",
+        "WORLD_SIZE",
+        "LOCAL_WORLD_SIZE",
+        "GROUP_RANK",
+        "MASTER_ADDR",
+        "MASTER_PORT",
+        "CUDA_VISIBLE_DEVICES",
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "PYTHONPATH",
+        "PYTHONUNBUFFERED",
+        "ROCMCOMPAT_WARM",
+    }
+)
 PRELOAD = ("torch", "torch.distributed")
 WARM_MARK = "ROCMCOMPAT_WARM"  # "1" in a job that a warm process served
 
 
 def _fingerprint(env: Mapping[str, str], preload: Sequence[str]) -> tuple:
-    return (sys.executable, tuple(preload),
-            tuple(sorted((k, v) for k, v in env.items() if k not in JOB_VARIABLES)))
+    return (sys.executable, tuple(preload), tuple(sorted((k, v) for k, v in env.items() if k not in JOB_VARIABLES)))
 
 
 class WarmPool:
@@ -61,11 +72,19 @@ class WarmPool:
             for _ in range(max(0, count - len(idle))):
                 idle.append(_start(env, preload))
 
-    def popen(self, module: str, argv: Sequence[str], env: Mapping[str, str], *, log: Path | None = None,
-              preload: Sequence[str] = PRELOAD) -> subprocess.Popen:
+    def popen(
+        self,
+        module: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        log: Path | None = None,
+        preload: Sequence[str] = PRELOAD,
+    ) -> subprocess.Popen:
         """Run ``python -m module *argv`` with ``env``, its output to ``log`` (or a text pipe
         on ``.stdout`` when ``log`` is None), in its own session: in a warm process when one
-        fits, else in a process started now the same way."""
+        fits, else in a process started now the same way.
+        """
         key = _fingerprint(env, preload)
         with self._lock:
             idle = self._idle.get(key, [])
@@ -77,8 +96,13 @@ class WarmPool:
             warm = proc is not None
         if proc is None:
             proc = _start(env, preload)
-        job = {"module": module, "argv": list(argv), "env": {**env, WARM_MARK: "1" if warm else "0"},
-               "log": None if log is None else str(log), "cwd": os.getcwd()}
+        job = {
+            "module": module,
+            "argv": list(argv),
+            "env": {**env, WARM_MARK: "1" if warm else "0"},
+            "log": None if log is None else str(log),
+            "cwd": os.getcwd(),
+        }
         try:
             assert proc.stdin is not None
             _send(proc, job)
@@ -110,9 +134,15 @@ def _send(proc: subprocess.Popen, job: dict) -> None:
 
 def _start(env: Mapping[str, str], preload: Sequence[str]) -> subprocess.Popen:
     base = {k: v for k, v in env.items() if k not in JOB_VARIABLES or k == "PYTHONPATH"}
-    return subprocess.Popen([sys.executable, "-m", __name__, *preload], env={**base, "PYTHONUNBUFFERED": "1"},
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", __name__, *preload],
+        env={**base, "PYTHONUNBUFFERED": "1"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 _POOL: WarmPool | None = None
@@ -136,7 +166,7 @@ def _serve(preload: Sequence[str]) -> int:
     for name in preload:
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the job will meet (and report) the same error itself
+        except Exception:
             pass
     line = sys.stdin.readline()
     if not line.strip():

@@ -21,7 +21,7 @@ from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env
 
 _SECRETS: ContextVar[tuple[str, ...] | None] = ContextVar("rocmcompat_secrets", default=None)
 # C0 controls except tab, newline and carriage return; DEL; C1 controls.
-_CONTROL = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
+_CONTROL = dict.fromkeys([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Markdown that renders live from a table cell: inline links and images ``[text](url)``,
 # ``![alt](url)`` (``<url>`` autolinks are already defused by HTML escaping).
@@ -88,19 +88,22 @@ def safe_data(value: object, secrets: tuple[str, ...] | None = None) -> object:
 
 def terminal_line(value: object, secrets: tuple[str, ...] | None = None) -> str:
     """One line for a terminal or a CI log: :func:`safe_text`, then newline, carriage return, tab
-    and line separators written as escapes (``\\r``), so nothing quoted can overwrite or fake a line."""
+    and line separators written as escapes (``\\r``), so nothing quoted can overwrite or fake a line.
+    """
     return one_line(safe_text(value, secrets))
 
 
 def terminal_text(value: object, secrets: tuple[str, ...] | None = None) -> str:
     """Lines for a terminal or a CI log: redacted whole (a secret spanning lines goes too), then
-    every line a :func:`terminal_line`; the text's own newlines are kept."""
+    every line a :func:`terminal_line`; the text's own newlines are kept.
+    """
     return "\n".join(one_line(line) for line in safe_text(value, secrets).split("\n"))
 
 
 def echo(value: object = "", *, err: bool = False, secrets: tuple[str, ...] | None = None) -> None:
     """Print quoted text as :func:`terminal_text` (to stderr with ``err``): what every
-    ``rocmcompat`` command writes to the terminal goes through here or through a report writer."""
+    ``rocmcompat`` command writes to the terminal goes through here or through a report writer.
+    """
     import sys
 
     print(terminal_text(value, secrets), file=sys.stderr if err else sys.stdout)

@@ -40,9 +40,10 @@ def read_text_file(path: str, limit: int = MAX_FILE_BYTES, what: str = "a matrix
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        column = len(data[data.rfind(b"\n", 0, exc.start) + 1: exc.start].decode("utf-8", "replace")) + 1
-        raise InputError(f"not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason})",
-                         line) from None
+        column = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8", "replace")) + 1
+        raise InputError(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason})", line
+        ) from None
 
 
 def _kind(mode: int) -> str:

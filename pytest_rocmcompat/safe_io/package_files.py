@@ -36,8 +36,10 @@ def suites_dirs() -> tuple[Path, Path]:
 def module_file(name: str) -> Path:
     """The source file of module ``name`` (dotted, below this package), without importing it."""
     relative = name.removeprefix(PACKAGE_NAME + ".").split(".")
-    for candidate in (PACKAGE_DIR.joinpath(*relative).with_suffix(".py"),
-                      PACKAGE_DIR.joinpath(*relative, "__init__.py")):
+    for candidate in (
+        PACKAGE_DIR.joinpath(*relative).with_suffix(".py"),
+        PACKAGE_DIR.joinpath(*relative, "__init__.py"),
+    ):
         if candidate.is_file():
             return candidate
     raise MissingModuleError(f"{PACKAGE_NAME}.{'.'.join(relative)}: no such module in {PACKAGE_DIR}")

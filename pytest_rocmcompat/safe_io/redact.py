@@ -41,8 +41,29 @@ _ASSIGNED = re.compile(
     re.IGNORECASE,
 )
 # Every shape above contains one of these (lower-cased): text without any is returned at once.
-_HINTS = ("://", "hf_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "akia", "asia", "sk-", "xox",
-          "xapp-", "glpat-", "eyj", "private key", "bearer", "passw", "secret", "token", "key")
+_HINTS = (
+    "://",
+    "hf_",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "akia",
+    "asia",
+    "sk-",
+    "xox",
+    "xapp-",
+    "glpat-",
+    "eyj",
+    "private key",
+    "bearer",
+    "passw",
+    "secret",
+    "token",
+    "key",
+)
 
 
 def is_secret_name(name: str) -> bool:
@@ -77,12 +98,15 @@ def redact_variable(name: str, value: str) -> str:
 
 # ``NAME=VALUE`` in one command-line argument, also as ``env.NAME=VALUE`` (``--rocm-set``) or
 # ``--option=NAME=VALUE``: the value is a secret when the name looks like one.
-_ARG_ASSIGNMENT = re.compile(r"^((?:--[A-Za-z0-9][\w-]{0,80}=)?(?:[A-Za-z0-9_-]{1,80}\.)?)([A-Za-z_]\w{0,200})=(.+)$", re.DOTALL)
+_ARG_ASSIGNMENT = re.compile(
+    r"^((?:--[A-Za-z0-9][\w-]{0,80}=)?(?:[A-Za-z0-9_-]{1,80}\.)?)([A-Za-z_]\w{0,200})=(.+)$", re.DOTALL
+)
 
 
 def redact_args(args: list[str] | tuple[str, ...]) -> list[str]:
     """Command-line arguments as they may be shown: ``NCCL_SOCKET_PASSWORD=x`` -> ``NCCL_SOCKET_PASSWORD=[redacted]``
-    (by name, as :func:`redact_variable`), every other argument as it is (shapes are left to the caller)."""
+    (by name, as :func:`redact_variable`), every other argument as it is (shapes are left to the caller).
+    """
     out = []
     for arg in args:
         m = _ARG_ASSIGNMENT.match(arg) if "=" in arg else None

@@ -1,1 +1,1 @@
-"""session"""
+"""session."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
 
 _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -54,8 +54,9 @@ def failure_text(report: pytest.TestReport) -> str:
     return "\n".join(parts)
 
 
-def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool,
-             unmatched: Outcome = Outcome.FAIL) -> Rule | None:
+def classify(
+    item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *, strict: bool, unmatched: Outcome = Outcome.FAIL
+) -> Rule | None:
     """Adjust ``report`` in place for the item's rules and record the outcome as properties.
 
     Returns the rule whose signature made a failure ``known-bad``, else ``None``. ``unmatched``
@@ -64,8 +65,11 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
     """
     # An isolate rule with a signature says how the test fails, like an xfail rule (a crash is
     # matched by the isolation runner; a raised error is matched here, in the sandbox).
-    xfail_rules = [r for r in rules if r.action == "xfail" or (r.action == "isolate" and r.signature is not None)
-                   ] if report.when == "call" else []
+    xfail_rules = (
+        [r for r in rules if r.action == "xfail" or (r.action == "isolate" and r.signature is not None)]
+        if report.when == "call"
+        else []
+    )
     if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
         if report.failed:
             diagnose_failure(item, report, failure_text(report))
@@ -83,11 +87,13 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
             return matched
         diagnose_failure(item, report, text)
         ids = ", ".join(r.id for r in xfail_rules)
-        report.sections.append((
-            "rocmcompat",
-            f"known-bad rule(s) {ids} apply to this test, but the failure text does not match "
-            "their signature: this is a real failure, not the known issue.",
-        ))
+        report.sections.append(
+            (
+                "rocmcompat",
+                f"known-bad rule(s) {ids} apply to this test, but the failure text does not match "
+                "their signature: this is a real failure, not the known issue.",
+            )
+        )
         _prop(item, report, PROP_OUTCOME, unmatched.value)
         # the same note reaches JUnit (a testcase property) and the run report (the message)
         _prop(item, report, PROP_NOTE, f"rule {ids} applies but its signature did not match")
@@ -97,9 +103,11 @@ def classify(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], *,
         _prop(item, report, PROP_RULE, rule.id)
         if strict:
             report.outcome = "failed"
-            report.longrepr = (f"[stale-rule] {rule.describe()}: the test passed although the rule "
-                               f"says it fails here ({rule.location}); the rule may be obsolete "
-                               "(failing because of --rocm-strict)")
+            report.longrepr = (
+                f"[stale-rule] {rule.describe()}: the test passed although the rule "
+                f"says it fails here ({rule.location}); the rule may be obsolete "
+                "(failing because of --rocm-strict)"
+            )
         else:
             report.wasxfail = _XFAIL_PREFIX + rule.describe()
     return None
@@ -126,8 +134,12 @@ def diagnose_failure(item: pytest.Item, report: pytest.TestReport, text: str):
     if found is not None:
         _prop(item, report, PROP_SIGNATURE, found.id)
         _prop(item, report, PROP_DIAGNOSIS, found.property_value())
-        report.sections.append(("rocmcompat", f"diagnosis {found.id}: likely cause: {found.cause}; "
-                                              f"usual fix: {found.fix}; see {found.link}"))
+        report.sections.append(
+            (
+                "rocmcompat",
+                f"diagnosis {found.id}: likely cause: {found.cause}; usual fix: {found.fix}; see {found.link}",
+            )
+        )
     return found
 
 
@@ -221,5 +233,5 @@ def _short(report: pytest.TestReport) -> str:
 def _skip_reason(report: pytest.TestReport) -> str:
     if isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
-        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+        return reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
     return _short(report)

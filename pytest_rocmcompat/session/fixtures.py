@@ -37,7 +37,8 @@ def rocm_env(pytestconfig: pytest.Config):
 @pytest.fixture(scope="session")
 def rocm_matrix(pytestconfig: pytest.Config):
     """The loaded matrix (the bundled known-bad database when no ``--rocm-matrix`` was given;
-    ``None`` under ``--rocm-no-bundled``)."""
+    ``None`` under ``--rocm-no-bundled``).
+    """
     return _state(pytestconfig).matrix
 
 
@@ -48,8 +49,10 @@ def rocm_property(request: pytest.FixtureRequest):
     It writes the same JUnit ``<property>`` but without pytest's warning under the default
     ``junit_family=xunit2`` (the plugin's reports read testcase properties whatever the family).
     """
+
     def record(name: str, value: object) -> None:
         request.node.user_properties.append((name, value))
+
     return record
 
 
@@ -61,19 +64,37 @@ class MeasureRecorder:
         self._floors = floors
         self.recorded: list[Measurement] = []
 
-    def __call__(self, name: str, value: float, unit: str | None = None, *, floor: float | None = None,
-                 peak: float | None = None, detail: str = "", higher_is_better: bool = True) -> Measurement:
+    def __call__(
+        self,
+        name: str,
+        value: float,
+        unit: str | None = None,
+        *,
+        floor: float | None = None,
+        peak: float | None = None,
+        detail: str = "",
+        higher_is_better: bool = True,
+    ) -> Measurement:
         """Record ``name = value unit``; the floor defaults to the matrix's ``floors[name]``."""
         from pytest_rocmcompat.session.floors import record_miss
         from pytest_rocmcompat.session.measurements import Measurement, default_unit
 
         unit = unit or default_unit(name)
         if unit is None:
-            raise ValueError(f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.knowledge.metrics)")
+            raise ValueError(
+                f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.knowledge.metrics)"
+            )
         if floor is None:
             floor = self._floors.get(name)
-        m = Measurement(name, float(value), unit, None if floor is None else float(floor),
-                        None if peak is None else float(peak), higher_is_better, detail)
+        m = Measurement(
+            name,
+            float(value),
+            unit,
+            None if floor is None else float(floor),
+            None if peak is None else float(peak),
+            higher_is_better,
+            detail,
+        )
         self._item.user_properties.append(m.to_property())
         self.recorded.append(m)
         if m.below_floor:

@@ -14,9 +14,9 @@ import os
 import pytest
 
 from pytest_rocmcompat.outcomes import PROP_OUTCOME, Outcome
-from pytest_rocmcompat.safe_io.redact import secret_values_from_env
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.safe_io.escape import safe_text
+from pytest_rocmcompat.safe_io.redact import secret_values_from_env
 
 TARGET_KEY = pytest.StashKey[str]()
 
@@ -35,8 +35,9 @@ def redirect_writer(config: pytest.Config) -> None:
 
 
 def add_crash_properties(config: pytest.Config, report: pytest.TestReport) -> None:
-    """xdist's report for a test whose worker died has no teardown, where pytest's JUnit writer takes
-    properties from: its ``rocm_*`` properties (``rocm_outcome=crashed``) go onto its testcase here."""
+    """Xdist's report for a test whose worker died has no teardown, where pytest's JUnit writer takes
+    properties from: its ``rocm_*`` properties (``rocm_outcome=crashed``) go onto its testcase here.
+    """
     try:
         from _pytest.junitxml import xml_key
     except ImportError:
@@ -69,7 +70,7 @@ def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
 
 
 def _name_final_file(config: pytest.Config, target: str) -> None:
-    """pytest's closing line ("generated xml file: ...") names the file the user asked for."""
+    """Pytest's closing line ("generated xml file: ...") names the file the user asked for."""
     try:
         from _pytest.junitxml import xml_key
     except ImportError:
@@ -109,11 +110,12 @@ def _redacted(text: str) -> str:
 
 
 def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:
+    from _pytest.junitxml import mangle_test_address
     from junitparser import JUnitXml, Properties, Property, Skipped, TestCase
 
-    from _pytest.junitxml import mangle_test_address
-
-    xml = JUnitXml.fromstring(text.encode("utf-8"))  # bytes: lxml (junitparser uses it where installed) refuses a str with an encoding declaration
+    xml = JUnitXml.fromstring(
+        text.encode("utf-8")
+    )  # bytes: lxml (junitparser uses it where installed) refuses a str with an encoding declaration
     suite = next(iter(xml), None) if isinstance(xml, JUnitXml) else xml
     if suite is None:
         return text

@@ -57,9 +57,13 @@ class Measurement:
         try:
             data = json.loads(str(value))
             return cls(
-                name=name[len(PROP_PREFIX):], value=float(data["value"]), unit=str(data.get("unit", "")),
-                floor=_opt_float(data.get("floor")), peak=_opt_float(data.get("peak")),
-                higher_is_better=bool(data.get("higher_is_better", True)), detail=str(data.get("detail", "")),
+                name=name[len(PROP_PREFIX) :],
+                value=float(data["value"]),
+                unit=str(data.get("unit", "")),
+                floor=_opt_float(data.get("floor")),
+                peak=_opt_float(data.get("peak")),
+                higher_is_better=bool(data.get("higher_is_better", True)),
+                detail=str(data.get("detail", "")),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None

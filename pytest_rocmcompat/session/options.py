@@ -12,38 +12,53 @@ from pytest_rocmcompat.markers import register_ini
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("rocmcompat", "GPU stack compatibility (pytest-rocmcompat)")
     group.addoption(
-        "--rocm-matrix", metavar="PATH|NAME", default=None,
+        "--rocm-matrix",
+        metavar="PATH|NAME",
+        default=None,
         help="Version matrix (YAML) to locate this machine in and take known-bad rules from: a path, "
-             "else a bundled matrix by name (cpu, mi300, h100, ...). "
-             "Without it, the bundled known-bad database applies alone. [ini: rocm_matrix]",
+        "else a bundled matrix by name (cpu, mi300, h100, ...). "
+        "Without it, the bundled known-bad database applies alone. [ini: rocm_matrix]",
     )
     group.addoption(
-        "--rocm-env", metavar="FILE", default=None,
+        "--rocm-env",
+        metavar="FILE",
+        default=None,
         help="Replay an environment recorded with `rocmcompat probe --json` instead of probing "
-             "this machine; every output is labelled as a replay.",
+        "this machine; every output is labelled as a replay.",
     )
     group.addoption(
-        "--rocm-probe", choices=("cached", "fresh"), default="cached",
+        "--rocm-probe",
+        choices=("cached", "fresh"),
+        default="cached",
         help="cached (default): reuse the last live probe of this machine while nothing it reads "
-             "has changed (installed packages, driver and ROCm/CUDA version files, GPU variables); "
-             "fresh: probe again and replace the stored result. ROCMCOMPAT_CACHE_DIR=off never stores.",
+        "has changed (installed packages, driver and ROCm/CUDA version files, GPU variables); "
+        "fresh: probe again and replace the stored result. ROCMCOMPAT_CACHE_DIR=off never stores.",
     )
     group.addoption(
-        "--rocm-set", metavar="KEY=VALUE", action="append", default=[],
+        "--rocm-set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
         help="Override a field of the probed or replayed environment (repeatable). Keys: platform, "
-             "arch (comma-separated for several devices), rocm, hip, cuda, driver, torch, python, "
-             "lib.NAME (empty value: not installed), env.NAME. Output is labelled 'overridden'.",
+        "arch (comma-separated for several devices), rocm, hip, cuda, driver, torch, python, "
+        "lib.NAME (empty value: not installed), env.NAME. Output is labelled 'overridden'.",
     )
     group.addoption(
-        "--rocm-report", metavar="PATH", default=None,
+        "--rocm-report",
+        metavar="PATH",
+        default=None,
         help="Write the run's Markdown compatibility report to PATH (atomically). [ini: rocm_report]",
     )
     group.addoption(
-        "--rocm-strict", action="store_true", default=None,
+        "--rocm-strict",
+        action="store_true",
+        default=None,
         help="Fail a test whose known-bad rule no longer fires (outcome stale-rule). [ini: rocm_strict]",
     )
     group.addoption(
-        "--rocm-no-bundled", action="store_true", default=False,
+        "--rocm-no-bundled",
+        action="store_true",
+        default=False,
         help="Without --rocm-matrix, apply no rules at all instead of the bundled known-bad database.",
     )
     # Internal: how the isolation runner talks to the sandbox pytest it starts (its directory).
@@ -54,7 +69,8 @@ def add_options(parser: pytest.Parser) -> None:
 
 def check_ini(config: pytest.Config) -> float:
     """Read every ``rocm_*`` ini key now, before collection, so a wrong value is a usage error
-    (exit 4) naming the key and the value; returns the isolation time limit in seconds."""
+    (exit 4) naming the key and the value; returns the isolation time limit in seconds.
+    """
     for name in ("rocm_matrix", "rocm_report", "rocm_strict", "rocm_gc_freeze", "rocm_isolate_timeout"):
         try:
             value = config.getini(name)  # pytest checks the type (native TOML types included)
@@ -67,6 +83,7 @@ def check_ini(config: pytest.Config) -> float:
         seconds = -1.0
     if not seconds > 0 or seconds != seconds or seconds == float("inf"):
         where = f"{config.inipath}: " if config.inipath else ""
-        raise pytest.UsageError(f"rocmcompat: {where}ini rocm_isolate_timeout = {value!r}: "
-                                "the time limit must be a number of seconds > 0")
+        raise pytest.UsageError(
+            f"rocmcompat: {where}ini rocm_isolate_timeout = {value!r}: the time limit must be a number of seconds > 0"
+        )
     return seconds

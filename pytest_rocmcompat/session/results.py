@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX
+from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, Outcome
 from pytest_rocmcompat.session import classify
 from pytest_rocmcompat.session.floors import FLOOR_MISSES_KEY, floor_failure
-from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX
-from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_OUTCOME, Outcome
-from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.session.state import CompatState
 
 _OWN_LETTERS = (Outcome.CRASHED.value, Outcome.HANG.value)  # outcomes whose letter is not pytest's
@@ -58,7 +58,7 @@ class ResultHook:
 
     def track(self, items: list[pytest.Item], nodeids: list[str]) -> None:
         """The collected tests (``nodeids[i]`` is ``items[i].nodeid``), known before the first report."""
-        self.items = dict(zip(nodeids, items))
+        self.items = dict(zip(nodeids, items, strict=False))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -86,7 +86,8 @@ class ResultHook:
             outcome, rule, signature, message = classify.from_report(report)
             self.state.record(nodeid, report.when, outcome, rule, signature, message)
             if report.when == "teardown" and any(
-                    isinstance(name, str) and name.startswith(METRIC_PREFIX) for name, _ in props):
+                isinstance(name, str) and name.startswith(METRIC_PREFIX) for name, _ in props
+            ):
                 from pytest_rocmcompat.session.measurements import measurements_of
 
                 self.state.record_measurements(nodeid, measurements_of(props))

@@ -55,7 +55,8 @@ def keep_rootdir(config: pytest.Config, args: list[str]) -> None:
         f"rootdir {config.rootpath} and config file {config.inipath or 'none'} (it takes every existing "
         f"path on the command line into account before plugins load); without them it chooses rootdir "
         f"{rootpath} and config file {inipath or 'none'}. Write the option and its value as one "
-        f"argument (--rocm-matrix=PATH, --rocm-env=PATH) or pass --rootdir.")
+        f"argument (--rocm-matrix=PATH, --rocm-env=PATH) or pass --rootdir."
+    )
 
 
 def _raw(value: object) -> object:
@@ -64,12 +65,15 @@ def _raw(value: object) -> object:
 
 
 def _determine_setup(config: pytest.Config, ns: Any) -> tuple[Path, Path | None, dict, list]:
-    """pytest's own ``determine_setup`` on the now correctly parsed free arguments (pytest 7 to 9)."""
+    """Pytest's own ``determine_setup`` on the now correctly parsed free arguments (pytest 7 to 9)."""
     from _pytest.config.findpaths import determine_setup
 
     params = inspect.signature(determine_setup).parameters
-    kwargs: dict[str, Any] = {"inifile": ns.inifilename, "args": list(ns.file_or_dir or []),
-                              "rootdir_cmd_arg": ns.rootdir or None}
+    kwargs: dict[str, Any] = {
+        "inifile": ns.inifilename,
+        "args": list(ns.file_or_dir or []),
+        "rootdir_cmd_arg": ns.rootdir or None,
+    }
     if "override_ini" in params:
         kwargs["override_ini"] = ns.override_ini
     if "invocation_dir" in params:
@@ -80,8 +84,9 @@ def _determine_setup(config: pytest.Config, ns: Any) -> tuple[Path, Path | None,
     return result[0], result[1], result[2], list(result[3]) if len(result) > 3 else []
 
 
-def _repair(config: pytest.Config, args: list[str], rootpath: Path, inipath: Path | None,
-            inicfg: dict, ignored: list) -> None:
+def _repair(
+    config: pytest.Config, args: list[str], rootpath: Path, inipath: Path | None, inicfg: dict, ignored: list
+) -> None:
     """Put pytest's choice right before conftests are loaded (nothing has used it yet)."""
     config._rootpath = rootpath  # type: ignore[attr-defined]
     config._inipath = inipath  # type: ignore[attr-defined]

@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_rocmcompat.errors import ConfigError, OverrideError
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.knowledge.checks.registry import evaluate as evaluate_checks
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 from pytest_rocmcompat.matrix.cache import MatrixCache
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix, resolve_matrix_name
 from pytest_rocmcompat.matrix.model import Matrix
 from pytest_rocmcompat.outcomes import Outcome, worst
 from pytest_rocmcompat.stack.environment import Environment, EnvironmentFileError
-from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules
-from pytest_rocmcompat.knowledge.checks.registry import evaluate as evaluate_checks
-from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 
 if TYPE_CHECKING:  # imported where used: a run without axes or overrides needs neither
     from pytest_rocmcompat.matrix.locate import Location
@@ -99,8 +99,9 @@ class CompatState:
         """A passing call phase (no rule, no properties): no per-test object needed."""
         self._open.setdefault(nodeid, Outcome.PASS)
 
-    def record(self, nodeid: str, when: str, outcome: Outcome | None, rule: str | None,
-               signature: str | None, message: str) -> None:
+    def record(
+        self, nodeid: str, when: str, outcome: Outcome | None, rule: str | None, signature: str | None, message: str
+    ) -> None:
         """Merge one phase's report; a test is final after its teardown (or xdist's crash report)."""
         if outcome is not None:
             current = self._open.get(nodeid)

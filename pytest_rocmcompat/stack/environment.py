@@ -229,15 +229,12 @@ class Environment:
             where = f"{path}:{exc.line}" if exc.line else str(path)
             raise EnvironmentFileError(f"{where}: {exc}") from None
         except OSError as exc:
-            raise EnvironmentFileError(
-                f"{path}: cannot read the recorded environment: {exc.strerror or exc}"
-            ) from None
+            raise EnvironmentFileError(f"{path}: cannot read the recorded environment: {exc.strerror or exc}") from None
         try:
             env = cls.from_json(text)
         except json.JSONDecodeError as exc:
             raise EnvironmentFileError(
-                f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); "
-                "write it with `rocmcompat probe --json > FILE`"
+                f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); write it with `rocmcompat probe --json > FILE`"
             ) from None
         except (ValueError, TypeError) as exc:
             raise EnvironmentFileError(f"{path}: not a recorded environment: {exc}") from None

@@ -5,15 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from pytest_rocmcompat.stack.arch import arch_vendor, is_valid_arch, normalize_arch
 from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_variable, register_secret
-from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
+from pytest_rocmcompat.stack.arch import arch_vendor, is_valid_arch, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, PLATFORMS, Environment, normalize_library
+from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
 
 VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
-KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "torch_cxx11_abi", "lib.NAME", "requires.NAME",
-        "env.NAME")
+KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "torch_cxx11_abi", "lib.NAME", "requires.NAME", "env.NAME")
 _BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 _TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-\d+)*(-generic)?)$")
 
@@ -53,8 +52,10 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             archs = [normalize_arch(a) for a in value.split(",") if a.strip()]
             bad = [a for a in archs if not is_valid_arch(a)]
             if not archs or bad:
-                raise OverrideError(f"{where}: {', '.join(bad) or 'nothing'} is not a GPU architecture "
-                                    "(gfx906, gfx942, sm_90; several separated by commas)")
+                raise OverrideError(
+                    f"{where}: {', '.join(bad) or 'nothing'} is not a GPU architecture "
+                    "(gfx906, gfx942, sm_90; several separated by commas)"
+                )
             gpus = _with_archs(gpus, archs)
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
@@ -85,9 +86,16 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     origin = "; ".join(shown)
     if env.source == "replay":
         origin = f"{env.origin} + {origin}"
-    return replace(env, **changes, libraries=dict(sorted(libraries.items())), env=variables,
-                   gpus=tuple(gpus), requires=dict(sorted(requires.items())), source="overridden",
-                   origin=origin)
+    return replace(
+        env,
+        **changes,
+        libraries=dict(sorted(libraries.items())),
+        env=variables,
+        gpus=tuple(gpus),
+        requires=dict(sorted(requires.items())),
+        source="overridden",
+        origin=origin,
+    )
 
 
 def _targets(where: str, value: str) -> tuple[str, ...] | None:
@@ -95,8 +103,10 @@ def _targets(where: str, value: str) -> tuple[str, ...] | None:
     targets = tuple(t.strip().lower() for t in value.split(",") if t.strip())
     bad = [t for t in targets if not _TARGET.match(t.split(":", 1)[0])]
     if bad:
-        raise OverrideError(f"{where}: {', '.join(bad)} is not a GPU code target "
-                            "(sm_90, sm_90a, compute_90, gfx942, gfx90a:xnack-, gfx11-generic)")
+        raise OverrideError(
+            f"{where}: {', '.join(bad)} is not a GPU code target "
+            "(sm_90, sm_90a, compute_90, gfx942, gfx90a:xnack-, gfx11-generic)"
+        )
     return targets or None
 
 
@@ -135,5 +145,7 @@ def _with_archs(gpus: list[GPU], archs: list[str]) -> list[GPU]:
     """Give existing devices the new arch(es); with none, describe one device per arch."""
     if not gpus:
         return [GPU(i, f"(overridden {a})", a, None, arch_vendor(a)) for i, a in enumerate(archs)]
-    return [GPU(g.index, g.name, archs[i % len(archs)], g.memory_bytes, arch_vendor(archs[i % len(archs)]))
-            for i, g in enumerate(gpus)]
+    return [
+        GPU(g.index, g.name, archs[i % len(archs)], g.memory_bytes, arch_vendor(archs[i % len(archs)]))
+        for i, g in enumerate(gpus)
+    ]

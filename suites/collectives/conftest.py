@@ -19,8 +19,8 @@ import pytest
 
 from pytest_rocmcompat.collectives import plan
 from pytest_rocmcompat.collectives.launcher import Launch, launch, rank_environ
-from pytest_rocmcompat.running import warm
 from pytest_rocmcompat.collectives.world import World, WorldError, worlds
+from pytest_rocmcompat.running import warm
 
 LAUNCHES = pytest.StashKey[dict]()
 
@@ -122,7 +122,14 @@ def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list
             pytest.fail(f"rocmcompat collectives: {exc}", pytrace=False)
         cases = plan.build(gpu, max_bytes)
         _warm_ahead(request.config, world, cache)
-        result = launch(world, cases, timeout=timeout, op_timeout=op_timeout,
-                        iters=20 if gpu else 5, warmup=3 if gpu else 1, fault=fault)
+        result = launch(
+            world,
+            cases,
+            timeout=timeout,
+            op_timeout=op_timeout,
+            iters=20 if gpu else 5,
+            warmup=3 if gpu else 1,
+            fault=fault,
+        )
         cache[world.id] = (result, cases)
     return cache[world.id]

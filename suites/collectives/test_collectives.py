@@ -32,8 +32,9 @@ def _results(launched, name: str, rocm_property, timed: bool | None = None) -> l
     planned = [c for c in cases if c.name == name and (timed is None or c.timed == timed)]
     found = [r for r in launch.results(name) if timed is None or bool(r.get("timed")) == timed]
     if len(found) < len(planned) * len(launch.world.ranks):
-        _launch_failed(launch, rocm_property,
-                       f"{name}: {len(found)} of {len(planned) * len(launch.world.ranks)} results came back")
+        _launch_failed(
+            launch, rocm_property, f"{name}: {len(found)} of {len(planned) * len(launch.world.ranks)} results came back"
+        )
     return found
 
 
@@ -48,8 +49,10 @@ def test_launch(world, launched, rocm_property) -> None:
     rocm_property("collectives_seconds", f"{launch.seconds:.1f}")
     if versions.get("nccl"):
         rocm_property("collectives_nccl_version", f"{versions.get('nccl_library', 'NCCL')} {versions['nccl']}")
-    print(f"{world.id}: {len(cases)} cases in {launch.seconds:.1f} s; versions {versions}; "
-          f"settings {info.get('settings', {})}")
+    print(
+        f"{world.id}: {len(cases)} cases in {launch.seconds:.1f} s; versions {versions}; "
+        f"settings {info.get('settings', {})}"
+    )
     assert not launch.survivors, f"processes left behind after the launch: {launch.survivors}"
     if launch.outcome != "pass":
         _launch_failed(launch, rocm_property, "the launch did not finish")
@@ -67,11 +70,16 @@ def test_correct(world, launched, check, rocm_property) -> None:
         rocm_property("collectives_not_run", "; ".join(skipped))
         print("not run:", "; ".join(skipped))
     bad = [r for r in ran if r.get("mismatches")]
-    rocm_property("collectives_checked", f"{sum(r.get('checked', 0) for r in ran)} elements in {len(ran)} "
-                                           f"rank-results ({', '.join(sorted({r['dtype'] for r in ran}))})")
+    rocm_property(
+        "collectives_checked",
+        f"{sum(r.get('checked', 0) for r in ran)} elements in {len(ran)} "
+        f"rank-results ({', '.join(sorted({r['dtype'] for r in ran}))})",
+    )
     assert not bad, f"{check} on {world.id}: wrong results\n" + "\n".join(
         f"rank {r['rank']} {r['dtype']} {r['bytes']} B: {r['mismatches']} of {r['checked']} elements wrong, "
-        f"first {r.get('first_bad')}" for r in bad)
+        f"first {r.get('first_bad')}"
+        for r in bad
+    )
 
 
 @pytest.mark.parametrize("op", [op for op, _ in plan.TIMED])
@@ -91,12 +99,23 @@ def test_bandwidth(world, launched, op, rocm_property, rocm_measure) -> None:
     metric = world.metric(bandwidth.METRIC[op])  # floors apply to the full GPU world only
     factor = bandwidth.bus_factor(op, world.size)
     title = f"{op} bandwidth, {world.id} ({plan.TIMED_DTYPE}; busbw = algbw x {factor:.3g})"
-    rocm_property(f"rocm_table.{op}_bandwidth",
-                    json.dumps({"title": title, "columns": list(bandwidth.TABLE_COLUMNS), "rows": rows}))
+    rocm_property(
+        f"rocm_table.{op}_bandwidth",
+        json.dumps({"title": title, "columns": list(bandwidth.TABLE_COLUMNS), "rows": rows}),
+    )
     print(bandwidth.render(rows, title))
     for size, nbytes, usec, algbw, busbw in rows:
-        rocm_measure(f"{metric}@{size.replace(' ', '')}", busbw, "GB/s",
-                     detail=f"{world.id}, {nbytes} B {plan.TIMED_DTYPE}, {usec} us, algbw {algbw} GB/s")
+        rocm_measure(
+            f"{metric}@{size.replace(' ', '')}",
+            busbw,
+            "GB/s",
+            detail=f"{world.id}, {nbytes} B {plan.TIMED_DTYPE}, {usec} us, algbw {algbw} GB/s",
+        )
     size, nbytes, usec, algbw, busbw = rows[-1]
-    rocm_measure(metric, busbw, "GB/s", detail=f"{world.id}, {size} {plan.TIMED_DTYPE}, algbw {algbw} GB/s, "
-                                       f"busbw factor {factor:.3g}, mean of the slowest rank")
+    rocm_measure(
+        metric,
+        busbw,
+        "GB/s",
+        detail=f"{world.id}, {size} {plan.TIMED_DTYPE}, algbw {algbw} GB/s, "
+        f"busbw factor {factor:.3g}, mean of the slowest rank",
+    )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from peaks import Peak, peak_for
 
 from pytest_rocmcompat.stack.arch import normalize_arch, nvidia_arch
-from peaks import Peak, peak_for
 
 
 @pytest.fixture(scope="session")

@@ -37,8 +37,7 @@ class Timing:
         return (max(self.samples) - min(self.samples)) / self.median if self.median > 0 else 0.0
 
     def describe(self) -> str:
-        return (f"median of {len(self.samples)} repeats x {self.inner} calls, {self.clock}, "
-                f"spread {self.spread:.1%}")
+        return f"median of {len(self.samples)} repeats x {self.inner} calls, {self.clock}, spread {self.spread:.1%}"
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,9 @@ def synchronize(torch: Any, device: Any) -> None:
         torch.cuda.synchronize(device)
 
 
-def time_calls(torch: Any, fn: Callable[[], object], device: Any, *, warmup: int = 3, repeats: int = 7,
-               inner: int = 1) -> Timing:
+def time_calls(
+    torch: Any, fn: Callable[[], object], device: Any, *, warmup: int = 3, repeats: int = 7, inner: int = 1
+) -> Timing:
     """Time ``fn``: ``warmup`` untimed calls, then ``repeats`` samples of ``inner`` calls each.
 
     On a GPU each sample lies between two device events recorded on the current stream,
@@ -79,8 +79,7 @@ def time_calls(torch: Any, fn: Callable[[], object], device: Any, *, warmup: int
     synchronize(torch, device)
     samples = []
     if is_gpu(device):
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(repeats)]
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(repeats)]
         for start, end in events:
             start.record()
             for _ in range(inner):
@@ -119,32 +118,42 @@ def random_tensor(torch: Any, shape: tuple[int, ...], dtype: Any, device: Any, s
     return torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
 
 
-def bench_gemm(torch: Any, device: Any, n: int = 8192, dtype: Any = None, *, warmup: int = 3,
-               repeats: int = 7, inner: int = 5) -> Figure:
+def bench_gemm(
+    torch: Any, device: Any, n: int = 8192, dtype: Any = None, *, warmup: int = 3, repeats: int = 7, inner: int = 5
+) -> Figure:
     """Throughput of an n x n x n matrix multiply (``torch.matmul`` into a preallocated output)."""
     dtype = dtype or torch.bfloat16
     a = random_tensor(torch, (n, n), dtype, device, seed=1)
     b = random_tensor(torch, (n, n), dtype, device, seed=2)
     out = torch.empty((n, n), dtype=dtype, device=device)
-    timing = time_calls(torch, lambda: torch.matmul(a, b, out=out), device,
-                        warmup=warmup, repeats=repeats, inner=inner)
+    timing = time_calls(torch, lambda: torch.matmul(a, b, out=out), device, warmup=warmup, repeats=repeats, inner=inner)
     name = str(dtype).replace("torch.", "")
     return Figure(tflops(gemm_flops(n, n, n), timing.median), "TFLOP/s", timing, f"{n}x{n}x{n} {name} matmul")
 
 
-def bench_copy_d2d(torch: Any, device: Any, nbytes: int = GIB, *, warmup: int = 3, repeats: int = 7,
-                   inner: int = 5) -> Figure:
+def bench_copy_d2d(
+    torch: Any, device: Any, nbytes: int = GIB, *, warmup: int = 3, repeats: int = 7, inner: int = 5
+) -> Figure:
     """Device-to-device copy bandwidth, counting bytes read plus bytes written (2 x size)."""
     count = nbytes // 4
     src = random_tensor(torch, (count,), torch.float32, device, seed=3)
     dst = torch.empty_like(src)
     timing = time_calls(torch, lambda: dst.copy_(src), device, warmup=warmup, repeats=repeats, inner=inner)
-    return Figure(gbps(2 * count * 4, timing.median), "GB/s", timing,
-                  f"{count * 4 / MIB:.0f} MiB copy_, read+write counted")
+    return Figure(
+        gbps(2 * count * 4, timing.median), "GB/s", timing, f"{count * 4 / MIB:.0f} MiB copy_, read+write counted"
+    )
 
 
-def bench_host_copy(torch: Any, device: Any, direction: str, nbytes: int = 256 * MIB, *, warmup: int = 2,
-                    repeats: int = 7, inner: int = 3) -> Figure:
+def bench_host_copy(
+    torch: Any,
+    device: Any,
+    direction: str,
+    nbytes: int = 256 * MIB,
+    *,
+    warmup: int = 2,
+    repeats: int = 7,
+    inner: int = 3,
+) -> Figure:
     """Host-to-device (``"h2d"``) or device-to-host (``"d2h"``) bandwidth with pinned host memory."""
     if direction not in ("h2d", "d2h"):
         raise ValueError(f"bench_host_copy: direction must be 'h2d' or 'd2h', not {direction!r}")
@@ -153,11 +162,14 @@ def bench_host_copy(torch: Any, device: Any, direction: str, nbytes: int = 256 *
     host = torch.empty((count,), dtype=torch.float32, pin_memory=is_gpu(device))
     host.copy_(dev)  # the host buffer holds the same non-zero data
     if direction == "h2d":
+
         def fn():
             return dev.copy_(host, non_blocking=True)
     else:
+
         def fn():
             return host.copy_(dev, non_blocking=True)
+
     timing = time_calls(torch, fn, device, warmup=warmup, repeats=repeats, inner=inner)
     pinned = "pinned" if host.is_pinned() else "pageable"
     return Figure(gbps(count * 4, timing.median), "GB/s", timing, f"{count * 4 / MIB:.0f} MiB {pinned} {direction}")

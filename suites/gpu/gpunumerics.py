@@ -52,8 +52,7 @@ class NumericsResult:
 
 def torch_dtype(torch: Any, name: str):
     """Storage dtype of a dtype name (tf32 is fp32 storage with tf32 matmul)."""
-    return {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16,
-            "bf16": torch.bfloat16}[name]
+    return {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[name]
 
 
 def rel_frobenius(torch: Any, result, reference) -> float:
@@ -103,6 +102,7 @@ def check_op(torch: Any, device: Any, op: str, dtype: str, seed: int = 0, size: 
 
 # ---- data-type support per architecture ---------------------------------------------
 
+
 def fp8_expected(arch: str) -> bool:
     """Whether the hardware has fp8 matrix units: gfx942/gfx950, NVIDIA sm_89 and later."""
     if arch in ("gfx942", "gfx950"):
@@ -120,8 +120,9 @@ def fp8_dtype(torch: Any, arch: str, runtime: str):
     return torch.float8_e4m3fn
 
 
-def check_fp8_matmul(torch: Any, device: Any, arch: str, runtime: str, size: int = 256,
-                     seed: int = 0) -> NumericsResult:
+def check_fp8_matmul(
+    torch: Any, device: Any, arch: str, runtime: str, size: int = 256, seed: int = 0
+) -> NumericsResult:
     """``torch._scaled_mm`` on fp8 inputs (unit scales, bf16 output) against float64."""
     f8 = fp8_dtype(torch, arch, runtime)
     gen = torch.Generator().manual_seed(seed)
@@ -135,8 +136,13 @@ def check_fp8_matmul(torch: Any, device: Any, arch: str, runtime: str, size: int
     if isinstance(out, tuple):  # torch < 2.5 returned (out, amax)
         out = out[0]
     nonfinite = int((~torch.isfinite(out)).sum().item())
-    return NumericsResult("matmul", f"fp8 ({str(f8).replace('torch.', '')})", rel_frobenius(torch, out, reference),
-                          TOLERANCES["fp8"]["matmul"], nonfinite)
+    return NumericsResult(
+        "matmul",
+        f"fp8 ({str(f8).replace('torch.', '')})",
+        rel_frobenius(torch, out, reference),
+        TOLERANCES["fp8"]["matmul"],
+        nonfinite,
+    )
 
 
 def probe_dtype(torch: Any, device: Any, dtype: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from gpunumerics import rel_frobenius
 
 BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
@@ -33,7 +32,7 @@ def test_sdpa_backend(torch, gpu_device, backend, rocm_property):
         rocm_property("rocm_sdpa." + backend.lower(), f"unavailable: {reason}")
         pytest.skip(f"{backend} unavailable in this build/device: {reason}")
     err_ref, err_math = rel_frobenius(torch, out, reference), rel_frobenius(torch, out, math_out)
-    rocm_property("rocm_sdpa." + backend.lower(),
-                    f"available; error vs float64 {err_ref:.2e}, vs math {err_math:.2e}")
+    rocm_property("rocm_sdpa." + backend.lower(), f"available; error vs float64 {err_ref:.2e}, vs math {err_math:.2e}")
     assert err_ref <= TOLERANCE and err_math <= TOLERANCE, (
-        f"{backend}: relative error {err_ref:.2e} vs float64, {err_math:.2e} vs math backend (limit {TOLERANCE})")
+        f"{backend}: relative error {err_ref:.2e} vs float64, {err_math:.2e} vs math backend (limit {TOLERANCE})"
+    )

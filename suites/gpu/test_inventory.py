@@ -20,7 +20,8 @@ def test_arch_is_in_matrix(rocm_matrix, gpu_device, gpu_arch, gpu_props, rocm_pr
     if not matrix.archs:
         pytest.skip(f"matrix {matrix.name!r} lists no arch")
     assert any(arch_matches(gpu_arch, a) for a in matrix.archs), (
-        f"device {gpu_props.name} is {gpu_arch}; matrix {matrix.name!r} lists {', '.join(matrix.archs)}")
+        f"device {gpu_props.name} is {gpu_arch}; matrix {matrix.name!r} lists {', '.join(matrix.archs)}"
+    )
 
 
 @pytest.mark.gpus(1)
@@ -41,4 +42,5 @@ def test_runtime_matches_platform(rocm_matrix, gpu_device, runtime_name, torch):
         pytest.skip(f"matrix {matrix.name!r} is for platform {matrix.platform}")
     assert runtime_name == expected, (
         f"torch {torch.__version__} runs on {runtime_name}, but matrix {matrix.name!r} is for {matrix.platform}: "
-        f"install a {'+rocm' if expected == 'hip' else '+cu'} build of torch")
+        f"install a {'+rocm' if expected == 'hip' else '+cu'} build of torch"
+    )

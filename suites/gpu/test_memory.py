@@ -37,17 +37,25 @@ def expandable_runs(torch, gpu_device, runtime_name):
     var = _alloc_conf_var(runtime_name)
     procs = {}
     for on in (True, False):
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF")
+        }
         env[var] = f"expandable_segments:{on}"
-        procs[on] = subprocess.Popen([sys.executable, "-c", CHILD], env=env, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        procs[on] = subprocess.Popen(
+            [sys.executable, "-c", CHILD], env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
     results = {}
     for on, proc in procs.items():
         out, err = proc.communicate(timeout=240)
         line = next((ln for ln in out.splitlines() if ln.startswith("RESULT ")), None)
-        results[on] = {"var": f"{var}=expandable_segments:{on}", "rc": proc.returncode, "stderr": err[-2000:],
-                       **(json.loads(line[7:]) if line else {})}
+        results[on] = {
+            "var": f"{var}=expandable_segments:{on}",
+            "rc": proc.returncode,
+            "stderr": err[-2000:],
+            **(json.loads(line[7:]) if line else {}),
+        }
     return results
 
 
@@ -62,10 +70,12 @@ def test_expandable_segments(expandable_runs, on, rocm_property):
         if "not supported" in r["stderr"].lower() and not r["expandable"]:
             pytest.skip(f"{r['var']}: expandable segments not supported here: {r['stderr'].strip()[-200:]}")
         assert r["expandable"] or r["segments"] == 1, (
-            f"{r['var']} was not applied: {r['segments']} ordinary segments for 4 x 64 MiB")
+            f"{r['var']} was not applied: {r['segments']} ordinary segments for 4 x 64 MiB"
+        )
     else:
         assert not r["expandable"] and r["segments"] >= 4, (
-            f"{r['var']}: expected one segment per 64 MiB tensor, got {r['segments']} (expandable={r['expandable']})")
+            f"{r['var']}: expected one segment per 64 MiB tensor, got {r['segments']} (expandable={r['expandable']})"
+        )
 
 
 @pytest.mark.gpus(1)
@@ -84,7 +94,8 @@ def test_large_allocation_and_release(torch, gpu_device):
     assert torch.cuda.memory_allocated(gpu_device) == before, "the large tensor's memory was not released"
     free_after, _ = torch.cuda.mem_get_info(gpu_device)
     assert free_after >= free - 512 * MIB, (
-        f"after release {free_after / GIB:.2f} GiB free, before {free / GIB:.2f} GiB: the allocator kept the block")
+        f"after release {free_after / GIB:.2f} GiB free, before {free / GIB:.2f} GiB: the allocator kept the block"
+    )
 
 
 @pytest.mark.gpus(1)
@@ -102,8 +113,15 @@ def test_caching_allocator_statistics(torch, gpu_device, rocm_property):
     assert torch.cuda.memory_reserved(gpu_device) >= 256 * MIB, "the freed block should stay cached"
     torch.cuda.empty_cache()
     stats = torch.cuda.memory_stats(gpu_device)
-    rocm_property("rocm_allocator", json.dumps({k: stats.get(k) for k in (
-        "num_alloc_retries", "num_ooms", "allocated_bytes.all.peak", "reserved_bytes.all.current")}))
+    rocm_property(
+        "rocm_allocator",
+        json.dumps(
+            {
+                k: stats.get(k)
+                for k in ("num_alloc_retries", "num_ooms", "allocated_bytes.all.peak", "reserved_bytes.all.current")
+            }
+        ),
+    )
     assert stats.get("num_ooms", 0) == 0
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import gpunumerics as gn
+import pytest
 
 CASES = [(op, dt) for op in gn.OPS for dt in gn.DTYPES if gn.applicable(op, dt)]
 

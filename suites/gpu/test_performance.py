@@ -5,9 +5,8 @@ work with plain loops to show the harness does not under-measure."""
 
 from __future__ import annotations
 
-import pytest
-
 import gpubench as gb
+import pytest
 
 
 def _peak(gpu_peak, key: str):

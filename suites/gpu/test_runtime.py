@@ -11,12 +11,14 @@ except ImportError:  # the test below skips with the reason
     triton = None
 
 if triton is not None:
+
     @triton.jit
     def _add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offsets < n
-        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
-                 mask=mask)
+        tl.store(
+            out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask
+        )
 
 
 @pytest.mark.gpus(1)

@@ -15,8 +15,15 @@ from importlib import metadata
 import pytest
 
 VERSION_PROPERTY = "rocm_lib_version."
-TINY_LLAMA = dict(vocab_size=128, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+TINY_LLAMA = {
+    "vocab_size": 128,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "max_position_embeddings": 64,
+}
 
 
 def installed_version(*distributions: str) -> tuple[str, str] | None:
@@ -37,6 +44,7 @@ def library(request: pytest.FixtureRequest) -> Callable[..., str]:
     Extra names are other distributions of the same import (``triton`` ships as
     ``pytorch-triton-rocm`` with ROCm torch wheels).
     """
+
     def require(name: str, *alternatives: str) -> str:
         found = installed_version(name, *alternatives)
         if found is None:
@@ -45,6 +53,7 @@ def library(request: pytest.FixtureRequest) -> Callable[..., str]:
         # user_properties directly, as rocm_measure does (record_property warns under xunit2)
         request.node.user_properties.append((VERSION_PROPERTY + name, found[1]))
         return found[1]
+
     return require
 
 
@@ -67,23 +76,25 @@ def no_tf32(torch):
         for b in backends:
             b.fp32_precision = "ieee"
         yield
-        for b, value in zip(backends, saved):
+        for b, value in zip(backends, saved, strict=False):
             b.fp32_precision = value
         return
     saved = [b.allow_tf32 for b in backends]
     for b in backends:
         b.allow_tf32 = False
     yield
-    for b, value in zip(backends, saved):
+    for b, value in zip(backends, saved, strict=False):
         b.allow_tf32 = value
 
 
 @pytest.fixture(scope="session")
 def rel_error(torch) -> Callable[..., float]:
     """``rel_error(result, reference)``: ``||result - reference|| / ||reference||`` in float64."""
+
     def error(result, reference) -> float:
         result, reference = result.detach().double().cpu(), reference.detach().double().cpu()
         return float(torch.linalg.norm(result - reference) / torch.linalg.norm(reference))
+
     return error
 
 
@@ -92,10 +103,12 @@ def tiny_llama(torch):
     """``tiny_llama(attn="eager", **overrides)``: a 2-layer Llama built from a config (random
     init, seed 0, no download). Each call builds its own config: transformers' ``from_config``
     writes the attention implementation into the config object it is given."""
+
     def build(attn: str = "eager", **overrides):
         from transformers import AutoModelForCausalLM, LlamaConfig  # after the test's library() check
 
         config = LlamaConfig(**{**TINY_LLAMA, **overrides})
         torch.manual_seed(0)
         return AutoModelForCausalLM.from_config(config, attn_implementation=attn)
+
     return build

@@ -39,8 +39,9 @@ def managed_variable(ray_version: str, runtime: str) -> str:
     raise ValueError(f"runtime must be 'cuda' or 'hip', not {runtime!r}")
 
 
-def expected_visibility(ray_version: str, runtime: str, gpu_ids: Sequence[str],
-                        driver_env: Mapping[str, str]) -> Expected:
+def expected_visibility(
+    ray_version: str, runtime: str, gpu_ids: Sequence[str], driver_env: Mapping[str, str]
+) -> Expected:
     """What a task that was assigned ``gpu_ids`` should see in Ray's managed variable."""
     variable = managed_variable(ray_version, runtime)
     inherited = driver_env.get(variable)
@@ -48,8 +49,7 @@ def expected_visibility(ray_version: str, runtime: str, gpu_ids: Sequence[str],
     if driver_env.get(noset, "").strip().lower() in _TRUE:
         return Expected(variable, inherited, f"{noset} is set: Ray leaves {variable} as inherited", False)
     if gpu_ids:
-        return Expected(variable, ",".join(str(i) for i in gpu_ids),
-                        f"Ray sets {variable} to the task's GPU ids", True)
+        return Expected(variable, ",".join(str(i) for i in gpu_ids), f"Ray sets {variable} to the task's GPU ids", True)
     if driver_env.get(OVERRIDE_ON_ZERO, "").strip().lower() in _TRUE:
         return Expected(variable, "", f"{OVERRIDE_ON_ZERO} is set: a task without GPUs gets an empty {variable}", True)
     return Expected(variable, inherited, f"a task without GPUs keeps the inherited {variable}", False)

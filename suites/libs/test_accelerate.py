@@ -17,7 +17,6 @@ def test_import_accelerate(library) -> None:
 def test_prepared_training_step(library, torch, device) -> None:
     library("accelerate")
     from accelerate import Accelerator
-
     from accelerate.state import AcceleratorState
 
     accelerator = Accelerator(cpu=device.type == "cpu")

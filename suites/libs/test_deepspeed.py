@@ -19,8 +19,9 @@ def test_accelerator_matches_device(library, torch, device) -> None:
     from deepspeed.accelerator import get_accelerator
 
     accelerator = get_accelerator()
-    assert accelerator.device_name() == device.type, \
+    assert accelerator.device_name() == device.type, (
         f"deepspeed chose accelerator {accelerator.device_name()!r}, torch's device is {device}"
+    )
     x = torch.ones(4, device=accelerator.device_name())
     assert float((x * 2).sum()) == 8.0
     if device.type == "cuda":

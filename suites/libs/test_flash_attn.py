@@ -26,7 +26,8 @@ def test_forward_matches_sdpa(library, torch, gpu_device, rel_error, causal: boo
     q, k, v = (torch.randn(batch, seq, heads, dim, generator=gen).to(gpu_device, torch.float16) for _ in range(3))
     out = flash_attn_func(q, k, v, causal=causal)  # layout (batch, seq, heads, dim)
     reference = torch.nn.functional.scaled_dot_product_attention(
-        *(t.transpose(1, 2).float() for t in (q, k, v)), is_causal=causal).transpose(1, 2)
+        *(t.transpose(1, 2).float() for t in (q, k, v)), is_causal=causal
+    ).transpose(1, 2)
     assert out.shape == q.shape
     error = rel_error(out, reference)
     assert error < 1e-2, f"flash_attn_func(causal={causal}) differs from SDPA by {error:.2e} (relative)"

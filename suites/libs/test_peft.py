@@ -19,8 +19,9 @@ def test_lora_step_merge_unmerge(library, torch, device, no_tf32, tiny_llama, re
     library("transformers")
     from peft import LoraConfig, get_peft_model
 
-    model = get_peft_model(tiny_llama("eager"),
-                           LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules=["q_proj", "v_proj"]))
+    model = get_peft_model(
+        tiny_llama("eager"), LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules=["q_proj", "v_proj"])
+    )
     model.to(device)
     lora = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
     base = {n: p.detach().clone() for n, p in model.named_parameters() if not p.requires_grad}
@@ -36,8 +37,9 @@ def test_lora_step_merge_unmerge(library, torch, device, no_tf32, tiny_llama, re
 
     params = dict(model.named_parameters())
     changed = [n for n in lora if not torch.equal(params[n].detach(), lora[n])]
-    assert any("lora_A" in n for n in changed) and any("lora_B" in n for n in changed), \
+    assert any("lora_A" in n for n in changed) and any("lora_B" in n for n in changed), (
         f"one step changed only {changed}"
+    )
     assert all(torch.equal(params[n].detach(), base[n]) for n in base), "a frozen base weight changed"
 
     model.eval()
@@ -53,5 +55,6 @@ def test_lora_step_merge_unmerge(library, torch, device, no_tf32, tiny_llama, re
     assert rel_error(merged, adapted) < 1e-4, f"merged adapter differs: {rel_error(merged, adapted):.2e}"
     assert rel_error(unmerged, adapted) < 1e-5, f"unmerge did not restore: {rel_error(unmerged, adapted):.2e}"
     base_after = {n: p for n, p in model.named_parameters() if n in base}
-    assert all(rel_error(base_after[n], base[n]) < 1e-5 for n in base if base[n].norm() > 0), \
+    assert all(rel_error(base_after[n], base[n]) < 1e-5 for n in base if base[n].norm() > 0), (
         "merge + unmerge did not restore the base weights"
+    )

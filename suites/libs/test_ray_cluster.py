@@ -50,9 +50,16 @@ def test_task_sees_its_gpus(library, torch, runtime_name) -> None:
     want = min(gpus, 1)
     driver_env = dict(os.environ)
     # address="local": always a fresh cluster, even when RAY_ADDRESS points at a running one
-    ray.init(address="local", num_cpus=1, num_gpus=gpus, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray.init(
+        address="local",
+        num_cpus=1,
+        num_gpus=gpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+    )
     try:
+
         @ray.remote(num_cpus=1, num_gpus=want)
         def report(count_devices: bool) -> tuple[list[str], dict[str, str | None], int | None]:
             names = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
@@ -75,7 +82,8 @@ def test_task_sees_its_gpus(library, torch, runtime_name) -> None:
     expected = _expectations().expected_visibility(version, runtime, gpu_ids, driver_env)
     assert seen[expected.variable] == expected.value, (
         f"Ray {version} task with GPUs {gpu_ids}: {expected.variable}={seen[expected.variable]!r}, "
-        f"expected {expected.value!r} ({expected.why}); the task saw {seen}")
+        f"expected {expected.value!r} ({expected.why}); the task saw {seen}"
+    )
     if devices is not None:
         visible = len(gpu_ids) if expected.ray_sets else gpus
         assert devices == visible, f"torch in the task sees {devices} GPU(s), expected {visible} ({expected.why})"

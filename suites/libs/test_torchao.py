@@ -32,8 +32,9 @@ def test_int8_weight_only_linear(library, torch, device, no_tf32, rel_error) -> 
         quantization.quantize_(model, config)
         quantized = model(x)
     weight = model[0].weight
-    assert type(weight) is not torch.nn.Parameter or weight.dtype != dtype, \
+    assert type(weight) is not torch.nn.Parameter or weight.dtype != dtype, (
         f"quantize_ left the weight a plain {weight.dtype} parameter"
+    )
     assert quantized.shape == reference.shape and quantized.dtype == dtype
     error = rel_error(quantized, reference)
     assert error < 2e-2, f"int8 weight-only output differs from float by {error:.2e} (relative) on {device}"

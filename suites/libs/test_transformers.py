@@ -39,7 +39,7 @@ def test_forward_backward_eager_matches_sdpa(library, torch, device, no_tf32, ti
     out_eager.loss.backward()
     out_sdpa.loss.backward()
     assert torch.isfinite(out_eager.loss) and out_eager.loss.item() > 0
-    for (name, p_eager), p_sdpa in zip(eager.named_parameters(), sdpa.parameters()):
+    for (name, p_eager), p_sdpa in zip(eager.named_parameters(), sdpa.parameters(), strict=False):
         assert p_eager.grad is not None and torch.isfinite(p_eager.grad).all(), f"no finite gradient for {name}"
         scale = float(p_eager.grad.norm())
         if scale > 0:

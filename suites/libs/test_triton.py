@@ -25,8 +25,9 @@ def test_vector_add_kernel(library, torch, gpu_device) -> None:
     def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
         mask = offsets < n
-        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
-                 mask=mask)
+        tl.store(
+            out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask
+        )
 
     n = 98_765  # not a multiple of the block: the mask matters
     gen = torch.Generator().manual_seed(4)

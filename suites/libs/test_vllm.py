@@ -63,8 +63,9 @@ def test_greedy_matches_transformers(library, torch, gpu_device, tiny_llama, tmp
 
     # Head size 64 (vLLM's attention backends support a fixed set of head sizes); a wide
     # initialisation gives logits with clear margins, so greedy choices are stable.
-    model = tiny_llama("eager", hidden_size=256, intermediate_size=512, initializer_range=0.3,
-                       bos_token_id=1, eos_token_id=2).to(torch.bfloat16)
+    model = tiny_llama(
+        "eager", hidden_size=256, intermediate_size=512, initializer_range=0.3, bos_token_id=1, eos_token_id=2
+    ).to(torch.bfloat16)
     model.save_pretrained(tmp_path)
     model = model.to(gpu_device).eval()
     prompts = [[1, 17, 42, 99, 5], [1, 64, 3, 3, 120, 7, 88]]
@@ -72,18 +73,26 @@ def test_greedy_matches_transformers(library, torch, gpu_device, tiny_llama, tmp
     del model
     torch.cuda.empty_cache()
 
-    llm = LLM(model=str(tmp_path), skip_tokenizer_init=True, dtype="bfloat16", enforce_eager=True,
-              gpu_memory_utilization=0.3, max_model_len=64, seed=0)
+    llm = LLM(
+        model=str(tmp_path),
+        skip_tokenizer_init=True,
+        dtype="bfloat16",
+        enforce_eager=True,
+        gpu_memory_utilization=0.3,
+        max_model_len=64,
+        seed=0,
+    )
     params = SamplingParams(temperature=0.0, max_tokens=NEW_TOKENS, ignore_eos=True, detokenize=False)
     outputs = llm.generate([{"prompt_token_ids": p} for p in prompts], params)
-    for prompt, (hf_tokens, hf_logits), output in zip(prompts, expected, outputs):
+    for prompt, (hf_tokens, hf_logits), output in zip(prompts, expected, outputs, strict=False):
         got = list(output.outputs[0].token_ids)
         assert len(got) == NEW_TOKENS, f"vLLM generated {len(got)} tokens for {prompt}"
-        for step, (want, have) in enumerate(zip(hf_tokens, got)):
+        for step, (want, have) in enumerate(zip(hf_tokens, got, strict=False)):
             if want == have:
                 continue
             gap = float(hf_logits[step][want] - hf_logits[step][have])
             assert gap < TIE_MARGIN, (
                 f"prompt {prompt}: vLLM chose token {have} at step {step}, transformers {want} "
-                f"(logit gap {gap:.3f} is not a near tie); vLLM {got} vs transformers {hf_tokens}")
+                f"(logit gap {gap:.3f} is not a near tie); vLLM {got} vs transformers {hf_tokens}"
+            )
             break  # after a near tie the continuations legitimately differ

@@ -51,9 +51,11 @@ def ppo_report(request, rocm_measure, rocm_env, capsys):
         # user_properties directly: record_property warns under the default junit_family
         request.node.user_properties.append(("ppo_rollout_engine", trainer.sampler.name))
         request.node.user_properties.append(("ppo_device", str(trainer.device)))
-        detail = (f"{label}: {cfg.algorithm}, {cfg.size} Qwen2, {trainer.trained_parameters} trained params, "
-                  f"{'bf16 autocast' if cfg.bf16 else 'fp32'}{', LoRA' if cfg.lora else ''}, "
-                  f"engine {trainer.sampler.name}")
+        detail = (
+            f"{label}: {cfg.algorithm}, {cfg.size} Qwen2, {trainer.trained_parameters} trained params, "
+            f"{'bf16 autocast' if cfg.bf16 else 'fp32'}{', LoRA' if cfg.lora else ''}, "
+            f"engine {trainer.sampler.name}"
+        )
         for name in PHASES:
             rocm_measure(f"ppo_{name}_seconds", clock.seconds[name], "s", higher_is_better=False, detail=detail)
         rocm_measure("ppo_rollout_tokens_per_s", clock.tokens_per_s("rollout"), detail=detail + "; generated tokens")
@@ -66,8 +68,12 @@ def ppo_report(request, rocm_measure, rocm_env, capsys):
             tflops = peak.get("bf16" if cfg.bf16 else "fp32")
             mfu = train_mfu(trainer.trained_parameters, clock.tokens_per_s("training"), tflops)
             if mfu is not None:
-                rocm_measure("ppo_train_mfu", 100 * mfu, detail=detail + f"; 6 x params x tokens/s / {tflops} TFLOP/s "
-                             f"({peak.product} {'bf16' if cfg.bf16 else 'fp32'} peak)")
+                rocm_measure(
+                    "ppo_train_mfu",
+                    100 * mfu,
+                    detail=detail + f"; 6 x params x tokens/s / {tflops} TFLOP/s "
+                    f"({peak.product} {'bf16' if cfg.bf16 else 'fp32'} peak)",
+                )
         with capsys.disabled():
             print(f"\nmini-PPO phase breakdown ({detail})\n{breakdown(clock, mfu)}")
         return mfu

@@ -9,7 +9,6 @@ torch = pytest.importorskip("torch", reason="torch is not installed (pip install
 pytest.importorskip("transformers", reason="transformers is not installed (pip install 'pytest-rocmcompat[ppo]')")
 
 import torch.distributed as dist  # noqa: E402
-
 from minippo.config import RunConfig  # noqa: E402
 from minippo.dist import launch  # noqa: E402
 from minippo.trainer import Trainer  # noqa: E402
@@ -52,8 +51,10 @@ def _compare(index: int, runs, device, tolerance: float) -> None:
     assert rank0["rewards"][0] == rewards[0], f"first-step rewards: DP {rank0['rewards']} vs single {rewards}"
     assert rank0["rewards"] == pytest.approx(rewards, abs=0.02), f"DP {rank0['rewards']} vs single {rewards}"
     dp_params = torch.load(out / f"params_rank0_{index}.pt")
-    worst = max((dp_params[name] - value.detach().cpu()).abs().max().item()
-                for name, value in single.policy.state_dict().items())
+    worst = max(
+        (dp_params[name] - value.detach().cpu()).abs().max().item()
+        for name, value in single.policy.state_dict().items()
+    )
     assert worst < tolerance, f"DP=2 weights differ from the single-process run by up to {worst:.2e}"
 
 

@@ -21,10 +21,12 @@ pytestmark = pytest.mark.uses("transformers")
 def _check_learning(result, preset, label: str) -> None:
     curve = " ".join(f"{r:.2f}" for r in result.rewards)
     assert result.start <= preset.start_max, (
-        f"{label}: the first step already scores {result.start:.3f} > {preset.start_max} (reward curve: {curve})")
+        f"{label}: the first step already scores {result.start:.3f} > {preset.start_max} (reward curve: {curve})"
+    )
     assert result.reached_at is not None, (
         f"{label}: mean reward over {preset.window} steps never reached {preset.target} within "
-        f"{preset.config.steps} steps (best {result.best:.3f}; reward curve: {curve})")
+        f"{preset.config.steps} steps (best {result.best:.3f}; reward curve: {curve})"
+    )
     for stats in result.history:
         assert math.isfinite(stats.kl) and math.isfinite(stats.entropy), f"{label}: non-finite statistics {stats}"
 
@@ -45,8 +47,9 @@ def test_lora_grpo_learns(ppo_device, ppo_report):
     result = learn(preset.config, preset, ppo_device)
     trainer = result.trainer
     trainable = sum(p.numel() for p in trainer.policy_params)
-    assert 0 < trainable < 0.5 * sum(p.numel() for p in trainer.policy.parameters()), \
+    assert 0 < trainable < 0.5 * sum(p.numel() for p in trainer.policy.parameters()), (
         "LoRA: only the rank-8 adapters should be trained"
+    )
     assert all("lora_" in name for name, p in trainer.policy.named_parameters() if p.requires_grad)
     ppo_report(trainer, "GRPO + LoRA r8 learning run")
     _check_learning(result, preset, "GRPO + LoRA")
@@ -77,10 +80,20 @@ def test_same_seed_same_rewards(algorithm, ppo_device):
 def test_phase_throughput(gpu_device, ppo_size, ppo_report):
     """A larger model, bigger batch: rollout / inference / training breakdown and MFU."""
     bf16 = torch.cuda.is_bf16_supported()
-    config = RunConfig(algorithm="ppo", size=ppo_size, steps=4, prompts_per_step=64, samples_per_prompt=8,
-                       response_length=16, mini_batches=2, micro_batches=2, bf16=bf16, init_std=0.02)
+    config = RunConfig(
+        algorithm="ppo",
+        size=ppo_size,
+        steps=4,
+        prompts_per_step=64,
+        samples_per_prompt=8,
+        response_length=16,
+        mini_batches=2,
+        micro_batches=2,
+        bf16=bf16,
+        init_std=0.02,
+    )
     trainer = Trainer(config, gpu_device)
-    trainer.step()                                     # warm-up: kernels, allocator, cache
+    trainer.step()  # warm-up: kernels, allocator, cache
     trainer.clock = type(trainer.clock)(trainer.device)
     history = trainer.run(config.steps)
     mfu = ppo_report(trainer, f"{ppo_size} throughput run")

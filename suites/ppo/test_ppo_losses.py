@@ -18,7 +18,9 @@ def t(values, device):
 
 def close(actual, expected, tol=1e-5):
     expected = torch.as_tensor(expected, dtype=torch.float32)
-    assert torch.allclose(actual.float().cpu(), expected, atol=tol, rtol=tol), f"{actual.tolist()} != {expected.tolist()}"
+    assert torch.allclose(actual.float().cpu(), expected, atol=tol, rtol=tol), (
+        f"{actual.tolist()} != {expected.tolist()}"
+    )
 
 
 def test_kl_k1_and_low_var_kl(ppo_device):
@@ -45,7 +47,7 @@ def test_grpo_group_normalised_advantages(ppo_device):
     close(adv[:, 0], expected, 1e-4)
     close(adv[:, 1], expected, 1e-4)  # same advantage on every response token
     same = losses.grpo_advantages(t([1, 1, 1, 1], ppo_device), 4, torch.ones(4, 1, device=ppo_device))
-    close(same[:, 0], [0, 0, 0, 0])   # no signal when every sample scores the same
+    close(same[:, 0], [0, 0, 0, 0])  # no signal when every sample scores the same
 
 
 def test_ppo_clipped_policy_loss(ppo_device):

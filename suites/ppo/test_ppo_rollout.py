@@ -18,8 +18,9 @@ pytestmark = pytest.mark.uses("transformers")
 def _rollout(device, seed: int, temperature: float = 1.0, length: int = 4):
     policy = build_policy("tiny", seed=3, device=device)
     prompts = task.sample_prompts(16, 4, torch.Generator().manual_seed(seed)).to(device)
-    out = BuiltinSampler().generate(policy, prompts, length, temperature, torch.Generator().manual_seed(seed),
-                                    (0, len(prompts)))
+    out = BuiltinSampler().generate(
+        policy, prompts, length, temperature, torch.Generator().manual_seed(seed), (0, len(prompts))
+    )
     return policy, out
 
 
@@ -66,8 +67,9 @@ def test_same_seed_same_samples_and_rewards(ppo_device):
     _, again = _rollout(ppo_device, seed=7)
     _, other = _rollout(ppo_device, seed=8)
     assert torch.equal(first.responses, again.responses)
-    assert torch.equal(task.reward(first.sequences[:, :5], first.responses),
-                       task.reward(again.sequences[:, :5], again.responses))
+    assert torch.equal(
+        task.reward(first.sequences[:, :5], first.responses), task.reward(again.sequences[:, :5], again.responses)
+    )
     assert not torch.equal(first.responses, other.responses)
 
 
@@ -82,6 +84,7 @@ def test_rollout_engine_selection(ppo_device, request):
     request.node.user_properties.append(("ppo_rollout_engine", sampler.name))
     try:
         import vllm  # noqa: F401
+
         has_vllm = True
     except Exception:
         has_vllm = False

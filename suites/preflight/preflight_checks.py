@@ -37,12 +37,13 @@ class NotApplicable(Exception):
 class HostFacts:
     """Operating-system facts of the machine the session runs on."""
 
-    shm_bytes: int | None = None                 # size of /dev/shm; None when absent
+    shm_bytes: int | None = None  # size of /dev/shm; None when absent
     device_nodes: dict[str, str] = field(default_factory=dict)  # path -> ok | missing | no-access
-    numpy_child_output: str | None = None        # stderr+stdout of `import torch, numpy` in a child
+    numpy_child_output: str | None = None  # stderr+stdout of `import torch, numpy` in a child
 
 
 # ---- gathering the facts (the only impure part) -----------------------------------------
+
 
 def shm_size(path: str = "/dev/shm") -> int | None:
     """Total bytes of the shared-memory file system, or None when it is absent."""
@@ -89,6 +90,7 @@ def gather_host_facts(run_numpy_probe: bool = True) -> HostFacts:
 
 # ---- helpers ---------------------------------------------------------------------------
 
+
 def _needs_rocm(env: Environment, what: str) -> None:
     if env.platform != "rocm":
         raise NotApplicable(f"{what} only matters on ROCm (platform is {env.platform})")
@@ -104,12 +106,14 @@ def _gib(n: int) -> str:
 
 # ---- the checks --------------------------------------------------------------------------
 
+
 def check_device_nodes(env: Environment, facts: HostFacts) -> str | None:
     """/dev/kfd and /dev/dri must exist and be readable and writable (ROCm only)."""
     _needs_rocm(env, "/dev/kfd and /dev/dri")
     if env.source != "live":  # this machine's /dev says nothing of the machine the environment came from
-        raise NotApplicable(f"/dev/kfd and /dev/dri are facts of the recorded machine, not this one "
-                            f"(environment {env.source})")
+        raise NotApplicable(
+            f"/dev/kfd and /dev/dri are facts of the recorded machine, not this one (environment {env.source})"
+        )
     bad = {p: s for p, s in sorted(facts.device_nodes.items()) if s != "ok"}
     if not bad:
         return None
@@ -129,8 +133,10 @@ def check_shm_size(env: Environment, facts: HostFacts, minimum: int = MIN_SHM_BY
     if facts.shm_bytes is None:
         return "/dev/shm is missing: mount a tmpfs there, or start the container with --ipc=host or --shm-size=16g"
     if facts.shm_bytes < minimum:
-        return (f"/dev/shm is only {_gib(facts.shm_bytes)} (need >= {_gib(minimum)}; multi-process data loaders "
-                "and NCCL/RCCL collectives fail with bus errors): start the container with --ipc=host or --shm-size=16g")
+        return (
+            f"/dev/shm is only {_gib(facts.shm_bytes)} (need >= {_gib(minimum)}; multi-process data loaders "
+            "and NCCL/RCCL collectives fail with bus errors): start the container with --ipc=host or --shm-size=16g"
+        )
     return None
 
 
@@ -166,8 +172,10 @@ def check_hsa_override(env: Environment, facts: HostFacts) -> str | None:
             continue
         same_family = arch.startswith("gfx1") and target.startswith("gfx1") and arch[:-1] == target[:-1]
         if not same_family:
-            return (f"HSA_OVERRIDE_GFX_VERSION={value} claims {target} but the GPU is {arch} "
-                    f"(known to cause 'Memory access fault by GPU'): unset HSA_OVERRIDE_GFX_VERSION")
+            return (
+                f"HSA_OVERRIDE_GFX_VERSION={value} claims {target} but the GPU is {arch} "
+                f"(known to cause 'Memory access fault by GPU'): unset HSA_OVERRIDE_GFX_VERSION"
+            )
     return None
 
 
@@ -205,8 +213,10 @@ def check_build_arch_list(env: Environment, facts: HostFacts) -> str | None:
             missing = [a for a in env.archs if a not in listed]
             if missing:
                 wanted = ";".join(sorted(listed | set(missing)))
-                return (f"{var}={value!r} does not include {', '.join(missing)}: extensions built now will fail "
-                        f"with 'no kernel image'/'invalid device function': export {var}=\"{wanted}\"")
+                return (
+                    f"{var}={value!r} does not include {', '.join(missing)}: extensions built now will fail "
+                    f"with 'no kernel image'/'invalid device function': export {var}=\"{wanted}\""
+                )
         return None
     value = env.env.get("TORCH_CUDA_ARCH_LIST")
     if value is None:
@@ -214,8 +224,10 @@ def check_build_arch_list(env: Environment, facts: HostFacts) -> str | None:
     missing = [a for a in env.archs if not _cuda_arch_covered(a, _split(value))]
     if missing:
         need = ";".join(f"{a[3:-1]}.{a[-1]}" for a in missing)
-        return (f"TORCH_CUDA_ARCH_LIST={value!r} does not cover {', '.join(missing)}: "
-                f"add {need} (export TORCH_CUDA_ARCH_LIST=\"{need}\")")
+        return (
+            f"TORCH_CUDA_ARCH_LIST={value!r} does not cover {', '.join(missing)}: "
+            f'add {need} (export TORCH_CUDA_ARCH_LIST="{need}")'
+        )
     return None
 
 
@@ -233,11 +245,15 @@ def check_ray_visibility(env: Environment, facts: HostFacts) -> str | None:
     has_hip, has_rocr = NOSET_HIP in env.env, NOSET_ROCR in env.env
     if ray.release[:2] >= RAY_SPLIT.release[:2]:
         if has_rocr and not has_hip:
-            return (f"Ray {ray} ignores {NOSET_ROCR} (it manages HIP_VISIBLE_DEVICES since 2.45): "
-                    f"export {NOSET_HIP}=1 instead")
+            return (
+                f"Ray {ray} ignores {NOSET_ROCR} (it manages HIP_VISIBLE_DEVICES since 2.45): "
+                f"export {NOSET_HIP}=1 instead"
+            )
     elif has_hip and not has_rocr:
-        return (f"Ray {ray} ignores {NOSET_HIP} (before 2.45 it manages ROCR_VISIBLE_DEVICES): "
-                f"export {NOSET_ROCR}=1 instead, or upgrade Ray to >= 2.45")
+        return (
+            f"Ray {ray} ignores {NOSET_HIP} (before 2.45 it manages ROCR_VISIBLE_DEVICES): "
+            f"export {NOSET_ROCR}=1 instead, or upgrade Ray to >= 2.45"
+        )
     return None
 
 
@@ -255,16 +271,20 @@ def check_visible_devices(env: Environment, facts: HostFacts) -> str | None:
     _needs_rocm(env, "HIP/CUDA/ROCR_VISIBLE_DEVICES agreement")
     hip, cuda, rocr = (env.env.get(v) for v in ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"))
     if hip is not None and cuda is not None and _ids(hip) != _ids(cuda):
-        return (f"HIP_VISIBLE_DEVICES={hip!r} and CUDA_VISIBLE_DEVICES={cuda!r} disagree (HIP reads both): "
-                "set only HIP_VISIBLE_DEVICES (unset CUDA_VISIBLE_DEVICES)")
+        return (
+            f"HIP_VISIBLE_DEVICES={hip!r} and CUDA_VISIBLE_DEVICES={cuda!r} disagree (HIP reads both): "
+            "set only HIP_VISIBLE_DEVICES (unset CUDA_VISIBLE_DEVICES)"
+        )
     inner = hip if hip is not None else cuda
     if rocr is not None and inner is not None:
         rocr_ids, inner_ids = _ids(rocr), _ids(inner)
         too_big = [i for i in inner_ids if i.isdigit() and int(i) >= len(rocr_ids)]
         if too_big:
-            return (f"ROCR_VISIBLE_DEVICES={rocr!r} leaves {len(rocr_ids)} GPU(s) but HIP/CUDA_VISIBLE_DEVICES="
-                    f"{inner!r} indexes {', '.join(too_big)} (indices are relative to ROCR's list): "
-                    "set only one of them, e.g. unset ROCR_VISIBLE_DEVICES")
+            return (
+                f"ROCR_VISIBLE_DEVICES={rocr!r} leaves {len(rocr_ids)} GPU(s) but HIP/CUDA_VISIBLE_DEVICES="
+                f"{inner!r} indexes {', '.join(too_big)} (indices are relative to ROCR's list): "
+                "set only one of them, e.g. unset ROCR_VISIBLE_DEVICES"
+            )
     return None
 
 
@@ -278,14 +298,19 @@ def check_vllm_expandable_segments(env: Environment, facts: HostFacts) -> str | 
     for var in ALLOC_CONF_VARS:
         value = env.env.get(var, "")
         if re.search(r"expandable_segments\s*:\s*true", value, flags=re.IGNORECASE):
-            return (f"vLLM {env.libraries['vllm']} is installed and {var}={value!r} asks for expandable segments "
-                    "(vLLM sleep mode rejects them; tensor-parallel custom all-reduce fails on their memory): "
-                    f"unset it for vLLM processes ({var}=expandable_segments:False)")
+            return (
+                f"vLLM {env.libraries['vllm']} is installed and {var}={value!r} asks for expandable segments "
+                "(vLLM sleep mode rejects them; tensor-parallel custom all-reduce fails on their memory): "
+                f"unset it for vLLM processes ({var}=expandable_segments:False)"
+            )
     return None
 
 
-NUMPY1_MARKERS = ("compiled using NumPy 1.x cannot be run in", "_ARRAY_API not found",
-                  "numpy.core.multiarray failed to import")
+NUMPY1_MARKERS = (
+    "compiled using NumPy 1.x cannot be run in",
+    "_ARRAY_API not found",
+    "numpy.core.multiarray failed to import",
+)
 
 
 def check_numpy_abi(env: Environment, facts: HostFacts) -> str | None:
@@ -298,11 +323,15 @@ def check_numpy_abi(env: Environment, facts: HostFacts) -> str | None:
     text = facts.numpy_child_output or ""
     seen = next((m for m in NUMPY1_MARKERS if m in text), None)
     if seen:
-        return (f"torch {env.torch} was built against numpy 1 but numpy {numpy_v} is installed "
-                f"(import prints {seen!r}): pip install 'numpy<2' or a torch >= 2.3")
+        return (
+            f"torch {env.torch} was built against numpy 1 but numpy {numpy_v} is installed "
+            f"(import prints {seen!r}): pip install 'numpy<2' or a torch >= 2.3"
+        )
     if numpy_v.major >= 2 and torch_v.release[:2] < (2, 3):
-        return (f"numpy {numpy_v} with torch {env.torch} (torch wheels before 2.3 are built against numpy 1): "
-                "pip install 'numpy<2' or a torch >= 2.3")
+        return (
+            f"numpy {numpy_v} with torch {env.torch} (torch wheels before 2.3 are built against numpy 1): "
+            "pip install 'numpy<2' or a torch >= 2.3"
+        )
     return None
 
 
@@ -318,9 +347,11 @@ def check_python_rocm_wheels(env: Environment, facts: HostFacts) -> str | None:
         raise NotApplicable("Python version not recorded")
     torch_v = env.torch_version
     if py.release[:2] >= (3, 13) and torch_v is not None and torch_v.release[:2] < (2, 6):
-        return (f"Python {py} with torch {env.torch}: PyTorch publishes ROCm wheels for Python 3.13 only from "
-                "torch 2.6 (this build is not an official one and ROCm libraries such as vLLM lag further): "
-                "use Python 3.12, or torch >= 2.6 from download.pytorch.org/whl/rocm*")
+        return (
+            f"Python {py} with torch {env.torch}: PyTorch publishes ROCm wheels for Python 3.13 only from "
+            "torch 2.6 (this build is not an official one and ROCm libraries such as vLLM lag further): "
+            "use Python 3.12, or torch >= 2.6 from download.pytorch.org/whl/rocm*"
+        )
     return None
 
 

@@ -8,9 +8,8 @@ A check that does not apply to the platform skips with the reason.
 
 from __future__ import annotations
 
-import pytest
-
 import preflight_checks as pc
+import pytest
 
 
 @pytest.fixture(scope="module")

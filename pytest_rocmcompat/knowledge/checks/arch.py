@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import build_tag_version
-from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, toolkit_ceiling
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, toolkit_ceiling
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import build_tag_version
 
 ID = "arch-not-in-build"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
@@ -33,16 +33,18 @@ def check(env: Environment) -> list[Finding]:
     if not missing:
         return []
     shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(_tagged_cuda(env)))}"
-    return [Finding(
-        check=ID,
-        reason=f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
-               f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})",
-        fix="install a torch build whose targets include this GPU (a newer CUDA/ROCm wheel), "
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
+            f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})",
+            fix="install a torch build whose targets include this GPU (a newer CUDA/ROCm wheel), "
             "or build torch with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it",
-        link=link,
-        markers=("gpus",),
-        nodeids=GPU_SUITE,
-    )]
+            link=link,
+            markers=("gpus",),
+            nodeids=GPU_SUITE,
+        )
+    ]
 
 
 def _within_toolkit(env: Environment, arch: str) -> bool | None:

@@ -7,9 +7,9 @@ problem here: conservative, no false problem for a 12.8 build on a 12.4 driver.
 
 from __future__ import annotations
 
+from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
-from pytest_rocmcompat.knowledge.checks.finding import Finding
 
 ID = "cuda-newer-than-driver"
 SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility"
@@ -19,13 +19,15 @@ def check(env: Environment) -> list[Finding]:
     build, driver = env.torch_cuda, coerce_version(env.driver_cuda)
     if env.platform != "cuda" or build is None or driver is None or build.major <= driver.major:
         return []
-    return [Finding(
-        check=ID,
-        reason=f"torch {env.torch} is built for CUDA {build}, the driver supports CUDA {driver_text(env)} at most",
-        fix=f"update the NVIDIA driver to one supporting CUDA {build.major}.x, or install a +cu{driver.major}x torch build",
-        link=SOURCE,
-        everything=True,
-    )]
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch {env.torch} is built for CUDA {build}, the driver supports CUDA {driver_text(env)} at most",
+            fix=f"update the NVIDIA driver to one supporting CUDA {build.major}.x, or install a +cu{driver.major}x torch build",
+            link=SOURCE,
+            everything=True,
+        )
+    ]
 
 
 def driver_text(env: Environment) -> str:

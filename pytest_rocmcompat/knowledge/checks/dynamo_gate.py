@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
+from pytest_rocmcompat.stack.environment import Environment
 
 ID = "dynamo-python-gate"
 SOURCE = "https://github.com/pytorch/pytorch/blob/v2.3.0/torch/_dynamo/eval_frame.py"
@@ -29,11 +29,13 @@ def check(env: Environment) -> list[Finding]:
     first = FIRST_TORCH.get(str(python))
     if first is None or Version(series) >= Version(first):
         return []
-    return [Finding(
-        check=ID,
-        reason=f"torch.compile on torch {env.torch} refuses Python {python} (supported from torch {first})",
-        fix=f"use torch >= {first} for torch.compile on Python {python}, or an older Python",
-        link=SOURCE,
-        uses=("torch.compile", "inductor"),
-        nodeids=COMPILE_TESTS,
-    )]
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch.compile on torch {env.torch} refuses Python {python} (supported from torch {first})",
+            fix=f"use torch >= {first} for torch.compile on Python {python}, or an older Python",
+            link=SOURCE,
+            uses=("torch.compile", "inductor"),
+            nodeids=COMPILE_TESTS,
+        )
+    ]

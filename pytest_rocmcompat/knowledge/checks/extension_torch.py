@@ -8,10 +8,10 @@ disagree with the installed torch. Reaches tests that use the extension.
 
 from __future__ import annotations
 
-from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import torch_series
+from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
+from pytest_rocmcompat.stack.environment import Environment
 
 ID = "extension-built-for-other-torch"
 
@@ -27,12 +27,14 @@ def check(env: Environment) -> list[Finding]:
         for fact in built_for(dist, version, env.torch, abi):
             if fact.matches:
                 continue
-            found.append(Finding(
-                check=ID,
-                reason=f"{dist} {version} is built for {fact.wanted}, installed torch {env.torch}: {fact.consequence}",
-                fix=f"install a {dist} build made for torch {torch_series(env)} (or build it from source "
+            found.append(
+                Finding(
+                    check=ID,
+                    reason=f"{dist} {version} is built for {fact.wanted}, installed torch {env.torch}: {fact.consequence}",
+                    fix=f"install a {dist} build made for torch {torch_series(env)} (or build it from source "
                     f"against the installed torch), or the torch it was built for",
-                link=fact.source,
-                uses=(dist,),
-            ))
+                    link=fact.source,
+                    uses=(dist,),
+                )
+            )
     return found

@@ -8,18 +8,25 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
-from pytest_rocmcompat.knowledge.checks.finding import Finding
 
 ID = "python-unsupported-by-torch"
 SOURCE = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 # torch series -> (oldest Python, newest Python with wheels)
 RANGES: dict[str, tuple[str, str]] = {
-    "1.13": ("3.7", "3.11"), "2.0": ("3.8", "3.11"), "2.1": ("3.8", "3.11"),
-    "2.2": ("3.8", "3.12"), "2.3": ("3.8", "3.12"), "2.4": ("3.8", "3.12"),
-    "2.5": ("3.9", "3.13"), "2.6": ("3.9", "3.13"), "2.7": ("3.9", "3.13"),
-    "2.8": ("3.9", "3.13"), "2.9": ("3.10", "3.14"),
+    "1.13": ("3.7", "3.11"),
+    "2.0": ("3.8", "3.11"),
+    "2.1": ("3.8", "3.11"),
+    "2.2": ("3.8", "3.12"),
+    "2.3": ("3.8", "3.12"),
+    "2.4": ("3.8", "3.12"),
+    "2.5": ("3.9", "3.13"),
+    "2.6": ("3.9", "3.13"),
+    "2.7": ("3.9", "3.13"),
+    "2.8": ("3.9", "3.13"),
+    "2.9": ("3.10", "3.14"),
 }
 
 
@@ -40,10 +47,12 @@ def check(env: Environment) -> list[Finding]:
     low, high = (Version(x) for x in RANGES[series])
     if low <= python <= high:
         return []
-    return [Finding(
-        check=ID,
-        reason=f"torch {env.torch} supports Python {low}-{high}, this is Python {env.python}",
-        fix=f"use Python {low}-{high} or a torch release that supports Python {python}",
-        link=SOURCE,
-        everything=True,
-    )]
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch {env.torch} supports Python {low}-{high}, this is Python {env.python}",
+            fix=f"use Python {low}-{high} or a torch release that supports Python {python}",
+            link=SOURCE,
+            everything=True,
+        )
+    ]

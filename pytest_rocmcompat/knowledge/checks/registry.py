@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from pytest_rocmcompat.stack.environment import Environment, normalize_library
-from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
-from pytest_rocmcompat.knowledge.checks import arch, cuda_driver, dynamo_gate, extension_torch, python_range, requirements
+from pytest_rocmcompat.knowledge.checks import (
+    arch,
+    cuda_driver,
+    dynamo_gate,
+    extension_torch,
+    python_range,
+    requirements,
+)
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     arch.ID: arch.check,
@@ -58,8 +65,16 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
         )
         reason = "; ".join(f"{f.reason}; fix: {f.fix}" for f in group)
         links = tuple(dict.fromkeys(f.link for f in group))
-        rules.append(Rule(id=check_id, reason=reason, action=settings.get(check_id, DEFAULT_ACTION),
-                          applies_to=applies, links=links, file=SOURCE_FILE))
+        rules.append(
+            Rule(
+                id=check_id,
+                reason=reason,
+                action=settings.get(check_id, DEFAULT_ACTION),
+                applies_to=applies,
+                links=links,
+                file=SOURCE_FILE,
+            )
+        )
     return rules
 
 

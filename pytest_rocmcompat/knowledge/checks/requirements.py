@@ -12,10 +12,10 @@ import re
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
-from pytest_rocmcompat.knowledge.checks.finding import Finding
 
 ID = "requirement-not-met"
 SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
@@ -45,14 +45,16 @@ def check(env: Environment) -> list[Finding]:
     pairs = "; ".join(f"{d} requires {r}, installed {t}" for d, r, t, _ in broken)
     uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])))
     sources = [s for *_, s in broken if s.startswith("http")]
-    return [Finding(
-        check=ID,
-        reason=pairs,
-        fix="install versions that agree (pip install the pinned version, or a release of the "
+    return [
+        Finding(
+            check=ID,
+            reason=pairs,
+            fix="install versions that agree (pip install the pinned version, or a release of the "
             "dependent package built for the installed one)",
-        link=sources[0] if sources else SOURCE,
-        uses=uses,
-    )]
+            link=sources[0] if sources else SOURCE,
+            uses=uses,
+        )
+    ]
 
 
 def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...], str]:

@@ -15,8 +15,9 @@ GENERIC_MEMBERS: dict[str, frozenset[str]] = {
     "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
     "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
     "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
-    "gfx11-generic": frozenset({"gfx1100", "gfx1101", "gfx1102", "gfx1103",
-                                "gfx1150", "gfx1151", "gfx1152", "gfx1153"}),
+    "gfx11-generic": frozenset(
+        {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}
+    ),
     "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
 }
 _OVERRIDE = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s*$")

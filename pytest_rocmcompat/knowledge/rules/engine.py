@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from typing import NamedTuple
 
-from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 
 class ItemFacts(NamedTuple):
@@ -100,7 +100,7 @@ def _split_params(pattern: str) -> tuple[str, str | None]:
     bracket = pattern.find("[", start + 2 if start >= 0 else 0)
     if bracket <= 0:
         return pattern, None
-    return pattern[:bracket], pattern[bracket + 1:-1]
+    return pattern[:bracket], pattern[bracket + 1 : -1]
 
 
 def uses_of(args: Iterable[object]) -> frozenset[str]:

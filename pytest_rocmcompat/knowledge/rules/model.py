@@ -72,9 +72,7 @@ class When:
     def holds(self, environment: Environment) -> bool:
         if self.platforms and environment.platform not in self.platforms:
             return False
-        if self.archs and not any(
-            arch_matches(a, p) for a in environment.archs for p in self.archs
-        ):
+        if self.archs and not any(arch_matches(a, p) for a in environment.archs for p in self.archs):
             return False
         for axis, spec in self.versions:
             version = environment.field_version(axis)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 MATCH_BUDGET_S = 0.25
@@ -28,8 +28,10 @@ class SignatureTimeout(Exception):
     """Matching a signature ran past :data:`MATCH_BUDGET_S`."""
 
     def __init__(self, pattern: str) -> None:
-        super().__init__(f"signature {pattern[:80]!r} took longer than {MATCH_BUDGET_S:g} s to match; "
-                         "treated as not matching (rewrite it without nested quantifiers)")
+        super().__init__(
+            f"signature {pattern[:80]!r} took longer than {MATCH_BUDGET_S:g} s to match; "
+            "treated as not matching (rewrite it without nested quantifiers)"
+        )
         self.pattern = pattern
 
 
@@ -59,7 +61,7 @@ class Signature:
             raise SignatureTimeout(self.pattern) from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _engine() -> Any:
     """The ``regex`` module, imported on first use (a cached matrix needs it only on a failure)."""
     try:
@@ -72,7 +74,9 @@ def _engine() -> Any:
 def compile_signature(text: str) -> Signature:
     """Compile ``text``; ``ValueError`` with a reader's message when it is invalid or unsafe."""
     if len(text) > MAX_PATTERN_CHARS:
-        raise ValueError(f"is {len(text)} characters long; a regular expression here may have at most {MAX_PATTERN_CHARS}")
+        raise ValueError(
+            f"is {len(text)} characters long; a regular expression here may have at most {MAX_PATTERN_CHARS}"
+        )
     try:
         re.compile(text)  # the syntax every reader of the matrix knows; regex accepts more
         engine = _engine()
@@ -95,17 +99,21 @@ def unsafe_reason(text: str) -> str | None:
         import sre_parse as parser  # type: ignore[no-redef]
     try:
         parsed = parser.parse(text)
-    except Exception:  # noqa: BLE001 - compile() already reported invalid patterns
+    except Exception:
         return None
-    return "has a nested quantifier such as (a+)+ or (.*x)*: it can take exponential time on a " \
-           "failure text; rewrite it so that no repeated part repeats itself" if _nested(parsed, False) else None
+    return (
+        "has a nested quantifier such as (a+)+ or (.*x)*: it can take exponential time on a "
+        "failure text; rewrite it so that no repeated part repeats itself"
+        if _nested(parsed, False)
+        else None
+    )
 
 
 def _nested(items: Any, inside_repeat: bool) -> bool:
     for op, arg in items:
         name = str(op)
         if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            low, high, sub = arg
+            _low, high, sub = arg
             unbounded = high is None or high > _UNBOUNDED or str(high) == "MAXREPEAT"
             if unbounded and inside_repeat and _can_repeat_text(sub):
                 return True

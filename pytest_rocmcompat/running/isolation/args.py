@@ -15,13 +15,45 @@ import sys
 import pytest
 
 # argparse ``dest`` names of the options a sandbox must not inherit from the command line.
-DROPPED_DESTS = frozenset({
-    "keyword", "markexpr", "deselect", "ignore", "ignore_glob", "lf", "failedfirst", "newfirst",
-    "last_failed_no_failures", "stepwise", "stepwise_skip", "stepwise_reset", "exitfirst", "maxfail",
-    "collectonly", "xmlpath", "junitprefix", "rocm_report", "numprocesses", "maxprocesses", "dist",
-    "tx", "rsyncdir", "looponfail", "basetemp", "usepdb", "usepdb_cls", "trace", "pastebin",
-    "rocm_child_result", "rocm_child_env", "rocm_env", "file_or_dir", "help", "version",
-})
+DROPPED_DESTS = frozenset(
+    {
+        "keyword",
+        "markexpr",
+        "deselect",
+        "ignore",
+        "ignore_glob",
+        "lf",
+        "failedfirst",
+        "newfirst",
+        "last_failed_no_failures",
+        "stepwise",
+        "stepwise_skip",
+        "stepwise_reset",
+        "exitfirst",
+        "maxfail",
+        "collectonly",
+        "xmlpath",
+        "junitprefix",
+        "rocm_report",
+        "numprocesses",
+        "maxprocesses",
+        "dist",
+        "tx",
+        "rsyncdir",
+        "looponfail",
+        "basetemp",
+        "usepdb",
+        "usepdb_cls",
+        "trace",
+        "pastebin",
+        "rocm_child_result",
+        "rocm_child_env",
+        "rocm_env",
+        "file_or_dir",
+        "help",
+        "version",
+    }
+)
 # Appended last (so they win over addopts): no JUnit or report of its own, no last-failed or
 # stepwise filtering, output uncaptured (a crash's last words reach the parent), no distribution.
 OVERRIDES = ["-s", "--rocm-report=", "-p", "no:lfplugin", "-p", "no:stepwiseplugin"]
@@ -57,8 +89,7 @@ def inherited_args(config: pytest.Config) -> list[str]:
 
 def sandbox_argv(config: pytest.Config) -> list[str]:
     """``python -m pytest`` with the session's options for a sandbox (its directory comes later)."""
-    argv = [sys.executable, "-m", "pytest", *inherited_args(config), *OVERRIDES,
-            "--rootdir", str(config.rootpath)]
+    argv = [sys.executable, "-m", "pytest", *inherited_args(config), *OVERRIDES, "--rootdir", str(config.rootpath)]
     if config.inipath is not None:
         argv += ["-c", str(config.inipath)]
     if config.pluginmanager.has_plugin("junitxml"):  # (-p no:junitxml: the option does not exist)

@@ -93,7 +93,7 @@ class SandboxServer:
         arg = str(self.config.rootpath / target) + (f"::{rest}" if rest else "")
         try:
             items = session.perform_collect([arg])
-        except (pytest.UsageError, Exception) as exc:  # noqa: BLE001 - reported to the parent
+        except (pytest.UsageError, Exception) as exc:
             self.errors.append(f"could not collect {nodeid}: {exc}")
             return []
         item = next((i for i in items if i.nodeid == nodeid), None)
@@ -117,13 +117,20 @@ class SandboxServer:
 
     def pytest_warning_recorded(self, warning_message, when: str, nodeid: str, location) -> None:
         category = warning_message.category
-        self.warnings.append({
-            "message": str(warning_message.message), "category": f"{category.__module__}.{category.__qualname__}",
-            "filename": str(warning_message.filename), "lineno": warning_message.lineno,
-            "when": when, "nodeid": nodeid,
-        })
+        self.warnings.append(
+            {
+                "message": str(warning_message.message),
+                "category": f"{category.__module__}.{category.__qualname__}",
+                "filename": str(warning_message.filename),
+                "lineno": warning_message.lineno,
+                "when": when,
+                "nodeid": nodeid,
+            }
+        )
 
     def _write(self, *, done: bool) -> None:
         if self.path is not None:
-            write_atomic(self.path, json.dumps({"reports": self.reports, "warnings": self.warnings,
-                                                "errors": self.errors, "done": done}))
+            write_atomic(
+                self.path,
+                json.dumps({"reports": self.reports, "warnings": self.warnings, "errors": self.errors, "done": done}),
+            )

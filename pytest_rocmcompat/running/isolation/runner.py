@@ -18,23 +18,32 @@ import warnings
 
 import pytest
 
-from pytest_rocmcompat.session.classify import _prop, classify
-from pytest_rocmcompat.outcomes import PROP_OUTCOME, PROP_RULE, Outcome
 from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.outcomes import PROP_OUTCOME, PROP_RULE, Outcome
 from pytest_rocmcompat.running.isolation.sandbox import TAIL_CHARS, ChildEnd, SandboxPool
+from pytest_rocmcompat.session.classify import _prop, classify
 
 DEFAULT_TIMEOUT_S = 300.0
 
 
-def run_isolated(item: pytest.Item, timeout: float, pool: SandboxPool, rules: list[Rule], *,
-                 environ: dict[str, str] | None = None, fresh: bool = False,
-                 more: bool = True) -> list[pytest.TestReport]:
+def run_isolated(
+    item: pytest.Item,
+    timeout: float,
+    pool: SandboxPool,
+    rules: list[Rule],
+    *,
+    environ: dict[str, str] | None = None,
+    fresh: bool = False,
+    more: bool = True,
+) -> list[pytest.TestReport]:
     """Run ``item`` in a sandbox of ``pool`` (with ``environ``: one of its own); return its reports."""
     config = item.config
     end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
     _forward_warnings(config, end)
-    mine = [_verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
-            for d in end.reports]
+    mine = [
+        _verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
+        for d in end.reports
+    ]
     mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
         report.user_properties = _merged(item.user_properties, report.user_properties)
@@ -59,8 +68,9 @@ def _merged(first: list, second: list) -> list[tuple]:
 
 
 def _note_leftovers(reports: list[pytest.TestReport], end: ChildEnd) -> None:
-    note = ("the test left processes running; they were killed when it ended:\n"
-            + "\n".join(f"  pid {line}" for line in end.leftovers))
+    note = "the test left processes running; they were killed when it ended:\n" + "\n".join(
+        f"  pid {line}" for line in end.leftovers
+    )
     target = next((r for r in reports if r.when == "call"), reports[-1])
     target.sections.append(("rocmcompat", note))
 
@@ -75,11 +85,17 @@ def _forward_warnings(config: pytest.Config, end: ChildEnd) -> None:
             category = UserWarning
         if not (isinstance(category, type) and issubclass(category, Warning)):
             category = UserWarning
-        message = warnings.WarningMessage(category(data.get("message", "")), category,
-                                          str(data.get("filename", "")), int(data.get("lineno") or 0))
-        config.hook.pytest_warning_recorded.call_historic(kwargs=dict(
-            warning_message=message, when=data.get("when", "runtest"), nodeid=data.get("nodeid", ""),
-            location=None))
+        message = warnings.WarningMessage(
+            category(data.get("message", "")), category, str(data.get("filename", "")), int(data.get("lineno") or 0)
+        )
+        config.hook.pytest_warning_recorded.call_historic(
+            kwargs={
+                "warning_message": message,
+                "when": data.get("when", "runtest"),
+                "nodeid": data.get("nodeid", ""),
+                "location": None,
+            }
+        )
 
 
 def _verbatim_subtest(report, data: dict):
@@ -93,8 +109,12 @@ def _verbatim_subtest(report, data: dict):
     context = getattr(report, "context", None)
     raw = data.get("_subtest.context")
     kwargs = raw.get("kwargs") if isinstance(raw, dict) else None
-    if (context is not None and isinstance(kwargs, dict) and hasattr(context, "kwargs")
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in kwargs.items())):
+    if (
+        context is not None
+        and isinstance(kwargs, dict)
+        and hasattr(context, "kwargs")
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in kwargs.items())
+    ):
         object.__setattr__(context, "kwargs", dict(kwargs))  # a frozen dataclass, as pytest sets it
     return report
 
@@ -106,18 +126,33 @@ def _tuple_longrepr(data: dict) -> dict:
     return data
 
 
-def _report(item: pytest.Item, when: str, outcome: str, longrepr: str | None = None,
-            sections: tuple = (), props: tuple = (), duration: float = 0.0) -> pytest.TestReport:
+def _report(
+    item: pytest.Item,
+    when: str,
+    outcome: str,
+    longrepr: str | None = None,
+    sections: tuple = (),
+    props: tuple = (),
+    duration: float = 0.0,
+) -> pytest.TestReport:
     properties = list(dict.fromkeys([*item.user_properties, *props]))
-    return pytest.TestReport(item.nodeid, item.location, {k: 1 for k in item.keywords}, outcome,
-                             longrepr, when, sections, duration, user_properties=properties)
+    return pytest.TestReport(
+        item.nodeid,
+        item.location,
+        dict.fromkeys(item.keywords, 1),
+        outcome,
+        longrepr,
+        when,
+        sections,
+        duration,
+        user_properties=properties,
+    )
 
 
 def _isolate_rule(item: pytest.Item, rules: list[Rule]) -> Rule | None:
     marker = item.get_closest_marker("isolated")
     rule_id = marker.kwargs.get("rule") if marker is not None else None
-    return next((r for r in rules if r.id == rule_id), None) or next(
-        (r for r in rules if r.action == "isolate"), None)
+    return next((r for r in rules if r.id == rule_id), None) or next((r for r in rules if r.action == "isolate"), None)
 
 
 def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[Rule]) -> pytest.TestReport:
@@ -125,8 +160,10 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
     if end.hung:
         outcome, what = Outcome.HANG, f"killed after the {timeout:g} s time limit (process tree killed)"
     elif not end.started and end.returncode in (1, 2, 3, 4, 5):  # pytest's own exit codes, before any test
-        outcome, what = Outcome.FAIL, (f"the isolated pytest could not run the test (exit code "
-                                       f"{end.returncode}); see its output")
+        outcome, what = (
+            Outcome.FAIL,
+            (f"the isolated pytest could not run the test (exit code {end.returncode}); see its output"),
+        )
     elif end.signal_name is not None:
         outcome, what = Outcome.CRASHED, f"died from {end.signal_name} (signal {-(end.returncode or 0)})"
     elif end.errors:
@@ -134,8 +171,9 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         tail = "\n".join([*end.errors, tail])[-TAIL_CHARS:]
     else:
         outcome, what = Outcome.CRASHED, f"the test process exited with code {end.returncode} in mid-test"
-    report = _report(item, "call", "failed", sections=(("Captured output (isolated process)", tail),),
-                     duration=end.seconds)
+    report = _report(
+        item, "call", "failed", sections=(("Captured output (isolated process)", tail),), duration=end.seconds
+    )
     # The same judgement as a failure raised in-process (classify.py), on the process's last output
     # (the "Captured" section): a rule's signature makes it known-bad (a signature that runs out of
     # time is a note); otherwise the built-in diagnosis (rocm_signature, rocm_diagnosis, a rocmcompat
@@ -155,7 +193,11 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         lines.append(f"known-bad: {rule.describe()}")
     elif isolating is not None:
         lines.append(f"isolated by rule {isolating.id}")
-    lines += ["--- last output of the isolated process ---", tail.rstrip() or "(no output)",
-              "--- end of output ---", headline]  # the last line is the one-line message reports show
+    lines += [
+        "--- last output of the isolated process ---",
+        tail.rstrip() or "(no output)",
+        "--- end of output ---",
+        headline,
+    ]  # the last line is the one-line message reports show
     report.longrepr = "\n".join(lines)
     return report

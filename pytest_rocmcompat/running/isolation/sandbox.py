@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
 from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR
+from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
 
 TAIL_CHARS = 6000
 CLOSE_GRACE_S = 5.0  # a sandbox told to stop gets this long to finish its session
@@ -78,10 +78,22 @@ class Sandbox:
             environ[ISOLATED_VAR] = "1"
             with open(self.log, "wb") as out:
                 self.proc = subprocess.Popen(
-                    [*self.argv, "--basetemp", str(self.dir / "tmp"), "--rocm-child-result", str(self.dir),
-                     "--rocm-child-env", str(env_file)],
-                    cwd=self.cwd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT,
-                    start_new_session=True, env=environ)
+                    [
+                        *self.argv,
+                        "--basetemp",
+                        str(self.dir / "tmp"),
+                        "--rocm-child-result",
+                        str(self.dir),
+                        "--rocm-child-env",
+                        str(env_file),
+                    ],
+                    cwd=self.cwd,
+                    stdin=subprocess.PIPE,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    env=environ,
+                )
         except BaseException:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise
@@ -129,9 +141,17 @@ class Sandbox:
         else:  # crash, hang or early exit: the whole tree goes, and orphans it left to this process
             notes = ()
             self.kill(adopted=children_of(os.getpid()) - before)
-        return ChildEnd(returncode, output, seconds, tuple(data.get("reports", ())),
-                        tuple(data.get("warnings", ())), tuple(data.get("errors", ())), notes,
-                        bool(data.get("done")), bool(data))
+        return ChildEnd(
+            returncode,
+            output,
+            seconds,
+            tuple(data.get("reports", ())),
+            tuple(data.get("warnings", ())),
+            tuple(data.get("errors", ())),
+            notes,
+            bool(data.get("done")),
+            bool(data),
+        )
 
     def _output(self, offset: int) -> str:
         try:
@@ -224,8 +244,15 @@ class SandboxPool:
         self.started += 1
         return Sandbox(self.argv, self.cwd, self.env_json, environ)
 
-    def run(self, nodeid: str, timeout: float, *, environ: dict[str, str] | None = None,
-            fresh: bool = False, more: bool = True) -> tuple[ChildEnd, bool]:
+    def run(
+        self,
+        nodeid: str,
+        timeout: float,
+        *,
+        environ: dict[str, str] | None = None,
+        fresh: bool = False,
+        more: bool = True,
+    ) -> tuple[ChildEnd, bool]:
         """Run one test; returns its end and whether the sandbox may run another.
 
         ``environ``: a test that must see another environment gets a sandbox of its own;
@@ -270,7 +297,9 @@ def _clean(end: ChildEnd) -> bool:
     for report in end.reports:
         if report.get("outcome") == "failed" or report.get("wasxfail") is not None:
             return False
-        if any(name == "rocm_outcome" and value not in ("pass", "skipped")
-               for name, value in report.get("user_properties", ())):
+        if any(
+            name == "rocm_outcome" and value not in ("pass", "skipped")
+            for name, value in report.get("user_properties", ())
+        ):
             return False
     return True

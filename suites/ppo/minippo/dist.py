@@ -16,7 +16,7 @@ import torch
 from pytest_rocmcompat.running import warm
 from pytest_rocmcompat.running.processes import TreeGuard, kill_group
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]   # suites/ppo: the folder holding minippo
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # suites/ppo: the folder holding minippo
 PRELOAD = ("torch", "torch.distributed", "transformers")  # what a worker imports before its first step
 
 
@@ -42,7 +42,7 @@ class DataParallel:
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
         offset = 0
         for g in grads:
-            g.copy_(flat[offset:offset + g.numel()].view_as(g))
+            g.copy_(flat[offset : offset + g.numel()].view_as(g))
             offset += g.numel()
 
 
@@ -57,16 +57,24 @@ def launch(world: int, backend: str, configs: list[dict], out_dir: Path, timeout
     out_dir.mkdir(parents=True, exist_ok=True)
     # A file store in a fresh folder: no port to pick, so parallel sessions cannot collide.
     rendezvous = Path(tempfile.mkdtemp(prefix="rendezvous-", dir=out_dir)) / "store"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
-               MINIPPO_INIT_METHOD=f"file://{rendezvous}", WORLD_SIZE=str(world), OMP_NUM_THREADS="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])),
+        MINIPPO_INIT_METHOD=f"file://{rendezvous}",
+        WORLD_SIZE=str(world),
+        OMP_NUM_THREADS="1",
+    )
     procs = []
     failures = []
     guard = TreeGuard()  # finds what the workers start, setsid escapees included
     try:
         for rank in range(world):  # a warm process (imports paid ahead) where one fits, else a new one
             args = ["--backend", backend, "--out", str(out_dir), "--configs", json.dumps(configs)]
-            procs.append(warm.pool().popen("minippo.worker", args, dict(env, RANK=str(rank), LOCAL_RANK=str(rank)),
-                                           preload=PRELOAD))
+            procs.append(
+                warm.pool().popen(
+                    "minippo.worker", args, dict(env, RANK=str(rank), LOCAL_RANK=str(rank)), preload=PRELOAD
+                )
+            )
         deadline = time.monotonic() + timeout
         for rank, proc in enumerate(procs):
             try:

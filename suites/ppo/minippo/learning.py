@@ -12,9 +12,9 @@ from .trainer import StepStats, Trainer
 @dataclass(frozen=True)
 class LearningPreset:
     config: RunConfig
-    target: float          # windowed mean reward to reach
-    window: int            # steps in the moving window
-    start_max: float       # the first step's mean reward (before any update) must be at most this
+    target: float  # windowed mean reward to reach
+    window: int  # steps in the moving window
+    start_max: float  # the first step's mean reward (before any update) must be at most this
 
 
 # Budgets from 50-seed sweeps on the CPU (docs/ppo.md): worst seeds needed 20 (GRPO), 21 (PPO)
@@ -31,7 +31,7 @@ class LearningResult:
     rewards: list[float]
     start: float
     best: float
-    reached_at: int | None        # step (1-based) whose window first reached the target
+    reached_at: int | None  # step (1-based) whose window first reached the target
     trainer: Trainer = field(repr=False)
     history: list[StepStats] = field(repr=False, default_factory=list)
 
@@ -45,7 +45,7 @@ def learn(config: RunConfig, preset: LearningPreset, device="cpu") -> LearningRe
         history.append(trainer.step())
         rewards = [s.reward for s in history]
         if len(rewards) >= preset.window:
-            mean = sum(rewards[-preset.window:]) / preset.window
+            mean = sum(rewards[-preset.window :]) / preset.window
             best = max(best, mean)
             if mean >= preset.target:
                 reached = len(rewards)

@@ -26,8 +26,9 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (values * mask).sum() / mask.sum().clamp_min(1)
 
 
-def masked_whiten(values: torch.Tensor, mask: torch.Tensor, reduce: Reduce = _identity,
-                  eps: float = 1e-8) -> torch.Tensor:
+def masked_whiten(
+    values: torch.Tensor, mask: torch.Tensor, reduce: Reduce = _identity, eps: float = 1e-8
+) -> torch.Tensor:
     """``(x - mean) / sqrt(var + eps)`` over the masked entries of every rank (unbiased var)."""
     stats = reduce(torch.stack([(values * mask).sum(), (values * values * mask).sum(), mask.sum()]).double())
     total, total_sq, count = stats
@@ -36,8 +37,7 @@ def masked_whiten(values: torch.Tensor, mask: torch.Tensor, reduce: Reduce = _id
     return ((values.double() - mean) * torch.rsqrt(var + eps)).to(values.dtype)
 
 
-def grpo_advantages(scores: torch.Tensor, group_size: int, mask: torch.Tensor,
-                    eps: float = 1e-6) -> torch.Tensor:
+def grpo_advantages(scores: torch.Tensor, group_size: int, mask: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """GRPO outcome advantages: each score normalised within its group of ``group_size``
     consecutive samples (same prompt), ``(s - mean) / (std + eps)``, unbiased std; a group of
     one gets mean 0 and std 1. Broadcast over the response tokens."""
@@ -48,8 +48,14 @@ def grpo_advantages(scores: torch.Tensor, group_size: int, mask: torch.Tensor,
     return normalised.unsqueeze(1) * mask
 
 
-def gae(token_rewards: torch.Tensor, values: torch.Tensor, mask: torch.Tensor, gamma: float,
-        lam: float, reduce: Reduce = _identity) -> tuple[torch.Tensor, torch.Tensor]:
+def gae(
+    token_rewards: torch.Tensor,
+    values: torch.Tensor,
+    mask: torch.Tensor,
+    gamma: float,
+    lam: float,
+    reduce: Reduce = _identity,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Generalised advantage estimation over response tokens; returns (whitened advantages,
     returns). The value after the last token is 0."""
     length = token_rewards.shape[1]
@@ -84,8 +90,9 @@ def kl_penalty(log_prob: torch.Tensor, ref_log_prob: torch.Tensor, kind: str) ->
     raise ValueError(f"kl_penalty: unknown estimator {kind!r} (k1, kl, k3, low_var_kl)")
 
 
-def policy_loss(log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages: torch.Tensor,
-                clip_ratio: float) -> tuple[torch.Tensor, torch.Tensor]:
+def policy_loss(
+    log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages: torch.Tensor, clip_ratio: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """PPO clipped surrogate per token, ``max(-A r, -A clip(r, 1-e, 1+e))``; and whether
     the clipped branch was taken (for the clip fraction)."""
     ratio = torch.exp(log_prob - old_log_prob)
@@ -94,8 +101,7 @@ def policy_loss(log_prob: torch.Tensor, old_log_prob: torch.Tensor, advantages: 
     return torch.maximum(unclipped, clipped), (clipped > unclipped).float()
 
 
-def value_loss(values: torch.Tensor, old_values: torch.Tensor, returns: torch.Tensor,
-               clip: float) -> torch.Tensor:
+def value_loss(values: torch.Tensor, old_values: torch.Tensor, returns: torch.Tensor, clip: float) -> torch.Tensor:
     """Clipped value loss per token: ``0.5 max((v - R)^2, (clip(v, v_old +- c) - R)^2)``."""
     clipped = old_values + torch.clamp(values - old_values, -clip, clip)
     return 0.5 * torch.maximum((values - returns) ** 2, (clipped - returns) ** 2)

@@ -16,9 +16,15 @@ LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", 
 def qwen2_config(size: str, vocab_size: int = VOCAB_SIZE, max_positions: int = 64, init_std: float = 0.02):
     from transformers import Qwen2Config
 
-    return Qwen2Config(vocab_size=vocab_size, max_position_embeddings=max_positions, initializer_range=init_std,
-                       tie_word_embeddings=True, attn_implementation="sdpa", use_cache=True,
-                       **MODEL_SIZES[size])
+    return Qwen2Config(
+        vocab_size=vocab_size,
+        max_position_embeddings=max_positions,
+        initializer_range=init_std,
+        tie_word_embeddings=True,
+        attn_implementation="sdpa",
+        use_cache=True,
+        **MODEL_SIZES[size],
+    )
 
 
 def build_policy(size: str, seed: int, device: torch.device | str = "cpu", init_std: float = 0.02) -> nn.Module:
@@ -55,20 +61,21 @@ def add_lora(model: nn.Module, rank: int = 8) -> nn.Module:
     """Wrap the policy with PEFT LoRA on every attention and MLP projection (base frozen)."""
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules=LORA_TARGETS,
-                        bias="none", task_type="CAUSAL_LM")
+    config = LoraConfig(
+        r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules=LORA_TARGETS, bias="none", task_type="CAUSAL_LM"
+    )
     return get_peft_model(model, config)
 
 
 def response_logits(model: nn.Module, sequences: torch.Tensor, response_length: int) -> torch.Tensor:
     """Logits that predict each response token (positions ``P-1 .. P+R-2``)."""
     logits = model(input_ids=sequences, use_cache=False).logits
-    return logits[:, -response_length - 1:-1]
+    return logits[:, -response_length - 1 : -1]
 
 
 def response_values(critic: Critic, sequences: torch.Tensor, response_length: int) -> torch.Tensor:
     """Critic values of the states before each response token."""
-    return critic(sequences)[:, -response_length - 1:-1]
+    return critic(sequences)[:, -response_length - 1 : -1]
 
 
 def count_parameters(*modules: nn.Module) -> int:

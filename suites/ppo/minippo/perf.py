@@ -51,8 +51,15 @@ def breakdown(clock: PhaseClock, mfu: float | None = None) -> str:
     from tabulate import tabulate
 
     total = sum(clock.seconds.values()) or 1.0
-    rows = [[name, f"{clock.seconds[name]:.3f}", f"{100 * clock.seconds[name] / total:.1f}%",
-             clock.tokens[name], f"{clock.tokens_per_s(name):,.0f}",
-             (f"{100 * mfu:.2f}%" if mfu is not None else "n/a") if name == "training" else ""]
-            for name in PHASES]
+    rows = [
+        [
+            name,
+            f"{clock.seconds[name]:.3f}",
+            f"{100 * clock.seconds[name] / total:.1f}%",
+            clock.tokens[name],
+            f"{clock.tokens_per_s(name):,.0f}",
+            (f"{100 * mfu:.2f}%" if mfu is not None else "n/a") if name == "training" else "",
+        ]
+        for name in PHASES
+    ]
     return tabulate(rows, headers=["phase", "seconds", "share", "tokens", "tokens/s", "MFU"], disable_numparse=True)

@@ -12,16 +12,24 @@ import torch
 from .losses import token_log_probs
 from .sampling import Rollout, Sampler
 
-__all__ = ["BuiltinSampler", "Rollout", "Sampler", "full_forward_log_probs", "gumbel_noise",
-           "select_sampler", "vllm_available"]
+__all__ = [
+    "BuiltinSampler",
+    "Rollout",
+    "Sampler",
+    "full_forward_log_probs",
+    "gumbel_noise",
+    "select_sampler",
+    "vllm_available",
+]
 
 
-def gumbel_noise(shape: tuple[int, int], rows: tuple[int, int], generator: torch.Generator,
-                 device: torch.device) -> torch.Tensor:
+def gumbel_noise(
+    shape: tuple[int, int], rows: tuple[int, int], generator: torch.Generator, device: torch.device
+) -> torch.Tensor:
     """Gumbel(0, 1) noise for rows ``offset .. offset + shape[0]`` of a global ``[total, V]`` draw."""
     offset, total = rows
     uniform = torch.rand((total, shape[1]), generator=generator, dtype=torch.float64)
-    uniform = uniform[offset:offset + shape[0]].clamp(1e-20, 1 - 1e-16)
+    uniform = uniform[offset : offset + shape[0]].clamp(1e-20, 1 - 1e-16)
     return (-torch.log(-torch.log(uniform))).float().to(device)
 
 
@@ -31,8 +39,15 @@ class BuiltinSampler:
     name = "builtin"
 
     @torch.no_grad()
-    def generate(self, model: torch.nn.Module, prompts: torch.Tensor, max_new_tokens: int,
-                 temperature: float, generator: torch.Generator, rows: tuple[int, int]) -> Rollout:
+    def generate(
+        self,
+        model: torch.nn.Module,
+        prompts: torch.Tensor,
+        max_new_tokens: int,
+        temperature: float,
+        generator: torch.Generator,
+        rows: tuple[int, int],
+    ) -> Rollout:
         was_training = model.training
         model.eval()
         out = model(input_ids=prompts, use_cache=True)
@@ -51,8 +66,9 @@ class BuiltinSampler:
         return Rollout(torch.cat([prompts, responses], dim=1), responses, torch.stack(log_probs, dim=1))
 
 
-def full_forward_log_probs(model: torch.nn.Module, sequences: torch.Tensor, response_length: int,
-                           temperature: float) -> torch.Tensor:
+def full_forward_log_probs(
+    model: torch.nn.Module, sequences: torch.Tensor, response_length: int, temperature: float
+) -> torch.Tensor:
     """Log-probs of the response tokens from one forward pass without a cache (the check)."""
     from .model import response_logits
 
@@ -79,6 +95,8 @@ def select_sampler(engine: str, device: torch.device) -> Sampler:
 
         return VLLMSampler()
     if engine == "vllm":
-        raise RuntimeError("mini-PPO: engine 'vllm' asked for, but vLLM is not importable "
-                           "or there is no GPU; use engine 'auto' to fall back to the built-in sampler")
+        raise RuntimeError(
+            "mini-PPO: engine 'vllm' asked for, but vLLM is not importable "
+            "or there is no GPU; use engine 'auto' to fall back to the built-in sampler"
+        )
     return BuiltinSampler()

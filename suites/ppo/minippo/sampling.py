@@ -10,16 +10,23 @@ import torch
 
 @dataclass
 class Rollout:
-    sequences: torch.Tensor   # [B, P + R] prompt followed by response
-    responses: torch.Tensor   # [B, R]
-    log_probs: torch.Tensor   # [B, R] log-prob of each sampled token under the sampling policy
+    sequences: torch.Tensor  # [B, P + R] prompt followed by response
+    responses: torch.Tensor  # [B, R]
+    log_probs: torch.Tensor  # [B, R] log-prob of each sampled token under the sampling policy
 
 
 class Sampler(Protocol):
     name: str
 
-    def generate(self, model: torch.nn.Module, prompts: torch.Tensor, max_new_tokens: int,
-                 temperature: float, generator: torch.Generator, rows: tuple[int, int]) -> Rollout:
+    def generate(
+        self,
+        model: torch.nn.Module,
+        prompts: torch.Tensor,
+        max_new_tokens: int,
+        temperature: float,
+        generator: torch.Generator,
+        rows: tuple[int, int],
+    ) -> Rollout:
         """Sample one response per prompt row. ``rows = (offset, total)`` places these rows
         in the global batch (for noise slicing); ``(0, len(prompts))`` in one process."""
         ...

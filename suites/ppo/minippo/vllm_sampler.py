@@ -38,29 +38,51 @@ class VLLMSampler:
         if self._llm is None or version != self._version:
             target = copy.deepcopy(model).merge_and_unload() if hasattr(model, "merge_and_unload") else model
             target.save_pretrained(self._dir.name, safe_serialization=True)
-            self._llm = LLM(model=self._dir.name, skip_tokenizer_init=True, enforce_eager=True,
-                            gpu_memory_utilization=self._memory, dtype="auto")
+            self._llm = LLM(
+                model=self._dir.name,
+                skip_tokenizer_init=True,
+                enforce_eager=True,
+                gpu_memory_utilization=self._memory,
+                dtype="auto",
+            )
             self._version = version
         return self._llm
 
     @torch.no_grad()
-    def generate(self, model: torch.nn.Module, prompts: torch.Tensor, max_new_tokens: int,
-                 temperature: float, generator: torch.Generator, rows: tuple[int, int]) -> Rollout:
+    def generate(
+        self,
+        model: torch.nn.Module,
+        prompts: torch.Tensor,
+        max_new_tokens: int,
+        temperature: float,
+        generator: torch.Generator,
+        rows: tuple[int, int],
+    ) -> Rollout:
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
         llm = self._engine(model)
         seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator))
-        params = SamplingParams(temperature=temperature, max_tokens=max_new_tokens,
-                                min_tokens=max_new_tokens, logprobs=0, seed=seed, detokenize=False,
-                                ignore_eos=True)
-        outputs = llm.generate([TokensPrompt(prompt_token_ids=row.tolist()) for row in prompts.cpu()],
-                               params, use_tqdm=False)
+        params = SamplingParams(
+            temperature=temperature,
+            max_tokens=max_new_tokens,
+            min_tokens=max_new_tokens,
+            logprobs=0,
+            seed=seed,
+            detokenize=False,
+            ignore_eos=True,
+        )
+        outputs = llm.generate(
+            [TokensPrompt(prompt_token_ids=row.tolist()) for row in prompts.cpu()], params, use_tqdm=False
+        )
         responses, log_probs = [], []
         for out in outputs:
             sample = out.outputs[0]
             responses.append(list(sample.token_ids))
-            log_probs.append([step[tok].logprob for step, tok in zip(sample.logprobs, sample.token_ids)])
+            log_probs.append([step[tok].logprob for step, tok in zip(sample.logprobs, sample.token_ids, strict=False)])
         responses_t = torch.tensor(responses, device=prompts.device)
-        return Rollout(torch.cat([prompts, responses_t], dim=1), responses_t,
-                       torch.tensor(log_probs, device=prompts.device, dtype=torch.float32))
+        return Rollout(
+            torch.cat([prompts, responses_t], dim=1),
+            responses_t,
+            torch.tensor(log_probs, device=prompts.device, dtype=torch.float32),
+        )

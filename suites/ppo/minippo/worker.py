@@ -36,19 +36,32 @@ def main() -> None:
         device = torch.device("cuda", torch.cuda.current_device())
     else:
         device = torch.device("cpu")
-    dist.init_process_group(args.backend, init_method=os.environ["MINIPPO_INIT_METHOD"], rank=rank,
-                            world_size=world, timeout=timedelta(seconds=120),
-                            **({"device_id": device} if args.backend == "nccl" else {}))
+    dist.init_process_group(
+        args.backend,
+        init_method=os.environ["MINIPPO_INIT_METHOD"],
+        rank=rank,
+        world_size=world,
+        timeout=timedelta(seconds=120),
+        **({"device_id": device} if args.backend == "nccl" else {}),
+    )
     try:
         results = []
         for index, config in enumerate(json.loads(args.configs)):
             trainer = Trainer(RunConfig(**config), device, DataParallel(rank, world))
             history = trainer.run()
-            results.append({"rank": rank, "world": world, "rewards": [s.reward for s in history],
-                            "seconds": dict(trainer.clock.seconds)})
+            results.append(
+                {
+                    "rank": rank,
+                    "world": world,
+                    "rewards": [s.reward for s in history],
+                    "seconds": dict(trainer.clock.seconds),
+                }
+            )
             if rank == 0:
-                torch.save({k: v.detach().cpu() for k, v in trainer.policy.state_dict().items()},
-                           args.out / f"params_rank0_{index}.pt")
+                torch.save(
+                    {k: v.detach().cpu() for k, v in trainer.policy.state_dict().items()},
+                    args.out / f"params_rank0_{index}.pt",
+                )
         (args.out / f"result_rank{rank}.json").write_text(json.dumps(results))
     finally:
         dist.destroy_process_group()
