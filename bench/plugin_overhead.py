@@ -397,6 +397,7 @@ class _Micro:
         from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts, uses_of
         from pytest_rocmcompat.matrix.loader import load_matrix
         from pytest_rocmcompat.matrix.locate import locate
+        from pytest_rocmcompat.session.collection import known_issue_ids
         from pytest_rocmcompat.session.state import CompatState
 
         r = self.reps
@@ -412,7 +413,7 @@ class _Micro:
                     nodeid=item.nodeid,
                     markers=frozenset(m.name for m in item.iter_markers()),
                     uses=uses_of(a for m in item.iter_markers("uses") for a in m.args),
-                    known_issues=plugin._known_issue_ids(item, state, list(item.iter_markers())),
+                    known_issues=known_issue_ids(item, state, list(item.iter_markers())),
                 )
                 for item in items
             ]

@@ -1,4 +1,4 @@
-"""pytest-rocmcompat: does this exact GPU software stack work, and what is known to be broken?
+"""pytest-rocmcompat: does this exact GPU software stack work, and what is known to be broken.
 
 Public API (stable):
 

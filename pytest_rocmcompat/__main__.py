@@ -1,3 +1,5 @@
+"""``python -m pytest_rocmcompat``: the ``rocmcompat`` command."""
+
 import sys
 
 from pytest_rocmcompat.cli.main import main

@@ -49,7 +49,7 @@ class Events:
     """Append-only JSON lines, flushed per event."""
 
     def __init__(self, path: Path) -> None:
-        self._fh = open(path, "a", encoding="utf-8")
+        self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115  held for the worker's life, closed in close()
 
     def emit(self, event: str, **data) -> None:
         self._fh.write(json.dumps({"event": event, "t": time.time(), **data}, default=str) + "\n")

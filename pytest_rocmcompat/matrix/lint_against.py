@@ -58,6 +58,7 @@ def collect_node_ids(paths: Sequence[str], cwd: str | None = None) -> list[str]:
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
+            check=False,  # a failed collection is reported below with pytest's own words
         )
         if proc.returncode not in (0, 5) or not os.path.exists(out):  # 5: nothing collected
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])

@@ -57,14 +57,13 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         if required not in rule:
             ck.add(container, index, path, f"missing required key {required!r}")
     rule_id = rule.get("id")
-    if "id" in rule and ck.string(rule, "id", join_path(path, "id"), rule_id):
-        if not _ID.match(rule_id):
-            ck.add(
-                rule,
-                "id",
-                join_path(path, "id"),
-                f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')",
-            )
+    if "id" in rule and ck.string(rule, "id", join_path(path, "id"), rule_id) and not _ID.match(rule_id):
+        ck.add(
+            rule,
+            "id",
+            join_path(path, "id"),
+            f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')",
+        )
     reason = rule.get("reason")
     if "reason" in rule:
         ck.string(rule, "reason", join_path(path, "reason"), reason)

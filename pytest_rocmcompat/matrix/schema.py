@@ -81,7 +81,7 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
     if "exclude" in data:
         out.excludes = _check_excludes(data["exclude"], ck, data, out)
     if "include" in data:
-        for c, k, path, text in ck.string_list(data, "include", "include", data["include"]):
+        for c, k, _path, text in ck.string_list(data, "include", "include", data["include"]):
             out.includes.append((text, line_of(c, k)))
     if "suites" in data:
         suites = []
@@ -193,9 +193,9 @@ def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
         return []
     known = {"arch": out.archs, **out.axes}
     excludes = []
-    for i, entry in enumerate(raw):
+    for i, raw_entry in enumerate(raw):
         path = join_path("exclude", i)
-        entry = ck.mapping(raw, i, path, entry)
+        entry = ck.mapping(raw, i, path, raw_entry)
         if entry is None:
             continue
         if not entry:

@@ -200,9 +200,10 @@ def _run_native(environ: dict[str, str]) -> dict[str, Any]:
         text=True,
         timeout=NATIVE_TIMEOUT_S,
         env=environ,
+        check=False,  # the exit code is read below, with the child's own words
         stdin=subprocess.DEVNULL,
     )
-    line = next((l for l in reversed(proc.stdout.splitlines()) if l.startswith(MARKER)), None)
+    line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith(MARKER)), None)
     if line is None:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise RuntimeError(f"native probe exited with {proc.returncode}: {' | '.join(tail)}")
@@ -244,6 +245,7 @@ def _run_tool(argv: list[str], environ: dict[str, str]) -> str:
         text=True,
         timeout=TOOL_TIMEOUT_S,
         env=environ,
+        check=False,  # a failing tool is a probe note, not an exception
         stdin=subprocess.DEVNULL,
         errors="replace",
     )

@@ -1,0 +1,3 @@
+"""From results to what is published: terminal summary, run report, JUnit properties, merged
+tables, HTML, site, baselines and recommendations. Imports ``session`` and below; never ``running``.
+"""

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.outcomes import Outcome
 from pytest_rocmcompat.session.state import CompatState
+
+if TYPE_CHECKING:
+    from _pytest.terminal import TerminalReporter
+
+
+def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str]:
+    """``pytest_report_header``: the stack, the matrix cell, the rules and the checks' findings."""
+    from pytest_rocmcompat.safe_io.escape import safe_text
+
+    note = " (probe cached: --rocm-probe=fresh probes again)" if cached else ""
+    lines = [f"rocmcompat: {state.env.summary()}{note}"]
+    if state.location is not None:
+        lines.append(f"rocmcompat: {state.location.describe()}")
+    elif state.matrix is not None and state.matrix.axis_names == ():
+        lines.append(f"rocmcompat: rules from {state.rules_source} (no axes: no cell to locate)")
+    lines.append(
+        f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
+        f"active ({state.rules_source})"
+    )
+    if state.problems:
+        lines.append(f"rocmcompat: checks: {len(state.problems)} problem(s) with this stack:")
+        lines.extend(f"rocmcompat:   {p.describe()}" for p in state.problems)
+    if verbose:
+        lines.extend(f"rocmcompat: probe note: {note}" for note in state.env.notes)
+    return [safe_text(line) for line in lines]
 
 
 def write_summary(tr, state: CompatState) -> None:
@@ -44,3 +70,16 @@ def _write(tr, state: CompatState, counts) -> None:
         rule = state.rules.by_id.get(rule_id)
         reason = rule.describe() if rule else rule_id
         tr.write_line(f"  {outcome.value:10} x{n}  {reason}")
+
+
+def write_applied_rules(tr: TerminalReporter, state: CompatState, selected: set[str]) -> None:
+    """``--collect-only``: each selected test with the known-bad rules that reach it."""
+    from pytest_rocmcompat.safe_io.escape import safe_text
+
+    tr.write_sep("-", "rocmcompat: known-bad rules that apply")
+    for nodeid, rule_ids in state.applied.items():
+        if nodeid not in selected:  # deselected after the rules were matched (a later plugin)
+            continue
+        for rule_id in rule_ids:
+            rule = state.rules.by_id[rule_id]
+            tr.write_line(safe_text(f"{nodeid}: {rule.action.upper()} {rule.describe()}"))

@@ -150,7 +150,7 @@ _POOL: WarmPool | None = None
 
 def pool() -> WarmPool:
     """This process's pool (killed at exit)."""
-    global _POOL
+    global _POOL  # noqa: PLW0603  one pool per process, made on first use
     if _POOL is None:
         _POOL = WarmPool()
         atexit.register(_POOL.shutdown)

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
+import pytest
+
 NOT_RUN_INTERRUPTED = "not run: the session was interrupted before this test finished"
 NOT_RUN_STOPPED = "not run: the session stopped early (-x / --maxfail) before this test"
 
@@ -42,6 +44,21 @@ class SigtermAsInterrupt:
         self.received = True
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
         raise KeyboardInterrupt("SIGTERM received (a CI time limit?): writing results before exiting")
+
+
+SIGTERM_KEY = pytest.StashKey[SigtermAsInterrupt]()  # the controller's handler, removed at unconfigure
+
+
+def install_sigterm(config: pytest.Config) -> None:
+    """The controller (the process that writes the results) turns the first SIGTERM into Ctrl-C."""
+    config.stash[SIGTERM_KEY] = sigterm = SigtermAsInterrupt()
+    sigterm.install()
+
+
+def remove_sigterm(config: pytest.Config) -> None:
+    sigterm = config.stash.get(SIGTERM_KEY, None)
+    if sigterm is not None:
+        sigterm.remove()
 
 
 def not_run(collected: list[str], finished: set[str]) -> list[str]:

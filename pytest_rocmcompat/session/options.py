@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 import pytest
 
@@ -81,7 +82,7 @@ def check_ini(config: pytest.Config) -> float:
         seconds = float(value)
     except (TypeError, ValueError):
         seconds = -1.0
-    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+    if not seconds > 0 or math.isnan(seconds) or math.isinf(seconds):
         where = f"{config.inipath}: " if config.inipath else ""
         raise pytest.UsageError(
             f"rocmcompat: {where}ini rocm_isolate_timeout = {value!r}: the time limit must be a number of seconds > 0"

@@ -32,6 +32,7 @@ from pytest_rocmcompat.session.state import CompatState
 
 _OWN_LETTERS = (Outcome.CRASHED.value, Outcome.HANG.value)  # outcomes whose letter is not pytest's
 CLASSIFIED = "rocm_classified"  # report attribute; it travels with xdist's and the child's serialisation
+RESULTS_KEY = pytest.StashKey["ResultHook"]()
 
 
 class StatusWords:
@@ -129,3 +130,18 @@ class ResultHook:
     def pytest_terminal_summary(self) -> None:
         if self._seen_outcome:
             self._register_words()
+
+
+def start_results(config: pytest.Config, state: CompatState) -> ResultHook:
+    """Register the result hook (after pytest's Session, so it classifies before the Session counts
+    failures); only the controller, never an xdist worker or a sandbox, records the results.
+    """
+    records = not hasattr(config, "workerinput") and not config.getoption("rocm_child_result")
+    config.stash[RESULTS_KEY] = results = ResultHook(state, config, records=records)
+    config.pluginmanager.register(results, "rocmcompat-results")
+    return results
+
+
+def results_of(config: pytest.Config) -> ResultHook | None:
+    """The session's result hook, once ``pytest_sessionstart`` registered it."""
+    return config.stash.get(RESULTS_KEY, None)

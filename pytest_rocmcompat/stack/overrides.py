@@ -39,9 +39,9 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     if "torch" in keys and "torch_cxx11_abi" not in keys:
         changes["torch_cxx11_abi"] = None  # ... and its C++ ABI
     shown = []
-    for text in assignments:
-        key, value = parse_assignment(text)
-        text = _shown(key, value, text)
+    for given in assignments:
+        key, value = parse_assignment(given)
+        text = _shown(key, value, given)
         shown.append(text)
         where = f"--rocm-set {text!r}"
         if key == "platform":

@@ -60,8 +60,8 @@ def run_isolated(
 def _merged(first: list, second: list) -> list[tuple]:
     """``first`` then ``second`` (JSON turned its pairs into lists), each pair once."""
     merged: list[tuple] = []
-    for pair in (*first, *second):
-        pair = tuple(pair)
+    for raw in (*first, *second):
+        pair = tuple(raw)
         if pair not in merged:
             merged.append(pair)
     return merged

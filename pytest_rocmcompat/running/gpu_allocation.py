@@ -1,0 +1,86 @@
+"""Which GPUs a test sees: an xdist worker's own slice, a test that borrows beyond it, and the
+controller that publishes the host's devices to its workers (``pinning``) and locks them
+(``gpu_locks``). The hooks in ``plugin.py`` call these at start-up, collection and exit.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pytest_rocmcompat.running.gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from pytest_rocmcompat.running.pinning import (
+    VISIBILITY,
+    pin_this_worker,
+    publish,
+    published_devices,
+    unpublish,
+    visibility,
+)
+from pytest_rocmcompat.session.state import CompatState
+
+PINNED_KEY = pytest.StashKey[list[str]]()  # an xdist worker's own GPUs
+PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
+
+
+def pin_worker(early_config: pytest.Config) -> None:
+    """Before any conftest imports torch: an xdist worker takes its slice of the published GPUs."""
+    pinned = pin_this_worker(os.environ)
+    if pinned is not None:
+        early_config.stash[PINNED_KEY] = pinned
+
+
+def worker_gpus(config: pytest.Config) -> list[str] | None:
+    """This worker's own GPUs, or None outside a pinned xdist worker."""
+    return config.stash.get(PINNED_KEY, None)
+
+
+def configure(config: pytest.Config, state: CompatState) -> None:
+    """A controller with ``-n`` publishes the probed GPUs (inherited by its workers); a pinned
+    worker registers the lock holder for its slice.
+    """
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        config.stash[PUBLISHED_KEY] = publish(state.env.platform, len(state.env.gpus), os.environ) is not None
+    mine = worker_gpus(config)
+    if mine is not None and os.environ.get(LOCK_DIR_VAR):
+        config.pluginmanager.register(
+            GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks"
+        )
+
+
+def unconfigure(config: pytest.Config) -> None:
+    """The controller takes back what it published (variables and lock directory)."""
+    if config.stash.get(PUBLISHED_KEY, False):
+        unpublish(os.environ, remove_locks=True)
+
+
+def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:
+    """Skip a test that needs more GPUs than the machine has; under xdist, borrow beyond the slice."""
+    need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+    if isinstance(need, bool) or not isinstance(need, int) or need < 0:
+        raise pytest.UsageError(f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
+    devices = published_devices(os.environ) if mine is not None else []
+    available = len(devices) if mine is not None else len(state.env.gpus)
+    if need > available:
+        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
+    elif mine is not None and need > len(mine):
+        chosen = borrowed_set(mine, devices, need)
+        item.stash[DEVICES_KEY] = chosen
+        item.stash[BORROWED_KEY] = ",".join(chosen)
+
+
+def borrows(item: pytest.Item) -> bool:
+    """The test must see other devices than its worker: it runs in a child process."""
+    return BORROWED_KEY in item.stash
+
+
+def child_environ(item: pytest.Item, state: CompatState) -> dict[str, str] | None:
+    """A test that borrows GPUs sees exactly those; it is no pinned worker any more."""
+    borrowed = item.stash.get(BORROWED_KEY, None)
+    if borrowed is None or state.env.platform not in VISIBILITY:
+        return None
+    environ = dict(os.environ)
+    environ.update(visibility(state.env.platform, borrowed.split(","), environ))
+    unpublish(environ)  # the child must not pin itself to the worker's slice again
+    return environ
