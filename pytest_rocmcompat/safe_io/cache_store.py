@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 CACHE_DIR_VAR = "ROCMCOMPAT_CACHE_DIR"
 OFF = "off"
 
 
-def cache_dir(environ: dict[str, str] | os._Environ[str] = os.environ) -> Path | None:
+def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
     """Where entries live, or ``None`` when caching is off."""
     chosen = environ.get(CACHE_DIR_VAR)
     if chosen is not None:
