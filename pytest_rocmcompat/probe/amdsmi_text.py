@@ -33,7 +33,7 @@ def parse_amdsmi_static_json(text: str) -> DeviceReport:
     Raises ``ValueError`` when the text holds no JSON, or JSON of another shape.
     """
     records = _records(_load_json(text, "amd-smi static --json"))
-    gpus = []
+    gpus: list[GPU] = []
     driver = None
     for position, record in enumerate(records):
         if not isinstance(record, dict):
@@ -87,7 +87,7 @@ def _load_json(text: Any, what: str) -> Any:
         raise ValueError(f"{what}: not valid JSON ({exc.msg} at line {exc.lineno + start})") from None
 
 
-def _records(data: Any) -> list:
+def _records(data: Any) -> list[Any]:
     if isinstance(data, dict) and isinstance(data.get("gpu_data"), list):
         return data["gpu_data"]
     if isinstance(data, list):
@@ -101,10 +101,8 @@ def _records(data: Any) -> list:
     raise ValueError(f'amd-smi static --json: expected a list of GPU records or {{"gpu_data": [...]}}, got {kind}')
 
 
-def _gpu(position: int, record: dict) -> GPU:
-    asic = record.get("asic") if isinstance(record.get("asic"), dict) else {}
-    board = record.get("board") if isinstance(record.get("board"), dict) else {}
-    vram = record.get("vram") if isinstance(record.get("vram"), dict) else {}
+def _gpu(position: int, record: dict[str, Any]) -> GPU:
+    asic, board, vram = (_object(record, key) for key in ("asic", "board", "vram"))
     index = record.get("gpu")
     if not isinstance(index, int) or isinstance(index, bool):
         index = position
@@ -115,6 +113,12 @@ def _gpu(position: int, record: dict) -> GPU:
     else:
         memory = _bytes(vram.get("vram_size", vram.get("vram_size_mb")), "MB")
     return GPU(index=index, name=name, arch=arch, memory_bytes=memory, vendor="amd")
+
+
+def _object(record: dict[str, Any], key: str) -> dict[str, Any]:
+    """``record[key]`` when it is a JSON object, else an empty one."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _bytes(size: Any, default_unit: str) -> int | None:

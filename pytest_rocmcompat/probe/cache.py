@@ -73,7 +73,7 @@ def cached_probe(
 
     environ = os.environ if environ is None else environ
     extra = tuple(extra_libraries)
-    base = cache_dir(environ)  # type: ignore[arg-type]
+    base = cache_dir(environ)
     if base is None:
         return probe(extra), False
     directory = base / "probe"

@@ -15,8 +15,9 @@ import platform as _platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from pytest_rocmcompat.probe.device_report import DeviceReport
@@ -38,7 +39,7 @@ def probe(extra_libraries: Iterable[str] = (), environ: Mapping[str, str] | None
     jobs: dict[str, Callable[[], Any]] = {"native": lambda: _run_native(environ)}
     try:
         for tool, args, parse in _tool_commands(environ):
-            jobs[tool] = lambda a=args, p=parse: p(_run_tool(a, environ))
+            jobs[tool] = partial(_tool_report, parse, args, environ)
     except Exception as exc:  # the probe never raises: a broken source is a note
         notes.append(f"vendor tools: {type(exc).__name__}: {exc}")
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
@@ -210,7 +211,7 @@ def _run_native(environ: dict[str, str]) -> dict[str, Any]:
     return json.loads(line[len(MARKER) :])
 
 
-def _tool_commands(environ: dict[str, str]):
+def _tool_commands(environ: dict[str, str]) -> Iterator[tuple[str, list[str], Callable[[str], DeviceReport]]]:
     """(name, argv, parser) for each vendor tool found on PATH or under ROCm's bin."""
     from pytest_rocmcompat.probe.amdsmi_text import parse_amdsmi_static_json
     from pytest_rocmcompat.probe.nvidia_smi import parse_nvidia_smi_csv, parse_nvidia_smi_header
@@ -236,6 +237,10 @@ def _tool_commands(environ: dict[str, str]):
         exe = shutil.which(argv[0], path=path)
         if exe:
             yield name, [exe, *argv[1:]], parse
+
+
+def _tool_report(parse: Callable[[str], DeviceReport], argv: list[str], environ: dict[str, str]) -> DeviceReport:
+    return parse(_run_tool(argv, environ))
 
 
 def _run_tool(argv: list[str], environ: dict[str, str]) -> str:

@@ -79,29 +79,32 @@ def _is_header(line: str) -> bool:
     return bool(_KNOWN_FIELDS & {_column(cell) for cell in line.split(",")})
 
 
-def _row(columns: list[str], line: str) -> tuple | None:
+def _row(columns: list[str], line: str) -> tuple[int | None, str, int | None, str, str | None] | None:
     """(index, name, memory_bytes, arch, driver) of one CSV row, or ``None`` if it does not fit."""
     cells = [cell.strip() for cell in line.split(",")]
     if len(cells) != len(columns):
         return None
     values = {col: (None if cell.upper() in _NA else cell) for col, cell in zip(columns, cells, strict=False)}
-    index = values.get("index")
+    raw_index = values.get("index")
+    index: int | None = None
     if "index" in values:
-        if index is None or not index.isdigit():
+        if raw_index is None or not raw_index.isdigit():
             return None
-        index = int(index)
+        index = int(raw_index)
     name = values.get("name") or ""
     if "name" in values and not name:
         return None
-    memory = None
-    if values.get("memory.total") is not None:
-        mib = _MIB.match(values["memory.total"])
+    memory: int | None = None
+    memory_total = values.get("memory.total")
+    if memory_total is not None:
+        mib = _MIB.match(memory_total)
         if not mib:
             return None
         memory = int(float(mib.group(1)) * (1 << 20)) or None
     arch = ""
-    if values.get("compute_cap") is not None:
-        cap = _CAP.match(values["compute_cap"])
+    compute_cap = values.get("compute_cap")
+    if compute_cap is not None:
+        cap = _CAP.match(compute_cap)
         if not cap:
             return None
         arch = nvidia_arch(int(cap.group(1)), int(cap.group(2)))

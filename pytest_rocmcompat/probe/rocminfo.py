@@ -52,7 +52,7 @@ def parse_rocminfo(text: str) -> DeviceReport:
             continue
         if agent is not None:
             _take_line(agent, line)
-    gpus = []
+    gpus: list[GPU] = []
     for agent in agents:
         if agent.get("device type", "").upper() != "GPU":
             continue
