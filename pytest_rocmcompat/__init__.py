@@ -22,26 +22,32 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
 import sys
 import warnings
+from collections.abc import Iterable
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.errors import ConfigError
 from pytest_rocmcompat.outcomes import Outcome
 from pytest_rocmcompat.safe_io.package_files import VERSION
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
+if TYPE_CHECKING:  # the matrix layer is imported on first use
+    from pytest_rocmcompat.matrix.model import Matrix
+
 __version__ = VERSION
 
 
-def load_matrix(path):
+def load_matrix(path: str | os.PathLike[str]) -> Matrix:
     """Load and validate a matrix file (see :func:`pytest_rocmcompat.matrix.loader.load_matrix`)."""
     from pytest_rocmcompat.matrix.loader import load_matrix as _load
 
     return _load(path)
 
 
-def probe(extra_libraries=()) -> Environment:
+def probe(extra_libraries: Iterable[str] = ()) -> Environment:
     """Snapshot this machine (see :func:`pytest_rocmcompat.probe.live.probe`)."""
     from pytest_rocmcompat.probe.live import probe as _probe
 

@@ -10,6 +10,8 @@ Only pytest is imported here.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
 MARKERS: dict[str, str] = {
@@ -31,7 +33,7 @@ def float_ini_type() -> bool:
         from _pytest.config.argparsing import get_ini_default_for_type
     except ImportError:
         return False
-    return get_ini_default_for_type("float") == 0.0  # type: ignore[arg-type]
+    return get_ini_default_for_type("float") == 0.0
 
 
 def register_ini(parser: pytest.Parser) -> None:
@@ -50,10 +52,11 @@ def register_ini(parser: pytest.Parser) -> None:
         default=False,
     )
     numeric = float_ini_type()
+    isolate_type: Literal["float", "string"] = "float" if numeric else "string"
     parser.addini(
         "rocm_isolate_timeout",
         "Seconds an isolated test may run before it is killed as a hang (default 300).",
-        type="float" if numeric else "string",
+        type=isolate_type,
         default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
     )
 

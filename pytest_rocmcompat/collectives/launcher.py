@@ -161,11 +161,11 @@ def launch(
     # kill, which takes every process started during the launch for one of the ranks').
     warm.pool().prewarm(rank_environ(), len(world.ranks))
     ranks = [runs[r] for r in sorted(runs)]
-    pids = sorted(
+    all_pids = sorted(
         pids | {r.pid for r in ranks} | {e["pid"] for r in ranks for e in r.events if e.get("event") == "child"}
     )
     outcome, message, signature = judge(ranks, limit_hit, timeout)
-    return Launch(world, outcome, message, ranks, time.monotonic() - start, signature, pids, survivors(pids))
+    return Launch(world, outcome, message, ranks, time.monotonic() - start, signature, all_pids, survivors(all_pids))
 
 
 def rank_environ() -> dict[str, str]:
@@ -222,7 +222,7 @@ def survivors(pids: list[int], wait: float = 2.0) -> list[int]:
 
 
 def _read_events(path: Path) -> list[dict]:
-    events = []
+    events: list[dict] = []
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

@@ -21,11 +21,19 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from pytest_rocmcompat.collectives.plan import ITEMSIZE, Case, elements
 from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name
+
+if TYPE_CHECKING:  # main() imports torch after the "import" fault point; the module and dist arrive as arguments
+    import torch
+
+    Output = torch.Tensor | list[torch.Tensor] | None  # what a case's call writes into (None: barrier)
 
 ENV_PREFIXES = (
     "NCCL_",
@@ -51,7 +59,7 @@ class Events:
     def __init__(self, path: Path) -> None:
         self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115  held for the worker's life, closed in close()
 
-    def emit(self, event: str, **data) -> None:
+    def emit(self, event: str, **data: object) -> None:
         self._fh.write(json.dumps({"event": event, "t": time.time(), **data}, default=str) + "\n")
         self._fh.flush()
 
@@ -63,7 +71,7 @@ def levels(dtype: str, world: int) -> int:
     return max(2, min(251, (EXACT_LIMIT[dtype] - 1) // world))
 
 
-def sum_tolerance(torch, dtype: str, world: int) -> float:
+def sum_tolerance(torch: ModuleType, dtype: str, world: int) -> float:
     """0 when a sum over ``world`` ranks is exact in ``dtype``; else the rounding bound of
     ``world`` additions (bf16 beyond 255 ranks, fp16 beyond 2047).
     """
@@ -80,8 +88,8 @@ def settings() -> dict[str, str]:
     }
 
 
-def versions(torch, dist, backend: str) -> dict:
-    info = {
+def versions(torch: ModuleType, dist: ModuleType, backend: str) -> dict[str, str | None]:
+    info: dict[str, str | None] = {
         "torch": torch.__version__,
         "hip": getattr(torch.version, "hip", None),
         "cuda": torch.version.cuda,
@@ -132,24 +140,26 @@ def fault_point(spec: dict, rank: int, at: str, events: Events) -> None:
 class Runner:
     """Runs cases on one rank."""
 
-    def __init__(self, torch, dist, rank: int, world: int, device, spec: dict) -> None:
+    def __init__(
+        self, torch: ModuleType, dist: ModuleType, rank: int, world: int, device: torch.device, spec: dict
+    ) -> None:
         self.torch, self.dist, self.rank, self.world, self.device = torch, dist, rank, world, device
         self.iters, self.warmup = int(spec.get("iters", 5)), int(spec.get("warmup", 1))
         self.corrupt = {f.get("at") for f in faults(spec) if f.get("kind") == "corrupt" and f.get("rank") == rank}
 
-    def pattern(self, src: int, count: int, q: int, extra: int = 0, start: int = 0):
+    def pattern(self, src: int, count: int, q: int, extra: int = 0, start: int = 0) -> torch.Tensor:
         """Rank ``src``'s input at element indices ``start ..``: integers in ``[0, q)``."""
         idx = self.torch.arange(start, start + count, device=self.device, dtype=self.torch.int64)
         return (idx * 3 + src * 5 + extra * 7 + 1) % q
 
-    def sentinel(self, count: int, dtype):
+    def sentinel(self, count: int, dtype: torch.dtype) -> torch.Tensor:
         return self.torch.full((count,), -1, dtype=dtype, device=self.device)
 
     def sync(self) -> None:
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
-    def prepare(self, case: Case):
+    def prepare(self, case: Case) -> tuple[Callable[[], object], Output, torch.Tensor | None, float]:
         """``(call, output, expected, tolerance)`` for one case; call() runs the collective once."""
         torch, dist, rank, n = self.torch, self.dist, self.rank, self.world
         dtype = getattr(torch, case.dtype)
@@ -212,9 +222,9 @@ class Runner:
             return (dist.barrier), None, None, 0.0
         raise ValueError(f"unknown operation {case.op!r}")
 
-    def check(self, out, expected, tol: float, dtype: str) -> dict:
+    def check(self, out: Output, expected: torch.Tensor | None, tol: float, dtype: str) -> dict[str, Any]:
         torch = self.torch
-        if out is None:
+        if out is None or expected is None:  # (both None, or neither: the barrier has no output)
             return {"mismatches": 0, "checked": 0}
         got = torch.cat(out) if isinstance(out, list) else out
         if tol:
@@ -222,7 +232,7 @@ class Runner:
         else:
             bad = got != expected.to(getattr(torch, dtype))
         count = int(bad.sum().item())
-        result = {"mismatches": count, "checked": got.numel()}
+        result: dict[str, Any] = {"mismatches": count, "checked": got.numel()}
         if count:
             i = int(bad.nonzero()[0].item())
             result["first_bad"] = {"index": i, "got": float(got[i].item()), "expected": float(expected[i].item())}
@@ -250,7 +260,7 @@ class Runner:
             result["seconds"] = self.time(call)
         return result
 
-    def time(self, call) -> float:
+    def time(self, call: Callable[[], object]) -> float:
         """Mean seconds per call, the slowest rank's (all ranks agree on it)."""
         for _ in range(self.warmup):
             call()
