@@ -18,13 +18,17 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.matrix.model import Matrix
+
+if TYPE_CHECKING:  # for the hook's annotation only: the lint command imports this module too
+    import pytest
 
 IDS_FILE_VAR = "ROCMCOMPAT_COLLECTED_IDS"
 
 
-def pytest_collection_finish(session) -> None:
+def pytest_collection_finish(session: pytest.Session) -> None:
     path = os.environ.get(IDS_FILE_VAR)
     if path:
         with open(path, "w", encoding="utf-8") as fh:

@@ -15,7 +15,7 @@ from pytest_rocmcompat.knowledge.rules.model import (
     Rule,
     When,
 )
-from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+from pytest_rocmcompat.knowledge.rules.signature import Signature, compile_signature
 from pytest_rocmcompat.matrix.checker import Checker, join_path, show, type_name
 from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
 from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
@@ -56,17 +56,15 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     for required in ("id", "reason"):
         if required not in rule:
             ck.add(container, index, path, f"missing required key {required!r}")
-    rule_id = rule.get("id")
-    if "id" in rule and ck.string(rule, "id", join_path(path, "id"), rule_id) and not _ID.match(rule_id):
+    rule_id = ck.string(rule, "id", join_path(path, "id"), rule["id"]) if "id" in rule else None
+    if rule_id is not None and not _ID.match(rule_id):
         ck.add(
             rule,
             "id",
             join_path(path, "id"),
             f"{show(rule_id)} is not a valid rule id (lower case letters, digits, '.', '_', '-')",
         )
-    reason = rule.get("reason")
-    if "reason" in rule:
-        ck.string(rule, "reason", join_path(path, "reason"), reason)
+    reason = ck.string(rule, "reason", join_path(path, "reason"), rule["reason"]) if "reason" in rule else None
     action = rule.get("action", "skip")
     if action not in ACTIONS:
         ck.add(
@@ -107,8 +105,8 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     if "signature" in rule and rule["signature"] is None:
         ck.add(rule, "signature", join_path(path, "signature"), "is empty; remove it or give a regular expression")
     contested = _parse_contested(rule, ck, path, action, signature)
-    if len(ck.problems) > before or when is None or applies is None:
-        return None
+    if len(ck.problems) > before or when is None or applies is None or rule_id is None or reason is None:
+        return None  # (a missing or invalid id or reason is one of the problems)
     return Rule(
         id=rule_id,
         reason=reason.strip(),
@@ -125,7 +123,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     )
 
 
-def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: re.Pattern[str] | None) -> bool:
+def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: Signature | None) -> bool:
     """``contested: true``: sources disagree, so the rule must not blanket-skip (isolate/xfail + signature)."""
     if "contested" not in rule:
         return False
@@ -165,9 +163,9 @@ def _parse_when(raw: Any, ck: Checker, parent: Any, path: str) -> When | None:
     versions = []
     for axis in VERSION_AXES:
         if axis in when:
-            text = ck.specifier_text(when, axis, join_path(path, axis), when[axis])
-            if text:
-                versions.append((axis, parse_specifier(text)))
+            spec_text = ck.specifier_text(when, axis, join_path(path, axis), when[axis])
+            if spec_text:
+                versions.append((axis, parse_specifier(spec_text)))
     libraries = []
     if "libraries" in when:
         libs = ck.mapping(when, "libraries", join_path(path, "libraries"), when["libraries"])

@@ -187,12 +187,14 @@ def _version_list(raw: Any, ck: Checker, parent: Any, key: Any, path: str) -> tu
     return tuple(good)
 
 
-def _check_excludes(raw: Any, ck: Checker, parent: Any, out: FileContent):
+def _check_excludes(
+    raw: Any, ck: Checker, parent: Any, out: FileContent
+) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
     if not isinstance(raw, list):
         ck.add(parent, "exclude", "exclude", "expected a list of mappings such as {rocm: '6.2', torch: '2.7'}")
         return []
     known = {"arch": out.archs, **out.axes}
-    excludes = []
+    excludes: list[tuple[tuple[str, tuple[str, ...]], ...]] = []
     for i, raw_entry in enumerate(raw):
         path = join_path("exclude", i)
         entry = ck.mapping(raw, i, path, raw_entry)

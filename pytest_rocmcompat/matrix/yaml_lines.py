@@ -8,6 +8,7 @@ collapses, are reported instead.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 import yaml
@@ -38,7 +39,7 @@ class _Loader(yaml.SafeLoader):
         self.filename = filename
         self.duplicates: list[Problem] = []
 
-    def construct_object(self, node: yaml.Node, deep: bool = False):  # type: ignore[override]
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         """A value PyYAML cannot build (``!!int abc``, a 5,000-digit number) is a marked error."""
         try:
             return super().construct_object(node, deep=deep)
@@ -49,7 +50,7 @@ class _Loader(yaml.SafeLoader):
                 None, None, f"cannot read this value ({type(exc).__name__}: {_one_line(exc)})", node.start_mark
             ) from None
 
-    def construct_yaml_map(self, node: yaml.MappingNode):  # type: ignore[override]
+    def construct_yaml_map(self, node: yaml.MappingNode) -> Generator[LineDict, None, None]:
         data = LineDict()
         data.line = node.start_mark.line + 1
         data.key_lines = {}
@@ -86,7 +87,7 @@ class _Loader(yaml.SafeLoader):
             data[key] = self.construct_object(value_node, deep=True)
             data.key_lines[key] = line
 
-    def construct_yaml_seq(self, node: yaml.SequenceNode):  # type: ignore[override]
+    def construct_yaml_seq(self, node: yaml.SequenceNode) -> Generator[LineList, None, None]:
         data = LineList()
         data.line = node.start_mark.line + 1
         data.item_lines = [child.start_mark.line + 1 for child in node.value]
@@ -103,7 +104,7 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
-class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader), _Loader):  # type: ignore[misc]
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader), _Loader):  # type: ignore[misc]  # base chosen at run time: CSafeLoader if libyaml
     """libyaml's parser (5-8x faster) with the same constructors; used while a file is valid."""
 
     def __init__(self, stream: str, filename: str) -> None:
@@ -115,7 +116,7 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader), _Loader):  # ty
 _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 
 
-def _one_line(exc: BaseException, limit: int = 200) -> str:
+def _one_line(exc: BaseException | str, limit: int = 200) -> str:
     text = " ".join(str(exc).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
