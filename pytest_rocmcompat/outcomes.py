@@ -1,4 +1,6 @@
-"""The outcome vocabulary shared by terminal, JUnit, Markdown and HTML output."""
+"""The outcome vocabulary shared by terminal, JUnit, Markdown and HTML output, and its wire
+format: every JUnit property name the plugin writes and reads is spelled here, once.
+"""
 
 from __future__ import annotations
 
@@ -59,12 +61,31 @@ SEVERITY: dict[Outcome, int] = {
 }
 # A test that ran and broke: what "failures" sections, regressions and badges count.
 BROKEN: frozenset[Outcome] = frozenset({Outcome.FAIL, Outcome.CRASHED, Outcome.HANG})
-# Property names written on test reports (and so into JUnit).
+# The JUnit wire format. Every name starts with PROP_NAMESPACE; readers of old files rely on
+# these spellings, so they never change.
+PROP_NAMESPACE = "rocm_"
+# Testcase properties, written on test reports (and so into JUnit).
 PROP_OUTCOME = "rocm_outcome"
 PROP_RULE = "rocm_rule"
 PROP_SIGNATURE = "rocm_signature"
-PROP_DIAGNOSIS = "rocm_diagnosis"  # a failure's likely cause (diagnoses.py)
+PROP_DIAGNOSIS = "rocm_diagnosis"  # a failure's likely cause (knowledge/diagnoses.py)
 PROP_NOTE = "rocm_note"  # e.g. a rule reached the test but its signature did not match the failure
+PROP_USES = "rocm_uses"  # the libraries a test declares with @pytest.mark.uses
+PROP_NOT_RUN = "rocm_not_run"  # collected, never finished (an interrupted or stopped session)
+PROP_METRIC_PREFIX = "rocm_metric."  # + a measurement's name; the value is JSON
+# Testsuite properties: the run's environment and matrix cell (report/junit_props.py writes them).
+PROP_SCHEMA = "rocm_schema"
+PROP_MATRIX = "rocm_matrix"
+PROP_LOCATION = "rocm_location"
+PROP_CELL = "rocm_cell"  # the cell's key; PROP_CELL_PREFIX + axis holds each axis value
+PROP_CELL_PREFIX = "rocm_cell."
+PROP_RULES = "rocm_rules"
+PROP_RULE_INFO_PREFIX = "rocm_rule_info."  # + rule id; the value is JSON (reason, action, links, fixed_in)
+PROP_PROBLEMS = "rocm_problems"
+PROP_STRICT = "rocm_strict"
+PROP_ENV_PREFIX = "rocm_env."  # + source, origin, platform, arch, gpu, gpus, rocm, hip, cuda, torch, python, ...
+PROP_LIB_PREFIX = "rocm_lib."  # + library name
+PROP_VAR_PREFIX = "rocm_var."  # + environment variable name (redacted)
 
 
 def worst(a: Outcome | None, b: Outcome) -> Outcome:

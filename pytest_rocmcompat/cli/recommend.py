@@ -1,88 +1,22 @@
-"""``rocmcompat recommend``: its arguments, and the recommendation as Markdown or HTML.
-
-The judging lives in :mod:`pytest_rocmcompat.report.recommend`; ``rocmcompat report --recommend ARCH``
-uses :func:`report_sections` for the same section in the published report.
+"""``rocmcompat recommend``: its arguments; the judging is :mod:`pytest_rocmcompat.report.recommend`,
+the rendering :mod:`pytest_rocmcompat.report.recommend_render`.
 """
 
 from __future__ import annotations
 
-from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.report.recommend import Recommendation, matrices_for, recommend
+import argparse
+
+from pytest_rocmcompat.report.recommend import load_inputs, matrices_for, recommend
+from pytest_rocmcompat.report.recommend_render import (  # noqa: F401  importable here as before the layout
+    describe_when,
+    render_html,
+    render_markdown,
+    report_sections,
+)
 from pytest_rocmcompat.stack.arch import normalize_arch
 
 
-def describe_when(rule: Rule) -> str:
-    """``arch gfx906 · torch ==2.5.1 · torch_rocm ==6.2.*``: the stacks a rule names."""
-    parts = []
-    if rule.when.archs:
-        parts.append("arch " + ", ".join(rule.when.archs))
-    parts += [f"{axis} {spec}" for axis, spec in rule.when.versions]
-    return " · ".join(parts) or "every stack"
-
-
-def _short_ids(rules: list[Rule], shown: int = 3) -> str:
-    ids = [r.id for r in rules]
-    return ", ".join(ids[:shown]) + (f" +{len(ids) - shown} more" if len(ids) > shown else "")
-
-
-def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -> list[str]:
-    """The recommendation as Markdown lines (the CLI's output and a section of the report)."""
-    from pytest_rocmcompat.report.table import _table
-    from pytest_rocmcompat.safe_io.escape import md_cell
-
-    matrices = ", ".join(md_cell(name) for name in rec.matrices) or "(none cover this arch)"
-    out = [
-        f"{heading} Recommendations for {md_cell(rec.arch)}",
-        "",
-        f"From the matrices {matrices} and their known-bad rules; evidence from the results given.",
-        "",
-    ]
-    good = rec.recommended(limit)
-    out += [f"{heading}# Newest stacks with no known-bad rule against them", ""]
-    out += [
-        _table(
-            ("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
-            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
-        )
-        if good
-        else "None found.",
-        "",
-    ]
-    risky = rec.at_risk()
-    if risky:
-        out += [
-            f"{heading}# At risk (contested: reports of faults and of it working)",
-            "",
-            _table(
-                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
-                [
-                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
-                    for s in risky
-                    for r in s.against
-                ],
-            ),
-            "",
-        ]
-    out += [f"{heading}# Avoid", ""]
-    rows = []
-    for rule in rec.arch_rules:
-        if rule.action == "isolate":
-            continue
-        hit = sorted({f"torch {s.torch} · {s.runtime}" for s in rec.avoid() if rule in s.against})
-        rows.append(
-            (
-                describe_when(rule),
-                rule.id,
-                rule.reason,
-                " ".join(rule.links),
-                "; ".join(hit) or "no planned cell (the matrix leaves these out)",
-            )
-        )
-    out += [_table(("stacks", "rule", "why", "links", "planned cells it hits"), rows) if rows else "Nothing known.", ""]
-    return out
-
-
-def add_recommend_arguments(p) -> None:
+def add_recommend_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--arch", required=True, help="GPU architecture, such as gfx906, gfx942 or sm_90")
     p.add_argument(
         "--matrix",
@@ -99,20 +33,7 @@ def add_recommend_arguments(p) -> None:
     )
 
 
-def load_inputs(matrix_args: list[str] | None, result_args: list[str]):
-    """Matrices (bundled by default) and readable runs; raises ConfigError for a bad matrix."""
-    from pytest_rocmcompat.matrix.loader import KNOWN_BAD_NAME, bundled_matrices_dir, load_matrix, resolve_matrix_name
-    from pytest_rocmcompat.report.merge import expand_inputs, read_runs
-
-    if matrix_args:
-        matrices = [load_matrix(resolve_matrix_name(m)) for m in matrix_args]
-    else:
-        matrices = [load_matrix(p) for p in sorted(bundled_matrices_dir().glob("*.yaml")) if p.name != KNOWN_BAD_NAME]
-    runs, warnings = read_runs(expand_inputs(result_args)) if result_args else ([], [])
-    return matrices, runs, warnings
-
-
-def run_recommend(args) -> int:
+def run_recommend(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.errors import ConfigError
     from pytest_rocmcompat.safe_io.escape import echo
 
@@ -133,54 +54,3 @@ def run_recommend(args) -> int:
     # Markdown whose quoted values are md_cell'd (render_markdown); printed as it is
     print("\n".join(render_markdown(recommend(args.arch, chosen, runs), limit=args.limit, heading="#")))
     return 0
-
-
-def render_html(rec: Recommendation, limit: int = 10) -> str:
-    """The same recommendation as an HTML section (every value escaped)."""
-    from pytest_rocmcompat.report.html import _e, _simple
-
-    good = rec.recommended(limit)
-    out = [
-        f"<h2>Recommendations for {_e(rec.arch)}</h2>",
-        "<h3>Newest stacks with no known-bad rule against them</h3>",
-        _simple(
-            ("torch", "runtime", "python", "evidence", "caveats"),
-            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
-        )
-        if good
-        else "<p>None found.</p>",
-    ]
-    risky = rec.at_risk()
-    if risky:
-        out += [
-            "<h3>At risk (contested)</h3>",
-            _simple(
-                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
-                [
-                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
-                    for s in risky
-                    for r in s.against
-                ],
-            ),
-        ]
-    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if r.action != "isolate"]
-    out += ["<h3>Avoid</h3>", _simple(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
-    return "\n".join(out)
-
-
-def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list) -> tuple[list[str], str]:
-    """``rocmcompat report --recommend ARCH``: Markdown lines and an HTML fragment per arch."""
-    matrices, _, _ = load_inputs(matrix_args, [])
-    lines: list[str] = []
-    fragments: list[str] = []
-    for arch in archs:
-        chosen = matrices_for(normalize_arch(arch), matrices)
-        if not chosen:  # the argument as given: quoted into a published report
-            from pytest_rocmcompat.safe_io.escape import md_cell
-
-            lines += [f"## Recommendations for {md_cell(arch, 80)}", "", "No bundled matrix covers this arch.", ""]
-            continue
-        rec = recommend(arch, chosen, runs)
-        lines += render_markdown(rec, heading="##")
-        fragments.append(render_html(rec))
-    return lines, "\n".join(fragments)

@@ -99,7 +99,7 @@ def run_report(args: argparse.Namespace) -> int:
     found = regressions(merged, baseline, threshold) if baseline is not None else None
     rec_lines, rec_html = [], ""
     if args.recommend:
-        from pytest_rocmcompat.cli.recommend import report_sections
+        from pytest_rocmcompat.report.recommend_render import report_sections
 
         rec_lines, rec_html = report_sections(args.recommend, None, runs)
     markdown = render_markdown(merged, found, threshold if baseline is not None else None, rec_lines)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-METRIC_PREFIX = "rocm_metric."  # a measurement's JUnit property is METRIC_PREFIX + its name
+from pytest_rocmcompat.outcomes import PROP_METRIC_PREFIX
+
+METRIC_PREFIX = PROP_METRIC_PREFIX  # a measurement's JUnit property is METRIC_PREFIX + its name
 
 METRICS: dict[str, tuple[str, str]] = {
     "gemm_bf16_tflops": ("TFLOP/s", "bf16 matrix multiply throughput"),

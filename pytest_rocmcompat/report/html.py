@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import html
+from collections.abc import Iterable, Sequence
 
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report import digest
@@ -20,7 +20,7 @@ from pytest_rocmcompat.report.table import (
     row_name,
     source_text,
 )
-from pytest_rocmcompat.safe_io.escape import clean, one_environment_scan
+from pytest_rocmcompat.safe_io.escape import html_attr, html_text, one_environment_scan
 
 # Background colour of a grid entry by its headline (worst) outcome.
 COLOURS: dict[str, str] = {
@@ -33,7 +33,7 @@ COLOURS: dict[str, str] = {
     Outcome.HANG.value: "#e16f24",
     NOT_RUN: "#f6f8fa",
 }
-_CSS = """
+CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#1f2328}
 table{border-collapse:collapse;margin:8px 0 24px}
 th,td{border:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top;font-size:14px}
@@ -45,10 +45,6 @@ td.o{white-space:nowrap}
 .note{color:#59636e;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}
 """ + "".join(f"td.o.{cls.replace(' ', '-')}{{background:{colour}}}\n" for cls, colour in COLOURS.items())
-
-
-def _e(text: object) -> str:
-    return html.escape(clean(str(text), 600))
 
 
 def render_html(merged: Merged, regressions: list[Regression] | None = None, recommendations: str = "") -> str:
@@ -63,22 +59,22 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<title>Compatibility report</title>",
-        f"<style>{_CSS}</style></head><body>",
+        f"<style>{CSS}</style></head><body>",
         "<h1>Compatibility report</h1>",
         f"<p>{sum(not r.not_run for r in merged.rows)} cell(s) from {merged.inputs} JUnit file(s).</p>",
     ]
     if merged.warnings:
         out.append(
             '<div class="warn"><b>Inputs left out:</b><ul>'
-            + "".join(f"<li>{_e(w)}</li>" for w in merged.warnings)
+            + "".join(f"<li>{html_text(w)}</li>" for w in merged.warnings)
             + "</ul></div>"
         )
-    out += ["<h2>Compatibility</h2>", grid_html(merged), f'<p class="note">{_e(SYMBOL_LINE)}</p>']
+    out += ["<h2>Compatibility</h2>", grid_html(merged), f'<p class="note">{html_text(SYMBOL_LINE)}</p>']
     out += broken_html(merged)
     if regressions is not None:
         out.append("<h2>Regressions against the baseline</h2>")
         out.append(
-            _simple(("stack", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
+            html_table(("stack", "test", "regression"), [(r.cell, r.test, r.what) for r in regressions])
             if regressions
             else "<p>None.</p>"
         )
@@ -86,7 +82,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
     if skips:
         out += [
             "<h2>Skip reasons</h2>",
-            _simple(
+            html_table(
                 ("reason", "tests", "stacks"),
                 [(g.key, g.count, "; ".join(f"{s} ({n})" for s, n in g.stacks.items())) for g in skips],
             ),
@@ -112,7 +108,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
         out.append(
             _details(
                 f"Every figure ({len(perf)})",
-                _simple(("stack", "test", "metric", "detail", "value", "floor", "of peak", "status"), perf),
+                html_table(("stack", "test", "metric", "detail", "value", "floor", "of peak", "status"), perf),
             )
         )
     for metric, table in _sized_tables(merged):
@@ -127,7 +123,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
         out.append(
             _details(
                 f"Every failure ({len(bad)})",
-                _simple(("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]),
+                html_table(("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]),
             )
         )
     legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [
@@ -136,7 +132,9 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
     ]
     out += ["<h2>Legend</h2>", "<table><tr><th></th><th>outcome</th><th>meaning</th></tr>"]
     for symbol, name, meaning in legend:
-        out.append(f'<tr><td class="o {_cls(name)}">{_e(symbol)}</td><td>{_e(name)}</td><td>{_e(meaning)}</td></tr>')
+        out.append(
+            f'<tr><td class="o {_cls(name)}">{html_text(symbol)}</td><td>{html_text(name)}</td><td>{html_text(meaning)}</td></tr>'
+        )
     out += ["</table>", "</body></html>"]
     return "\n".join(out) + "\n"
 
@@ -154,8 +152,8 @@ def broken_html(merged: Merged) -> list[str]:
             links = " ".join(_link(u) for u in g.links)
             hit = "; ".join(f"{s}: {digest.outcome_counts_text(c)}" for s, c in g.stacks)
             rows.append(
-                f"<tr><td>{_e(g.rule)}</td><td>{_e(g.action)}</td><td>{_e(g.reason)}</td>"
-                f"<td>{links}</td><td>{_e(hit)}</td></tr>"
+                f"<tr><td>{html_text(g.rule)}</td><td>{html_text(g.action)}</td><td>{html_text(g.reason)}</td>"
+                f"<td>{links}</td><td>{html_text(hit)}</td></tr>"
             )
         out += [
             "<h3>Known issues (by rule)</h3>",
@@ -166,7 +164,7 @@ def broken_html(merged: Merged) -> list[str]:
     if failures:
         out += [
             "<h3>Failures (by diagnosis)</h3>",
-            _simple(
+            html_table(
                 ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
                 [
                     (
@@ -184,7 +182,7 @@ def broken_html(merged: Merged) -> list[str]:
     if clashes:
         out += [
             "<h3>Conflicts</h3>",
-            _simple(("stack", "test", "outcomes"), [(s, t, ", ".join(o.value for o in f)) for s, t, f in clashes]),
+            html_table(("stack", "test", "outcomes"), [(s, t, ", ".join(o.value for o in f)) for s, t, f in clashes]),
         ]
     return out
 
@@ -195,7 +193,7 @@ def headlines_html(merged: Merged) -> list[str]:
         return []
     return [
         "<h2>Headline figures</h2>",
-        _simple(
+        html_table(
             ("stack", "figure", "value", "floor", "of peak", "test"),
             [
                 (
@@ -223,7 +221,7 @@ def _sized_tables(merged: Merged) -> list[tuple[str, str]]:
     return [
         (
             metric,
-            _simple(
+            html_table(
                 ("stack", "test", *sizes),
                 [
                     (
@@ -240,26 +238,26 @@ def _sized_tables(merged: Merged) -> list[tuple[str, str]]:
 
 
 def _details(summary: str, body: str) -> str:
-    return f"<details><summary>{_e(summary)}</summary>\n{body}\n</details>"
+    return f"<details><summary>{html_text(summary)}</summary>\n{body}\n</details>"
 
 
 def _link(url: str) -> str:
     if url.startswith(("https://", "http://")):
-        return f'<a href="{html.escape(url, quote=True)}">{_e(url)}</a>'
-    return _e(url)
+        return f'<a href="{html_attr(url)}">{html_text(url)}</a>'
+    return html_text(url)
 
 
 def grid_html(merged: Merged, link_of=None) -> str:
     """The compact grid; ``link_of(row)`` gives a page to link each stack to (the site)."""
-    head = "".join(f"<th>{_e(h)}</th>" for h in (*GRID_LABELS, "source", *merged.columns))
+    head = "".join(f"<th>{html_text(h)}</th>" for h in (*GRID_LABELS, "source", *merged.columns))
     out = [f'<table id="grid"><tr>{head}</tr>']
     for row in merged.rows:
         counts, clash = row.counts(), conflicts_by_column(row)
-        labels = [_e(v) for v in label_cells(row)]
+        labels = [html_text(v) for v in label_cells(row)]
         href = link_of(row) if link_of else None
         if href:
-            labels[0] = f'<a href="{html.escape(href, quote=True)}">{labels[0]}</a>'
-        cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{_e(source_text(row))}</td>"
+            labels[0] = f'<a href="{html_attr(href)}">{labels[0]}</a>'
+        cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{html_text(source_text(row))}</td>"
         for column in merged.columns:
             if row.not_run:
                 cells += f'<td class="o {_cls(NOT_RUN)}" data-outcome="{NOT_RUN}">{NOT_RUN_SYMBOL} {NOT_RUN}</td>'
@@ -269,19 +267,20 @@ def grid_html(merged: Merged, link_of=None) -> str:
             if top is None:
                 cells += "<td></td>"
             else:
-                title = html.escape(entry_text(c), quote=True)
+                title = html_attr(entry_text(c))
                 cells += (
                     f'<td class="o {_cls(top.value)}" data-outcome="{top.value}" title="{title}">'
-                    f"{_e(compact_entry(c, clash.get(column, 0)))}</td>"
+                    f"{html_text(compact_entry(c, clash.get(column, 0)))}</td>"
                 )
         out.append(f"<tr>{cells}</tr>")
     out.append("</table>")
     return "\n".join(out)
 
 
-def _simple(headers, rows) -> str:
-    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in headers) + "</tr>"]
-    out += ["<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows]
+def html_table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """A plain HTML table; every cell escaped here (callers pass raw text)."""
+    out = ["<table><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in headers) + "</tr>"]
+    out += ["<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows]
     return "\n".join([*out, "</table>"])
 
 

@@ -17,28 +17,42 @@ import os
 
 import pytest
 
+from pytest_rocmcompat.outcomes import (
+    PROP_CELL,
+    PROP_CELL_PREFIX,
+    PROP_ENV_PREFIX,
+    PROP_LIB_PREFIX,
+    PROP_LOCATION,
+    PROP_MATRIX,
+    PROP_PROBLEMS,
+    PROP_RULE_INFO_PREFIX,
+    PROP_RULES,
+    PROP_SCHEMA,
+    PROP_STRICT,
+    PROP_USES,
+    PROP_VAR_PREFIX,
+)
 from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env
 from pytest_rocmcompat.session.state import CompatState
 from pytest_rocmcompat.stack.environment import Environment
 
 SCHEMA = "1"
-PROP_USES = "rocm_uses"
 
 
 def suite_properties(state: CompatState) -> list[tuple[str, str]]:
     """The testsuite properties of a run, in a stable order, secrets redacted."""
     env = state.env
-    props: list[tuple[str, str]] = [("rocm_schema", SCHEMA)]
+    props: list[tuple[str, str]] = [(PROP_SCHEMA, SCHEMA)]
     props += env_properties(env)
     if state.matrix is not None:
-        props.append(("rocm_matrix", state.matrix.name))
+        props.append((PROP_MATRIX, state.matrix.name))
     if state.location is not None:
-        props.append(("rocm_location", state.location.describe()))
+        props.append((PROP_LOCATION, state.location.describe()))
         if state.location.inside and state.location.cell is not None:
-            props.append(("rocm_cell", state.location.cell.key))
-            props += [(f"rocm_cell.{k}", v) for k, v in state.location.cell.values]
+            props.append((PROP_CELL, state.location.cell.key))
+            props += [(PROP_CELL_PREFIX + k, v) for k, v in state.location.cell.values]
     props.append(
-        ("rocm_rules", f"{len(state.rules.active)} of {len(state.rules.all_rules)} active ({state.rules_source})")
+        (PROP_RULES, f"{len(state.rules.active)} of {len(state.rules.all_rules)} active ({state.rules_source})")
     )
     for rule in state.rules.active:
         info = {
@@ -47,33 +61,33 @@ def suite_properties(state: CompatState) -> list[tuple[str, str]]:
             "links": list(rule.links),
             "fixed_in": dict(rule.fixed_in),
         }
-        props.append((f"rocm_rule_info.{rule.id}", json.dumps(info, sort_keys=True)))
+        props.append((PROP_RULE_INFO_PREFIX + rule.id, json.dumps(info, sort_keys=True)))
     if state.problems:  # the built-in checks' findings (their rules are in rocm_rule_info.*)
-        props.append(("rocm_problems", ",".join(dict.fromkeys(p.check for p in state.problems))))
+        props.append((PROP_PROBLEMS, ",".join(dict.fromkeys(p.check for p in state.problems))))
     if state.strict:
-        props.append(("rocm_strict", "true"))
+        props.append((PROP_STRICT, "true"))
     secrets = secret_values_from_env(dict(os.environ))
     return [(name, redact_text(str(value), secrets)) for name, value in props]
 
 
 def env_properties(env: Environment) -> list[tuple[str, str]]:
     """``rocm_env.*`` (``source`` says live, replay or overridden), ``rocm_lib.*``, ``rocm_var.*``."""
-    props = [("rocm_env.source", env.source)]
+    props = [(PROP_ENV_PREFIX + "source", env.source)]
     if env.origin:
-        props.append(("rocm_env.origin", env.origin))
-    props.append(("rocm_env.platform", env.platform))
+        props.append((PROP_ENV_PREFIX + "origin", env.origin))
+    props.append((PROP_ENV_PREFIX + "platform", env.platform))
     if env.gpus:
-        props.append(("rocm_env.arch", ",".join(env.archs)))
-        props.append(("rocm_env.gpu", env.gpus[0].name))
-        props.append(("rocm_env.gpus", str(len(env.gpus))))
+        props.append((PROP_ENV_PREFIX + "arch", ",".join(env.archs)))
+        props.append((PROP_ENV_PREFIX + "gpu", env.gpus[0].name))
+        props.append((PROP_ENV_PREFIX + "gpus", str(len(env.gpus))))
     for key in ("rocm", "hip", "cuda", "driver", "driver_cuda", "nccl", "torch", "python", "os"):
         value = getattr(env, key)
         if value:
-            props.append((f"rocm_env.{key}", str(value)))
+            props.append((PROP_ENV_PREFIX + key, str(value)))
     if env.torch_archs:
-        props.append(("rocm_env.torch_archs", ",".join(env.torch_archs)))
-    props += [(f"rocm_lib.{k}", v) for k, v in sorted(env.libraries.items())]
-    props += [(f"rocm_var.{k}", v) for k, v in sorted(env.env.items())]  # already redacted by the probe
+        props.append((PROP_ENV_PREFIX + "torch_archs", ",".join(env.torch_archs)))
+    props += [(PROP_LIB_PREFIX + k, v) for k, v in sorted(env.libraries.items())]
+    props += [(PROP_VAR_PREFIX + k, v) for k, v in sorted(env.env.items())]  # already redacted by the probe
     return props
 
 

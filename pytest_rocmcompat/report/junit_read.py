@@ -22,14 +22,15 @@ from junitparser import JUnitXml, JUnitXmlError, TestSuite
 from pytest_rocmcompat.knowledge.diagnoses import annotate, headline_of
 from pytest_rocmcompat.outcomes import (
     PROP_DIAGNOSIS,
+    PROP_METRIC_PREFIX,
     PROP_NOTE,
     PROP_OUTCOME,
     PROP_RULE,
     PROP_SIGNATURE,
+    PROP_USES,
     Outcome,
     worst,
 )
-from pytest_rocmcompat.report.junit_props import PROP_USES
 from pytest_rocmcompat.safe_io.redact import redact_shapes
 from pytest_rocmcompat.session.measurements import Measurement
 
@@ -205,7 +206,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
                         note = value
                     elif pname == PROP_USES:
                         uses = tuple(u.strip() for u in value.split(",") if u.strip())
-                    elif pname.startswith("rocm_metric."):
+                    elif pname.startswith(PROP_METRIC_PREFIX):
                         m = Measurement.from_property(pname, value)
                         if m is not None:
                             measurements.append(m)

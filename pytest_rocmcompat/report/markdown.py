@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from tabulate import tabulate
-
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report.digest import skip_reason
+from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
@@ -43,7 +42,7 @@ def _render(state: CompatState, exitstatus: int) -> str:
     rows += [("python", env.python), ("os", env.os)]
     rows += [(f"lib {k}", v) for k, v in env.libraries.items()]
     rows += [(f"env {k}", v) for k, v in env.env.items()]
-    lines += [_table(("field", "value"), rows), ""]
+    lines += [md_table(("field", "value"), rows), ""]
     lines += ["## Matrix", ""]
     if state.location is not None:
         lines.append(md_cell(state.location.describe()))
@@ -54,7 +53,9 @@ def _render(state: CompatState, exitstatus: int) -> str:
         lines += [
             "## Stack problems",
             "",
-            _table(("check", "problem", "fix", "source"), [(p.check, p.reason, p.fix, p.link) for p in state.problems]),
+            md_table(
+                ("check", "problem", "fix", "source"), [(p.check, p.reason, p.fix, p.link) for p in state.problems]
+            ),
             "",
         ]
     lines += _outcomes_section(state)
@@ -66,7 +67,7 @@ def _render(state: CompatState, exitstatus: int) -> str:
     lines += [
         "## Legend",
         "",
-        _table(("", "outcome", "meaning"), [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]),
+        md_table(("", "outcome", "meaning"), [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome]),
         "",
     ]
     lines.append(f"pytest exit status: {exitstatus}")
@@ -86,7 +87,7 @@ def _outcomes_section(state: CompatState) -> list[str]:
     for c in per_suite.values():
         total.update(c)
     rows.append(("**total**", *(total[o] for o in Outcome)))
-    return ["## Outcomes", "", _table(("suite", *(f"{SYMBOL[o]} {o.value}" for o in Outcome)), rows), ""]
+    return ["## Outcomes", "", md_table(("suite", *(f"{SYMBOL[o]} {o.value}" for o in Outcome)), rows), ""]
 
 
 def _rules_section(state: CompatState) -> list[str]:
@@ -107,7 +108,7 @@ def _rules_section(state: CompatState) -> list[str]:
                 rule.links[0] if rule and rule.links else "",
             )
         )
-    out = ["## Known issues hit", "", _table(("rule", "outcomes", "reason", "link"), rows), ""]
+    out = ["## Known issues hit", "", md_table(("rule", "outcomes", "reason", "link"), rows), ""]
     stale = sorted(r for r, c in hits.items() if c.get(Outcome.STALE_RULE))
     if stale:
         out += [
@@ -115,7 +116,7 @@ def _rules_section(state: CompatState) -> list[str]:
             "",
             "These known-bad rules' tests passed: the rules may be obsolete.",
             "",
-            _table(
+            md_table(
                 ("rule", "defined at"),
                 [(r, state.rules.by_id[r].location if r in state.rules.by_id else "") for r in stale],
             ),
@@ -132,7 +133,7 @@ def _measurements_section(state: CompatState) -> list[str]:
     lines = ["## Measurements", ""]
     if flat:
         lines += [
-            _table(
+            md_table(
                 ("test", "metric", "detail", "value", "floor", "of peak", "status"),
                 [(n, m.name, m.detail, f"{m.value:.4g} {m.unit}", _floor(m), _peak(m), _status(m)) for n, m in flat],
             ),
@@ -142,7 +143,7 @@ def _measurements_section(state: CompatState) -> list[str]:
         lines += [
             f"### {md_cell(name)} by size ({md_cell(nodeid)})",
             "",
-            _table(
+            md_table(
                 ("size", "value", "floor", "of peak", "status", "detail"),
                 [
                     (
@@ -178,7 +179,7 @@ def _failures_section(state: CompatState) -> list[str]:
     if not bad:
         return []
     rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]
-    return ["## Failures", "", _table(("test", "outcome", "signature", "message"), rows), ""]
+    return ["## Failures", "", md_table(("test", "outcome", "signature", "message"), rows), ""]
 
 
 def _skips_section(state: CompatState) -> list[str]:
@@ -192,13 +193,7 @@ def _skips_section(state: CompatState) -> list[str]:
     if not reasons:
         return []
     rows = [(reason, n) for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return ["## Skip reasons", "", _table(("reason", "tests"), rows), ""]
-
-
-def _table(headers, rows) -> str:
-    """A GitHub table; every text cell escaped here (callers pass raw text)."""
-    body = [[md_cell(c) if isinstance(c, str) else c for c in row] for row in rows]
-    return tabulate(body, headers=[md_cell(h) for h in headers], tablefmt="github", disable_numparse=True)
+    return ["## Skip reasons", "", md_table(("reason", "tests"), rows), ""]
 
 
 def _gib(n: int | None) -> str:

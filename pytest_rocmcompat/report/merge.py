@@ -18,7 +18,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pytest_rocmcompat.matrix.model import SUITES, Matrix
-from pytest_rocmcompat.outcomes import SEVERITY, Outcome
+from pytest_rocmcompat.outcomes import (
+    PROP_CELL,
+    PROP_CELL_PREFIX,
+    PROP_ENV_PREFIX,
+    PROP_LIB_PREFIX,
+    PROP_MATRIX,
+    PROP_RULE_INFO_PREFIX,
+    SEVERITY,
+    Outcome,
+)
 from pytest_rocmcompat.report.junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
 from pytest_rocmcompat.session.measurements import Measurement
 
@@ -167,8 +176,8 @@ def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[st
         for case in run.cases:
             row.add(case)
         for name, value in run.props.items():
-            if name.startswith("rocm_rule_info.") and name[15:] not in rules:
-                rules[name[15:]] = _rule_info(value)
+            if name.startswith(PROP_RULE_INFO_PREFIX) and name[len(PROP_RULE_INFO_PREFIX) :] not in rules:
+                rules[name[len(PROP_RULE_INFO_PREFIX) :]] = _rule_info(value)
     ordered = sorted(rows.values(), key=_row_order)
     if matrix is not None:
         ordered += _not_run_rows(matrix, {r.cell for r in ordered if r.cell})
@@ -178,7 +187,7 @@ def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[st
 
 def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     p = run.props
-    if "rocm_env.platform" not in p:  # a plain pytest run: no environment recorded
+    if PROP_ENV_PREFIX + "platform" not in p:  # a plain pytest run: no environment recorded
         key = f"unknown: {run.path}"
         label = {
             "arch": "?",
@@ -188,10 +197,10 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
             "libraries": f"{run.path} (host {run.hostname or '?'})",
         }
         return key, Row(key, "unknown", label, origin=run.path)
-    platform = p["rocm_env.platform"]
-    gpus = p.get("rocm_env.gpus", "0")
-    arch = p.get("rocm_env.arch", "") or "no GPU"
-    gpu_name = p.get("rocm_env.gpu", "")
+    platform = p[PROP_ENV_PREFIX + "platform"]
+    gpus = p.get(PROP_ENV_PREFIX + "gpus", "0")
+    arch = p.get(PROP_ENV_PREFIX + "arch", "") or "no GPU"
+    gpu_name = p.get(PROP_ENV_PREFIX + "gpu", "")
     if gpu_name and not gpu_name.startswith("("):  # "(overridden gfx906)" names no product
         arch = f"{arch} ({gpu_name} x{gpus})"
     elif gpus not in ("", "0", "1"):
@@ -204,25 +213,29 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
         runtime = f"CUDA {p.get('rocm_env.cuda') or '?'}"
     else:
         runtime = "CPU"
-    libs = {k[9:]: v for k, v in p.items() if k.startswith("rocm_lib.") and k[9:] in KEY_LIBRARIES}
+    libs = {
+        k[len(PROP_LIB_PREFIX) :]: v
+        for k, v in p.items()
+        if k.startswith(PROP_LIB_PREFIX) and k[len(PROP_LIB_PREFIX) :] in KEY_LIBRARIES
+    }
     label = {
         "arch": arch,
         "runtime": runtime,
-        "torch": p.get("rocm_env.torch", "-"),
-        "python": p.get("rocm_env.python", "?"),
+        "torch": p.get(PROP_ENV_PREFIX + "torch", "-"),
+        "python": p.get(PROP_ENV_PREFIX + "python", "?"),
         "libraries": ", ".join(f"{k} {v}" for k, v in sorted(libs.items())),
     }
-    source = SOURCE_LABEL.get(p.get("rocm_env.source", ""), p.get("rocm_env.source", "?"))
+    source = SOURCE_LABEL.get(p.get(PROP_ENV_PREFIX + "source", ""), p.get(PROP_ENV_PREFIX + "source", "?"))
     key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
     cell = _cell_of(p, matrix)
-    return key, Row(key, source, label, origin=p.get("rocm_env.origin", ""), cell=cell)
+    return key, Row(key, source, label, origin=p.get(PROP_ENV_PREFIX + "origin", ""), cell=cell)
 
 
 def _cell_value(props: dict[str, str], axis: str) -> str:
     """An axis value of the recorded matrix cell (``rocm_cell.rocm``, else from the cell key)."""
-    if props.get(f"rocm_cell.{axis}"):
-        return props[f"rocm_cell.{axis}"]
-    for part in props.get("rocm_cell", "").split():
+    if props.get(PROP_CELL_PREFIX + axis):
+        return props[PROP_CELL_PREFIX + axis]
+    for part in props.get(PROP_CELL, "").split():
         key, _, value = part.partition("=")
         if key == axis:
             return value
@@ -231,16 +244,16 @@ def _cell_value(props: dict[str, str], axis: str) -> str:
 
 def _torch_rocm(props: dict[str, str]) -> str:
     """The ROCm release a ``2.5.1+rocm6.2`` torch was built for."""
-    local = props.get("rocm_env.torch", "").partition("+")[2]
+    local = props.get(PROP_ENV_PREFIX + "torch", "").partition("+")[2]
     return local[4:] if local.startswith("rocm") else ""
 
 
 def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
     """The matrix cell key: as recorded, or (another matrix) by locating the recorded environment."""
     if matrix is None:
-        return props.get("rocm_cell", "")
-    if props.get("rocm_matrix") == matrix.name and props.get("rocm_cell"):
-        return props["rocm_cell"]
+        return props.get(PROP_CELL, "")
+    if props.get(PROP_MATRIX) == matrix.name and props.get(PROP_CELL):
+        return props[PROP_CELL]
     from pytest_rocmcompat.matrix.locate import locate
 
     location = locate(matrix, environment_of(props))
@@ -251,21 +264,23 @@ def environment_of(props: dict[str, str]):
     """An :class:`Environment` rebuilt from testsuite properties (for locating it in a matrix)."""
     from pytest_rocmcompat.stack.environment import GPU, Environment
 
-    archs = [a for a in props.get("rocm_env.arch", "").split(",") if a]
-    count = int(props.get("rocm_env.gpus", "0") or 0) if props.get("rocm_env.gpus", "").isdigit() else 0
+    archs = [a for a in props.get(PROP_ENV_PREFIX + "arch", "").split(",") if a]
+    count = (
+        int(props.get(PROP_ENV_PREFIX + "gpus", "0") or 0) if props.get(PROP_ENV_PREFIX + "gpus", "").isdigit() else 0
+    )
     gpus = (
-        tuple(GPU(i, props.get("rocm_env.gpu", ""), archs[min(i, len(archs) - 1)]) for i in range(count))
+        tuple(GPU(i, props.get(PROP_ENV_PREFIX + "gpu", ""), archs[min(i, len(archs) - 1)]) for i in range(count))
         if archs
         else ()
     )
     return Environment(
-        platform=props.get("rocm_env.platform", "cpu")
-        if props.get("rocm_env.platform") in ("rocm", "cuda", "cpu")
+        platform=props.get(PROP_ENV_PREFIX + "platform", "cpu")
+        if props.get(PROP_ENV_PREFIX + "platform") in ("rocm", "cuda", "cpu")
         else "cpu",
         gpus=gpus,
-        **{k: props.get(f"rocm_env.{k}") for k in ("rocm", "hip", "cuda", "driver", "torch")},
-        python=props.get("rocm_env.python", ""),
-        libraries={k[9:]: v for k, v in props.items() if k.startswith("rocm_lib.")},
+        **{k: props.get(PROP_ENV_PREFIX + k) for k in ("rocm", "hip", "cuda", "driver", "torch")},
+        python=props.get(PROP_ENV_PREFIX + "python", ""),
+        libraries={k[len(PROP_LIB_PREFIX) :]: v for k, v in props.items() if k.startswith(PROP_LIB_PREFIX)},
     )
 
 

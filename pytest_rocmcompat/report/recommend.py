@@ -24,6 +24,7 @@ from packaging.version import InvalidVersion, Version
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.matrix.expand import expand
 from pytest_rocmcompat.matrix.model import Matrix
+from pytest_rocmcompat.outcomes import PROP_CELL_PREFIX, PROP_ENV_PREFIX
 from pytest_rocmcompat.stack.arch import arch_matches, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
@@ -215,16 +216,20 @@ def _attach_evidence(stacks: list[Stack], arch: str, runs: list) -> None:
 
     for run in runs:
         p = run.props
-        archs = [a for a in p.get("rocm_env.arch", "").split(",") if a]
+        archs = [a for a in p.get(PROP_ENV_PREFIX + "arch", "").split(",") if a]
         if not any(arch_matches(normalize_arch(a), arch) for a in archs):
             continue
-        torch = p.get("rocm_env.torch", "")
+        torch = p.get(PROP_ENV_PREFIX + "torch", "")
         base = torch.split("+")[0]
         tag = torch.partition("+")[2]
-        release = tag[4:] if tag.startswith("rocm") else p.get("rocm_cell.rocm") or p.get("rocm_cell.cuda") or ""
-        python = ".".join(p.get("rocm_env.python", "").split(".")[:2])
+        release = (
+            tag[4:]
+            if tag.startswith("rocm")
+            else p.get(PROP_CELL_PREFIX + "rocm") or p.get(PROP_CELL_PREFIX + "cuda") or ""
+        )
+        python = ".".join(p.get(PROP_ENV_PREFIX + "python", "").split(".")[:2])
         counts = Counter(case.outcome.value for case in run.cases)
-        source = SOURCE_LABEL.get(p.get("rocm_env.source", ""), "unknown")
+        source = SOURCE_LABEL.get(p.get(PROP_ENV_PREFIX + "source", ""), "unknown")
         for stack in stacks:
             series = stack.torch.split(".x")[0] if ".x" in stack.torch else ".".join(stack.torch.split(".")[:2])
             release_ok = (
@@ -240,9 +245,22 @@ def _attach_evidence(stacks: list[Stack], arch: str, runs: list) -> None:
 
 
 def _cuda_matches(runtime: str, props: dict[str, str]) -> bool:
-    cuda = props.get("rocm_cell.cuda") or ".".join(props.get("rocm_env.cuda", "").split(".")[:2])
+    cuda = props.get(PROP_CELL_PREFIX + "cuda") or ".".join(props.get(PROP_ENV_PREFIX + "cuda", "").split(".")[:2])
     return bool(cuda) and runtime == f"CUDA {cuda}"
 
 
 def _counts(counts: Counter) -> str:
     return ", ".join(f"{n} {name}" for name, n in counts.most_common()) or "no tests"
+
+
+def load_inputs(matrix_args: list[str] | None, result_args: list[str]):
+    """Matrices (bundled by default) and readable runs; raises ConfigError for a bad matrix."""
+    from pytest_rocmcompat.matrix.loader import KNOWN_BAD_NAME, bundled_matrices_dir, load_matrix, resolve_matrix_name
+    from pytest_rocmcompat.report.merge import expand_inputs, read_runs
+
+    if matrix_args:
+        matrices = [load_matrix(resolve_matrix_name(m)) for m in matrix_args]
+    else:
+        matrices = [load_matrix(p) for p in sorted(bundled_matrices_dir().glob("*.yaml")) if p.name != KNOWN_BAD_NAME]
+    runs, warnings = read_runs(expand_inputs(result_args)) if result_args else ([], [])
+    return matrices, runs, warnings

@@ -12,7 +12,6 @@ A corrupt ``history.json`` stops the command with its name before anything is wr
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 import os
 from dataclasses import dataclass, field
@@ -20,10 +19,11 @@ from datetime import datetime, timezone
 
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
 from pytest_rocmcompat.report import digest
-from pytest_rocmcompat.report.html import _CSS, _e, _simple, broken_html, grid_html
+from pytest_rocmcompat.report.html import CSS, broken_html, grid_html, html_table
 from pytest_rocmcompat.report.merge import Merged, Row
 from pytest_rocmcompat.report.table import label_cells, row_name, source_text
 from pytest_rocmcompat.safe_io.atomic import write_atomic
+from pytest_rocmcompat.safe_io.escape import html_text
 
 HISTORY = "history.json"
 MAX_HISTORY = 100
@@ -214,8 +214,8 @@ def _page(title: str, body: list[str]) -> str:
                 "<!DOCTYPE html>",
                 '<html lang="en"><head><meta charset="utf-8">',
                 '<meta name="viewport" content="width=device-width, initial-scale=1">',
-                f"<title>{_e(title)}</title>",
-                f"<style>{_CSS}</style></head><body>",
+                f"<title>{html_text(title)}</title>",
+                f"<style>{CSS}</style></head><body>",
                 *body,
                 "</body></html>",
             ]
@@ -227,7 +227,7 @@ def _page(title: str, body: list[str]) -> str:
 def _index(merged: Merged, found: Changes, history: list[dict], threshold: float) -> str:
     body = [
         "<h1>Compatibility</h1>",
-        f"<p>Published {_e(history[-1]['date'])}; {len(history)} publication(s) in the history. "
+        f"<p>Published {html_text(history[-1]['date'])}; {len(history)} publication(s) in the history. "
         '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
         grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html"),
         "<h2>What changed since the last publication</h2>",
@@ -235,7 +235,7 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
     if not found.previous:
         body.append("<p>First publication: nothing to compare with.</p>")
     else:
-        body.append(f"<p>Compared with {_e(found.previous)}; figures moved by more than {threshold:.0%}.</p>")
+        body.append(f"<p>Compared with {html_text(found.previous)}; figures moved by more than {threshold:.0%}.</p>")
         for title, rows, headers in (
             ("New failures", found.new_failures, ("stack", "test", "outcome")),
             ("New known-bad", found.new_known_bad, ("stack", "test", "rule")),
@@ -246,8 +246,8 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
                 ("stack", "figure", "before", "now", "change"),
             ),
         ):
-            body.append(f"<h3>{_e(title)}</h3>")
-            body.append(_simple(headers, rows) if rows else "<p>None.</p>")
+            body.append(f"<h3>{html_text(title)}</h3>")
+            body.append(html_table(headers, rows) if rows else "<p>None.</p>")
     body += broken_html(merged)
     body += ["<h2>Headline figures over time</h2>", _history_table(history, None)]
     return _page("Compatibility", body)
@@ -267,7 +267,7 @@ def _history_table(history: list[dict], only: str | None) -> str:
                 if fig:
                     series.append(f"{run['date'][:10]}: {fig[0]:.4g} {fig[1]}")
             rows.append((name, label, " → ".join(series[-8:])))
-    return _simple(("stack", "figure", "history (oldest first, last 8)"), rows) if rows else "<p>No figures.</p>"
+    return html_table(("stack", "figure", "history (oldest first, last 8)"), rows) if rows else "<p>No figures.</p>"
 
 
 def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
@@ -283,18 +283,20 @@ def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
     heads = digest.headlines(mine, row_name)
     body = [
         '<p><a href="../index.html">← all stacks</a></p>',
-        f"<h1>{_e(row_name(row))}</h1>",
-        _simple(("arch", "runtime", "torch · python", "libraries", "source"), [(*label_cells(row), source_text(row))]),
+        f"<h1>{html_text(row_name(row))}</h1>",
+        html_table(
+            ("arch", "runtime", "torch · python", "libraries", "source"), [(*label_cells(row), source_text(row))]
+        ),
         "<h2>Suites</h2>",
-        _simple(("suite", "verdict", "outcomes"), suites),
+        html_table(("suite", "verdict", "outcomes"), suites),
     ]
     body += broken_html(mine)
     if skips:
-        body += ["<h2>Skip reasons</h2>", _simple(("reason", "tests"), [(g.key, g.count) for g in skips])]
+        body += ["<h2>Skip reasons</h2>", html_table(("reason", "tests"), [(g.key, g.count) for g in skips])]
     if heads:
         body += [
             "<h2>Headline figures</h2>",
-            _simple(
+            html_table(
                 ("figure", "value", "floor", "of peak", "test"),
                 [
                     (
@@ -311,6 +313,6 @@ def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
     body += [
         "<h2>History</h2>",
         _history_table(history, sid),
-        f"<p>From {len(row.files)} JUnit file(s): {html.escape(', '.join(os.path.basename(f) for f in row.files))}</p>",
+        f"<p>From {len(row.files)} JUnit file(s): {html_text(', '.join(os.path.basename(f) for f in row.files), 4000)}</p>",
     ]
     return _page(row_name(row), body)

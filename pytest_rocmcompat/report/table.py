@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-
-from tabulate import tabulate
+from collections.abc import Iterable, Sequence
 
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SEVERITY, SYMBOL, Outcome
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.baseline import Regression
 from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
+from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.merge import NOT_RUN, Merged, Row
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
@@ -356,7 +356,6 @@ def _failures(merged: Merged) -> list[str]:
     return [*out, _table(("cell", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]), ""]
 
 
-def _table(headers, rows) -> str:
-    """A GitHub table; every cell escaped here (callers pass raw text)."""
-    body = [[md_cell(c, 300) for c in row] for row in rows]
-    return tabulate(body, headers=[md_cell(h) for h in headers], tablefmt="github", disable_numparse=True)
+def _table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """The merged report's tables: cells cut at 300 characters (many columns, many rows)."""
+    return md_table(headers, rows, limit=300)

@@ -122,6 +122,16 @@ def defuse_markdown(text: str) -> str:
     return _MD_LINK.sub(lambda m: "!\\[" if m.group() == "![" else "]\\(", text)
 
 
+def html_text(text: object, limit: int = 600) -> str:
+    """HTML element text: safe text cut at ``limit``, ``< > & " '`` escaped."""
+    return html.escape(clean(str(text), limit))
+
+
+def html_attr(text: object) -> str:
+    """An HTML attribute value (an ``href``, a ``title``): safe text, quotes escaped."""
+    return html.escape(safe_text(text), quote=True)
+
+
 def md_cell(text: object, limit: int = 400) -> str:
     """One Markdown table cell: safe text, links/images defused, ``| < > &`` and newlines escaped."""
     out = html.escape(defuse_markdown(clean(text, limit)), quote=False)

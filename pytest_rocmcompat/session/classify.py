@@ -11,7 +11,15 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.outcomes import PROP_DIAGNOSIS, PROP_NOTE, PROP_OUTCOME, PROP_RULE, PROP_SIGNATURE, Outcome
+from pytest_rocmcompat.outcomes import (
+    PROP_DIAGNOSIS,
+    PROP_NAMESPACE,
+    PROP_NOTE,
+    PROP_OUTCOME,
+    PROP_RULE,
+    PROP_SIGNATURE,
+    Outcome,
+)
 
 _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -163,7 +171,7 @@ def _prop(item: pytest.Item, report: pytest.TestReport | None, name: str, value:
 
 
 def _props(report: pytest.TestReport) -> dict[str, str]:
-    return {k: str(v) for k, v in report.user_properties if isinstance(k, str) and k.startswith("rocm_")}
+    return {k: str(v) for k, v in report.user_properties if isinstance(k, str) and k.startswith(PROP_NAMESPACE)}
 
 
 def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, str | None, str]:

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from pytest_rocmcompat.outcomes import PROP_OUTCOME, Outcome
+from pytest_rocmcompat.outcomes import PROP_NAMESPACE, PROP_NOT_RUN, PROP_OUTCOME, Outcome
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.safe_io.escape import safe_text
 from pytest_rocmcompat.safe_io.redact import secret_values_from_env
@@ -47,7 +47,7 @@ def add_crash_properties(config: pytest.Config, report: pytest.TestReport) -> No
         return
     reporter = xml.node_reporter(report)
     for name, value in report.user_properties:
-        if isinstance(name, str) and name.startswith("rocm_") and (name, str(value)) not in reporter.properties:
+        if isinstance(name, str) and name.startswith(PROP_NAMESPACE) and (name, str(value)) not in reporter.properties:
             reporter.add_property(name, value)
 
 
@@ -127,7 +127,7 @@ def _with_not_run(text: str, not_run: list[tuple[str, str]]) -> str:
         case.result = [Skipped(reason, "pytest.skip")]
         props = Properties()
         props.add_property(Property(PROP_OUTCOME, Outcome.SKIPPED.value))
-        props.add_property(Property("rocm_not_run", "true"))
+        props.add_property(Property(PROP_NOT_RUN, "true"))
         case.append(props)
         suite.add_testcase(case)
     suite.update_statistics()

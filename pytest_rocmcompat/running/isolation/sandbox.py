@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_rocmcompat.outcomes import PROP_OUTCOME
 from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR
 from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
 
@@ -298,7 +299,7 @@ def _clean(end: ChildEnd) -> bool:
         if report.get("outcome") == "failed" or report.get("wasxfail") is not None:
             return False
         if any(
-            name == "rocm_outcome" and value not in ("pass", "skipped")
+            name == PROP_OUTCOME and value not in ("pass", "skipped")
             for name, value in report.get("user_properties", ())
         ):
             return False

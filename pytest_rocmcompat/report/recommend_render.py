@@ -1,0 +1,130 @@
+"""The recommendation rendered: Markdown lines for ``rocmcompat recommend`` and the report's
+section, an HTML fragment for the published page. Every quoted value is escaped here.
+"""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.report.html import html_table
+from pytest_rocmcompat.report.md_table import md_table
+from pytest_rocmcompat.report.recommend import Recommendation, load_inputs, matrices_for, recommend
+from pytest_rocmcompat.safe_io.escape import html_text, md_cell
+from pytest_rocmcompat.stack.arch import normalize_arch
+
+
+def describe_when(rule: Rule) -> str:
+    """``arch gfx906 · torch ==2.5.1 · torch_rocm ==6.2.*``: the stacks a rule names."""
+    parts = []
+    if rule.when.archs:
+        parts.append("arch " + ", ".join(rule.when.archs))
+    parts += [f"{axis} {spec}" for axis, spec in rule.when.versions]
+    return " · ".join(parts) or "every stack"
+
+
+def _short_ids(rules: list[Rule], shown: int = 3) -> str:
+    ids = [r.id for r in rules]
+    return ", ".join(ids[:shown]) + (f" +{len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -> list[str]:
+    """The recommendation as Markdown lines (the CLI's output and a section of the report)."""
+    matrices = ", ".join(md_cell(name) for name in rec.matrices) or "(none cover this arch)"
+    out = [
+        f"{heading} Recommendations for {md_cell(rec.arch)}",
+        "",
+        f"From the matrices {matrices} and their known-bad rules; evidence from the results given.",
+        "",
+    ]
+    good = rec.recommended(limit)
+    out += [f"{heading}# Newest stacks with no known-bad rule against them", ""]
+    out += [
+        md_table(
+            ("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
+            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
+        )
+        if good
+        else "None found.",
+        "",
+    ]
+    risky = rec.at_risk()
+    if risky:
+        out += [
+            f"{heading}# At risk (contested: reports of faults and of it working)",
+            "",
+            md_table(
+                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
+                [
+                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
+                    for s in risky
+                    for r in s.against
+                ],
+            ),
+            "",
+        ]
+    out += [f"{heading}# Avoid", ""]
+    rows = []
+    for rule in rec.arch_rules:
+        if rule.action == "isolate":
+            continue
+        hit = sorted({f"torch {s.torch} · {s.runtime}" for s in rec.avoid() if rule in s.against})
+        rows.append(
+            (
+                describe_when(rule),
+                rule.id,
+                rule.reason,
+                " ".join(rule.links),
+                "; ".join(hit) or "no planned cell (the matrix leaves these out)",
+            )
+        )
+    out += [
+        md_table(("stacks", "rule", "why", "links", "planned cells it hits"), rows) if rows else "Nothing known.",
+        "",
+    ]
+    return out
+
+
+def render_html(rec: Recommendation, limit: int = 10) -> str:
+    """The same recommendation as an HTML section (every value escaped)."""
+    good = rec.recommended(limit)
+    out = [
+        f"<h2>Recommendations for {html_text(rec.arch)}</h2>",
+        "<h3>Newest stacks with no known-bad rule against them</h3>",
+        html_table(
+            ("torch", "runtime", "python", "evidence", "caveats"),
+            [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
+        )
+        if good
+        else "<p>None found.</p>",
+    ]
+    risky = rec.at_risk()
+    if risky:
+        out += [
+            "<h3>At risk (contested)</h3>",
+            html_table(
+                ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
+                [
+                    (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
+                    for s in risky
+                    for r in s.against
+                ],
+            ),
+        ]
+    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if r.action != "isolate"]
+    out += ["<h3>Avoid</h3>", html_table(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
+    return "\n".join(out)
+
+
+def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list) -> tuple[list[str], str]:
+    """``rocmcompat report --recommend ARCH``: Markdown lines and an HTML fragment per arch."""
+    matrices, _, _ = load_inputs(matrix_args, [])
+    lines: list[str] = []
+    fragments: list[str] = []
+    for arch in archs:
+        chosen = matrices_for(normalize_arch(arch), matrices)
+        if not chosen:  # the argument as given: quoted into a published report
+            lines += [f"## Recommendations for {md_cell(arch, 80)}", "", "No bundled matrix covers this arch.", ""]
+            continue
+        rec = recommend(arch, chosen, runs)
+        lines += render_markdown(rec, heading="##")
+        fragments.append(render_html(rec))
+    return lines, "\n".join(fragments)
