@@ -10,8 +10,9 @@ keeps only the series (``torch>=2.4,<2.5``): a patch mismatch is not reported fr
 from __future__ import annotations
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
-from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.versions import coerce_version, parse_version
 
 _VLLM = "https://github.com/vllm-project/vllm/blob/v{v}/requirements-cuda.txt"
 # vLLM releases -> the torch requirement they declare (first release of each, in order).
@@ -55,7 +56,7 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
     v = coerce_version(version)
     if v is None:
         return None
-    release = coerce_version(v.base_version)
+    release = parse_version(v.base_version)
     if dist in ("vllm", "xformers") and not cuda_build:
         return None
     if dist == "vllm":
@@ -80,7 +81,7 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
     return None
 
 
-def _tag(v) -> str:
+def _tag(v: Version) -> str:
     return str(v.public)
 
 
@@ -89,9 +90,9 @@ def _series(name: str, series: str) -> str:
     return f"{name}>={major}.{minor},<{major}.{minor + 1}"
 
 
-def _last_at_or_below(table: tuple[tuple[str, str], ...], version) -> tuple[str, str] | None:
+def _last_at_or_below(table: tuple[tuple[str, str], ...], version: Version) -> tuple[str, str] | None:
     found = None
     for first, value in table:
-        if coerce_version(first) <= version:
+        if parse_version(first) <= version:
             found = (first, value)
     return found

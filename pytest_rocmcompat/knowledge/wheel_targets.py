@@ -17,7 +17,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.versions import coerce_version, parse_version
 
 _CU_OLD = "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
 _CU128_27 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
@@ -100,9 +100,10 @@ def official_targets(torch: str | None) -> tuple[tuple[str, ...], str] | None:
     if _THEROCK.fullmatch(local):
         return None
     day = build_day(version)
-    for tag, first, until, targets, source in NIGHTLY if day is not None else ():
-        if _tag_matches(local, tag) and first <= day and (until is None or day < until):
-            return tuple(targets.split()), f"table: {source}"
+    if day is not None:
+        for tag, first, until, targets, source in NIGHTLY:
+            if _tag_matches(local, tag) and first <= day and (until is None or day < until):
+                return tuple(targets.split()), f"table: {source}"
     if not _PARSED:
         _PARSED.extend(
             (tag, SpecifierSet(spec), tuple(targets.split()), source) for tag, spec, targets, source in TABLE
@@ -147,9 +148,9 @@ def toolkit_ceiling(cuda: str | None) -> int | None:
         return None
     found = None
     for first, sm in TOOLKIT_CEILING:
-        if version >= coerce_version(first):
+        if version >= parse_version(first):
             found = sm
-    return found if version < coerce_version("13.1") else None
+    return found if version < parse_version("13.1") else None
 
 
 def build_targets(env: Environment) -> tuple[tuple[str, ...] | None, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, toolkit_ceiling
@@ -60,5 +62,5 @@ def _within_toolkit(env: Environment, arch: str) -> bool | None:
     return gpu[0] <= ceiling // 10
 
 
-def _tagged_cuda(env: Environment):
+def _tagged_cuda(env: Environment) -> Version | None:
     return build_tag_version(env.torch_local, "cuda")

@@ -7,7 +7,7 @@ A matrix's ``checks:`` mapping switches a check ``off`` or sets its action
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from pytest_rocmcompat.knowledge.checks import (
     arch,
@@ -78,7 +78,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
     return rules
 
 
-def _union(parts) -> tuple[str, ...]:
+def _union(parts: Iterable[Iterable[str]]) -> tuple[str, ...]:
     out: dict[str, None] = {}
     for part in parts:
         out.update(dict.fromkeys(part))

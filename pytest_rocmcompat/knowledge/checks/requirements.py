@@ -120,7 +120,8 @@ def _marker_holds(text: str, env: Environment, markers: dict[str, str]) -> bool:
 def _marker_environment(env: Environment) -> dict[str, str]:
     from packaging.markers import default_environment
 
-    markers = dict(default_environment())
+    # a TypedDict of str fields, which mypy reads as Mapping[str, object]
+    markers = {key: str(value) for key, value in default_environment().items()}
     python = coerce_version(env.python)
     if python is not None:
         markers["python_version"] = f"{python.major}.{python.minor}"

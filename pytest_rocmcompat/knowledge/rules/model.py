@@ -78,12 +78,12 @@ class When:
             version = environment.field_version(axis)
             if version is None or not specifier_contains(spec, version):
                 return False
-        for name, spec in self.libraries:
+        for name, wanted in self.libraries:
             installed = environment.field_version("lib." + name)
-            if isinstance(spec, SpecifierSet):
-                if installed is None or not specifier_contains(spec, installed):
+            if isinstance(wanted, SpecifierSet):
+                if installed is None or not specifier_contains(wanted, installed):
                     return False
-            elif spec == NOT_INSTALLED:
+            elif wanted == NOT_INSTALLED:
                 if name in environment.libraries:
                     return False
             elif installed is None and name not in environment.libraries:  # "*": any version

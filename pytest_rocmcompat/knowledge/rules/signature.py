@@ -65,7 +65,7 @@ class Signature:
 def _engine() -> Any:
     """The ``regex`` module, imported on first use (a cached matrix needs it only on a failure)."""
     try:
-        import regex
+        import regex  # type: ignore[import-untyped]  # types-regex is not a dependency; the module is used as Any
     except ImportError:  # pragma: no cover - regex is a dependency; plain re keeps the static guard
         return None
     return regex
@@ -94,9 +94,9 @@ def compile_signature(text: str) -> Signature:
 def unsafe_reason(text: str) -> str | None:
     """Why a pattern may backtrack exponentially (a quantified part that itself repeats), or ``None``."""
     try:
-        from re import _parser as parser  # type: ignore[attr-defined]
+        from re import _parser as parser  # type: ignore[attr-defined]  # typeshed has no stub for the private re._parser (3.11+)
     except ImportError:  # Python 3.10
-        import sre_parse as parser  # type: ignore[no-redef]
+        import sre_parse as parser
     try:
         parsed = parser.parse(text)
     except Exception:
