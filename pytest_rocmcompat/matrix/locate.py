@@ -29,14 +29,14 @@ class Location:
         return self.cell is not None and not self.excluded
 
     def describe(self) -> str:
-        if self.inside:
-            return f"matrix {self.matrix.name!r} cell {self.cell.key}"  # type: ignore[union-attr]
+        if self.cell is None:  # (only a located cell can be excluded)
+            return f"OUTSIDE matrix {self.matrix.name!r}: {'; '.join(self.reasons)}"
         if self.excluded:
             return (
-                f"OUTSIDE matrix {self.matrix.name!r}: cell {self.cell.key} "  # type: ignore[union-attr]
+                f"OUTSIDE matrix {self.matrix.name!r}: cell {self.cell.key} "
                 "is excluded by the matrix (not a shipped combination)"
             )
-        return f"OUTSIDE matrix {self.matrix.name!r}: {'; '.join(self.reasons)}"
+        return f"matrix {self.matrix.name!r} cell {self.cell.key}"
 
 
 def locate(matrix: Matrix, env: Environment) -> Location:
