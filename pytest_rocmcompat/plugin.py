@@ -9,6 +9,7 @@ Markdown writers (``session.junit_file``, ``report``). Nothing is decided here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -40,6 +41,11 @@ from pytest_rocmcompat.session.state import (
     build_state,
     state_of,
 )
+
+if TYPE_CHECKING:  # pytest-xdist is optional (and untyped); these name its objects
+    from _pytest.terminal import TerminalReporter
+    from xdist.scheduler.protocol import Scheduling
+    from xdist.workermanage import WorkerController
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,8 +115,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         marks = collection.marks_of(item, inherited)  # one list serves every lookup below
         names = collection.apply_rules(item, marks, state, matched)
-        if "gpus" in names:
-            gpu_allocation.allocate(item, item.get_closest_marker("gpus"), state, mine)
+        gpus = item.get_closest_marker("gpus") if "gpus" in names else None
+        if gpus is not None:
+            gpu_allocation.allocate(item, gpus, state, mine)
         if isolation.plan(item, names):
             isolating = True
     if isolating:
@@ -118,7 +125,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+def pytest_xdist_node_collection_finished(node: WorkerController, ids: list[str]) -> None:
     state = state_of(node.config)
     if state is not None and not state.collected:  # the controller learns the collection here
         state.collected = list(ids)
@@ -154,7 +161,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> None:
+def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched: Scheduling) -> None:
     """pytest-xdist lost a worker in mid-test: that test crashed, like an isolated one would."""
     classify.mark_worker_crash(report)
     config = getattr(sched, "config", None) or getattr(getattr(report, "node", None), "config", None)
@@ -163,13 +170,13 @@ def pytest_handlecrashitem(crashitem: str, report: pytest.TestReport, sched) -> 
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node) -> None:  # pytest-xdist: hand the probed environment to workers
+def pytest_configure_node(node: WorkerController) -> None:  # pytest-xdist: hand the probed environment to workers
     state = state_of(node.config)
     if state is not None:
         node.workerinput[WORKER_ENV_KEY] = state.env.to_json(indent=None)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     state = state_of(config)
     if state is None:
         return

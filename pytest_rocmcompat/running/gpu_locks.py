@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import pytest
 
 LOCK_DIR_VAR = "ROCMCOMPAT_GPU_LOCK_DIR"
-DEVICES_KEY = pytest.StashKey[list]()  # the GPUs a test holds while it runs
+DEVICES_KEY = pytest.StashKey[Sequence[str]]()  # the GPUs a test holds while it runs
 BORROWED_KEY = pytest.StashKey[str]()  # visibility value for a test that borrows GPUs
 
 

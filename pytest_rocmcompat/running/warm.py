@@ -27,6 +27,7 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_rocmcompat.running.processes import die_with_parent, kill_group
 
@@ -96,7 +97,7 @@ class WarmPool:
             warm = proc is not None
         if proc is None:
             proc = _start(env, preload)
-        job = {
+        job: dict[str, Any] = {
             "module": module,
             "argv": list(argv),
             "env": {**env, WARM_MARK: "1" if warm else "0"},

@@ -8,6 +8,8 @@ failure stays ``fail``. A test such a rule reaches that passes is ``stale-rule``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
@@ -20,6 +22,9 @@ from pytest_rocmcompat.outcomes import (
     PROP_SIGNATURE,
     Outcome,
 )
+
+if TYPE_CHECKING:  # diagnoses are compiled on the first failure only
+    from pytest_rocmcompat.knowledge.diagnoses import Diagnosis
 
 _XFAIL_PREFIX = "rocmcompat "
 _OUTCOMES = {o.value: o for o in Outcome}
@@ -134,7 +139,7 @@ def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> 
     return None
 
 
-def diagnose_failure(item: pytest.Item, report: pytest.TestReport, text: str):
+def diagnose_failure(item: pytest.Item, report: pytest.TestReport, text: str) -> Diagnosis | None:
     """Name an unexplained failure by its diagnosis (likely cause, usual fix, link); the Diagnosis or None."""
     from pytest_rocmcompat.knowledge.diagnoses import diagnose  # failures only: a passing session never compiles it
 
@@ -196,7 +201,7 @@ def from_report(report: pytest.TestReport) -> tuple[Outcome | None, str | None, 
     return Outcome.PASS, rule, signature, ""  # includes the test's own non-strict xpass
 
 
-def teststatus(report: pytest.TestReport):
+def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
     """Terminal words for the outcomes pytest has no name for, and a failure's diagnosis."""
     if report.when not in ("call", "???") or not report.user_properties:
         return None

@@ -9,6 +9,7 @@ import difflib
 from collections.abc import Iterable
 
 import pytest
+from _pytest.nodes import Node
 
 from pytest_rocmcompat.knowledge.rules.engine import ItemFacts, uses_of
 from pytest_rocmcompat.knowledge.rules.model import Rule
@@ -24,7 +25,7 @@ def marks_of(item: pytest.Item, inherited: Inherited) -> list[pytest.Mark]:
     return [*item.own_markers, *_chain_marks(item.parent, inherited)]
 
 
-def _chain_marks(node: pytest.Node | None, inherited: Inherited) -> list[pytest.Mark]:
+def _chain_marks(node: Node | None, inherited: Inherited) -> list[pytest.Mark]:
     if node is None:
         return []
     marks = inherited.get(id(node))

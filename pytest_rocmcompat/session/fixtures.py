@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -18,10 +19,13 @@ import pytest
 from pytest_rocmcompat.session.state import state_of
 
 if TYPE_CHECKING:  # imported when a test measures: most sessions never do
+    from pytest_rocmcompat.matrix.model import Matrix
     from pytest_rocmcompat.session.measurements import Measurement
+    from pytest_rocmcompat.session.state import CompatState
+    from pytest_rocmcompat.stack.environment import Environment
 
 
-def _state(config: pytest.Config):
+def _state(config: pytest.Config) -> CompatState:
     state = state_of(config)
     if state is None:
         pytest.skip("rocmcompat is not active in this session")
@@ -29,13 +33,13 @@ def _state(config: pytest.Config):
 
 
 @pytest.fixture(scope="session")
-def rocm_env(pytestconfig: pytest.Config):
+def rocm_env(pytestconfig: pytest.Config) -> Environment:
     """The environment this session runs against (see ``--rocm-env`` / ``--rocm-set``)."""
     return _state(pytestconfig).env
 
 
 @pytest.fixture(scope="session")
-def rocm_matrix(pytestconfig: pytest.Config):
+def rocm_matrix(pytestconfig: pytest.Config) -> Matrix | None:
     """The loaded matrix (the bundled known-bad database when no ``--rocm-matrix`` was given;
     ``None`` under ``--rocm-no-bundled``).
     """
@@ -43,7 +47,7 @@ def rocm_matrix(pytestconfig: pytest.Config):
 
 
 @pytest.fixture
-def rocm_property(request: pytest.FixtureRequest):
+def rocm_property(request: pytest.FixtureRequest) -> Callable[[str, object], None]:
     """``rocm_property(name, value)``: a testcase property, like ``record_property``.
 
     It writes the same JUnit ``<property>`` but without pytest's warning under the default

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX, METRICS
@@ -50,7 +51,7 @@ class Measurement:
         return PROP_PREFIX + self.name, json.dumps(data, sort_keys=True)
 
     @classmethod
-    def from_property(cls, name: str, value: object) -> Measurement | None:
+    def from_property(cls, name: object, value: object) -> Measurement | None:
         """The measurement a property holds, or ``None`` if it holds none (never raises)."""
         if not isinstance(name, str) or not name.startswith(PROP_PREFIX):
             return None
@@ -85,7 +86,7 @@ def default_unit(name: str) -> str | None:
     return known[0] if known else None
 
 
-def measurements_of(user_properties) -> list[Measurement]:
+def measurements_of(user_properties: Iterable[tuple[object, object]]) -> list[Measurement]:
     """Every measurement among a report's (or JUnit testcase's) properties."""
     found = []
     for name, value in user_properties:

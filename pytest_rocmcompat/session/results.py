@@ -38,7 +38,9 @@ RESULTS_KEY = pytest.StashKey["ResultHook"]()
 class StatusWords:
     """``pytest_report_teststatus`` for the plugin's own outcomes (registered when first needed)."""
 
-    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
+    def pytest_report_teststatus(
+        self, report: pytest.TestReport, config: pytest.Config
+    ) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
         if not report.user_properties:  # pytest's own words
             return None
         return classify.teststatus(report)

@@ -88,14 +88,14 @@ def _repair(
     config: pytest.Config, args: list[str], rootpath: Path, inipath: Path | None, inicfg: dict, ignored: list
 ) -> None:
     """Put pytest's choice right before conftests are loaded (nothing has used it yet)."""
-    config._rootpath = rootpath  # type: ignore[attr-defined]
-    config._inipath = inipath  # type: ignore[attr-defined]
-    config._inicfg = inicfg  # type: ignore[attr-defined]
+    config._rootpath = rootpath
+    config._inipath = inipath
+    config._inicfg = inicfg
     if hasattr(config, "_ignored_config_files"):
-        config._ignored_config_files = ignored  # type: ignore[attr-defined]
-    config._inicache.clear()  # type: ignore[attr-defined]
-    config._parser.extra_info["rootdir"] = str(rootpath)  # type: ignore[attr-defined]
-    config._parser.extra_info["inifile"] = str(inipath)  # type: ignore[attr-defined]
-    given = config._parser.parse_known_args(args)  # type: ignore[attr-defined]
+        config._ignored_config_files = ignored
+    config._inicache.clear()
+    config._parser.extra_info["rootdir"] = str(rootpath)
+    config._parser.extra_info["inifile"] = str(inipath)
+    given = config._parser.parse_known_args(args)
     if given.confcutdir is None:  # pytest derived it from the wrong choice just before this hook
         config.known_args_namespace.confcutdir = str(inipath.parent if inipath is not None else rootpath)

@@ -116,8 +116,8 @@ class CompatState:
         result = self._open.pop(nodeid, None)
         if result is not None:
             self.finished.add(nodeid)
-        if result is Outcome.PASS:
-            self.counts[(suite_of(nodeid), Outcome.PASS)] += 1
+        if isinstance(result, Outcome):  # only PASS is ever stored bare
+            self.counts[(suite_of(nodeid), result)] += 1
             return
         if result is None or result.outcome is None:
             self.finished.discard(nodeid)  # started, no result: it did not run to an end

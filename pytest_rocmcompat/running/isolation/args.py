@@ -10,6 +10,7 @@ and node ids, selection (``-k``, ``-m``, ``--lf`` ...), output files
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import pytest
@@ -99,8 +100,8 @@ def sandbox_argv(config: pytest.Config) -> list[str]:
     return argv
 
 
-def _actions(config: pytest.Config) -> dict:
+def _actions(config: pytest.Config) -> dict[str, argparse.Action]:
     parser = getattr(config._parser, "optparser", None)
-    if parser is None:
-        parser = config._parser._getparser()
+    if parser is None:  # pytest before 9 built its argparse parser on demand
+        parser = config._parser._getparser()  # type: ignore[attr-defined]  # gone in pytest 9 (optparser)
     return dict(parser._option_string_actions)

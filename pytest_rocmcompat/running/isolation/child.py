@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -115,7 +116,9 @@ class SandboxServer:
             self.reports.append(data)
             self._write(done=False)
 
-    def pytest_warning_recorded(self, warning_message, when: str, nodeid: str, location) -> None:
+    def pytest_warning_recorded(
+        self, warning_message: warnings.WarningMessage, when: str, nodeid: str, location: object
+    ) -> None:
         category = warning_message.category
         self.warnings.append(
             {

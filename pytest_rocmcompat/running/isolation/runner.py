@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from typing import Any, Literal
 
 import pytest
 
@@ -40,11 +41,11 @@ def run_isolated(
     config = item.config
     end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
     _forward_warnings(config, end)
-    mine = [
+    rebuilt = [
         _verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
         for d in end.reports
     ]
-    mine = [r for r in mine if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
+    mine = [r for r in rebuilt if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
         report.user_properties = _merged(item.user_properties, report.user_properties)
     if end.done and not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
@@ -98,7 +99,7 @@ def _forward_warnings(config: pytest.Config, end: ChildEnd) -> None:
         )
 
 
-def _verbatim_subtest(report, data: dict):
+def _verbatim_subtest(report: object, data: dict[str, Any]) -> object:
     """A subtest report's keyword values exactly as the child showed them (``i=2``, not ``i='2'``).
 
     pytest's ``SubtestContext`` replaces every value by its ``saferepr`` whenever it is built, so
@@ -119,7 +120,7 @@ def _verbatim_subtest(report, data: dict):
     return report
 
 
-def _tuple_longrepr(data: dict) -> dict:
+def _tuple_longrepr(data: dict[str, Any]) -> dict[str, Any]:
     """A skip's ``(path, line, reason)`` comes back from JSON as a list; pytest's -rs wants a tuple."""
     if isinstance(data.get("longrepr"), list):
         data = dict(data, longrepr=tuple(data["longrepr"]))
@@ -128,8 +129,8 @@ def _tuple_longrepr(data: dict) -> dict:
 
 def _report(
     item: pytest.Item,
-    when: str,
-    outcome: str,
+    when: Literal["setup", "call", "teardown"],
+    outcome: Literal["passed", "failed", "skipped"],
     longrepr: str | None = None,
     sections: tuple = (),
     props: tuple = (),
