@@ -6,6 +6,6 @@ knowledge, probe, stack, errors, safe_io).
 
 from __future__ import annotations
 
-from pytest_rocmcompat.cli.main import main
+from pytest_rocmcompat.cli.main import build_parser, main
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
