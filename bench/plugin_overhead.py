@@ -605,7 +605,7 @@ def profile_run(root: Path, tmp: Path, top: int = 15) -> dict[str, object]:
     bare_total = bare.total_tt  # type: ignore[attr-defined]
     pkg = os.sep + "pytest_rocmcompat" + os.sep
     hooks, funcs = {}, []
-    for (file, line, name), (cc, nc, tt, ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
+    for (file, line, name), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         if pkg not in file:
             continue
         short = _short(file)
@@ -615,7 +615,7 @@ def profile_run(root: Path, tmp: Path, top: int = 15) -> dict[str, object]:
     bare_tt = {k: v[2] for k, v in bare.stats.items()}  # type: ignore[attr-defined]
     bare_nc = {k: v[1] for k, v in bare.stats.items()}  # type: ignore[attr-defined]
     delta = []
-    for key, (cc, nc, tt, ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
+    for key, (_cc, nc, tt, _ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
         d = tt - bare_tt.get(key, 0.0)
         file, line, name = key
         delta.append(

@@ -195,9 +195,11 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
 
 def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:
     cited = _cited_urls()
-    with tempfile.TemporaryDirectory(prefix="rocmcompat-incidents-") as tmp:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            return list(pool.map(lambda inc: replay(inc, Path(tmp) / inc["id"], cited), incidents))
+    with (
+        tempfile.TemporaryDirectory(prefix="rocmcompat-incidents-") as tmp,
+        ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
+    ):
+        return list(pool.map(lambda inc: replay(inc, Path(tmp) / inc["id"], cited), incidents))
 
 
 def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
