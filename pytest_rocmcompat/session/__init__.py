@@ -10,7 +10,16 @@ import warnings
 # The names of the old module ``pytest_rocmcompat.session`` (now ``session.state``), resolved on
 # first use so that importing any module of this package does not load the session state.
 _OLD_SESSION_NAMES = frozenset(
-    {"WORKER_ENV_KEY", "PROBE_CACHED_KEY", "STATE_KEY", "TestResult", "suite_of", "CompatState", "build_state", "state_of"}
+    {
+        "WORKER_ENV_KEY",
+        "PROBE_CACHED_KEY",
+        "STATE_KEY",
+        "TestResult",
+        "suite_of",
+        "CompatState",
+        "build_state",
+        "state_of",
+    }
 )
 
 
