@@ -13,6 +13,7 @@ from typing import Literal
 
 from packaging.specifiers import SpecifierSet
 
+from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.arch import arch_matches
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import specifier_contains
@@ -110,7 +111,7 @@ class Rule:
     action: str = "skip"
     when: When = field(default_factory=When)
     applies_to: AppliesTo = field(default_factory=AppliesTo)
-    signature: re.Pattern[str] | None = None
+    signature: Signature | None = None
     links: tuple[str, ...] = ()
     fixed_in: tuple[tuple[str, str], ...] = ()
     file: str = ""
