@@ -104,14 +104,20 @@ _Loader.yaml_implicit_resolvers = {
 }
 
 
-class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader), _Loader):  # type: ignore[misc]  # base chosen at run time: CSafeLoader if libyaml
-    """libyaml's parser (5-8x faster) with the same constructors; used while a file is valid."""
+_FastLoader: type[_Loader]
+if hasattr(yaml, "CSafeLoader"):  # PyYAML built with libyaml
 
-    def __init__(self, stream: str, filename: str) -> None:
-        getattr(yaml, "CSafeLoader", yaml.SafeLoader).__init__(self, stream)
-        self.filename = filename
-        self.duplicates = []
+    class _CLoader(yaml.CSafeLoader, _Loader):
+        """libyaml's parser (5-8x faster) with the same constructors; used while a file is valid."""
 
+        def __init__(self, stream: str, filename: str) -> None:
+            yaml.CSafeLoader.__init__(self, stream)
+            self.filename = filename
+            self.duplicates = []
+
+    _FastLoader = _CLoader
+else:  # a PyYAML without libyaml: the pure-Python loader does everything
+    _FastLoader = _Loader
 
 _FastLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
 

@@ -77,7 +77,11 @@ class Measurement:
 
 
 def _opt_float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
+    if value is None:
+        return None
+    if isinstance(value, (int, float, str)):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
 
 
 def default_unit(name: str) -> str | None:

@@ -65,7 +65,7 @@ class Signature:
 def _engine() -> Any:
     """The ``regex`` module, imported on first use (a cached matrix needs it only on a failure)."""
     try:
-        import regex  # type: ignore[import-untyped]  # types-regex is not a dependency; the module is used as Any
+        import regex
     except ImportError:  # pragma: no cover - regex is a dependency; plain re keeps the static guard
         return None
     return regex
