@@ -8,9 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.errors import ConfigError
+
+if TYPE_CHECKING:  # each command imports what it needs when it runs
+    from pytest_rocmcompat.matrix.model import Matrix
+    from pytest_rocmcompat.stack.environment import Environment
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -52,9 +57,9 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     targets, origin = build_targets(env)
     if targets:
         out(f"  torch build targets: {' '.join(targets)} ({origin})")
-    for label, value in (("nccl (loaded by torch)", env.nccl), ("driver supports CUDA", env.driver_cuda)):
-        if value:
-            out(f"  {label}: {value}")
+    for label, found in (("nccl (loaded by torch)", env.nccl), ("driver supports CUDA", env.driver_cuda)):
+        if found:
+            out(f"  {label}: {found}")
     if env.torch_cxx11_abi is not None:
         out(f"  torch C++ ABI: {'C++11' if env.torch_cxx11_abi else 'pre-C++11'} (probed)")
     for note in env.notes:
@@ -63,13 +68,13 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replayed(args: argparse.Namespace):
+def _replayed(args: argparse.Namespace) -> Environment:
     from pytest_rocmcompat.stack.environment import Environment
 
     return Environment.load(args.env)
 
 
-def _print_problems(env, out) -> None:
+def _print_problems(env: Environment, out: Callable[[str], None]) -> None:
     """The built-in checks' findings; the exit status does not change."""
     from pytest_rocmcompat.knowledge.checks.registry import evaluate
 
@@ -79,13 +84,16 @@ def _print_problems(env, out) -> None:
         out(f"  {problem.describe()}")
 
 
-def _line_printer():
+def _line_printer() -> Callable[[str], None]:
     """``print`` for lines that quote data: redacted, control characters dropped, and a newline or
     carriage return inside a value written as an escape (``report.escape.terminal_line``).
     """
     from pytest_rocmcompat.safe_io.escape import terminal_line
 
-    return lambda line="": print(terminal_line(line))
+    def out(line: str = "") -> None:
+        print(terminal_line(line))
+
+    return out
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -113,7 +121,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     return status
 
 
-def _lint_against(matrix, paths: list[str]) -> int:
+def _lint_against(matrix: Matrix, paths: list[str]) -> int:
     from pytest_rocmcompat.matrix.lint_against import CollectError, collect_node_ids, unmatched_patterns
     from pytest_rocmcompat.safe_io.escape import echo, terminal_line
 

@@ -97,7 +97,8 @@ def run_report(args: argparse.Namespace) -> int:
     merged = merge(runs, matrix, warnings)
     threshold = args.threshold / 100
     found = regressions(merged, baseline, threshold) if baseline is not None else None
-    rec_lines, rec_html = [], ""
+    rec_lines: list[str] = []
+    rec_html = ""
     if args.recommend:
         from pytest_rocmcompat.report.recommend_render import report_sections
 
@@ -108,7 +109,7 @@ def run_report(args: argparse.Namespace) -> int:
             write_atomic(args.output, markdown)
         else:
             sys.stdout.write(markdown)
-        page = None
+        page = ""  # rendered only for --html or --site
         if args.html or args.site:
             from pytest_rocmcompat.report.html import render_html
 

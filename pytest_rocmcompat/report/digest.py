@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, SYMBOL, Outcome
@@ -93,7 +94,7 @@ class Headline:
     size: str = ""
 
 
-def rule_groups(merged: Merged, name_of) -> list[RuleGroup]:
+def rule_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[RuleGroup]:
     out = []
     names = {r.key: name_of(r) for r in merged.rows}
     for rule_id, per_row in sorted(merged.hits().items()):
@@ -110,7 +111,7 @@ def rule_groups(merged: Merged, name_of) -> list[RuleGroup]:
     return out
 
 
-def failure_groups(merged: Merged, name_of) -> list[Group]:
+def failure_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]:
     """Failures, crashes and hangs grouped by diagnosis (the matched signature), largest first."""
     groups: dict[str, Group] = {}
     for row in merged.rows:
@@ -128,7 +129,7 @@ def failure_groups(merged: Merged, name_of) -> list[Group]:
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 
 
-def skip_groups(merged: Merged, name_of) -> list[Group]:
+def skip_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]:
     """Skipped tests grouped by their reason, most frequent first."""
     groups: dict[str, Group] = {}
     for row in merged.rows:
@@ -146,7 +147,15 @@ def skip_reason(message: str) -> str:
     return text[:300]
 
 
-def _add(groups: dict[str, Group], key: str, row: Row, name_of, test: str, outcome: Outcome, message: str) -> None:
+def _add(
+    groups: dict[str, Group],
+    key: str,
+    row: Row,
+    name_of: Callable[[Row], str],
+    test: str,
+    outcome: Outcome,
+    message: str,
+) -> None:
     group = groups.setdefault(key, Group(key, message=message))
     group.count += 1
     group.outcomes[outcome] += 1
@@ -155,7 +164,7 @@ def _add(groups: dict[str, Group], key: str, row: Row, name_of, test: str, outco
         group.examples.append(test)
 
 
-def conflicts(merged: Merged, name_of) -> list[tuple[str, str, list[Outcome]]]:
+def conflicts(merged: Merged, name_of: Callable[[Row], str]) -> list[tuple[str, str, list[Outcome]]]:
     return [
         (name_of(row), test, sorted(found, key=lambda o: -SEVERITY[o]))
         for row in merged.rows
@@ -170,7 +179,7 @@ def size_bytes(size: str) -> float:
     return float(match.group(1)) * _UNITS.get(match.group(2).lower(), -1)
 
 
-def headlines(merged: Merged, name_of) -> list[Headline]:
+def headlines(merged: Merged, name_of: Callable[[Row], str]) -> list[Headline]:
     """Per stack, each headline metric once: a plain figure (the best one), else the largest size."""
     out = []
     for row in merged.rows:

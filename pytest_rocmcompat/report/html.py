@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.baseline import Regression
 from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
-from pytest_rocmcompat.report.merge import NOT_RUN, Merged, headline
+from pytest_rocmcompat.report.merge import NOT_RUN, Merged, Row, headline
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.report.table import (
     GRID_LABELS,
@@ -247,7 +247,7 @@ def _link(url: str) -> str:
     return html_text(url)
 
 
-def grid_html(merged: Merged, link_of=None) -> str:
+def grid_html(merged: Merged, link_of: Callable[[Row], str | None] | None = None) -> str:
     """The compact grid; ``link_of(row)`` gives a page to link each stack to (the site)."""
     head = "".join(f"<th>{html_text(h)}</th>" for h in (*GRID_LABELS, "source", *merged.columns))
     out = [f'<table id="grid"><tr>{head}</tr>']

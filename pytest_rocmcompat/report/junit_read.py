@@ -15,7 +15,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
-from xml.etree.ElementTree import ElementTree, ParseError
+from xml.etree.ElementTree import Element, ElementTree, ParseError
 
 from junitparser import JUnitXml, JUnitXmlError, TestSuite
 
@@ -135,9 +135,9 @@ def _read_run(path: str) -> RunRecord:
         raise JUnitReadError(f"{path}: not a regular file (a device, FIFO or directory)")
     if st.st_size > MAX_JUNIT_BYTES:
         raise JUnitReadError(f"{path}: {st.st_size} bytes is larger than any JUnit file this reads")
-    trees: list[ElementTree] = []
+    trees: list[ElementTree[Element]] = []  # a parsed file always has a root
 
-    def parse(source) -> ElementTree:
+    def parse(source: str) -> ElementTree[Element]:
         trees.append(ElementTree(file=source))
         return trees[-1]
 

@@ -11,6 +11,7 @@ from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
+from pytest_rocmcompat.session.measurements import Measurement
 from pytest_rocmcompat.session.state import CompatState
 
 
@@ -83,7 +84,7 @@ def _outcomes_section(state: CompatState) -> list[str]:
     for (suite, outcome), n in state.counts.items():
         per_suite.setdefault(suite, Counter())[outcome] += n
     rows = [(s, *(c[o] or "" for o in Outcome)) for s, c in sorted(per_suite.items())]
-    total = Counter()
+    total: Counter[Outcome] = Counter()
     for c in per_suite.values():
         total.update(c)
     rows.append(("**total**", *(total[o] for o in Outcome)))
@@ -162,23 +163,26 @@ def _measurements_section(state: CompatState) -> list[str]:
     return lines
 
 
-def _floor(m) -> str:
+def _floor(m: Measurement) -> str:
     return "" if m.floor is None else f"{m.floor:g}"
 
 
-def _peak(m) -> str:
+def _peak(m: Measurement) -> str:
     return "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}"
 
 
-def _status(m) -> str:
+def _status(m: Measurement) -> str:
     return "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")
 
 
 def _failures_section(state: CompatState) -> list[str]:
-    bad = [r for r in state.notable.values() if r.outcome in BROKEN]
-    if not bad:
+    rows = [
+        (r.nodeid, r.outcome.value, r.signature or "", r.message[:300])
+        for r in state.notable.values()
+        if r.outcome is not None and r.outcome in BROKEN
+    ]
+    if not rows:
         return []
-    rows = [(r.nodeid, r.outcome.value, r.signature or "", r.message[:300]) for r in bad]
     return ["## Failures", "", md_table(("test", "outcome", "signature", "message"), rows), ""]
 
 

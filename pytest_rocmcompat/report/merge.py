@@ -14,8 +14,9 @@ import glob
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.matrix.model import SUITES, Matrix
 from pytest_rocmcompat.outcomes import (
@@ -30,6 +31,9 @@ from pytest_rocmcompat.outcomes import (
 )
 from pytest_rocmcompat.report.junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
 from pytest_rocmcompat.session.measurements import Measurement
+
+if TYPE_CHECKING:  # imported where an environment is rebuilt
+    from pytest_rocmcompat.stack.environment import Environment
 
 SOURCE_LABEL = {"live": "hardware", "replay": "replay", "overridden": "override"}
 # The libraries that define a cell in the row label (the rest of the probe's list, such as
@@ -152,9 +156,10 @@ def expand_inputs(patterns: Iterable[str]) -> list[str]:
     return list(found)
 
 
-def read_runs(paths: list[str], warn=None) -> tuple[list[RunRecord], list[str]]:
+def read_runs(paths: list[str], warn: Callable[[str], None] | None = None) -> tuple[list[RunRecord], list[str]]:
     """Read every file; unreadable ones are named in a warning and left out."""
-    runs, warnings = [], []
+    runs: list[RunRecord] = []
+    warnings: list[str] = []
     for path in paths:
         try:
             runs.append(read_run(path))
@@ -260,7 +265,7 @@ def _cell_of(props: dict[str, str], matrix: Matrix | None) -> str:
     return location.cell.key if location.inside and location.cell is not None else ""
 
 
-def environment_of(props: dict[str, str]):
+def environment_of(props: dict[str, str]) -> Environment:
     """An :class:`Environment` rebuilt from testsuite properties (for locating it in a matrix)."""
     from pytest_rocmcompat.stack.environment import GPU, Environment
 
@@ -278,7 +283,11 @@ def environment_of(props: dict[str, str]):
         if props.get(PROP_ENV_PREFIX + "platform") in ("rocm", "cuda", "cpu")
         else "cpu",
         gpus=gpus,
-        **{k: props.get(PROP_ENV_PREFIX + k) for k in ("rocm", "hip", "cuda", "driver", "torch")},
+        rocm=props.get(PROP_ENV_PREFIX + "rocm"),
+        hip=props.get(PROP_ENV_PREFIX + "hip"),
+        cuda=props.get(PROP_ENV_PREFIX + "cuda"),
+        driver=props.get(PROP_ENV_PREFIX + "driver"),
+        torch=props.get(PROP_ENV_PREFIX + "torch"),
         python=props.get(PROP_ENV_PREFIX + "python", ""),
         libraries={k[len(PROP_LIB_PREFIX) :]: v for k, v in props.items() if k.startswith(PROP_LIB_PREFIX)},
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
@@ -27,6 +28,9 @@ from pytest_rocmcompat.matrix.model import Matrix
 from pytest_rocmcompat.outcomes import PROP_CELL_PREFIX, PROP_ENV_PREFIX
 from pytest_rocmcompat.stack.arch import arch_matches, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, Environment
+
+if TYPE_CHECKING:  # results are read (junitparser imported) only when given
+    from pytest_rocmcompat.report.junit_read import RunRecord
 
 PATCHES = range(4)
 BROAD_MARKERS = {"gpus"}
@@ -94,7 +98,7 @@ def matrices_for(arch: str, matrices: list[Matrix]) -> list[Matrix]:
     return [m for m in matrices if any(arch_matches(arch, a) for a in m.archs)]
 
 
-def recommend(arch: str, matrices: list[Matrix], results: list | None = None) -> Recommendation:
+def recommend(arch: str, matrices: list[Matrix], results: list[RunRecord] | None = None) -> Recommendation:
     """Judge every planned cell of ``matrices`` for ``arch``; ``results``: :class:`RunRecord` list."""
     arch = normalize_arch(arch)
     unique: dict[tuple, Stack] = {}  # matrices of one arch (H100, H200) plan the same stacks
@@ -136,7 +140,8 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
                 gpus=(GPU(0, "", arch),),
                 torch=torch,
                 python=values.get("python", ""),
-                **({runtime_axis: release} if runtime_axis else {}),
+                rocm=release if runtime_axis == "rocm" else None,
+                cuda=release if runtime_axis == "cuda" else None,
             )
             against, caveats = _judge(matrix.rules, env)
             key = (tuple(r.id for r in against), tuple(r.id for r in caveats))
@@ -175,7 +180,8 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
 
 
 def _judge(rules: tuple[Rule, ...], env: Environment) -> tuple[list[Rule], list[Rule]]:
-    against, caveats = [], []
+    against: list[Rule] = []
+    caveats: list[Rule] = []
     for rule in rules:
         if rule.when.env:  # a deployment mistake (a variable set wrong), not a property of the stack
             continue
@@ -191,7 +197,7 @@ def _stack_level(rule: Rule) -> bool:
 
 def _broad(rule: Rule) -> bool:
     to = rule.applies_to
-    return to.everything or (set(to.markers) & BROAD_MARKERS and not to.nodeids and not to.uses)
+    return to.everything or (bool(set(to.markers) & BROAD_MARKERS) and not to.nodeids and not to.uses)
 
 
 def _local_tag(axis: str, release: str) -> str:
@@ -211,7 +217,7 @@ def _version_key(text: str) -> tuple:
     return (_version(text),)
 
 
-def _attach_evidence(stacks: list[Stack], arch: str, runs: list) -> None:
+def _attach_evidence(stacks: list[Stack], arch: str, runs: list[RunRecord]) -> None:
     from pytest_rocmcompat.report.merge import SOURCE_LABEL
 
     for run in runs:
@@ -253,7 +259,9 @@ def _counts(counts: Counter) -> str:
     return ", ".join(f"{n} {name}" for name, n in counts.most_common()) or "no tests"
 
 
-def load_inputs(matrix_args: list[str] | None, result_args: list[str]):
+def load_inputs(
+    matrix_args: list[str] | None, result_args: list[str]
+) -> tuple[list[Matrix], list[RunRecord], list[str]]:
     """Matrices (bundled by default) and readable runs; raises ConfigError for a bad matrix."""
     from pytest_rocmcompat.matrix.loader import KNOWN_BAD_NAME, bundled_matrices_dir, load_matrix, resolve_matrix_name
     from pytest_rocmcompat.report.merge import expand_inputs, read_runs

@@ -20,7 +20,8 @@ def split_sized(
     for test, m in figures:
         base, sep, size = m.name.partition(SIZE_SEP)
         groups.setdefault((test, base if sep else m.name), []).append((size if sep else "", m))
-    flat, sized = [], []
+    flat: list[tuple[str, Measurement]] = []
+    sized: list[tuple[str, str, list[tuple[str, Measurement]]]] = []
     for (test, name), found in groups.items():
         named = [(size, m) for size, m in found if size]
         plain = [m for size, m in found if not size]

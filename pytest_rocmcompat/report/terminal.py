@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.outcomes import Outcome
@@ -34,7 +35,7 @@ def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str
     return [safe_text(line) for line in lines]
 
 
-def write_summary(tr, state: CompatState) -> None:
+def write_summary(tr: TerminalReporter, state: CompatState) -> None:
     from pytest_rocmcompat.safe_io.escape import one_environment_scan, safe_text
 
     counts = state.outcome_totals()
@@ -47,7 +48,7 @@ def write_summary(tr, state: CompatState) -> None:
 class _SafeLines:
     """The terminal writer, every line made safe (secrets, control characters) first."""
 
-    def __init__(self, tr, safe) -> None:
+    def __init__(self, tr: TerminalReporter, safe: Callable[[object], str]) -> None:
         self.tr, self.safe = tr, safe
 
     def write_sep(self, sep: str, title: str) -> None:
@@ -57,7 +58,7 @@ class _SafeLines:
         self.tr.write_line(self.safe(line))
 
 
-def _write(tr, state: CompatState, counts) -> None:
+def _write(tr: _SafeLines, state: CompatState, counts: Counter[Outcome]) -> None:
     tr.write_sep("=", "rocmcompat summary")
     tr.write_line(f"environment: {state.env.summary()}")
     if state.location is not None:
