@@ -1,0 +1,1 @@
+"""Tests of ``pytest_rocmcompat.session`` and the plugin end to end (plugin.py, markers, outcomes)."""
