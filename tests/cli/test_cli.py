@@ -156,12 +156,12 @@ def test_replay_override_collect_only_on_bundled_suites(tmp_path: Path) -> None:
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    start = lines.index(next(l for l in lines if "rocmcompat: known-bad rules that apply" in l))
+    start = lines.index(next(line for line in lines if "rocmcompat: known-bad rules that apply" in line))
     # contested evidence (pytorch/pytorch#147626): the rule isolates with its signature, it does not skip
-    listed = [l for l in lines[start + 1 :] if ": ISOLATE [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in l]
-    gpu_tests = [l for l in lines[:start] if l.startswith("suites/") and "::" in l and "/gpu/" in l]
+    listed = [line for line in lines[start + 1 :] if ": ISOLATE [torch-2.5.1-rocm6.2-gfx906-memory-fault]" in line]
+    gpu_tests = [line for line in lines[:start] if line.startswith("suites/") and "::" in line and "/gpu/" in line]
     assert gpu_tests and len(listed) >= len(gpu_tests)
-    assert all("Memory access fault" in l for l in listed)
+    assert all("Memory access fault" in line for line in listed)
     # The same stack on an MI300X (gfx942) is not skipped by that rule.
     argv[argv.index("arch=gfx906")] = "arch=gfx942"
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=300)

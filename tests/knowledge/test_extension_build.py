@@ -148,7 +148,7 @@ def test_built_for_ignores_unparseable_versions() -> None:
 
 @pytest.mark.parametrize("value", ["maybe", "2"])
 def test_bad_abi_override_is_a_clear_error(value: str) -> None:
-    with pytest.raises(OverrideError, match="torch_cxx11_abi.*expected 1/true or 0/false"):
+    with pytest.raises(OverrideError, match=r"torch_cxx11_abi.*expected 1/true or 0/false"):
         apply_overrides(H100, [f"torch_cxx11_abi={value}"])
 
 

@@ -105,7 +105,7 @@ def test_gpu_matrix_sets_floors_with_a_stated_fraction(matrices, name: str) -> N
     assert {"gemm_bf16_tflops", "copy_d2d_gbps", "copy_h2d_gbps", "copy_d2h_gbps"} <= set(floors)
     text = (MATRICES / name).read_text(encoding="utf-8")
     for metric in floors:
-        line = next(l for l in text.splitlines() if re.match(rf"\s+{metric}:", l))
+        line = next(row for row in text.splitlines() if re.match(rf"\s+{metric}:", row))
         comment = line.partition("#")[2]
         assert re.search(r"\d+%", comment) and " of " in comment, (
             f"{name}: floor {metric} has no 'NN% of <peak>' comment: {line.strip()}"

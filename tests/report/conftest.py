@@ -104,8 +104,8 @@ def make_project(root: Path) -> None:
         path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     (root / "matrix.yaml").write_text(MATRIX, encoding="utf-8")
     for name, env in CELLS.items():
-        env = replace(env, env={"HIP_VISIBLE_DEVICES": "0", "MY_TOKEN": SECRET})
-        (root / f"{name}.json").write_text(env.to_json(), encoding="utf-8")
+        cell_env = replace(env, env={"HIP_VISIBLE_DEVICES": "0", "MY_TOKEN": SECRET})
+        (root / f"{name}.json").write_text(cell_env.to_json(), encoding="utf-8")
 
 
 def run_cell(

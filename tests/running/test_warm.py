@@ -20,12 +20,12 @@ from tests.collectives.test_collectives import GLOO2, SMALL, needs_torch
 from tests.conftest import REPO, process_running
 
 JOB = textwrap.dedent(
-    """
+    f"""
     import json, os, sys
-    print(json.dumps({{"argv": sys.argv[1:], "rank": os.environ.get("RANK"), "warm": os.environ.get("{}"),
+    print(json.dumps({{"argv": sys.argv[1:], "rank": os.environ.get("RANK"), "warm": os.environ.get("{WARM_MARK}"),
                       "pid": os.getpid(), "json_preloaded": "json" in sys.modules, "name": __name__}}))
     sys.exit(int(os.environ.get("EXIT", "0")))
-""".format(WARM_MARK)
+"""
 )
 
 

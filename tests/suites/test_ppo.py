@@ -51,7 +51,7 @@ def test_phase_breakdown_table():
 
 
 def test_run_config_errors_name_every_problem():
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError, match="algorithm must be 'grpo' or 'ppo', not 'dpo'") as info:
         RunConfig(algorithm="dpo", size="huge", prompts_per_step=3, mini_batches=2)
     text = str(info.value)
     assert "algorithm must be 'grpo' or 'ppo', not 'dpo'" in text
