@@ -16,6 +16,6 @@ log="$out/log.txt"
 python bench/isolation_overhead.py --tests "$tests" --reps "$reps" --out "$out/isolation_overhead.json" \
   >"$out/isolation_overhead.txt" 2>&1
 echo "bench exit $?" >>"$log"
-timeout 240 python -m pytest tests/test_sandbox.py -q -p no:cacheprovider >"$out/test_sandbox.txt" 2>&1
+timeout 240 python -m pytest tests/running/test_sandbox.py -q -p no:cacheprovider >"$out/test_sandbox.txt" 2>&1
 echo "test_sandbox exit $?" >>"$log"
 tail -c 5000 "$log"; cat "$out/isolation_overhead.txt" | tail -30; tail -5 "$out/test_sandbox.txt"
