@@ -74,6 +74,7 @@ _HALO = 'stroke="#ffffff" stroke-width="3" stroke-linejoin="round" paint-order="
 _FONT = 12
 _CHAR = 0.58  # average sans-serif glyph width per font size, for layout estimates
 _TOP, _BOTTOM, _LEFT, _RIGHT = 46, 58, 76, 28
+_RIGHT_REFERENCE = 56  # room for a floor or peak line's value
 _PLOT_HEIGHT = 300
 
 
@@ -281,14 +282,26 @@ def _frame(left: float, top: float, right: float, bottom: float) -> str:
     )
 
 
-def _reference(y: float, left: float, right: float, label: str, kind: str) -> str:
-    """A horizontal floor or peak line across the plot, its label above its right end."""
-    return (
-        f'<g class="{kind}"><line x1="{_px(left)}" x2="{_px(right)}" y1="{_px(y)}" y2="{_px(y)}" '
-        f'stroke="{REFERENCE_COLOUR}" stroke-width="1.6"{_dash(REFERENCE_DASH)}/>'
-        f'<text x="{_px(right - 4)}" y="{_px(y - 5)}" text-anchor="end" fill="{REFERENCE_COLOUR}" {_HALO}>'
-        f"{_text(label, 80)}</text></g>"
-    )
+def _references(
+    found: Sequence[tuple[float, str]], y_of: Callable[[float], float], left: float, right: float, kind: str
+) -> list[str]:
+    """Horizontal floor or peak lines across the plot, each value written in the right margin
+    (outside the data, nudged apart when close; the legend names each line in full).
+    """
+    out = []
+    last = -math.inf
+    for value, label in sorted(found, key=lambda item: -item[0]):  # top first
+        y = y_of(value)
+        text_y = max(y + 4, last + 13)
+        last = text_y
+        out.append(
+            f'<g class="{kind}" data-y="{_data(value)}" data-label="{_attr(label)}">'
+            f'<line x1="{_px(left)}" x2="{_px(right)}" y1="{_px(y)}" y2="{_px(y)}" '
+            f'stroke="{REFERENCE_COLOUR}" stroke-width="1.6"{_dash(REFERENCE_DASH)}/>'
+            f'<text x="{_px(right + 5)}" y="{_px(text_y)}" fill="{REFERENCE_COLOUR}" font-size="11">'
+            f"{_text(_num(value))}</text></g>"
+        )
+    return out
 
 
 def _reference_sample() -> str:
@@ -389,7 +402,7 @@ def history_svg(
     """
     width = max(int(width), 320)
     count = len(publications)
-    left, right = _LEFT, width - _RIGHT
+    left, right = _LEFT, width - _RIGHT_REFERENCE
     top, bottom = _TOP, _TOP + _PLOT_HEIGHT
     band = (right - left) / max(count, 1)
 
@@ -409,6 +422,10 @@ def history_svg(
         floor = _drawable(one.floor)
         if floor is not None:
             floors.setdefault(floor, []).append(one.label)
+    floor_labels = [
+        (floor, f"floor {_num(floor)} {unit}" + ("" if len(names) == len(series) else " (" + ", ".join(names) + ")"))
+        for floor, names in floors.items()
+    ]
     top_value = max([v for _, _, kept in drawn for _, v in kept] + list(floors), default=0.0)
     ticks = _nice_ticks(top_value * 1.05 if top_value else 1.0)
 
@@ -459,8 +476,7 @@ def history_svg(
     )
 
     entries = [(_series_sample(index), one.label) for index, one, _ in drawn]
-    if floors:
-        entries.append((_reference_sample(), "floor"))
+    entries += [(_reference_sample(), label) for _, label in floor_labels]
     if threshold is not None:
         entries.append((f'<g transform="translate(18 0)">{_ring()}</g>', f"moved more than {threshold:.0%}"))
     legend_top = bottom + 44
@@ -484,9 +500,7 @@ def history_svg(
         f'<text class="axis-label" x="{_px((left + right) / 2)}" y="{_px(bottom + 38)}" text-anchor="middle">'
         "publication</text></g>"
     )
-    for floor, names in floors.items():
-        who = "" if len(names) == len(series) else " (" + ", ".join(names) + ")"
-        out.append(_reference(y_of(floor), left, right, f"floor {_num(floor)} {unit}{who}", "floor"))
+    out += _references(floor_labels, y_of, left, right, "floor")
     out.append(_frame(left, top, right, bottom))
     if points:
         out += _draw_lines(lines)
@@ -519,7 +533,7 @@ def bandwidth_svg(
     ``peaks`` are ``(label, value)`` horizontal lines (a link's datasheet bandwidth).
     """
     width = max(int(width), 320)
-    left, right = _LEFT, width - _RIGHT
+    left, right = _LEFT, width - (_RIGHT_REFERENCE if peaks else _RIGHT)
     top, bottom = _TOP, _TOP + _PLOT_HEIGHT
     skipped = 0
     drawn: list[tuple[int, BandwidthSeries, list[tuple[float, float]]]] = []
@@ -576,8 +590,7 @@ def bandwidth_svg(
         + "."
     )
     entries = [(_series_sample(index), one.label) for index, one, _ in drawn]
-    if references:
-        entries.append((_reference_sample(), "peak"))
+    entries += [(_reference_sample(), f"{label} {_num(value)} {unit}") for label, value in references]
     legend_top = bottom + 44
     legend, legend_height = _legend(entries, legend_top, width)
     height = legend_top + legend_height + (20 if skipped else 0) + 8
@@ -598,8 +611,7 @@ def bandwidth_svg(
         f'<text class="axis-label" x="{_px((left + right) / 2)}" y="{_px(bottom + 38)}" text-anchor="middle">'
         "message size (bytes, log scale)</text></g>"
     )
-    for label, value in references:
-        out.append(_reference(y_of(value), left, right, f"{label} {_num(value)} {unit}", "peak"))
+    out += _references([(v, f"{label} {_num(v)} {unit}") for label, v in references], y_of, left, right, "peak")
     out.append(_frame(left, top, right, bottom))
     if points:
         out += _draw_lines(lines)
@@ -673,6 +685,13 @@ def versus_peak_svg(title: str, bars: Sequence[PeakBar], *, width: int = 760) ->
         f'<text class="axis-label" x="{_px((left + right) / 2)}" y="{_px(bottom + 38)}" text-anchor="middle">'
         "measured figure as a percentage of the datasheet peak (%)</text></g>"
     )
+    px = _px(x_of(1.0))
+    out.append(
+        f'<g class="peak"><line x1="{px}" x2="{px}" y1="{_px(top - 8)}" y2="{_px(bottom)}" '
+        f'stroke="{REFERENCE_COLOUR}" stroke-width="1.6"{_dash(REFERENCE_DASH)}/>'
+        f'<text x="{px}" y="{_px(top - 12)}" text-anchor="middle" fill="{REFERENCE_COLOUR}" font-size="11">'
+        "datasheet peak</text></g>"
+    )
     if kept:
         out.append('<g class="bars">')
         for i, ((bar, value, peak, floor), label) in enumerate(zip(kept, labels, strict=True)):
@@ -721,13 +740,6 @@ def versus_peak_svg(title: str, bars: Sequence[PeakBar], *, width: int = 760) ->
         out.append("</g>")
     else:
         _empty(out, left, top, right, bottom)
-    px = _px(x_of(1.0))
-    out.append(
-        f'<g class="peak"><line x1="{px}" x2="{px}" y1="{_px(top - 8)}" y2="{_px(bottom)}" '
-        f'stroke="{REFERENCE_COLOUR}" stroke-width="1.6"{_dash(REFERENCE_DASH)}/>'
-        f'<text x="{px}" y="{_px(top - 12)}" text-anchor="middle" fill="{REFERENCE_COLOUR}" font-size="11">'
-        "datasheet peak</text></g>"
-    )
     out.append(_frame(left, top, right, bottom))
     out += legend
     out += _skipped_note(skipped, height - 10, width)
