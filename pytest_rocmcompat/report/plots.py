@@ -44,7 +44,11 @@ How ``site.py`` calls them (inputs are plain values, not the report's objects):
               for h in digest.headlines(merged, name_of) if h.figure.peak]
       svg = versus_peak_svg("GEMM and copy against the datasheet peak", bars)
 
-Several SVGs may share one page: nothing here uses an ``id``.
+Several SVGs may share one page: nothing here uses an ``id``. Each has a fixed ``width`` and a
+``viewBox``; the page's CSS should add ``svg.rocmcompat-plot{max-width:100%;height:auto}`` so
+a plot shrinks on a narrow screen. Fifty stacks draw (the legend grows below the plot) but read
+badly as one history chart: the index should draw one chart per arch or torch series, a stack
+page its own series alone.
 """
 
 from __future__ import annotations
