@@ -1,6 +1,8 @@
 """Replay the public incident corpus through the plugin and print recall and false-positive rate.
 
-Each incident (``incidents.yaml``) is replayed as a user's CI would meet it: a fresh directory
+The corpus is two files: ``incidents.yaml`` (split by a hash of the id) and ``collected.yaml``
+(issue 25 item 5: split by breakage class, the held-out classes named at its top). Each incident
+is replayed as a user's CI would meet it: a fresh directory
 with one test carrying the incident's markers that raises the quoted error text, a real
 ``python -m pytest`` run with ``--rocm-set`` for the reported stack (on a neutral replayed
 environment, so this machine's own stack does not leak in), the bundled ``known_bad.yaml``
@@ -9,9 +11,10 @@ and the built-in checks, and the JUnit file it writes read back with the plugin'
 A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
 check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
 recognised broken / broken; the false-positive rate is recognised works / works. Both are
-printed for the ``train`` half (rules may be written from it) and the ``held-out`` half.
+printed for the ``train`` half (rules may be written from it) and the ``held-out`` half, and
+per breakage class (``class``) with its split.
 
-    python bench/incidents/run.py                 # whole corpus, 2 at a time
+    python bench/incidents/run.py                 # both files, 2 at a time
     python bench/incidents/run.py --split held-out --jobs 1 --json out.json
     python bench/incidents/run.py --only pytorch-120233-dynamo-py312-torch222
 """
@@ -23,6 +26,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,7 +40,14 @@ import yaml
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 CORPUS = HERE / "incidents.yaml"
+COLLECTED = HERE / "collected.yaml"
+CORPORA = (CORPUS, COLLECTED)
 REQUIRED = ("id", "url", "date", "stack", "test", "error", "verdict", "split")
+REQUIRED_COLLECTED = (*REQUIRED, "class", "checked")
+CLASS_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+URL = re.compile(
+    r"^https://(?:github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|releases|discussions|blob|commit)/\S+|\S+\.\S+/\S*)$"
+)
 VERDICTS = ("broken", "works")
 SPLITS = ("train", "held-out")
 RECOGNISED = ("known-bad", "skipped")
@@ -52,6 +63,7 @@ class Replay:
     rule: str | None  # the rule or check that claimed it
     diagnosis: str | None  # the built-in diagnosis of an unclaimed failure
     cited: bool  # the bundled database links this incident's URL
+    cls: str = "unclassified"  # the incident's breakage class
 
     @property
     def recognised(self) -> bool:
@@ -66,28 +78,73 @@ def split_of(incident_id: str) -> str:
 def load_corpus(path: Path = CORPUS) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
         data = yaml.safe_load(fh)
-    return list(data["incidents"])
+    return list(data["incidents"] or ())
 
 
-def validate(incidents: list[dict]) -> list[str]:
-    """Every problem of the corpus, one line each (empty: well-formed)."""
+def held_out_classes(path: Path = COLLECTED) -> tuple[str, ...]:
+    """The breakage classes held out whole (declared at the top of ``collected.yaml``)."""
+    with open(path, encoding="utf-8") as fh:
+        return tuple(yaml.safe_load(fh).get("held_out_classes") or ())
+
+
+def load_all(paths: tuple[Path, ...] = CORPORA) -> list[dict]:
+    """Every incident of both files, in order."""
+    return [inc for path in paths for inc in load_corpus(path)]
+
+
+def validate_all(paths: tuple[Path, ...] = CORPORA) -> list[str]:
+    """Each file by its own split rule, and ids unique across the files."""
+    classes = held_out_classes(COLLECTED) if COLLECTED.exists() else ()
+    problems: list[str] = []
+    for path in paths:
+        by_class = path.name == COLLECTED.name
+        problems += [f"{path.name}: {p}" for p in validate(load_corpus(path), classes, by_class=by_class)]
+    seen: dict[str, str] = {}
+    for path in paths:
+        for inc in load_corpus(path):
+            if inc.get("id") in seen and seen[inc["id"]] != path.name:
+                problems.append(f"{path.name}: {inc['id']}: id also in {seen[inc['id']]}")
+            seen.setdefault(inc.get("id"), path.name)
+    return problems
+
+
+def validate(incidents: list[dict], held_out: tuple[str, ...] = (), *, by_class: bool = False) -> list[str]:
+    """Every problem of the corpus, one line each (empty: well-formed).
+
+    ``by_class`` (collected.yaml): ``class`` and ``checked`` are required and the split is the
+    class's (held-out iff the class is in ``held_out``). Otherwise (incidents.yaml) the split is
+    the hash of the id, except for an incident of a held-out class, which is held-out.
+    """
     problems, seen = [], set()
     for n, inc in enumerate(incidents):
         where = f"incidents[{n}] {inc.get('id', '?')}"
-        problems += [f"{where}: missing {key!r}" for key in REQUIRED if not inc.get(key)]
+        required = REQUIRED_COLLECTED if by_class else REQUIRED
+        problems += [f"{where}: missing {key!r}" for key in required if not inc.get(key)]
         if inc.get("id") in seen:
             problems.append(f"{where}: duplicate id")
         seen.add(inc.get("id"))
         if not str(inc.get("url", "")).startswith("https://"):
             problems.append(f"{where}: url must be https")
+        elif by_class and not URL.match(str(inc["url"])):
+            problems.append(f"{where}: url does not look like a public report")
         if not isinstance(inc.get("date"), datetime.date):
             problems.append(f"{where}: date must be YYYY-MM-DD")
         if inc.get("verdict") not in VERDICTS:
             problems.append(f"{where}: verdict must be one of {VERDICTS}")
         if inc.get("near_miss") and inc.get("verdict") != "works":
             problems.append(f"{where}: a near-miss is a working stack (verdict works)")
-        if inc.get("id") and inc.get("split") != split_of(inc["id"]):
-            problems.append(f"{where}: split must be {split_of(inc['id'])} (sha256 of the id)")
+        cls = inc.get("class")
+        if cls is not None and not CLASS_NAME.match(str(cls)):
+            problems.append(f"{where}: class must be lower-case-with-dashes")
+        if by_class:
+            want = "held-out" if cls in held_out else "train"
+            if cls and inc.get("split") != want:
+                problems.append(f"{where}: split must be {want} (class {cls})")
+        elif inc.get("id"):
+            want = "held-out" if cls in held_out else split_of(inc["id"])
+            if inc.get("split") != want:
+                why = f"class {cls} is held out" if cls in held_out else "sha256 of the id"
+                problems.append(f"{where}: split must be {want} ({why})")
         if not all(isinstance(a, str) and "=" in a for a in inc.get("stack") or ()):
             problems.append(f"{where}: stack must be KEY=VALUE assignments")
         if not str(inc.get("test", "")).startswith("test_"):
@@ -178,6 +235,7 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
             None,
             None,
             was_cited,
+            inc.get("class") or "unclassified",
         )
     case = read_run(str(junit)).cases[0]
     diagnosis = case.signature if case.rule is None else None
@@ -190,6 +248,7 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
         case.rule,
         diagnosis,
         was_cited,
+        inc.get("class") or "unclassified",
     )
 
 
@@ -224,6 +283,25 @@ def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
     return out
 
 
+def summarise_classes(results: list[Replay]) -> dict[str, dict[str, object]]:
+    """Per breakage class: its split(s), recall on broken stacks, false positives on working ones."""
+    out: dict[str, dict[str, object]] = {}
+    for cls in sorted({r.cls for r in results}):
+        rows = [r for r in results if r.cls == cls]
+        broken = [r for r in rows if r.verdict == "broken"]
+        works = [r for r in rows if r.verdict == "works"]
+        out[cls] = {
+            "splits": "/".join(sorted({r.split for r in rows})),
+            "broken": len(broken),
+            "recognised": sum(r.recognised for r in broken),
+            "recall": _ratio(sum(r.recognised for r in broken), len(broken)),
+            "works": len(works),
+            "false_positives": sum(r.recognised for r in works),
+            "errors": sum(r.outcome.startswith("error") for r in rows),
+        }
+    return out
+
+
 def _ratio(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
@@ -234,16 +312,17 @@ def _pct(value: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, help="one file only (default: both)")
     parser.add_argument("--split", choices=SPLITS)
     parser.add_argument("--only", nargs="*", default=None, help="incident ids")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write every replay and the summary here")
     args = parser.parse_args(argv)
-    incidents = load_corpus(args.corpus)
-    problems = validate(incidents)
+    paths = (args.corpus,) if args.corpus else CORPORA
+    incidents = load_all(paths)
+    problems = validate_all(paths)
     if problems:
-        print(f"{args.corpus}: corpus is not well-formed:\n" + "\n".join(problems), file=sys.stderr)
+        print("corpus is not well-formed:\n" + "\n".join(problems), file=sys.stderr)
         return 2
     if args.split:
         incidents = [i for i in incidents if i["split"] == args.split]
@@ -255,6 +334,12 @@ def main(argv: list[str] | None = None) -> int:
         why = r.rule or (f"diagnosis {r.diagnosis}" if r.diagnosis else "")
         print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
     summary = summarise(results)
+    by_class = summarise_classes(results)
+    print(f"{'class':28} {'split':15} {'recall':>14} {'false pos.':>10}")
+    for cls, c in by_class.items():
+        recall = f"{c['recognised']}/{c['broken']} ({_pct(c['recall'])})" if c["broken"] else "-"
+        fps = f"{c['false_positives']}/{c['works']}" if c["works"] else "-"
+        print(f"{cls:28} {c['splits']:15} {recall:>14} {fps:>10}")
     for split, s in summary.items():
         print(
             f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
@@ -264,7 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"results": [asdict(r) | {"recognised": r.recognised} for r in results], "summary": summary}, indent=2
+                {
+                    "results": [asdict(r) | {"recognised": r.recognised} for r in results],
+                    "summary": summary,
+                    "classes": by_class,
+                },
+                indent=2,
             ),
             encoding="utf-8",
         )

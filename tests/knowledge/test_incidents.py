@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -28,7 +30,7 @@ def corpus(run) -> list[dict]:
 
 
 def test_corpus_is_well_formed(run, corpus) -> None:
-    assert run.validate(corpus) == []
+    assert run.validate(corpus, run.held_out_classes()) == []
 
 
 def test_corpus_size_and_near_misses(corpus) -> None:
@@ -50,7 +52,8 @@ def test_both_halves_hold_broken_and_working_stacks(run, corpus) -> None:
     for split in run.SPLITS:
         half = [i for i in corpus if i["split"] == split]
         assert {i["verdict"] for i in half} == {"broken", "works"}, split
-        assert all(i["split"] == run.split_of(i["id"]) for i in half)
+        moved = set(run.held_out_classes())  # a held-out class is held-out whatever the hash
+        assert all(i["split"] == run.split_of(i["id"]) or i.get("class") in moved for i in half)
 
 
 def test_validate_names_each_problem(run) -> None:
@@ -120,3 +123,148 @@ def test_runner_tells_a_claimed_failure_from_an_unclaimed_one(run, tmp_path: Pat
     assert claimed.recognised and claimed.rule is not None
     assert not unclaimed.recognised and unclaimed.outcome == "fail"
     assert unclaimed.diagnosis == "no-kernel-for-arch"  # named, not excused
+
+
+# ------------------------------------------------------------------ collected.yaml (issue 25 item 5)
+
+CITING = ("matrices", "pytest_rocmcompat", "docs")
+# incidents.yaml's held-out half was split by hash before the class split; these of its held-out
+# sources were already cited by a rule, check or doc when the class split was made (2026-11-26).
+# The list may shrink, never grow.
+PRE_CLASS_SPLIT_CITED = frozenset(
+    {
+        "https://github.com/ROCm/legacy-rocm-build/issues/4625",
+        "https://github.com/Tencent-Hunyuan/Hunyuan-GameCraft-1.0/issues/24",
+        "https://github.com/lllyasviel/Fooocus/issues/1313",
+        "https://github.com/pytorch/pytorch/issues/120233",
+        "https://github.com/pytorch/pytorch/issues/128302",
+        "https://github.com/pytorch/pytorch/issues/132179",
+        "https://github.com/pytorch/pytorch/issues/179865",
+        "https://github.com/pytorch/pytorch/pull/177472",
+        "https://github.com/ray-project/ray/issues/52701",
+        "https://github.com/ray-project/ray/issues/53737",
+        "https://github.com/ray-project/ray/pull/53531",
+        "https://github.com/sgl-project/sglang/issues/11395",
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def collected(run) -> list[dict]:
+    return run.load_corpus(run.COLLECTED)
+
+
+@pytest.fixture(scope="module")
+def everything(run) -> list[dict]:
+    return run.load_all()
+
+
+def _is_amd(inc: dict) -> bool:
+    return "platform=rocm" in inc["stack"]
+
+
+def test_both_files_are_well_formed_and_ids_unique_across_them(run, everything) -> None:
+    assert run.validate_all() == []
+    ids = [i["id"] for i in everything]
+    assert len(ids) == len(set(ids))
+
+
+def test_collected_schema(run, collected) -> None:
+    held_out = run.held_out_classes()
+    assert held_out, "collected.yaml names its held-out classes"
+    for inc in collected:
+        for key in run.REQUIRED_COLLECTED:
+            assert inc.get(key), (inc.get("id"), key)
+        assert run.URL.match(inc["url"]), inc["id"]
+        assert isinstance(inc["date"], datetime.date) and 2019 <= inc["date"].year <= 2026, inc["id"]
+        assert inc["verdict"] in ("broken", "works"), inc["id"]
+        assert run.CLASS_NAME.match(inc["class"]), inc["id"]
+        assert inc["split"] == ("held-out" if inc["class"] in held_out else "train"), inc["id"]
+        assert inc["error"].strip() and inc["error"] == inc["error"].strip(), inc["id"]
+        assert all(isinstance(a, str) and "=" in a for a in inc["stack"]), inc["id"]
+        assert not inc.get("near_miss") or inc["verdict"] == "works", inc["id"]
+    assert {i["verdict"] for i in collected} == {"broken", "works"}
+
+
+def test_every_incident_has_a_class(everything) -> None:
+    assert all(i.get("class") for i in everything), [i["id"] for i in everything if not i.get("class")]
+
+
+def test_validate_names_class_problems(run) -> None:
+    base = {
+        "id": "x-2",
+        "url": "https://github.com/o/r/issues/1",
+        "date": datetime.date(2025, 1, 1),
+        "stack": ["platform=rocm"],
+        "test": "test_x",
+        "error": "boom",
+        "verdict": "broken",
+        "checked": "by hand",
+    }
+    problems = "\n".join(run.validate([{**base, "split": "train"}], ("c",), by_class=True))
+    assert "missing 'class'" in problems
+    problems = "\n".join(run.validate([{**base, "class": "c", "split": "train"}], ("c",), by_class=True))
+    assert "split must be held-out (class c)" in problems
+    problems = "\n".join(run.validate([{**base, "class": "Bad Class", "split": "train"}], (), by_class=True))
+    assert "class must be lower-case-with-dashes" in problems
+    problems = "\n".join(
+        run.validate([{**base, "class": "c", "split": "train", "url": "https://x"}], (), by_class=True)
+    )
+    assert "does not look like a public report" in problems
+
+
+def test_corpus_size_held_out_share_and_vendor_balance(run, everything, collected) -> None:
+    # issue 25 item 5 asks for 150; 115 were collected by 2026-11-26 (raise this as the corpus grows)
+    assert len(everything) >= 115
+    held_out = [i for i in everything if i["split"] == "held-out"]
+    assert 3 * len(held_out) >= len(everything)
+    assert 3 * sum(i["split"] == "held-out" for i in collected) >= len(collected)
+    assert 2 * sum(_is_amd(i) for i in everything) >= len(everything)
+    # held-out by class: no class of collected.yaml is on both sides
+    by_class: dict[str, set[str]] = {}
+    for inc in collected:
+        by_class.setdefault(inc["class"], set()).add(inc["split"])
+    assert all(len(splits) == 1 for splits in by_class.values()), by_class
+    # the held-out classes hold both vendors
+    held_classes = set(run.held_out_classes())
+    assert any(_is_amd(i) for i in collected if i["class"] in held_classes)
+    assert any(not _is_amd(i) for i in collected if i["class"] in held_classes)
+
+
+def _citing_text() -> str:
+    parts = []
+    for top in CITING:
+        for path in sorted((REPO / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                try:
+                    parts.append(path.read_text(encoding="utf-8"))
+                except (UnicodeDecodeError, OSError):
+                    continue
+    return "\n".join(parts)
+
+
+def _cited(url: str, text: str) -> bool:
+    return re.search(re.escape(url) + r"(?![0-9A-Za-z_])", text) is not None
+
+
+def test_no_rule_check_table_or_doc_cites_a_held_out_source(everything) -> None:
+    text = _citing_text()
+    cited = sorted({i["url"] for i in everything if i["split"] == "held-out" and _cited(i["url"], text)})
+    assert set(cited) <= PRE_CLASS_SPLIT_CITED, sorted(set(cited) - PRE_CLASS_SPLIT_CITED)
+
+
+def test_citation_check_sees_a_citation() -> None:
+    text = "links: [https://github.com/o/r/issues/12]"
+    assert _cited("https://github.com/o/r/issues/12", text)
+    assert not _cited("https://github.com/o/r/issues/1", text)
+
+
+def test_per_class_summary(run) -> None:
+    rows = [
+        run.Replay("a", "train", "broken", False, "known-bad", "r", None, False, "c1"),
+        run.Replay("b", "train", "broken", False, "fail", None, None, False, "c1"),
+        run.Replay("c", "held-out", "works", True, "known-bad", "r", None, False, "c2"),
+    ]
+    by_class = run.summarise_classes(rows)
+    assert by_class["c1"]["recognised"] == 1 and by_class["c1"]["broken"] == 2
+    assert by_class["c2"]["false_positives"] == 1 and by_class["c2"]["splits"] == "held-out"
