@@ -25,6 +25,7 @@ MARKERS: dict[str, str] = {
 }
 _REGISTERED = pytest.StashKey[bool]()
 DEFAULT_ISOLATE_TIMEOUT = 300.0
+DEFAULT_GPU_WAIT_TIMEOUT = 1800.0  # as running.gpu_locks.DEFAULT_WAIT_LIMIT_S
 
 
 def float_ini_type() -> bool:
@@ -58,6 +59,13 @@ def register_ini(parser: pytest.Parser) -> None:
         "Seconds an isolated test may run before it is killed as a hang (default 300).",
         type=isolate_type,
         default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
+    )
+    parser.addini(
+        "rocm_gpu_wait_timeout",
+        "Under pytest-xdist, seconds a test may wait for a GPU another test holds before it ends as "
+        "an error naming the holder (default 1800; a wait past 5 s is said on stderr at once).",
+        type=isolate_type,
+        default=DEFAULT_GPU_WAIT_TIMEOUT if numeric else str(int(DEFAULT_GPU_WAIT_TIMEOUT)),
     )
 
 

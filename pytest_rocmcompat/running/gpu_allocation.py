@@ -9,12 +9,20 @@ import os
 
 import pytest
 
-from pytest_rocmcompat.running.gpu_locks import BORROWED_KEY, DEVICES_KEY, LOCK_DIR_VAR, GpuAllocator, borrowed_set
+from pytest_rocmcompat.running.gpu_locks import (
+    BORROWED_KEY,
+    DEVICES_KEY,
+    LOCK_DIR_VAR,
+    GpuAllocator,
+    borrowed_set,
+)
 from pytest_rocmcompat.running.pinning import (
     VISIBILITY,
     pin_this_worker,
     publish,
     published_devices,
+    restore_published,
+    saved_published,
     unpublish,
     visibility,
 )
@@ -22,6 +30,7 @@ from pytest_rocmcompat.session.state import CompatState
 
 PINNED_KEY = pytest.StashKey[list[str]]()  # an xdist worker's own GPUs
 PUBLISHED_KEY = pytest.StashKey[bool]()  # this controller handed GPUs to its workers
+SAVED_KEY = pytest.StashKey[dict[str, str | None]]()  # the published variables before this controller's
 
 
 def pin_worker(early_config: pytest.Config) -> None:
@@ -41,18 +50,34 @@ def configure(config: pytest.Config, state: CompatState) -> None:
     worker registers the lock holder for its slice.
     """
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
-        config.stash[PUBLISHED_KEY] = publish(state.env.platform, len(state.env.gpus), os.environ) is not None
+        saved = saved_published(os.environ)
+        if publish(state.env.platform, len(state.env.gpus), os.environ) is not None:
+            config.stash[PUBLISHED_KEY] = True
+            config.stash[SAVED_KEY] = saved
     mine = worker_gpus(config)
     if mine is not None and os.environ.get(LOCK_DIR_VAR):
         config.pluginmanager.register(
-            GpuAllocator(os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ)), "rocmcompat-gpu-locks"
+            GpuAllocator(
+                os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ), wait_limit=gpu_wait_limit(config)
+            ),
+            "rocmcompat-gpu-locks",
         )
 
 
 def unconfigure(config: pytest.Config) -> None:
-    """The controller takes back what it published (variables and lock directory)."""
+    """The controller takes back what it published (variables and lock directory) and puts back
+    what an ancestor session had published (a session started inside a test).
+    """
     if config.stash.get(PUBLISHED_KEY, False):
         unpublish(os.environ, remove_locks=True)
+        saved: dict[str, str | None] = config.stash[SAVED_KEY]
+        restore_published(os.environ, saved)
+        config.stash[PUBLISHED_KEY] = False
+
+
+def gpu_wait_limit(config: pytest.Config) -> float:
+    """``rocm_gpu_wait_timeout`` (checked in ``session.options.check_ini``)."""
+    return float(config.getini("rocm_gpu_wait_timeout"))
 
 
 def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:

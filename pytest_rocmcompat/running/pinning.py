@@ -8,13 +8,23 @@ Where ``ROCR_VISIBLE_DEVICES`` is set (Slurm and some container runtimes set it)
 narrowed to the slice too, and ``HIP_VISIBLE_DEVICES`` then counts within it.
 With more workers than GPUs the slices cannot be disjoint: workers then share one GPU each,
 round-robin, and the GPU locks of ``gpu_locks`` keep their tests from running on it at once.
+
+A worker is recognised by its parentage, not by the variables alone: the controller records
+its process id (``ROCMCOMPAT_XDIST_CONTROLLER``) and only its direct children that pytest-xdist
+named (``PYTEST_XDIST_WORKER``) pin themselves, once per process. Everything a test starts
+(an isolation sandbox, ``pytest`` in a subprocess, serial or with ``-n``, an in-process
+``pytester.runpytest``) inherits those variables but is a session of its own: it takes no
+worker identity and none of its ancestor's locks, so it can never wait on a lock the test
+that started it holds. It sees the devices that test sees; with ``-n`` it publishes them to
+its own workers, with its own lock directory, and puts its ancestor's variables back at the end.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 from pytest_rocmcompat.running.gpu_locks import LOCK_DIR_VAR
 
@@ -22,6 +32,9 @@ DEVICES_VAR = "ROCMCOMPAT_XDIST_DEVICES"
 PLATFORM_VAR = "ROCMCOMPAT_XDIST_PLATFORM"
 ROCR_VAR = "ROCR_VISIBLE_DEVICES"
 ORIGINAL_ROCR_VAR = "ROCMCOMPAT_XDIST_ROCR"  # the controller's ROCR list, before any narrowing
+CONTROLLER_VAR = "ROCMCOMPAT_XDIST_CONTROLLER"  # the publishing controller's process id
+PUBLISHED_VARS = (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR, LOCK_DIR_VAR)
+_pinned_pid: int | None = None  # this process pinned itself as a worker (once per process)
 VISIBILITY = {"rocm": "HIP_VISIBLE_DEVICES", "cuda": "CUDA_VISIBLE_DEVICES"}
 
 
@@ -44,14 +57,31 @@ def publish(platform: str, count: int, environ: MutableMapping[str, str]) -> str
         environ[PLATFORM_VAR] = platform
         if platform == "rocm" and environ.get(ROCR_VAR, "").strip():
             environ[ORIGINAL_ROCR_VAR] = environ[ROCR_VAR]
+        else:
+            environ.pop(ORIGINAL_ROCR_VAR, None)  # an ancestor's list does not describe this one's
+        environ[CONTROLLER_VAR] = str(os.getpid())
         environ[LOCK_DIR_VAR] = tempfile.mkdtemp(prefix="rocmcompat-gpu-locks-")
         return environ[LOCK_DIR_VAR]
     return None
 
 
+def saved_published(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """The published variables as they are now (an ancestor session's, or none), to restore."""
+    return {var: environ.get(var) for var in PUBLISHED_VARS}
+
+
+def restore_published(environ: MutableMapping[str, str], saved: Mapping[str, str | None]) -> None:
+    """Put back what :func:`saved_published` recorded (a nested controller hands back its test's view)."""
+    for var, value in saved.items():
+        if value is None:
+            environ.pop(var, None)
+        else:
+            environ[var] = value
+
+
 def unpublish(environ: MutableMapping[str, str], remove_locks: bool = False) -> None:
     """Forget the published devices (and, for the controller at the end, remove the locks)."""
-    for var in (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR):
+    for var in (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR):
         environ.pop(var, None)
     lock_dir = environ.pop(LOCK_DIR_VAR, None)
     if lock_dir and remove_locks:
@@ -73,12 +103,26 @@ def worker_slice(devices: list[str], index: int, workers: int) -> list[str]:
     return [devices[index % len(devices)]]
 
 
-def pin_this_worker(environ: MutableMapping[str, str]) -> list[str] | None:
-    """Worker side: set the visibility variable; returns the slice (``None`` outside xdist)."""
+def is_worker_of_publisher(environ: Mapping[str, str], parent_pid: int | None = None) -> bool:
+    """This process is an xdist worker started by the controller that published the devices
+    (its direct child), and has not pinned itself yet: not a session some test started.
+    """
+    worker = environ.get("PYTEST_XDIST_WORKER", "")
+    controller = environ.get(CONTROLLER_VAR, "")
+    parent = os.getppid() if parent_pid is None else parent_pid
+    return worker.startswith("gw") and controller == str(parent) and _pinned_pid != os.getpid()
+
+
+def pin_this_worker(environ: MutableMapping[str, str], parent_pid: int | None = None) -> list[str] | None:
+    """Worker side: set the visibility variable; returns the slice (``None`` outside xdist, and in
+    any session a test started: see the module docstring).
+    """
+    global _pinned_pid  # noqa: PLW0603  once per process: an in-process nested session is no worker
     worker, devices = environ.get("PYTEST_XDIST_WORKER", ""), environ.get(DEVICES_VAR, "")
     platform = environ.get(PLATFORM_VAR, "")
-    if not worker.startswith("gw") or not devices or platform not in VISIBILITY:
+    if not devices or platform not in VISIBILITY or not is_worker_of_publisher(environ, parent_pid):
         return None
+    _pinned_pid = os.getpid()
     mine = worker_slice(devices.split(","), int(worker[2:]), int(environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     environ.update(visibility(platform, mine, environ))
     return mine

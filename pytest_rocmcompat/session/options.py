@@ -72,19 +72,32 @@ def check_ini(config: pytest.Config) -> float:
     """Read every ``rocm_*`` ini key now, before collection, so a wrong value is a usage error
     (exit 4) naming the key and the value; returns the isolation time limit in seconds.
     """
-    for name in ("rocm_matrix", "rocm_report", "rocm_strict", "rocm_gc_freeze", "rocm_isolate_timeout"):
+    values = {}
+    for name in (
+        "rocm_matrix",
+        "rocm_report",
+        "rocm_strict",
+        "rocm_gc_freeze",
+        "rocm_gpu_wait_timeout",
+        "rocm_isolate_timeout",
+    ):
         try:
-            value = config.getini(name)  # pytest checks the type (native TOML types included)
+            values[name] = config.getini(name)  # pytest checks the type (native TOML types included)
         except (pytest.UsageError, ValueError) as exc:
             where = f"{config.inipath}: " if config.inipath else ""
             raise pytest.UsageError(f"rocmcompat: {where}ini {name}: {exc}") from None
+    _seconds(config, "rocm_gpu_wait_timeout", values["rocm_gpu_wait_timeout"])
+    return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
+
+
+def _seconds(config: pytest.Config, name: str, value: object) -> float:
     try:
-        seconds = float(value)
-    except (TypeError, ValueError):
+        seconds = float(value) if isinstance(value, (str, int, float)) else -1.0
+    except ValueError:
         seconds = -1.0
     if not seconds > 0 or math.isnan(seconds) or math.isinf(seconds):
         where = f"{config.inipath}: " if config.inipath else ""
         raise pytest.UsageError(
-            f"rocmcompat: {where}ini rocm_isolate_timeout = {value!r}: the time limit must be a number of seconds > 0"
+            f"rocmcompat: {where}ini {name} = {value!r}: the time limit must be a number of seconds > 0"
         )
     return seconds

@@ -7,13 +7,15 @@ here), so what is checked is what each test was given to see and when it ran.
 from __future__ import annotations
 
 import json
-import threading
+import subprocess
+import sys
+import textwrap
 import time
 from itertools import combinations
 
 import pytest
 
-from pytest_rocmcompat.running.gpu_locks import borrowed_set, holding
+from pytest_rocmcompat.running.gpu_locks import GpuWaitTimeout, borrowed_set, holding
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
 FOUR_GPUS = Environment(
@@ -31,21 +33,72 @@ def test_borrowed_set_takes_own_devices_first_in_global_order() -> None:
     assert borrowed_set(["1"], ["0", "1"], 1) == ["1"]
 
 
-def test_locks_exclude_each_other_and_release(tmp_path) -> None:
-    order = ["0", "1", "2"]
-    events: list[str] = []
-    with holding(str(tmp_path), ["1"], order):
-        t = threading.Thread(target=lambda: _take(tmp_path, order, events))
-        t.start()
-        time.sleep(0.3)
-        events.append("first releases")
-    t.join(10)
-    assert events == ["first releases", "second holds 0,1"]
+def _hold_in_child(tmp_path, devices: list[str], seconds: float, test: str = "tests/t.py::holder"):
+    """Another process holds ``devices`` for ``seconds``; returns once it holds them."""
+    ready = tmp_path / f"ready-{test.rsplit(':', 1)[-1]}"
+    script = textwrap.dedent(
+        f"""
+        import pathlib, time
+        from pytest_rocmcompat.running.gpu_locks import holding
+        with holding({str(tmp_path)!r}, {devices!r}, ["0", "1", "2"], holder={{"test": {test!r}}}):
+            pathlib.Path({str(ready)!r}).write_text("held")
+            time.sleep({seconds!r})
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not ready.exists():
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        assert time.monotonic() < deadline, "the child never took the lock"
+        time.sleep(0.02)
+    return proc
 
 
-def _take(tmp_path, order, events) -> None:
-    with holding(str(tmp_path), ["1", "0"], order):  # reversed on purpose: taken in global order
-        events.append("second holds 0,1")
+def test_locks_exclude_other_processes_and_release(tmp_path) -> None:
+    child = _hold_in_child(tmp_path, ["1"], 0.5)
+    start = time.monotonic()
+    with holding(str(tmp_path), ["1", "0"], ["0", "1", "2"]):  # reversed on purpose: taken in global order
+        waited = time.monotonic() - start
+    child.wait(30)
+    assert waited >= 0.2, "took GPU 1 while another process held it"
+
+
+def test_a_process_does_not_wait_for_a_lock_it_holds_itself(tmp_path) -> None:
+    """A session started in-process by a test (pytester.runpytest) runs on the GPUs that test holds:
+    taking them again neither blocks nor releases them early."""
+    order = ["0", "1"]
+    with holding(str(tmp_path), ["0"], order):
+        with holding(str(tmp_path), ["0", "1"], order, wait_limit=2):
+            pass
+        # still held by the outer holder: another process cannot take it
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from pytest_rocmcompat.running.gpu_locks import holding, GpuWaitTimeout\n"
+                f"try:\n    with holding({str(tmp_path)!r}, ['0'], ['0'], wait_limit=0.3): print('took')\n"
+                "except GpuWaitTimeout as exc: print('waited:', exc)",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert probe.stdout.startswith("waited:"), probe.stdout + probe.stderr
+
+
+def test_a_long_wait_names_the_holder_and_the_limit_ends_the_waiter(tmp_path, capfd) -> None:
+    child = _hold_in_child(tmp_path, ["2"], 8.0, test="tests/test_x.py::test_slow_holder")
+    try:
+        with (
+            pytest.raises(GpuWaitTimeout, match=r"test_slow_holder \(pid \d+, .*\) for \d+ s") as info,
+            holding(str(tmp_path), ["2"], ["0", "1", "2"], holder={"test": "me"}, wait_limit=0.6),
+        ):
+            pass
+        assert "waited" in str(info.value) and "rocm_gpu_wait_timeout" in str(info.value)
+    finally:
+        child.kill()
+        child.wait(30)
 
 
 def test_gpus_tests_never_share_a_gpu_under_xdist(pytester: pytest.Pytester) -> None:
@@ -138,3 +191,103 @@ def test_rocr_visible_devices_narrowed_with_the_slice(
     assert result.parseoutcomes() == {"passed": 5}, result.stdout.str()
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
     assert seen == {"gw0": "4,5|0,1", "gw1": "6,7|0,1"}, seen
+
+
+ONE_GPU = Environment(
+    platform="cuda",
+    python="3.12.3",
+    torch="2.11.0+cu130",
+    cuda="13.0",
+    gpus=(GPU(0, "NVIDIA H100 80GB HBM3", "sm_90", 85520809984, "nvidia"),),
+)
+
+
+def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: pytest.Pytester) -> None:
+    """-n 2 on a replayed one-GPU host, every test holding GPU 0 while it runs: an isolated test (its
+    sandbox is a pytest session the worker started), a test that runs `pytest -n 2` and one that runs
+    serial `pytest` in a subprocess, and an in-process `runpytest`. Before, each waited forever for the
+    lock its own worker held; now each is a session of its own."""
+    pytest.importorskip("xdist")
+    (pytester.path / "env.json").write_text(ONE_GPU.to_json())
+    inner = pytester.path / "inner"
+    inner.mkdir()
+    (inner / "test_inner.py").write_text(
+        "import os\ndef test_a():\n    assert os.environ.get('CUDA_VISIBLE_DEVICES') == '0'\ndef test_b():\n    pass\n"
+    )
+    pytester.makeconftest("pytest_plugins = ['pytester']")
+    pytester.makepyfile(
+        textwrap.dedent(
+            f"""
+            import os, subprocess, sys, pytest
+            INNER = {str(inner)!r}
+            ARGS = ["--rocm-env", {str(pytester.path / "env.json")!r}, "--rocm-no-bundled", "-p", "no:cacheprovider", "-q"]
+
+            @pytest.mark.isolated(timeout=60)
+            @pytest.mark.gpus(1)
+            def test_isolated():
+                assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
+
+            @pytest.mark.gpus(1)
+            @pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+            def test_nested_subprocess(workers):
+                proc = subprocess.run([sys.executable, "-m", "pytest", INNER, *ARGS, *workers],
+                                      capture_output=True, text=True, timeout=90)
+                assert proc.returncode == 0, proc.stdout + proc.stderr
+                assert "2 passed" in proc.stdout
+
+            def test_nested_unmarked():
+                proc = subprocess.run([sys.executable, "-m", "pytest", INNER, *ARGS, "-n", "2"],
+                                      capture_output=True, text=True, timeout=90)
+                assert proc.returncode == 0, proc.stdout + proc.stderr
+
+            @pytest.mark.gpus(1)
+            def test_in_process(pytester):
+                pytester.makepyfile(test_x="def test_x():\\n    pass\\n")
+                result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+                assert result.ret == 0
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        "-n",
+        "2",
+        "--rocm-env",
+        "env.json",
+        "--rocm-no-bundled",
+        "-p",
+        "no:cacheprovider",
+        "-rfE",
+        "test_sessions_started_inside_tests_never_wait_on_their_ancestors.py",
+        timeout=240,
+    )
+    assert result.parseoutcomes() == {"passed": 5}, result.stdout.str() + result.stderr.str()
+
+
+def test_a_gpu_wait_past_the_limit_is_an_error_naming_the_holder(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    (pytester.path / "env.json").write_text(ONE_GPU.to_json())
+    pytester.makeini("[pytest]\nrocm_gpu_wait_timeout = 1.5\n")
+    pytester.makepyfile(
+        """
+        import time, pytest
+        @pytest.mark.gpus(1)
+        @pytest.mark.parametrize("i", range(2))
+        def test_holds(i):
+            time.sleep(8)
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "-rfE", timeout=120
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed") == 1 and outcomes.get("errors", outcomes.get("error")) == 1, outcomes
+    result.stdout.fnmatch_lines(["*waited * s for GPU 0, held by *test_holds* (pid *) for * s*"])
+
+
+@pytest.mark.parametrize("value", ["soon", "-3", "0"])
+def test_gpu_wait_timeout_ini_is_checked(pytester: pytest.Pytester, value: str) -> None:
+    pytester.makeini(f"[pytest]\nrocm_gpu_wait_timeout = {value}\n")
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rocm-no-bundled")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: rocmcompat: *tox.ini: ini rocm_gpu_wait_timeout*{value}*"])

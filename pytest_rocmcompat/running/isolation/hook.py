@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_rocmcompat.running import gpu_allocation
+from pytest_rocmcompat.running.gpu_locks import WAIT_FAILED_KEY
 from pytest_rocmcompat.session.results import CLASSIFIED, ResultHook
 from pytest_rocmcompat.session.state import CompatState
 
@@ -79,7 +80,7 @@ class Isolator:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-        if TIMEOUT_KEY not in item.stash:
+        if TIMEOUT_KEY not in item.stash or WAIT_FAILED_KEY in item.stash:  # (a GPU wait failed: in-process error)
             return None
         from pytest_rocmcompat.running.isolation.runner import run_isolated
 

@@ -25,6 +25,7 @@ from pytest_rocmcompat.running.isolation.sandbox import TAIL_CHARS, ChildEnd, Sa
 from pytest_rocmcompat.session.classify import _prop, classify
 
 DEFAULT_TIMEOUT_S = 300.0
+_JUDGED_SECTION = "Captured output (isolated process)"  # the text a death is judged on, then dropped
 
 
 def run_isolated(
@@ -172,15 +173,20 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         tail = "\n".join([*end.errors, tail])[-TAIL_CHARS:]
     else:
         outcome, what = Outcome.CRASHED, f"the test process exited with code {end.returncode} in mid-test"
-    report = _report(
-        item, "call", "failed", sections=(("Captured output (isolated process)", tail),), duration=end.seconds
-    )
+    headline = f"[{outcome.value}] {what}"
     # The same judgement as a failure raised in-process (classify.py), on the process's last output
-    # (the "Captured" section): a rule's signature makes it known-bad (a signature that runs out of
-    # time is a note); otherwise the built-in diagnosis (rocm_signature, rocm_diagnosis, a rocmcompat
-    # section) and, when rules' signatures did not match, their note. Only a rule with a signature
-    # claims a death: an xfail rule without one describes a raised failure, not a crash or a hang.
+    # and how it ended (the headline names the signal: a signature `SIGABRT` matches a test that died
+    # from it), given to classify as a "Captured" section: a rule's signature makes it known-bad (a
+    # signature that runs out of time is a note); otherwise the built-in diagnosis (rocm_signature,
+    # rocm_diagnosis, a rocmcompat section) and, when rules' signatures did not match, their note.
+    # Only a rule with a signature claims a death: an xfail rule without one describes a raised
+    # failure, not a crash or a hang.
+    judged = (_JUDGED_SECTION, f"{tail}\n{headline}")
+    report = _report(item, "call", "failed", sections=(judged,), duration=end.seconds)
     rule = classify(item, report, [r for r in rules if r.signature is not None], strict=False, unmatched=outcome)
+    # The output is shown once, in the failure below (it reaches JUnit's failure text there); as a
+    # section too, the terminal would print the stack a second time.
+    report.sections = [section for section in report.sections if section is not judged]
     isolating = None
     if rule is None:
         if not any(name == PROP_OUTCOME for name, _ in report.user_properties):
@@ -188,7 +194,6 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         isolating = _isolate_rule(item, rules)
         if isolating is not None:
             _prop(item, report, PROP_RULE, isolating.id)
-    headline = f"[{outcome.value}] {what}"
     lines = [f"{headline} ({end.seconds:.1f} s)"]
     if rule is not None:
         lines.append(f"known-bad: {rule.describe()}")
