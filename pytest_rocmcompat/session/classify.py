@@ -98,7 +98,7 @@ def classify(
             if matched.signature is not None:
                 _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
             return matched
-        diagnose_failure(item, report, text)
+        diagnosed = diagnose_failure(item, report, text) is not None
         ids = ", ".join(r.id for r in xfail_rules)
         report.sections.append(
             (
@@ -109,7 +109,8 @@ def classify(
         )
         _prop(item, report, PROP_OUTCOME, unmatched.value)
         # the same note reaches JUnit (a testcase property) and the run report (the message)
-        _prop(item, report, PROP_NOTE, f"rule {ids} applies but its signature did not match")
+        note = f"rule {ids} applies but its signature did not match"
+        _prop(item, report, PROP_NOTE, note + _stack_problem_as_cause(item, report, xfail_rules, diagnosed))
     elif report.passed:
         rule = xfail_rules[0]
         _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)
@@ -124,6 +125,25 @@ def classify(
         else:
             report.wasxfail = _XFAIL_PREFIX + rule.describe()
     return None
+
+
+def _stack_problem_as_cause(item: pytest.Item, report: pytest.TestReport, rules: list[Rule], diagnosed: bool) -> str:
+    """A built-in check reached this failure but does not predict it: its stack problem is the likely cause.
+
+    It becomes the failure's diagnosis (JUnit ``rocm_diagnosis``, the terminal line, the reports)
+    unless the failure text named one itself; then it is added to the note. Returns the text to
+    add to the note ("" when no rule is a built-in check, or when it became the diagnosis).
+    """
+    from pytest_rocmcompat.knowledge.checks.registry import likely_cause
+
+    cause = likely_cause(rules)
+    if cause is None:
+        return ""
+    report.sections.append(("rocmcompat", f"likely cause, a stack problem found by a built-in check: {cause}"))
+    if diagnosed:
+        return f"; likely cause: {cause}"
+    _prop(item, report, PROP_DIAGNOSIS, cause)
+    return ""
 
 
 def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> Rule | None:

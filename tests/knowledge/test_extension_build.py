@@ -237,7 +237,8 @@ import pytest
 
 @pytest.mark.uses("torchao")
 def test_int4_recipe():
-    raise ImportError("cannot import name 'int4_weight_only' from 'torchao.quantization'")
+    # the kernels of a torchao built for another torch are missing (what the check predicts)
+    raise AttributeError("'_OpNamespace' 'torchao' object has no attribute 'unpack_tensor_core_tiled_layout'")
 
 @pytest.mark.uses("torchao")
 def test_torchao_python_only():

@@ -12,6 +12,18 @@ from pytest_rocmcompat.stack.versions import build_tag_version
 
 ID = "arch-not-in-build"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
+# The failures a build without code for the GPU gives (tests/knowledge/test_check_signatures.py
+# matches each against a message quoted from a real report): CUDA's launch error and torch's
+# own warnings, HIP's missing-kernel errors (any case: "Invalid device function" is reported
+# too), and the math libraries' per-arch kernel files (rocBLAS Tensile, cuBLAS).
+PREDICTS = (
+    r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
+    r"|with CUDA capability sm_\d+ is not compatible with the current PyTorch installation"
+    r"|PyTorch no longer supports this GPU because it is too old"
+    r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
+    r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
+    r"|Cannot read [^\n]{0,400}?TensileLibrary|TensileLibrary\.dat: Illegal seek|CUBLAS_STATUS_ARCH_MISMATCH"
+)
 
 
 def check(env: Environment) -> list[Finding]:

@@ -13,6 +13,12 @@ from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "cuda-newer-than-driver"
 SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility"
+# What torch and the CUDA runtime print when the driver is older than the build's CUDA (a
+# warning at CUDA initialisation, captured with the test's output, or the error itself).
+PREDICTS = (
+    r"The NVIDIA driver on your system is too old|CUDA driver version is insufficient for CUDA runtime version"
+    r"|cudaErrorInsufficientDriver|forward compatibility was attempted on non supported HW"
+)
 
 
 def check(env: Environment) -> list[Finding]:

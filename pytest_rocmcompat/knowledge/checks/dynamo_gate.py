@@ -20,6 +20,13 @@ SOURCE = "https://github.com/pytorch/pytorch/blob/v2.3.0/torch/_dynamo/eval_fram
 FIRST_TORCH: dict[str, str] = {"3.11": "2.1", "3.12": "2.4", "3.13": "2.6", "3.14": "2.10"}
 KNOWN_UNTIL = Version("2.11")  # torch series after this are not judged
 COMPILE_TESTS = ("suites/gpu/test_runtime.py::test_torch_compile", "*/suites/gpu/test_runtime.py::test_torch_compile")
+# check_if_dynamo_supported's messages over the releases (2.1: "Python 3.12+ not yet supported
+# for torch.compile"; 2.2-2.3: "torch.compile is not supported on Python 3.12+"; 2.5: "Dynamo is
+# not supported on Python 3.13+").
+PREDICTS = (
+    r"Dynamo is not supported on Python 3\.\d+|torch\.compile is not supported on Python 3\.\d+"
+    r"|Python 3\.\d+\+? not yet supported for torch\.compile"
+)
 
 
 def check(env: Environment) -> list[Finding]:

@@ -14,6 +14,12 @@ from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "python-unsupported-by-torch"
 SOURCE = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+# No wheel of this torch for this Python (pip's resolver), or torch.compile's own Python gate.
+PREDICTS = (
+    r"No matching distribution found for torch\b|Could not find a version that satisfies the requirement torch\b"
+    r"|Dynamo is not supported on Python 3\.\d+|torch\.compile is not supported on Python 3\.\d+"
+    r"|Python 3\.\d+\+? not yet supported for torch\.compile"
+)
 # torch series -> (oldest Python, newest Python with wheels)
 RANGES: dict[str, tuple[str, str]] = {
     "1.13": ("3.7", "3.11"),

@@ -2,7 +2,9 @@
 
 A matrix's ``checks:`` mapping switches a check ``off`` or sets its action
 (``skip | xfail | isolate``); the default is ``xfail``: a failing test it reaches is
-``known-bad``, a passing one ``stale-rule``.
+``known-bad`` when the failure is one the check predicts (its ``PREDICTS`` signature), a
+passing one ``stale-rule``. Any other failure stays ``fail``, with the check's stack problem
+attached as its likely cause (:func:`likely_cause`): a check never hides a different failure.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pytest_rocmcompat.knowledge.checks import (
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
+from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
@@ -28,6 +31,16 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     requirements.ID: requirements.check,
     cuda_driver.ID: cuda_driver.check,
     extension_torch.ID: extension_torch.check,
+}
+# The failures each check predicts: a signature, like a known-bad rule's (checked by
+# tests/knowledge/test_check_signatures.py against messages quoted from real reports).
+PREDICTS: dict[str, str] = {
+    arch.ID: arch.PREDICTS,
+    python_range.ID: python_range.PREDICTS,
+    dynamo_gate.ID: dynamo_gate.PREDICTS,
+    requirements.ID: requirements.PREDICTS,
+    cuda_driver.ID: cuda_driver.PREDICTS,
+    extension_torch.ID: extension_torch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
@@ -71,11 +84,32 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
                 reason=reason,
                 action=settings.get(check_id, DEFAULT_ACTION),
                 applies_to=applies,
+                signature=_signature(check_id),
                 links=links,
                 file=SOURCE_FILE,
             )
         )
     return rules
+
+
+def likely_cause(rules: Iterable[Rule]) -> str | None:
+    """The stack problem of the first built-in check among ``rules``, as a ``rocm_diagnosis`` value.
+
+    ``<check-id>: <reason>; fix: <fix>; see <link>``: the form of a diagnosis, so that JUnit,
+    the terminal line and every report show it as the likely cause of a failure the check
+    reached but did not predict. ``None`` when no rule is a built-in check.
+    """
+    for rule in rules:
+        if rule.file == SOURCE_FILE:
+            link = f"; see {rule.links[0]}" if rule.links else ""
+            return f"{rule.id}: {rule.reason}{link}"
+    return None
+
+
+def _signature(check_id: str) -> Signature | None:
+    """The check's predicted failures; compiled on the first failure it reaches (as a rule's is)."""
+    pattern = PREDICTS.get(check_id)
+    return Signature(pattern) if pattern else None
 
 
 def _union(parts: Iterable[Iterable[str]]) -> tuple[str, ...]:

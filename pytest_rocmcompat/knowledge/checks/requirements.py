@@ -19,6 +19,16 @@ from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
 ID = "requirement-not-met"
 SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
+# A package next to a version of its dependency it does not accept: pip's resolver says so, a
+# compiled part fails to load (undefined symbols, xFormers' and torchvision's own messages), or
+# it calls an API the installed dependency does not have (too old) or no longer has (too new).
+PREDICTS = (
+    r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you have "
+    r"|undefined symbol: |'_OpNamespace' '\w+' object has no attribute|xFormers can't load C\+\+/CUDA extensions"
+    r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
+    r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
+    r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
+)
 
 
 # name [extras] specifier ; marker  (PEP 508 without URLs; anything else is left alone)

@@ -1,0 +1,413 @@
+"""A check never hides a different failure (issue 25, item 6).
+
+Each built-in check predicts the failures of the class it finds (``PREDICTS``, a signature like a
+known-bad rule's). Its predicted failure ends ``known-bad``; any other failure of a test it reaches
+stays ``fail``, with the check's stack problem attached as the likely cause (JUnit
+``rocm_diagnosis``, or the note when the failure text names its own diagnosis). Every signature
+is matched against messages quoted verbatim from the public reports named beside them.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import registry
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules, evaluate, likely_cause
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.conftest import DATA
+
+H100 = Environment.load(str(DATA / "env_h100_archs.json"))  # torch 2.11.0+cu130, Python 3.12.3, CUDA 13.0 driver
+UNRELATED = 'raise ValueError("a genuinely different regression")'
+
+# (check id, message as the source quotes it, source). Where a source wraps the message over
+# lines, it is quoted as one line; nothing else is changed.
+VERBATIM: list[tuple[str, str, str]] = [
+    # arch-not-in-build
+    (
+        "arch-not-in-build",
+        "CUDA error: no kernel image is available for execution on the device",
+        "https://github.com/Comfy-Org/ComfyUI/issues/9650",
+    ),
+    (
+        "arch-not-in-build",
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+        "https://github.com/xorbitsai/inference/issues/3603",
+    ),
+    (
+        "arch-not-in-build",
+        "NVIDIA RTX A6000 with CUDA capability sm_86 is not compatible with the current PyTorch installation.\n"
+        "The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.",
+        "https://github.com/jiangyzy/GOAE/issues/16",
+    ),
+    (
+        "arch-not-in-build",
+        "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer supports this GPU "
+        "because it is too old. The minimum cuda capability supported by this library is 3.7.",
+        "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/3003",
+    ),
+    (
+        "arch-not-in-build",
+        "RuntimeError: HIP error: invalid device function\n"
+        "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+        "https://github.com/ROCm/legacy-rocm-build/issues/5668",
+    ),
+    (
+        "arch-not-in-build",
+        "HIP error: Invalid device function",
+        "https://github.com/ROCm/legacy-rocm-build/issues/5264",
+    ),
+    (
+        "arch-not-in-build",
+        "hipLaunchKernel: Returned hipErrorInvalidDeviceFunction : ",
+        "https://github.com/ROCm/legacy-rocm-build/issues/2527",
+    ),
+    (
+        "arch-not-in-build",
+        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+        "https://github.com/ROCm/legacy-rocm-build/issues/1623",
+    ),
+    (
+        "arch-not-in-build",
+        "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
+        "No such file or directory for GPU arch : gfx1103",
+        "https://github.com/brknsoul/ROCmLibs/issues/4",
+    ),
+    # python-unsupported-by-torch
+    (
+        "python-unsupported-by-torch",
+        "ERROR: could not find a version that satisfies the requirement torch==1.9.1+cu111(from versions 0.1.2, "
+        "0.1.2post1, 0.1.2post2\nERROR: No matching distribution found for torch==1.9.1+cu111",
+        "https://github.com/pytorch/pytorch/issues/66399",
+    ),
+    (
+        "python-unsupported-by-torch",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)",
+        "https://github.com/pytorch/pytorch/issues/112478",
+    ),
+    (
+        "python-unsupported-by-torch",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "https://github.com/jianchang512/ChatTTS-ui/issues/36",
+    ),
+    # dynamo-python-gate
+    (
+        "dynamo-python-gate",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "https://github.com/jianchang512/ChatTTS-ui/issues/36",
+    ),
+    (
+        "dynamo-python-gate",
+        'raise RuntimeError("Python 3.12+ not yet supported for torch.compile")',
+        "https://github.com/pytorch/pytorch/blob/v2.1.0/torch/_dynamo/eval_frame.py",
+    ),
+    # requirement-not-met
+    (
+        "requirement-not-met",
+        "vllm 0.7.3 requires torch==2.5.1, but you have torch 2.4.0+cu124 which is incompatible.",
+        "https://github.com/hiyouga/EasyR1/issues/27",
+    ),
+    (
+        "requirement-not-met",
+        "xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+        "    PyTorch 2.2.0+cu121 with CUDA 1201 (you have 2.3.0+cu121)\n    Python  3.10.13 (you have 3.10.12)",
+        "https://github.com/deforum/deforum-stable-diffusion/issues/377",
+    ),
+    (
+        "requirement-not-met",
+        "RuntimeError: operator torchvision::nms does not exist",
+        "https://github.com/vladmandic/sdnext/issues/3531",
+    ),
+    (
+        "requirement-not-met",
+        "RuntimeError: Couldn't load custom C++ ops. \nThis can happen if your PyTorch and torchvision versions are "
+        "incompatible, or if you had errors while compiling torchvision from source.",
+        "https://github.com/Engineer-of-Stuff/stable-diffusion-paperspace/issues/111",
+    ),
+    (
+        "requirement-not-met",
+        "AttributeError: module 'torch.library' has no attribute 'custom_op'",
+        "https://github.com/huggingface/diffusers/issues/12195",
+    ),
+    (
+        "requirement-not-met",
+        "ImportError: cannot import name 'DeviceMesh' from 'torch.distributed'",
+        "https://github.com/verl-project/verl/issues/661",
+    ),
+    (
+        "requirement-not-met",
+        "Disabling PyTorch because PyTorch >= 2.1 is required but found 2.0.1",
+        "https://github.com/jingyaogong/minimind/issues/588",
+    ),
+    (
+        "requirement-not-met",
+        "AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'",
+        "https://github.com/vllm-project/vllm/issues/5804",
+    ),
+    # cuda-newer-than-driver
+    (
+        "cuda-newer-than-driver",
+        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11000). "
+        "Please update your GPU driver by downloading and installing a new version from the URL: "
+        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch "
+        "version that has been compiled with your version of the CUDA driver.",
+        "https://github.com/IEIT-Yuan/Yuan-2.0/issues/65",
+    ),
+    (
+        "cuda-newer-than-driver",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11060). Please update your GPU "
+        "driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+        "https://github.com/lllyasviel/Omost/issues/120",
+    ),
+    (
+        "cuda-newer-than-driver",
+        "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+        "https://github.com/nagadomi/nunif/issues/702",
+    ),
+    (
+        "cuda-newer-than-driver",
+        "RuntimeError: CUDA runtime API error cudaErrorInsufficientDriver (35):\n"
+        "CUDA driver version is insufficient for CUDA runtime version",
+        "https://github.com/NVIDIA/DeepLearningExamples/issues/251",
+    ),
+    # extension-built-for-other-torch
+    (
+        "extension-built-for-other-torch",
+        "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+        "https://github.com/Dao-AILab/flash-attention/issues/931",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "OSError: /home/dave/miniconda3/envs/ENV/lib/python3.10/site-packages/torch_scatter/_version_cuda.so: "
+        "undefined symbol: _ZN3c1017RegisterOperatorsD1Ev",
+        "https://github.com/rusty1s/pytorch_scatter/issues/476",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "Skipping import of cpp extensions due to incompatible torch version 2.7.1+cu128 for torchao version 0.15.0"
+        "             Please see https://github.com/pytorch/ao/issues/2919 for more info",
+        "https://github.com/pytorch/ao/issues/3817",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "Fatal Python error: Aborted",
+        "https://github.com/pytorch/ao/issues/2901",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "UserWarning: An issue occurred while importing 'torch-scatter'. Disabling its usage. Stacktrace: "
+        "/home/anshal/anaconda3/envs/pointcept/lib/python3.10/site-packages/torch_scatter/_scatter_cuda.so: "
+        "undefined symbol: _ZNK3c107SymBool10guard_boolEPKcl",
+        "https://github.com/rusty1s/pytorch_scatter/issues/248",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions.",
+        "https://github.com/pyg-team/pytorch_geometric/issues/4073",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "module 'torch' has no attribute 'int1'",
+        "https://github.com/benjiyaya/HeartMuLa_ComfyUI/issues/40",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'",
+        "https://github.com/pytorch/ao/issues/1095",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'",
+        "https://github.com/vllm-project/vllm/issues/5804",
+    ),
+]
+
+# Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
+FOREIGN = (
+    "ValueError: a genuinely different regression",
+    "AssertionError: assert 3 == 4",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+    "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error",
+)
+
+
+# ---- the signatures ---------------------------------------------------------------------------
+def test_every_check_predicts_its_failures() -> None:
+    assert set(PREDICTS) == set(registry.CHECKS)
+    for check_id, pattern in PREDICTS.items():
+        compile_signature(pattern)  # valid, and no nested quantifier (the checker's rule for matrices)
+        assert any(c == check_id for c, _, _ in VERBATIM), f"{check_id} has no verbatim message"
+
+
+@pytest.mark.parametrize(
+    ("check_id", "message", "source"), VERBATIM, ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(VERBATIM)]
+)
+def test_signature_matches_the_message_users_see(check_id: str, message: str, source: str) -> None:
+    assert source.startswith("https://")
+    assert compile_signature(PREDICTS[check_id]).search(message) is not None
+
+
+@pytest.mark.parametrize("message", FOREIGN)
+def test_no_check_claims_a_foreign_failure(message: str) -> None:
+    assert [c for c, p in PREDICTS.items() if compile_signature(p).search(message)] == []
+
+
+def test_compiled_rules_carry_the_signature_and_skip_stays_skip() -> None:
+    env = apply_overrides(H100, ["torch=2.7.0+cu124", "arch=sm_120"])
+    (rule,) = compile_rules(evaluate(env))
+    assert rule.id == "arch-not-in-build" and rule.action == "xfail"
+    assert rule.signature is not None and rule.signature.pattern == PREDICTS["arch-not-in-build"]
+    assert not rule.signature_matches("ValueError: a genuinely different regression")
+    (skip,) = compile_rules(evaluate(env), {"arch-not-in-build": "skip"})
+    assert skip.action == "skip"
+    cause = likely_cause([rule])
+    assert cause is not None and cause.startswith("arch-not-in-build: torch 2.7.0+cu124 has no kernels for sm_120")
+    assert "; fix: " in cause and cause.endswith(rule.links[0])
+
+
+# ---- both ways through pytest, for every check ------------------------------------------------
+# check id -> (the stack, the test's marker, a predicted failure quoted from a source above)
+CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "arch-not-in-build": (
+        ("torch=2.7.0+cu124", "arch=sm_120"),
+        "@pytest.mark.gpus(1)",
+        "CUDA error: no kernel image is available for execution on the device",
+    ),
+    "python-unsupported-by-torch": (
+        ("torch=2.1.2+cu121", "python=3.12.3"),
+        "",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)",
+    ),
+    "dynamo-python-gate": (
+        ("torch=2.3.1+cu121", "python=3.12.4"),
+        '@pytest.mark.uses("torch.compile")',
+        "torch.compile is not supported on Python 3.12+",
+    ),
+    "requirement-not-met": (
+        ("torch=2.4.0+cu124", "lib.vllm=0.7.3"),
+        '@pytest.mark.uses("vllm")',
+        "vllm 0.7.3 requires torch==2.5.1, but you have torch 2.4.0+cu124 which is incompatible.",
+    ),
+    "cuda-newer-than-driver": (
+        ("torch=2.9.0+cu130", "driver_cuda=12.4"),
+        "",
+        "CUDA initialization: The NVIDIA driver on your system is too old (found version 12040).",
+    ),
+    "extension-built-for-other-torch": (
+        ("torch=2.4.1+cu121", "lib.torchao=0.15.0"),
+        '@pytest.mark.uses("torchao")',
+        "Skipping import of cpp extensions due to incompatible torch version 2.4.1+cu121 for torchao version 0.15.0",
+    ),
+}
+
+
+def _run(pytester: pytest.Pytester, stack: tuple[str, ...], body: str, *extra: str) -> pytest.RunResult:
+    (pytester.path / "env.json").write_text(H100.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_stack=body)
+    sets = [arg for value in stack for arg in ("--rocm-set", value)]
+    return pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+        "--rocm-report", "R.md", "-rA", *sets, *extra,
+    )  # fmt: skip
+
+
+def _junit(pytester: pytest.Pytester) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
+        out[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
+    return out
+
+
+def _tests(marker: str, predicted: str) -> str:
+    return f"""
+import pytest
+
+{marker}
+def test_predicted():
+    raise RuntimeError({predicted!r})
+
+{marker}
+def test_unrelated():
+    {UNRELATED}
+"""
+
+
+@pytest.mark.parametrize("check_id", sorted(CASES))
+def test_predicted_is_known_bad_and_unrelated_fails_with_the_stack_problem_as_cause(
+    pytester: pytest.Pytester, check_id: str
+) -> None:
+    stack, marker, predicted = CASES[check_id]
+    result = _run(pytester, stack, _tests(marker, predicted))
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"KNOWN-BAD test_stack.py::test_predicted - rocmcompat [[]{check_id}]*",
+            f"FAILED [[]diagnosis: {check_id}[]] test_stack.py::test_unrelated*",
+        ]
+    )
+    cases = _junit(pytester)
+    predicted_props, unrelated = cases["test_predicted"], cases["test_unrelated"]
+    assert predicted_props["rocm_outcome"] == "known-bad" and predicted_props["rocm_rule"] == check_id
+    assert predicted_props["rocm_signature"] == PREDICTS[check_id]
+    assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
+    assert unrelated["rocm_diagnosis"].startswith(f"{check_id}: ")  # the stack problem, as the likely cause
+    assert "; fix: " in unrelated["rocm_diagnosis"]
+    assert unrelated["rocm_note"] == f"rule {check_id} applies but its signature did not match"
+    report = (pytester.path / "R.md").read_text()
+    assert f"[diagnosis: {check_id}: " in report and "a genuinely different regression" in report
+
+
+def test_issue_example_torchao_unrelated_failure_is_not_hidden(pytester: pytest.Pytester) -> None:
+    """The issue's case: torchao 0.15.0 with torch 2.4.1, a test that uses it raising a different error."""
+    body = f"""
+import pytest
+
+@pytest.mark.uses("torchao")
+def test_quantize():
+    {UNRELATED}
+"""
+    result = _run(pytester, ("torch=2.4.1", "lib.torchao=0.15.0"), body)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*likely cause, a stack problem found by a built-in check: extension-built-for-other-torch: torchao 0.15.0*"]
+    )
+    props = _junit(pytester)["test_quantize"]
+    assert props["rocm_outcome"] == "fail"
+    assert props["rocm_diagnosis"].startswith("extension-built-for-other-torch: torchao 0.15.0 is built for")
+
+
+def test_a_failure_with_its_own_diagnosis_keeps_it_and_the_note_names_the_stack_problem(
+    pytester: pytest.Pytester,
+) -> None:
+    stack, marker, _ = CASES["extension-built-for-other-torch"]
+    body = f"""
+import pytest
+
+{marker}
+def test_oom():
+    raise RuntimeError("CUDA out of memory. Tried to allocate 20.00 MiB")
+"""
+    result = _run(pytester, stack, body)
+    result.assert_outcomes(failed=1)
+    props = _junit(pytester)["test_oom"]
+    assert props["rocm_diagnosis"].startswith("gpu-out-of-memory: ")  # what the failure text says first
+    assert props["rocm_note"].startswith(
+        "rule extension-built-for-other-torch applies but its signature did not match; "
+        "likely cause: extension-built-for-other-torch: torchao 0.15.0"
+    )
+
+
+def test_check_set_to_skip_keeps_skipping(pytester: pytest.Pytester) -> None:
+    stack, marker, predicted = CASES["extension-built-for-other-torch"]
+    pytester.makefile(".yaml", matrix="name: m\nchecks:\n  extension-built-for-other-torch: skip\n")
+    result = _run(pytester, stack, _tests(marker, predicted), "--rocm-matrix", "matrix.yaml")
+    result.assert_outcomes(skipped=2)
+    cases = _junit(pytester)
+    assert {name: props.get("rocm_rule") for name, props in cases.items()} == {
+        "test_predicted": "extension-built-for-other-torch",
+        "test_unrelated": "extension-built-for-other-torch",
+    }
+    assert all("rocm_diagnosis" not in props for props in cases.values())
