@@ -2,49 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
+from pytest_rocmcompat.outcomes import BROKEN
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.baseline import Regression
-from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
-from pytest_rocmcompat.report.merge import NOT_RUN, Merged, Row, headline
+from pytest_rocmcompat.report.grid import grid_html
+from pytest_rocmcompat.report.merge import Merged
+from pytest_rocmcompat.report.outcome_words import COLOURS, legend_line, legend_table
+from pytest_rocmcompat.report.outcome_words import css as outcome_css
 from pytest_rocmcompat.report.sizes import split_sized
-from pytest_rocmcompat.report.table import (
-    GRID_LABELS,
-    MAX_FAILURE_ROWS,
-    NOT_RUN_SYMBOL,
-    SYMBOL_LINE,
-    entry_text,
-    label_cells,
-    row_name,
-    source_text,
-)
+from pytest_rocmcompat.report.table import MAX_FAILURE_ROWS, row_name
 from pytest_rocmcompat.safe_io.escape import html_attr, html_text, one_environment_scan
+from pytest_rocmcompat.session.measurements import Measurement
 
-# Background colour of a grid entry by its headline (worst) outcome.
-COLOURS: dict[str, str] = {
-    Outcome.PASS.value: "#2da44e",
-    Outcome.FAIL.value: "#cf222e",
-    Outcome.KNOWN_BAD.value: "#d4a72c",
-    Outcome.STALE_RULE.value: "#8250df",
-    Outcome.SKIPPED.value: "#afb8c1",
-    Outcome.CRASHED.value: "#82071e",
-    Outcome.HANG.value: "#e16f24",
-    NOT_RUN: "#f6f8fa",
-}
+__all__ = ["COLOURS", "CSS", "broken_html", "grid_html", "headlines_html", "html_table", "render_html"]
+
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#1f2328}
 table{border-collapse:collapse;margin:8px 0 24px}
 th,td{border:1px solid #d0d7de;padding:6px 10px;text-align:left;vertical-align:top;font-size:14px}
 th{background:#f6f8fa}
 td.o{color:#fff;font-weight:600;min-width:90px}
-td.o.not-run,td.o.skipped{color:#1f2328}
-td.o{white-space:nowrap}
 .warn{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px}
 .note{color:#59636e;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}
-""" + "".join(f"td.o.{cls.replace(' ', '-')}{{background:{colour}}}\n" for cls, colour in COLOURS.items())
+.e{white-space:nowrap}
+.sw{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px;border:1px solid #8c959f}
+.lg{white-space:nowrap;margin-right:10px}
+.grid-wrap{overflow-x:auto}
+th.col{position:sticky;top:0;z-index:1}
+a.pl{color:#8c959f;text-decoration:none;font-weight:400}
+button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit;text-align:left}
+.tools{margin:8px 0;display:flex;gap:12px;align-items:center;flex-wrap:wrap;font-size:14px}
+select{font:inherit}
+""" + outcome_css()
 
 
 def render_html(merged: Merged, regressions: list[Regression] | None = None, recommendations: str = "") -> str:
@@ -69,7 +61,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
             + "".join(f"<li>{html_text(w)}</li>" for w in merged.warnings)
             + "</ul></div>"
         )
-    out += ["<h2>Compatibility</h2>", grid_html(merged), f'<p class="note">{html_text(SYMBOL_LINE)}</p>']
+    out += ["<h2>Compatibility</h2>", grid_html(merged), legend_line()]
     out += broken_html(merged)
     if regressions is not None:
         out.append("<h2>Regressions against the baseline</h2>")
@@ -126,16 +118,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
                 html_table(("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]),
             )
         )
-    legend = [(SYMBOL[o], o.value, MEANING[o]) for o in Outcome] + [
-        (NOT_RUN_SYMBOL, NOT_RUN, "planned, no results"),
-        (CONFLICT_SYMBOL, "conflict", "one test reported with different outcomes in one stack"),
-    ]
-    out += ["<h2>Legend</h2>", "<table><tr><th></th><th>outcome</th><th>meaning</th></tr>"]
-    for symbol, name, meaning in legend:
-        out.append(
-            f'<tr><td class="o {_cls(name)}">{html_text(symbol)}</td><td>{html_text(name)}</td><td>{html_text(meaning)}</td></tr>'
-        )
-    out += ["</table>", "</body></html>"]
+    out += ["<h2>Legend</h2>", legend_table(), "</body></html>"]
     return "\n".join(out) + "\n"
 
 
@@ -200,7 +183,7 @@ def headlines_html(merged: Merged) -> list[str]:
                     h.stack,
                     h.label,
                     digest.figure_text(h.figure),
-                    digest.floor_text(h.figure),
+                    floor_words(h.figure),
                     digest.peak_text(h.figure),
                     h.test,
                 )
@@ -247,36 +230,6 @@ def _link(url: str) -> str:
     return html_text(url)
 
 
-def grid_html(merged: Merged, link_of: Callable[[Row], str | None] | None = None) -> str:
-    """The compact grid; ``link_of(row)`` gives a page to link each stack to (the site)."""
-    head = "".join(f"<th>{html_text(h)}</th>" for h in (*GRID_LABELS, "source", *merged.columns))
-    out = [f'<table id="grid"><tr>{head}</tr>']
-    for row in merged.rows:
-        counts, clash = row.counts(), conflicts_by_column(row)
-        labels = [html_text(v) for v in label_cells(row)]
-        href = link_of(row) if link_of else None
-        if href:
-            labels[0] = f'<a href="{html_attr(href)}">{labels[0]}</a>'
-        cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{html_text(source_text(row))}</td>"
-        for column in merged.columns:
-            if row.not_run:
-                cells += f'<td class="o {_cls(NOT_RUN)}" data-outcome="{NOT_RUN}">{NOT_RUN_SYMBOL} {NOT_RUN}</td>'
-                continue
-            c = counts.get(column)
-            top = headline(c) if c else None
-            if top is None:
-                cells += "<td></td>"
-            else:
-                title = html_attr(entry_text(c))
-                cells += (
-                    f'<td class="o {_cls(top.value)}" data-outcome="{top.value}" title="{title}">'
-                    f"{html_text(compact_entry(c, clash.get(column, 0)))}</td>"
-                )
-        out.append(f"<tr>{cells}</tr>")
-    out.append("</table>")
-    return "\n".join(out)
-
-
 def html_table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
     """A plain HTML table; every cell escaped here (callers pass raw text)."""
     out = ["<table><tr>" + "".join(f"<th>{html_text(h)}</th>" for h in headers) + "</tr>"]
@@ -284,5 +237,8 @@ def html_table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> s
     return "\n".join([*out, "</table>"])
 
 
-def _cls(name: str) -> str:
-    return name.replace(" ", "-")
+def floor_words(m: Measurement) -> str:
+    """A figure's floor in words (``300, below``): Markdown's emoji would need an emoji font here."""
+    if m.floor is None:
+        return ""
+    return f"{m.floor:g}, " + ("below" if m.below_floor else "met")

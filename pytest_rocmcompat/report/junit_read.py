@@ -11,7 +11,9 @@ environment.
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,10 +33,13 @@ from pytest_rocmcompat.outcomes import (
     Outcome,
     worst,
 )
+from pytest_rocmcompat.report.local_paths import Scrubber, rootdir_in, shown_name
 from pytest_rocmcompat.safe_io.redact import redact_shapes
 from pytest_rocmcompat.session.measurements import Measurement
 
 _OUTCOMES = {o.value: o for o in Outcome}
+_MODULE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*$")
+COLLECTION_SKIPPED = "collection skipped"  # pytest's message for a module-level skip
 
 
 class JUnitReadError(ValueError):
@@ -64,6 +69,7 @@ class RunRecord:
     cases: list[CaseRecord]
     hostname: str = ""
     timestamp: str = ""
+    name: str = ""  # as published: relative to the argument's root (local_paths.py)
 
 
 def _is_class(part: str) -> bool:
@@ -158,23 +164,29 @@ def _read_run(path: str) -> RunRecord:
     props: dict[str, str] = {}
     cases: list[CaseRecord] = []
     host = stamp = ""
+    rootdirs: set[str] = set()
     for suite in suites:
         for prop in suite.properties():
             if prop.name and prop.name not in props:
                 props[prop.name] = prop.value or ""
         host = host or (suite.hostname or "")
         stamp = stamp or (suite.timestamp or "")
-        cases.extend(_cases(suite))
-    return RunRecord(os.fspath(path), props, cases, host, stamp)
+        cases.extend(_cases(suite, rootdirs))
+    scrub = Scrubber(rootdirs)
+    for case in cases:
+        if "/" in case.message or "\\" in case.message:
+            case.message = scrub(case.message)
+    return RunRecord(os.fspath(path), props, cases, host, stamp, shown_name(path))
 
 
-def _cases(suite: TestSuite) -> list[CaseRecord]:
+def _cases(suite: TestSuite, rootdirs: set[str]) -> list[CaseRecord]:
     """Every testcase of a suite, nested suites included.
 
     Element-level access to the tree junitparser parsed (``_elem``): junitparser's
     objects (a wrapper per child and per attribute read) made reading 1.3 to 2 times
     slower, about 2 s more of the 10 s budget for 1,000 files of 200 tests on two
-    busy cores (docs/benchmarks.md). Nested suites are included (``iter``).
+    busy cores (docs/benchmarks.md). Nested suites are included (``iter``). The run's rootdir,
+    where a message quotes a path under it, is added to ``rootdirs``.
     """
     out = []
     for elem in suite._elem.iter("testcase"):
@@ -182,6 +194,8 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
         # otherwise be cut into pieces that no longer have a secret's shape.
         classname = redact_shapes(elem.get("classname") or "")
         name = redact_shapes(elem.get("name") or "")
+        if not classname and _MODULE.match(name):  # a collection-level skip or error: the module
+            classname, name = name, ""
         outcome = Outcome.PASS
         message = ""
         rule = signature = diagnosis = None
@@ -189,6 +203,7 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
         measurements: list[Measurement] = []
         explicit = None
         note = ""
+        evidence: list[str] = []
         for child in elem:
             tag = child.tag
             if tag == "properties":
@@ -213,17 +228,26 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
             elif tag in ("failure", "error"):
                 outcome = worst(outcome, Outcome.FAIL)
                 message = message or child.get("message") or (child.text or "").strip()[:300]
+                evidence.append(child.text or "")
             elif tag == "skipped" and outcome is Outcome.PASS:
                 xfail = child.get("type") == "pytest.xfail"
                 outcome = Outcome.XFAIL if xfail else Outcome.SKIPPED
                 message = child.get("message") or ""
+                if message == COLLECTION_SKIPPED:
+                    message = collection_skip_reason(child.text or "") or message
+                evidence.append(child.text or "")
         if diagnosis is not None:
             message = annotate(message, diagnosis)
         if note:  # e.g. an xfail rule applied but its signature did not match: the reports say so
             message = f"{message} ({note})" if message else note
+        test = node_id(classname, name, elem.get("file"))
+        for text in (message, *evidence):
+            found = rootdir_in(text[:20_000], test.partition("::")[0])
+            if found:
+                rootdirs.add(found)
         out.append(
             CaseRecord(
-                node_id(classname, name, elem.get("file")),
+                test,
                 suite_of_classname(classname),
                 explicit or outcome,
                 rule,
@@ -234,6 +258,19 @@ def _cases(suite: TestSuite) -> list[CaseRecord]:
             )
         )
     return out
+
+
+def collection_skip_reason(text: str) -> str:
+    """The reason of a module-level skip from pytest's ``('/abs/test_x.py', 2, 'Skipped: why')`` text."""
+    if not text.startswith("(") or len(text) > 4000:
+        return ""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ""
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], str):
+        return value[2]
+    return ""
 
 
 def _parse_msg(exc: ParseError) -> str:

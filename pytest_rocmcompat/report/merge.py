@@ -5,7 +5,8 @@ whether it was real hardware or a replay), read from the testsuite properties th
 plugin writes. Several files of one environment (shards) share a row; a test seen
 twice keeps its worse outcome, and two different outcomes of one test are kept as a
 conflict (``Row.conflicts``) that the reports show. A file without those properties (a plain pytest run)
-is a row of its own, labelled with what is known: its file and host.
+is a row of its own, labelled with what is known: its file (relative to the argument's root;
+the host only when asked).
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ from pytest_rocmcompat.outcomes import (
     Outcome,
 )
 from pytest_rocmcompat.report.junit_read import CaseRecord, JUnitReadError, RunRecord, read_run
+from pytest_rocmcompat.report.local_paths import (
+    InputPath,
+    common_root,
+    glob_root,
+    public_origin,
+    shown_name,
+    shown_names,
+)
 from pytest_rocmcompat.session.measurements import Measurement
 
 if TYPE_CHECKING:  # imported where an environment is rebuilt
@@ -141,42 +150,57 @@ class Merged:
 
 
 def expand_inputs(patterns: Iterable[str]) -> list[str]:
-    """Files, directories (every ``*.xml`` below) and globs (``**`` allowed), de-duplicated, in order."""
-    found: dict[str, None] = {}
+    """Files, directories (every ``*.xml`` below) and globs (``**`` allowed), de-duplicated, in order.
+
+    Each path carries the name it is published under (:class:`~.local_paths.InputPath`): relative
+    to the directory given, to a glob's leading folders, or to the common folder of the files given.
+    """
+    patterns = list(patterns)
+    files = [p for p in patterns if not os.path.isdir(p) and os.path.exists(p)]
+    files_root = common_root(files)
+    found: dict[str, str] = {}
     for pattern in patterns:
         if os.path.isdir(pattern):
-            matches = sorted(glob.glob(os.path.join(pattern, "**", "*.xml"), recursive=True))
+            root, matches = pattern, sorted(glob.glob(os.path.join(pattern, "**", "*.xml"), recursive=True))
         elif os.path.exists(pattern):
-            matches = [pattern]
+            root, matches = files_root, [pattern]
         else:
-            matches = sorted(glob.glob(pattern, recursive=True))
+            root, matches = glob_root(pattern), sorted(glob.glob(pattern, recursive=True))
         for path in matches:
             if os.path.isfile(path):
-                found.setdefault(os.path.normpath(path))
-    return list(found)
+                found.setdefault(os.path.normpath(path), root)
+    return list(shown_names(list(found.items())))
 
 
 def read_runs(paths: list[str], warn: Callable[[str], None] | None = None) -> tuple[list[RunRecord], list[str]]:
     """Read every file; unreadable ones are named in a warning and left out."""
     runs: list[RunRecord] = []
     warnings: list[str] = []
+    if not all(isinstance(p, InputPath) for p in paths):  # named relative to their common folder
+        paths = list(shown_names([(p, common_root(paths)) for p in paths]))
     for path in paths:
         try:
             runs.append(read_run(path))
         except JUnitReadError as exc:
             message = f"skipped {exc}"
+            (warn or _stderr)(f"rocmcompat report: warning: {message}")  # the local terminal: the real path
+            text = str(exc)
+            if text.startswith(path):
+                message = f"skipped {shown_name(path)}{text[len(path) :]}"
             warnings.append(message)
-            (warn or _stderr)(f"rocmcompat report: warning: {message}")
     return runs, warnings
 
 
-def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[str] | None = None) -> Merged:
+def merge(
+    runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[str] | None = None, hosts: bool = False
+) -> Merged:
+    """``hosts``: name the host of a file without environment properties (off: nothing local)."""
     rows: dict[str, Row] = {}
     rules: dict[str, RuleInfo] = {}
     for run in runs:
-        key, row = _row_for(run, matrix)
+        key, row = _row_for(run, matrix, hosts)
         row = rows.setdefault(key, row)
-        row.files.append(run.path)
+        row.files.append(run.name or shown_name(run.path))
         row.timestamp = max(row.timestamp, run.timestamp or "")
         for case in run.cases:
             row.add(case)
@@ -190,18 +214,19 @@ def merge(runs: list[RunRecord], matrix: Matrix | None = None, warnings: list[st
     return Merged(ordered, columns, rules, list(warnings or ()), len(runs))
 
 
-def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
+def _row_for(run: RunRecord, matrix: Matrix | None, hosts: bool = False) -> tuple[str, Row]:
     p = run.props
     if PROP_ENV_PREFIX + "platform" not in p:  # a plain pytest run: no environment recorded
-        key = f"unknown: {run.path}"
+        name = run.name or shown_name(run.path)
+        key = f"unknown: {name}"
         label = {
             "arch": "?",
             "runtime": "?",
             "torch": "?",
             "python": "?",
-            "libraries": f"{run.path} (host {run.hostname or '?'})",
+            "libraries": name + (f" (host {run.hostname or '?'})" if hosts else ""),
         }
-        return key, Row(key, "unknown", label, origin=run.path)
+        return key, Row(key, "unknown", label, origin=name)
     platform = p[PROP_ENV_PREFIX + "platform"]
     gpus = p.get(PROP_ENV_PREFIX + "gpus", "0")
     arch = p.get(PROP_ENV_PREFIX + "arch", "") or "no GPU"
@@ -233,7 +258,7 @@ def _row_for(run: RunRecord, matrix: Matrix | None) -> tuple[str, Row]:
     source = SOURCE_LABEL.get(p.get(PROP_ENV_PREFIX + "source", ""), p.get(PROP_ENV_PREFIX + "source", "?"))
     key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
     cell = _cell_of(p, matrix)
-    return key, Row(key, source, label, origin=p.get(PROP_ENV_PREFIX + "origin", ""), cell=cell)
+    return key, Row(key, source, label, origin=public_origin(p.get(PROP_ENV_PREFIX + "origin", "")), cell=cell)
 
 
 def _cell_value(props: dict[str, str], axis: str) -> str:

@@ -11,7 +11,6 @@ A corrupt ``history.json`` stops the command with its name before anything is wr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -19,11 +18,15 @@ from datetime import datetime, timezone
 
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
 from pytest_rocmcompat.report import digest
-from pytest_rocmcompat.report.html import CSS, broken_html, grid_html, html_table
-from pytest_rocmcompat.report.merge import Merged, Row
+from pytest_rocmcompat.report.grid import UNKNOWN_NOTE, stack_id
+from pytest_rocmcompat.report.html import CSS, broken_html, floor_words, grid_html, html_table
+from pytest_rocmcompat.report.merge import Merged, Row, headline
+from pytest_rocmcompat.report.outcome_words import entry_cell, legend_line
 from pytest_rocmcompat.report.table import label_cells, row_name, source_text
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 from pytest_rocmcompat.safe_io.escape import html_text
+
+__all__ = ["SiteError", "load_history", "stack_id", "write_site"]
 
 HISTORY = "history.json"
 MAX_HISTORY = 100
@@ -41,11 +44,6 @@ class Changes:
     stale_rules: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, rule
     moved: list[tuple[str, str, float, float]] = field(default_factory=list)  # stack, figure, before, now
     previous: str = ""  # the date of the publication compared against
-
-
-def stack_id(row: Row) -> str:
-    """A stable file name for a stack's page (the same stack keeps its page across runs)."""
-    return hashlib.sha256(row.key.encode("utf-8")).hexdigest()[:12]
 
 
 def load_history(folder: str) -> list[dict]:
@@ -229,7 +227,8 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
         "<h1>Compatibility</h1>",
         f"<p>Published {html_text(history[-1]['date'])}; {len(history)} publication(s) in the history. "
         '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
-        grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html"),
+        grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html", tools=True),
+        legend_line(),
         "<h2>What changed since the last publication</h2>",
     ]
     if not found.previous:
@@ -273,22 +272,24 @@ def _history_table(history: list[dict], only: str | None) -> str:
 def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
     counts = row.counts()
     sid = stack_id(row)
-    suites = [
-        (c, digest.compact_entry(counts[c]), digest.outcome_counts_text(counts[c]))
+    suites = "".join(
+        f"<tr><td>{html_text(c)}</td>{entry_cell(c, headline(counts[c]), counts[c])}</tr>"
         for c in merged.columns
         if c in counts
-    ]
+    )
     mine = Merged([row], merged.columns, merged.rules, [], len(row.files))
     skips = digest.skip_groups(mine, row_name)
     heads = digest.headlines(mine, row_name)
     body = [
-        '<p><a href="../index.html">← all stacks</a></p>',
+        f'<p><a href="../index.html#s-{sid}">← all stacks</a></p>',
         f"<h1>{html_text(row_name(row))}</h1>",
         html_table(
             ("arch", "runtime", "torch · python", "libraries", "source"), [(*label_cells(row), source_text(row))]
         ),
+        *([f'<p class="note">{UNKNOWN_NOTE}</p>'] if row.source == "unknown" else []),
         "<h2>Suites</h2>",
-        html_table(("suite", "verdict", "outcomes"), suites),
+        f"<table><tr><th>suite</th><th>outcomes (worst first)</th></tr>{suites}</table>",
+        legend_line(),
     ]
     body += broken_html(mine)
     if skips:
@@ -302,7 +303,7 @@ def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
                     (
                         h.label,
                         digest.figure_text(h.figure),
-                        digest.floor_text(h.figure),
+                        floor_words(h.figure),
                         digest.peak_text(h.figure),
                         h.test,
                     )
@@ -313,6 +314,6 @@ def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
     body += [
         "<h2>History</h2>",
         _history_table(history, sid),
-        f"<p>From {len(row.files)} JUnit file(s): {html_text(', '.join(os.path.basename(f) for f in row.files), 4000)}</p>",
+        f"<p>From {len(row.files)} JUnit file(s): {html_text(', '.join(row.files), 4000)}</p>",
     ]
     return _page(row_name(row), body)

@@ -1,0 +1,123 @@
+"""Nothing local in published output: input file names and quoted paths made relative.
+
+A merged report or site is read far from the machine that wrote it, so it names no home or
+working directory of that machine:
+
+- an input file is named relative to the root of the argument that found it (the directory
+  given, a glob's leading folders, the common folder of files given one by one);
+- a path in a skip or failure message loses the run's rootdir where it can be recognised (an
+  absolute path ending in the test's own relative file), then the publishing machine's working
+  directory; a home directory becomes ``~``, an installed package's folder ``site-packages/``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterable
+
+_HOME = re.compile(r"(?<![\w.~-])(?:/home/[^/\s'\"]+|/Users/[^/\s'\"]+|/root)(?=[/\s'\":),]|$)")
+_WINDOWS_HOME = re.compile(r"(?i)(?<![\w.])[a-z]:\\Users\\[^\\\s'\"]+")
+_PACKAGES = re.compile(r"(?<![\w.~-])/[^\s'\"():,]*?/(?:site|dist)-packages/")
+_ABSOLUTE = re.compile(r"(?<![\w.~:/-])/(?:[\w.+-]+/)*[\w.+-]+")
+
+
+class InputPath(str):
+    """A path to read, carrying ``shown``: its name relative to the argument's root."""
+
+    shown: str
+
+    def __new__(cls, path: str, shown: str) -> InputPath:
+        made = super().__new__(cls, path)
+        made.shown = shown
+        return made
+
+
+def glob_root(pattern: str) -> str:
+    """The leading folders of a glob before its first wildcard (``reports/**/*.xml`` -> ``reports``)."""
+    parts = pattern.replace("\\", "/").split("/")
+    fixed: list[str] = []
+    for part in parts[:-1]:
+        if glob.has_magic(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed) or ("/" if pattern.startswith("/") else ".")
+
+
+def relative_to(path: str, root: str) -> str:
+    """``path`` below ``root`` (both made absolute first); a path outside it keeps its last two parts."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    if rel.startswith(".."):
+        rel = os.path.join(*os.path.abspath(path).split(os.sep)[-2:])
+    return rel.replace(os.sep, "/")
+
+
+def common_root(paths: Iterable[str]) -> str:
+    """The deepest folder holding every path (``.`` for none)."""
+    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
+    return os.path.commonpath(folders) if folders else "."
+
+
+def shown_names(found: list[tuple[str, str]]) -> list[InputPath]:
+    """``(path, root)`` pairs -> paths named relative to their root; names that would clash fall
+    back to the common folder of every input, so two files never share a name.
+    """
+    names = [relative_to(path, root) for path, root in found]
+    if len(set(names)) < len(names):
+        base = common_root(p for p, _ in found)
+        names = [relative_to(path, base) for path, _ in found]
+    return [InputPath(path, name) for (path, _), name in zip(found, names, strict=True)]
+
+
+def shown_name(path: str) -> str:
+    """The name an input is published under (its own ``shown``, else its base name)."""
+    return getattr(path, "shown", None) or os.path.basename(path) or path
+
+
+def rootdir_in(text: str, test_file: str) -> str | None:
+    """The run's rootdir as an absolute path in ``text`` ending in the test's relative file or
+    its first folder (``/x/y/suites/libs/conftest.py:44`` for ``suites/libs/test_z.py`` -> ``/x/y``).
+    """
+    if "/" not in text or not test_file:
+        return None
+    parts = test_file.split("/")
+    tail = re.escape(parts[0] + "/") if len(parts) > 1 else re.escape(parts[0]) + r"(?![\w.])"
+    match = re.search(r"(?<![\w.~:/-])(/[^\s'\"():,]*?)/" + tail, text)
+    return match.group(1) if match and match.group(1) else None
+
+
+class Scrubber:
+    """Makes quoted paths public: the run's rootdirs and the publisher's working directory
+    dropped, home directories ``~``, installed packages ``site-packages/``.
+    """
+
+    def __init__(self, rootdirs: Iterable[str] = ()) -> None:
+        here = os.getcwd()
+        home = os.path.expanduser("~")
+        roots = {r.rstrip("/") for r in rootdirs if r and r != "/"}
+        if here not in ("/", ""):
+            roots.add(here.rstrip("/"))
+        self._roots = [
+            (root, re.compile(r"(?<![\w.~-])" + re.escape(root) + r"(/|(?=[\s'\":),\]]|$))"))
+            for root in sorted(roots, key=len, reverse=True)
+        ]
+        home = home.rstrip("/") if home not in ("/", "", "~") else ""
+        self._home = re.compile(r"(?<![\w.~-])" + re.escape(home) + r"(?=[/\s'\":),\]]|$)") if home else None
+
+    def __call__(self, text: str) -> str:
+        if "/" not in text and "\\" not in text:
+            return text
+        for root, pattern in self._roots:
+            if root in text:
+                text = pattern.sub(lambda m: "" if m.group(1) else ".", text)
+        text = _PACKAGES.sub("site-packages/", text)
+        if self._home is not None:
+            text = self._home.sub("~", text)
+        text = _HOME.sub("~", text)
+        return _WINDOWS_HOME.sub("~", text)
+
+
+def public_origin(text: str) -> str:
+    """A replay's recording as published: an absolute path keeps its file name only."""
+    return _ABSOLUTE.sub(lambda m: os.path.basename(m.group()), text) if "/" in text else text
