@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.outcomes import Outcome
@@ -11,6 +11,8 @@ from pytest_rocmcompat.session.state import CompatState
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
+
+    from pytest_rocmcompat.knowledge.rules.model import Rule
 
 
 def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str]:
@@ -27,12 +29,38 @@ def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str
         f"rocmcompat: {len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules "
         f"active ({state.rules_source})"
     )
+    lines.extend(active_rule_lines(state.rules.active, verbose=verbose))
     if state.problems:
         lines.append(f"rocmcompat: checks: {len(state.problems)} problem(s) with this stack:")
         lines.extend(f"rocmcompat:   {p.describe()}" for p in state.problems)
     if verbose:
         lines.extend(f"rocmcompat: probe note: {note}" for note in state.env.notes)
     return [safe_text(line) for line in lines]
+
+
+SHOWN_RULES = 10  # the header names this many active rules, then "+N more"
+_REASON_CHARS = 160
+
+
+def active_rule_lines(active: Sequence[Rule], *, verbose: bool) -> list[str]:
+    """The active rules named: their ids on one line (the first :data:`SHOWN_RULES`, then
+    ``+N more``); under ``-v`` one line each with the action and the reason's first line.
+    """
+    if not active:
+        return []
+    shown, rest = active[:SHOWN_RULES], len(active) - SHOWN_RULES
+    more = f" +{rest} more" if rest > 0 else ""
+    if not verbose:
+        return [f"rocmcompat:   active: {', '.join(r.id for r in shown)}{more}"]
+    lines = [f"rocmcompat:   {r.id} ({r.action}): {_one_line_reason(r.reason)}" for r in shown]
+    if more:
+        lines.append(f"rocmcompat:  {more}")
+    return lines
+
+
+def _one_line_reason(reason: str) -> str:
+    text = " ".join(reason.split())
+    return text if len(text) <= _REASON_CHARS else text[: _REASON_CHARS - 1] + "…"
 
 
 def write_summary(tr: TerminalReporter, state: CompatState) -> None:
