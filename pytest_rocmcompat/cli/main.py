@@ -18,17 +18,37 @@ if TYPE_CHECKING:  # each command imports what it needs when it runs
     from pytest_rocmcompat.stack.environment import Environment
 
 
+def load_named_matrix(value: str) -> Matrix:
+    """A matrix argument as every command takes it: a path, else a bundled matrix by name (``mi300``,
+    as ``rocmcompat run --matrix`` and ``--rocm-matrix``); :class:`ConfigError` as ``load_matrix``.
+    """
+    from pytest_rocmcompat.matrix.loader import load_matrix, resolve_matrix_name
+
+    return load_matrix(resolve_matrix_name(value))
+
+
+def report_matrix_error(exc: ConfigError, value: str, prefix: str = "") -> None:
+    """The loader's paragraph; for a name that is neither a file nor bundled, the bundled names too."""
+    import os
+
+    from pytest_rocmcompat.matrix.loader import bundled_matrix_names, resolve_matrix_name
+    from pytest_rocmcompat.safe_io.escape import echo
+
+    echo(f"{prefix}{exc}", err=True)
+    if not os.path.exists(resolve_matrix_name(value)):
+        echo(f"{prefix}bundled matrices, by name: {', '.join(bundled_matrix_names())}", err=True)
+
+
 def _cmd_probe(args: argparse.Namespace) -> int:
-    from pytest_rocmcompat.matrix.loader import load_matrix
     from pytest_rocmcompat.probe.live import probe
     from pytest_rocmcompat.safe_io.escape import echo, safe_data
 
     extra: tuple[str, ...] = ()
     if args.matrix:
         try:
-            extra = load_matrix(args.matrix).library_names
+            extra = load_named_matrix(args.matrix).library_names
         except ConfigError as exc:
-            echo(exc, err=True)
+            report_matrix_error(exc, args.matrix)
             return 1
     try:
         env = _replayed(args) if args.env else probe(extra)
@@ -98,15 +118,14 @@ def _line_printer() -> Callable[[str], None]:
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.matrix.expand import count_cells
-    from pytest_rocmcompat.matrix.loader import load_matrix
-    from pytest_rocmcompat.safe_io.escape import echo, terminal_line
+    from pytest_rocmcompat.safe_io.escape import terminal_line
 
     status = 0
     for path in args.matrices:
         try:
-            matrix = load_matrix(path)
+            matrix = load_named_matrix(path)
         except ConfigError as exc:
-            echo(exc, err=True)
+            report_matrix_error(exc, path)
             status = 1
             continue
         planned, excluded = count_cells(matrix)
@@ -137,13 +156,12 @@ def _lint_against(matrix: Matrix, paths: list[str]) -> int:
 
 def _cmd_expand(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.matrix.expand import expand
-    from pytest_rocmcompat.matrix.loader import load_matrix
-    from pytest_rocmcompat.safe_io.escape import echo, one_environment_scan, terminal_line
+    from pytest_rocmcompat.safe_io.escape import one_environment_scan, terminal_line
 
     try:
-        matrix = load_matrix(args.matrix)
+        matrix = load_named_matrix(args.matrix)
     except ConfigError as exc:
-        echo(exc, err=True)
+        report_matrix_error(exc, args.matrix)
         return 1
     cells = [cell.as_dict() for cell in expand(matrix)]
     if args.format == "github":  # what a workflow puts into job names, logs and commands
@@ -174,11 +192,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from pytest_rocmcompat.safe_io.package_files import VERSION
+
     parser = argparse.ArgumentParser(prog="rocmcompat", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"rocmcompat {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("probe", help="print this machine's GPU stack (JSON with --json)")
     p.add_argument("--json", action="store_true", help="write the environment as JSON (for --rocm-env)")
-    p.add_argument("--matrix", help="also record the library versions this matrix names")
+    p.add_argument("--matrix", metavar="NAME|PATH", help="also record the library versions this matrix names")
     p.add_argument("--env", metavar="FILE", help="describe a recorded environment instead of probing")
     p.add_argument(
         "--set",
@@ -189,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_probe)
     p = sub.add_parser("lint", help="validate matrix files; exit 1 if any has mistakes")
-    p.add_argument("matrices", nargs="+", metavar="MATRIX")
+    p.add_argument("matrices", nargs="+", metavar="MATRIX", help="matrix files or bundled matrix names")
     p.add_argument(
         "--against",
         nargs="+",
@@ -199,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_lint)
     p = sub.add_parser("expand", help="list the planned cells of a matrix")
-    p.add_argument("matrix", metavar="MATRIX")
+    p.add_argument("matrix", metavar="MATRIX", help="a matrix file or a bundled matrix name")
     p.add_argument(
         "--format",
         choices=("table", "json", "github"),

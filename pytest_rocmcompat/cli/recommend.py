@@ -11,6 +11,7 @@ from pytest_rocmcompat.report.recommend_render import (  # noqa: F401  importabl
     describe_when,
     render_html,
     render_markdown,
+    render_terminal,
     report_sections,
 )
 from pytest_rocmcompat.stack.arch import normalize_arch
@@ -51,6 +52,11 @@ def run_recommend(args: argparse.Namespace) -> int:
             err=True,
         )
         return 2
-    # Markdown whose quoted values are md_cell'd (render_markdown); printed as it is
-    print("\n".join(render_markdown(recommend(args.arch, chosen, runs), limit=args.limit, heading="#")))
+    from pytest_rocmcompat.safe_io.escape import one_environment_scan
+
+    # Markdown-shaped lines whose quoted values are terminal-safe (render_terminal: redacted, one
+    # line each, no HTML entity); printed as they are
+    with one_environment_scan():
+        lines = render_terminal(recommend(args.arch, chosen, runs), limit=args.limit)
+    print("\n".join(lines))
     return 0

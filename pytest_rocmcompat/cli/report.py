@@ -22,7 +22,11 @@ def add_report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="COMPAT.md", help="write the Markdown report here (default: stdout)")
     p.add_argument("--html", metavar="COMPAT.html", help="also write a self-contained HTML page")
     p.add_argument("--json", metavar="COMPAT.json", help="also write the merged table as JSON (a later --baseline)")
-    p.add_argument("--matrix", metavar="MATRIX", help="list the matrix's planned cells without results as 'not run'")
+    p.add_argument(
+        "--matrix",
+        metavar="NAME|PATH",
+        help="list the matrix's planned cells without results as 'not run' (a file or a bundled matrix name)",
+    )
     p.add_argument("--baseline", metavar="OLD.json", help="flag regressions against an earlier --json output")
     p.add_argument(
         "--threshold",
@@ -70,12 +74,17 @@ def run_report(args: argparse.Namespace) -> int:
     matrix = baseline = None
     try:
         if args.matrix:
-            from pytest_rocmcompat.matrix.loader import load_matrix
+            from pytest_rocmcompat.cli.main import load_named_matrix
 
-            matrix = load_matrix(args.matrix)
+            matrix = load_named_matrix(args.matrix)
         if args.baseline:
             baseline = load_baseline(args.baseline)
-    except (ConfigError, BaselineError) as exc:
+    except ConfigError as exc:
+        from pytest_rocmcompat.cli.main import report_matrix_error
+
+        report_matrix_error(exc, args.matrix, "rocmcompat report: ")
+        return 1
+    except BaselineError as exc:
         echo(f"rocmcompat report: {exc}", err=True)
         return 1
     if args.site:

@@ -1,15 +1,37 @@
-"""The recommendation rendered: Markdown lines for ``rocmcompat recommend`` and the report's
-section, an HTML fragment for the published page. Every quoted value is escaped here.
+"""The recommendation rendered: Markdown lines for the report's section, the same lines for a
+terminal (``rocmcompat recommend``), an HTML fragment for the published page. Every quoted value
+is escaped here, for where it goes: Markdown cells with :func:`md_cell` (HTML entities), terminal
+cells as one safe line (no entity: ``>=6.4`` reads as it is).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from tabulate import tabulate
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.report.html import html_table
 from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.recommend import Recommendation, load_inputs, matrices_for, recommend
-from pytest_rocmcompat.safe_io.escape import html_text, md_cell
+from pytest_rocmcompat.safe_io.escape import clean, defuse_markdown, html_text, md_cell, one_line
 from pytest_rocmcompat.stack.arch import normalize_arch
+
+_Cell = Callable[[object], str]
+_Table = Callable[[Sequence[object], Iterable[Sequence[object]]], str]
+
+
+def terminal_cell(text: object, limit: int = 400) -> str:
+    """A value quoted into the terminal form: redacted, one line (controls written as escapes),
+    cut at ``limit``; links defused and ``|`` written ``\\|`` as Markdown does, so the text still
+    pastes as Markdown; no HTML entity.
+    """
+    return one_line(defuse_markdown(clean(text, limit))).replace("|", "\\|")
+
+
+def _terminal_table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    body = [["" if c is None else terminal_cell(c) for c in row] for row in rows]
+    return tabulate(body, headers=[terminal_cell(h) for h in headers], tablefmt="github", disable_numparse=True)
 
 
 def describe_when(rule: Rule) -> str:
@@ -27,10 +49,19 @@ def _short_ids(rules: list[Rule], shown: int = 3) -> str:
 
 
 def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -> list[str]:
-    """The recommendation as Markdown lines (the CLI's output and a section of the report)."""
-    matrices = ", ".join(md_cell(name) for name in rec.matrices) or "(none cover this arch)"
+    """The recommendation as Markdown lines (a section of the report), every value :func:`md_cell`'d."""
+    return _render(rec, limit, heading, md_cell, md_table)
+
+
+def render_terminal(rec: Recommendation, limit: int = 10, heading: str = "#") -> list[str]:
+    """The same lines for a terminal (``rocmcompat recommend``): every value a :func:`terminal_cell`."""
+    return _render(rec, limit, heading, terminal_cell, _terminal_table)
+
+
+def _render(rec: Recommendation, limit: int, heading: str, cell: _Cell, table: _Table) -> list[str]:
+    matrices = ", ".join(cell(name) for name in rec.matrices) or "(none cover this arch)"
     out = [
-        f"{heading} Recommendations for {md_cell(rec.arch)}",
+        f"{heading} Recommendations for {cell(rec.arch)}",
         "",
         f"From the matrices {matrices} and their known-bad rules; evidence from the results given.",
         "",
@@ -38,7 +69,7 @@ def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -
     good = rec.recommended(limit)
     out += [f"{heading}# Newest stacks with no known-bad rule against them", ""]
     out += [
-        md_table(
+        table(
             ("torch", "runtime", "python", "evidence", "caveats (some tests or libraries)"),
             [(s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), _short_ids(s.caveats)) for s in good],
         )
@@ -51,7 +82,7 @@ def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -
         out += [
             f"{heading}# At risk (contested: reports of faults and of it working)",
             "",
-            md_table(
+            table(
                 ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
                 [
                     (s.torch, s.runtime, ", ".join(s.python), s.evidence.text(), r.id, r.reason, " ".join(r.links))
@@ -77,7 +108,7 @@ def render_markdown(rec: Recommendation, limit: int = 10, heading: str = "##") -
             )
         )
     out += [
-        md_table(("stacks", "rule", "why", "links", "planned cells it hits"), rows) if rows else "Nothing known.",
+        table(("stacks", "rule", "why", "links", "planned cells it hits"), rows) if rows else "Nothing known.",
         "",
     ]
     return out

@@ -15,6 +15,9 @@ _SECRET_NAME = re.compile(
     r"TOKEN|KEY|SECRET|PASSW|PASSPHRASE|PWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|SIGNATURE|CERT",
     re.IGNORECASE,
 )
+# Names that match ``PWD`` but hold a path, set by every POSIX shell: the working directory is not
+# a credential (``MYSQL_PWD``, ``DB_PWD`` and any other name merely containing ``PWD`` still are).
+_PATH_NAMES = frozenset({"PWD", "OLDPWD"})
 # Token shapes of the services these stacks talk to (Hugging Face, GitHub, AWS,
 # OpenAI/Anthropic-style keys, W&B, Slack, generic JWTs), bearer headers and PEM private
 # keys. Every alternative is linear: no nested or overlapping quantifiers.
@@ -67,8 +70,10 @@ _HINTS = (
 
 
 def is_secret_name(name: str) -> bool:
-    """Whether an environment variable's name suggests it holds a secret."""
-    return bool(_SECRET_NAME.search(name))
+    """Whether an environment variable's name suggests it holds a secret (``PWD`` and ``OLDPWD``,
+    the shell's working directories, do not).
+    """
+    return name not in _PATH_NAMES and bool(_SECRET_NAME.search(name))
 
 
 def redact_shapes(text: str) -> str:

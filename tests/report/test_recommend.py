@@ -52,7 +52,7 @@ def test_gfx906_from_the_bundled_matrices(capsys: pytest.CaptureFixture) -> None
     kernels = _gfx906_rule("6.4")
     avoid = _section(text, "## Avoid")
     assert re.search(
-        rf"\| arch gfx906 · torch_rocm &gt;=6.4 +\| {re.escape(kernels.id)} +\| .*"
+        rf"\| arch gfx906 · torch_rocm >=6.4 +\| {re.escape(kernels.id)} +\| .*"
         rf"{re.escape(kernels.links[0])}.*\| no planned cell",
         avoid,
     )

@@ -31,6 +31,18 @@ def test_secret_names() -> None:
         assert not is_secret_name(name), name
 
 
+def test_working_directories_are_paths_not_secrets() -> None:
+    # PWD and OLDPWD are set by every shell; a name merely containing PWD is still a password
+    for name in ("PWD", "OLDPWD"):
+        assert not is_secret_name(name), name
+    for name in ("MYSQL_PWD", "DB_PWD", "PWD_FILE", "OLDPWD2", "pwd", "Pwd"):
+        assert is_secret_name(name), name
+    env = {"PWD": "/home/alice/project", "OLDPWD": "/home/alice", "MYSQL_PWD": "hunter2-db"}
+    assert secret_values_from_env(env) == ("hunter2-db",)
+    text = "results in /home/alice/project/out (db hunter2-db)"
+    assert redact_text(text, secret_values_from_env(env)) == f"results in /home/alice/project/out (db {REDACTED})"
+
+
 def test_redact_text_token_shapes_and_values() -> None:
     text = (
         "login hf_abcdefghijklmnopqrstuvwxyz012345 then ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 "
