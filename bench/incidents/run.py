@@ -147,9 +147,24 @@ def validate(incidents: list[dict], held_out: tuple[str, ...] = (), *, by_class:
                 problems.append(f"{where}: split must be {want} ({why})")
         if not all(isinstance(a, str) and "=" in a for a in inc.get("stack") or ()):
             problems.append(f"{where}: stack must be KEY=VALUE assignments")
+        bad_keys = [a for a in inc.get("stack") or () if isinstance(a, str) and "=" in a and not _settable(a)]
+        if bad_keys:
+            problems.append(f"{where}: not a --rocm-set key: {bad_keys}")
         if not str(inc.get("test", "")).startswith("test_"):
             problems.append(f"{where}: test must be a test function name")
     return problems
+
+
+SETTABLE = frozenset(
+    {"platform", "arch", "rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda"}
+    | {"torch_archs", "torch_cxx11_abi"}
+)
+
+
+def _settable(assignment: str) -> bool:
+    """A key ``--rocm-set`` accepts (a replay with any other key ends in a usage error)."""
+    key = assignment.split("=", 1)[0]
+    return key in SETTABLE or (key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key)
 
 
 def _test_source(inc: dict) -> str:

@@ -211,6 +211,8 @@ def test_validate_names_class_problems(run) -> None:
         run.validate([{**base, "class": "c", "split": "train", "url": "https://x"}], (), by_class=True)
     )
     assert "does not look like a public report" in problems
+    problems = "\n".join(run.validate([{**base, "class": "c", "split": "train", "stack": ["os=Linux"]}], ()))
+    assert "not a --rocm-set key" in problems
 
 
 def test_corpus_size_held_out_share_and_vendor_balance(run, everything, collected) -> None:
