@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.grid import UNKNOWN_NOTE, stack_id
+from pytest_rocmcompat.report.history_keys import continue_history
 from pytest_rocmcompat.report.html import CSS, broken_html, floor_words, grid_html, html_table
 from pytest_rocmcompat.report.merge import Merged, Row, headline
 from pytest_rocmcompat.report.outcome_words import entry_cell, legend_line
@@ -190,6 +191,9 @@ def badge(merged: Merged) -> dict:
 def write_site(folder: str, merged: Merged, report_html: str, threshold: float, date: str | None = None) -> Changes:
     """Write the site; return what changed since the previous publication."""
     history = load_history(folder)  # before anything is written: a corrupt history stops here
+    history = continue_history(
+        history, {r.origin: (stack_id(r), row_name(r)) for r in merged.rows if r.source == "unknown" and r.origin}
+    )
     date = date or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     current = snapshot(merged, date)
     found = changes(current, history[-1] if history else None, threshold)
