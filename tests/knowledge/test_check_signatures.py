@@ -220,6 +220,17 @@ VERBATIM: list[tuple[str, str, str]] = [
     ),
     (
         "extension-built-for-other-torch",
+        "NotImplementedError: Could not run 'torchao::dequantize_tensor_core_tiled_layout' with arguments from the "
+        "'CUDA' backend.",
+        "https://github.com/pytorch/ao/issues/1981",
+    ),
+    (
+        "extension-built-for-other-torch",
+        "RuntimeError: operator torchvision::nms does not exist",
+        "https://github.com/vladmandic/sdnext/issues/3531",
+    ),
+    (
+        "extension-built-for-other-torch",
         "AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'",
         "https://github.com/vllm-project/vllm/issues/5804",
     ),
@@ -231,6 +242,7 @@ FOREIGN = (
     "AssertionError: assert 3 == 4",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
     "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error",
+    "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
 )
 
 
