@@ -334,16 +334,25 @@ def test_xdist_worker_killed_in_mid_test(pytester: pytest.Pytester, env_file) ->
     assert re.search(r"\| \*\*total\*\* +\| 6 +\| 1 +\| 0 +\| 0 +\| 0 +\| 0 +\| 1 +\| 0 ", report), report
 
 
-def test_pinning_slices() -> None:
+def test_pinning_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from pytest_rocmcompat.running import pinning
     from pytest_rocmcompat.running.pinning import pin_this_worker, publish, worker_slice
 
+    monkeypatch.setattr(pinning, "_pinned_pid", None)  # this test process plays a worker below
     assert worker_slice(list("01234567"), 1, 4) == ["2", "3"]
     assert worker_slice(list("01"), 2, 3) == ["0"]  # more workers than GPUs: shared, round-robin
     env = {"CUDA_VISIBLE_DEVICES": "4,5,6,7"}
     publish("cuda", 8, env)
     assert env["ROCMCOMPAT_XDIST_DEVICES"] == "4,5,6,7"  # an existing restriction is respected
+    assert env["ROCMCOMPAT_XDIST_CONTROLLER"] == str(os.getpid())
     worker = dict(env, PYTEST_XDIST_WORKER="gw1", PYTEST_XDIST_WORKER_COUNT="2")
-    assert pin_this_worker(worker) == ["6", "7"] and worker["CUDA_VISIBLE_DEVICES"] == "6,7"
+    # a process another controller started (a session some test started) is no worker of this one
+    assert pin_this_worker(dict(worker), parent_pid=os.getpid() + 1) is None
+    assert pin_this_worker(worker, parent_pid=os.getpid()) == ["6", "7"] and worker["CUDA_VISIBLE_DEVICES"] == "6,7"
+    # once per process: an in-process session inside the worker's test does not pin again
+    assert pin_this_worker(dict(env, PYTEST_XDIST_WORKER="gw0"), parent_pid=os.getpid()) is None
     assert pin_this_worker({"CUDA_VISIBLE_DEVICES": "0"}) is None  # not an xdist worker
     publish("cpu", 0, env := {})
     assert env == {}
