@@ -172,9 +172,10 @@ def _read_run(path: str) -> RunRecord:
         host = host or (suite.hostname or "")
         stamp = stamp or (suite.timestamp or "")
         cases.extend(_cases(suite, rootdirs))
-    scrub = Scrubber(rootdirs)
-    for case in cases:
-        if "/" in case.message or "\\" in case.message:
+    quoting = [c for c in cases if "/" in c.message or "\\" in c.message]
+    if quoting:
+        scrub = Scrubber(rootdirs)
+        for case in quoting:
             case.message = scrub(case.message)
     return RunRecord(os.fspath(path), props, cases, host, stamp, shown_name(path))
 
@@ -241,10 +242,12 @@ def _cases(suite: TestSuite, rootdirs: set[str]) -> list[CaseRecord]:
         if note:  # e.g. an xfail rule applied but its signature did not match: the reports say so
             message = f"{message} ({note})" if message else note
         test = node_id(classname, name, elem.get("file"))
-        for text in (message, *evidence):
-            found = rootdir_in(text[:20_000], test.partition("::")[0])
-            if found:
-                rootdirs.add(found)
+        if not rootdirs and (evidence or "/" in message):  # one rootdir per file is enough
+            for text in (message, *evidence):
+                found = rootdir_in(text[:20_000], test.partition("::")[0])
+                if found:
+                    rootdirs.add(found)
+                    break
         out.append(
             CaseRecord(
                 test,

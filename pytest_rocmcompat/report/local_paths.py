@@ -16,10 +16,12 @@ import glob
 import os
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _HOME = re.compile(r"(?<![\w.~-])(?:/home/[^/\s'\"]+|/Users/[^/\s'\"]+|/root)(?=[/\s'\":),]|$)")
 _WINDOWS_HOME = re.compile(r"(?i)(?<![\w.])[a-z]:\\Users\\[^\\\s'\"]+")
 _PACKAGES = re.compile(r"(?<![\w.~-])/[^\s'\"():,]*?/(?:site|dist)-packages/")
+_MAYBE_ABSOLUTE = re.compile(r"(?<![\w.~:/-])/[\w.~+-]")
 _ABSOLUTE = re.compile(r"(?<![\w.~:/-])/(?:[\w.+-]+/)*[\w.+-]+")
 
 
@@ -81,10 +83,20 @@ def rootdir_in(text: str, test_file: str) -> str | None:
     """
     if "/" not in text or not test_file:
         return None
-    parts = test_file.split("/")
-    tail = re.escape(parts[0] + "/") if len(parts) > 1 else re.escape(parts[0]) + r"(?![\w.])"
-    match = re.search(r"(?<![\w.~:/-])(/[^\s'\"():,]*?)/" + tail, text)
+    first, sep, _ = test_file.partition("/")
+    match = _rootdir_pattern(first, bool(sep)).search(text)
     return match.group(1) if match and match.group(1) else None
+
+
+@lru_cache(maxsize=256)
+def _rootdir_pattern(first: str, folder: bool) -> re.Pattern[str]:
+    tail = re.escape(first + "/") if folder else re.escape(first) + r"(?![\w.])"
+    return re.compile(r"(?<![\w.~:/-])(/[^\s'\"():,]*?)/" + tail)
+
+
+@lru_cache(maxsize=256)
+def _root_pattern(root: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w.~-])" + re.escape(root) + r"(/|(?=[\s'\":),\]]|$))")
 
 
 class Scrubber:
@@ -98,15 +110,12 @@ class Scrubber:
         roots = {r.rstrip("/") for r in rootdirs if r and r != "/"}
         if here not in ("/", ""):
             roots.add(here.rstrip("/"))
-        self._roots = [
-            (root, re.compile(r"(?<![\w.~-])" + re.escape(root) + r"(/|(?=[\s'\":),\]]|$))"))
-            for root in sorted(roots, key=len, reverse=True)
-        ]
+        self._roots = [(root, _root_pattern(root)) for root in sorted(roots, key=len, reverse=True)]
         home = home.rstrip("/") if home not in ("/", "", "~") else ""
         self._home = re.compile(r"(?<![\w.~-])" + re.escape(home) + r"(?=[/\s'\":),\]]|$)") if home else None
 
     def __call__(self, text: str) -> str:
-        if "/" not in text and "\\" not in text:
+        if "\\" not in text and not _MAYBE_ABSOLUTE.search(text):  # a URL or a relative path only
             return text
         for root, pattern in self._roots:
             if root in text:
