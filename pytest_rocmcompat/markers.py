@@ -61,6 +61,20 @@ def register_ini(parser: pytest.Parser) -> None:
         default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
     )
     parser.addini(
+        "rocm_gpu_policy",
+        "Under pytest-xdist on a GPU host: 'marked' (default) gives GPUs, exclusively, only to tests "
+        "that declare GPU use (gpus(n), a fixture of rocm_gpu_fixtures) and leaves every other test "
+        "as plain xdist runs it; 'all' pins each worker to a slice and locks every test; 'none' "
+        "does neither.",
+        default="marked",
+    )
+    parser.addini(
+        "rocm_gpu_fixtures",
+        "Fixture names whose use declares that a test uses one GPU (as gpus(1)), one per line.",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
         "rocm_gpu_wait_timeout",
         "Under pytest-xdist, seconds a test may wait for a GPU another test holds before it ends as "
         "an error naming the holder (default 1800; a wait past 5 s is said on stderr at once).",

@@ -111,11 +111,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     results = results_of(config)
     matched = results.rules if results is not None else None
     inherited: collection.Inherited = {}  # a parent node's marks, walked once for all its tests
+    gpu_fixtures = gpu_allocation.gpu_fixtures(config)
     isolating = False
     for item in items:
         marks = collection.marks_of(item, inherited)  # one list serves every lookup below
         names = collection.apply_rules(item, marks, state, matched)
-        gpus = item.get_closest_marker("gpus") if "gpus" in names else None
+        gpus = gpu_allocation.declared_gpus(item, names, gpu_fixtures)
         if gpus is not None:
             gpu_allocation.allocate(item, gpus, state, mine)
         if isolation.plan(item, names):

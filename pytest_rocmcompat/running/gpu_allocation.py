@@ -17,6 +17,7 @@ from pytest_rocmcompat.running.gpu_locks import (
     borrowed_set,
 )
 from pytest_rocmcompat.running.pinning import (
+    POLICY_VAR,
     VISIBILITY,
     pin_this_worker,
     publish,
@@ -51,14 +52,18 @@ def configure(config: pytest.Config, state: CompatState) -> None:
     """
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         saved = saved_published(os.environ)
-        if publish(state.env.platform, len(state.env.gpus), os.environ) is not None:
+        if publish(state.env.platform, len(state.env.gpus), os.environ, policy=gpu_policy(config)) is not None:
             config.stash[PUBLISHED_KEY] = True
             config.stash[SAVED_KEY] = saved
     mine = worker_gpus(config)
     if mine is not None and os.environ.get(LOCK_DIR_VAR):
         config.pluginmanager.register(
             GpuAllocator(
-                os.environ[LOCK_DIR_VAR], mine, published_devices(os.environ), wait_limit=gpu_wait_limit(config)
+                os.environ[LOCK_DIR_VAR],
+                mine,
+                published_devices(os.environ),
+                wait_limit=gpu_wait_limit(config),
+                every_test=os.environ.get(POLICY_VAR, "all") == "all",
             ),
             "rocmcompat-gpu-locks",
         )
@@ -75,13 +80,37 @@ def unconfigure(config: pytest.Config) -> None:
         config.stash[PUBLISHED_KEY] = False
 
 
+def gpu_policy(config: pytest.Config) -> str:
+    """``--rocm-gpu-policy``, else ini ``rocm_gpu_policy`` (checked in ``session.options.check_ini``)."""
+    return str(config.getoption("rocm_gpu_policy", None) or config.getini("rocm_gpu_policy") or "marked")
+
+
+def declared_gpus(item: pytest.Item, names: set[str], gpu_fixtures: frozenset[str]) -> pytest.Mark | None:
+    """How many GPUs a test declares: its ``gpus`` marker, or one for a fixture of ini ``rocm_gpu_fixtures``."""
+    if "gpus" in names:
+        return item.get_closest_marker("gpus")
+    if gpu_fixtures and gpu_fixtures.intersection(getattr(item, "fixturenames", ())):
+        return pytest.mark.gpus(1).mark
+    return None
+
+
+def gpu_fixtures(config: pytest.Config) -> frozenset[str]:
+    return frozenset(str(name) for name in config.getini("rocm_gpu_fixtures"))
+
+
 def gpu_wait_limit(config: pytest.Config) -> float:
     """``rocm_gpu_wait_timeout`` (checked in ``session.options.check_ini``)."""
     return float(config.getini("rocm_gpu_wait_timeout"))
 
 
 def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:
-    """Skip a test that needs more GPUs than the machine has; under xdist, borrow beyond the slice."""
+    """Skip a test that needs more GPUs than the machine has; under xdist, give it its GPUs.
+
+    Policy ``all``: the worker already sees its slice; a test that needs more borrows beyond it
+    and runs in a child that sees exactly those. Policy ``marked``: the worker sees every GPU (as
+    plain xdist), so a declared test holds its GPUs' locks and, where the host has more GPUs than
+    it holds, runs in a child that sees exactly them; on a one-GPU host it runs in-process.
+    """
     need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
         raise pytest.UsageError(f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
@@ -89,9 +118,15 @@ def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: lis
     available = len(devices) if mine is not None else len(state.env.gpus)
     if need > available:
         item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
-    elif mine is not None and need > len(mine):
-        chosen = borrowed_set(mine, devices, need)
-        item.stash[DEVICES_KEY] = chosen
+        return
+    if mine is None or need == 0:
+        return
+    chosen = borrowed_set(mine, devices, need) if need > len(mine) else list(mine)
+    narrowed = os.environ.get(POLICY_VAR, "all") == "all"
+    if narrowed and need <= len(mine):
+        return  # the worker's own slice, which it already sees and locks
+    item.stash[DEVICES_KEY] = chosen
+    if narrowed or len(chosen) < len(devices):
         item.stash[BORROWED_KEY] = ",".join(chosen)
 
 

@@ -134,25 +134,35 @@ def _safe(device: str) -> str:
 
 
 class GpuAllocator:
-    """Registered in pinned xdist workers only: every test holds its GPUs' locks while it runs.
+    """Registered in pinned xdist workers only: a test holds its GPUs' locks while it runs (every
+    test under policy ``all``; under ``marked``, those that declare GPU use).
 
     A wait past the limit does not stop the session: the waiting test ends as an error in its
     setup (run in-process, never isolated), naming the holder; the next test waits afresh.
     """
 
     def __init__(
-        self, directory: str, mine: list[str], devices: list[str], wait_limit: float = DEFAULT_WAIT_LIMIT_S
+        self,
+        directory: str,
+        mine: list[str],
+        devices: list[str],
+        wait_limit: float = DEFAULT_WAIT_LIMIT_S,
+        *,
+        every_test: bool = True,
     ) -> None:
         self.directory = directory
         self.mine = mine
         self.devices = devices
         self.wait_limit = wait_limit
+        self.every_test = every_test  # policy "all"; "marked": only tests given GPUs at collection
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
         with ExitStack() as stack:
+            if not self.every_test and DEVICES_KEY not in item.stash:
+                return (yield)  # a test that declares no GPU use: no lock, as under plain xdist
             try:
                 stack.enter_context(
                     holding(

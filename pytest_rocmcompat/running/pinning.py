@@ -33,7 +33,9 @@ PLATFORM_VAR = "ROCMCOMPAT_XDIST_PLATFORM"
 ROCR_VAR = "ROCR_VISIBLE_DEVICES"
 ORIGINAL_ROCR_VAR = "ROCMCOMPAT_XDIST_ROCR"  # the controller's ROCR list, before any narrowing
 CONTROLLER_VAR = "ROCMCOMPAT_XDIST_CONTROLLER"  # the publishing controller's process id
-PUBLISHED_VARS = (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR, LOCK_DIR_VAR)
+POLICY_VAR = "ROCMCOMPAT_XDIST_GPU_POLICY"  # marked | all (none publishes nothing)
+POLICIES = ("marked", "all", "none")
+PUBLISHED_VARS = (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR, POLICY_VAR, LOCK_DIR_VAR)
 _pinned_pid: int | None = None  # this process pinned itself as a worker (once per process)
 VISIBILITY = {"rocm": "HIP_VISIBLE_DEVICES", "cuda": "CUDA_VISIBLE_DEVICES"}
 
@@ -47,12 +49,13 @@ def visible_devices(platform: str, count: int, environ: MutableMapping[str, str]
     return [str(i) for i in range(count)]
 
 
-def publish(platform: str, count: int, environ: MutableMapping[str, str]) -> str | None:
-    """Controller side: record the devices for the workers it is about to start.
+def publish(platform: str, count: int, environ: MutableMapping[str, str], policy: str = "all") -> str | None:
+    """Controller side: record the devices (and the GPU policy) for the workers it is about to start.
 
     Returns the session's GPU lock directory (the caller removes it at the end), if any.
     """
-    if platform in VISIBILITY and count > 0:
+    if platform in VISIBILITY and count > 0 and policy != "none":
+        environ[POLICY_VAR] = policy
         environ[DEVICES_VAR] = ",".join(visible_devices(platform, count, environ))
         environ[PLATFORM_VAR] = platform
         if platform == "rocm" and environ.get(ROCR_VAR, "").strip():
@@ -81,7 +84,7 @@ def restore_published(environ: MutableMapping[str, str], saved: Mapping[str, str
 
 def unpublish(environ: MutableMapping[str, str], remove_locks: bool = False) -> None:
     """Forget the published devices (and, for the controller at the end, remove the locks)."""
-    for var in (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR):
+    for var in (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR, POLICY_VAR):
         environ.pop(var, None)
     lock_dir = environ.pop(LOCK_DIR_VAR, None)
     if lock_dir and remove_locks:
@@ -124,7 +127,8 @@ def pin_this_worker(environ: MutableMapping[str, str], parent_pid: int | None = 
         return None
     _pinned_pid = os.getpid()
     mine = worker_slice(devices.split(","), int(worker[2:]), int(environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    environ.update(visibility(platform, mine, environ))
+    if environ.get(POLICY_VAR, "all") == "all":  # "marked": the worker sees what plain xdist shows
+        environ.update(visibility(platform, mine, environ))
     return mine
 
 

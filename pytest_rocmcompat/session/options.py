@@ -62,6 +62,14 @@ def add_options(parser: pytest.Parser) -> None:
         default=False,
         help="Without --rocm-matrix, apply no rules at all instead of the bundled known-bad database.",
     )
+    group.addoption(
+        "--rocm-gpu-policy",
+        choices=("marked", "all", "none"),
+        default=None,
+        help="Under pytest-xdist on a GPU host: 'marked' (default) locks and confines only tests that "
+        "declare GPU use; 'all' pins every worker and locks every test; 'none' does neither. "
+        "[ini: rocm_gpu_policy]",
+    )
     # Internal: how the isolation runner talks to the sandbox pytest it starts (its directory).
     group.addoption("--rocm-child-result", default=None, help=argparse.SUPPRESS)
     group.addoption("--rocm-child-env", default=None, help=argparse.SUPPRESS)
@@ -79,6 +87,8 @@ def check_ini(config: pytest.Config) -> float:
         "rocm_strict",
         "rocm_gc_freeze",
         "rocm_gpu_wait_timeout",
+        "rocm_gpu_policy",
+        "rocm_gpu_fixtures",
         "rocm_isolate_timeout",
     ):
         try:
@@ -87,6 +97,11 @@ def check_ini(config: pytest.Config) -> float:
             where = f"{config.inipath}: " if config.inipath else ""
             raise pytest.UsageError(f"rocmcompat: {where}ini {name}: {exc}") from None
     _seconds(config, "rocm_gpu_wait_timeout", values["rocm_gpu_wait_timeout"])
+    if values["rocm_gpu_policy"] not in ("marked", "all", "none"):
+        where = f"{config.inipath}: " if config.inipath else ""
+        raise pytest.UsageError(
+            f"rocmcompat: {where}ini rocm_gpu_policy = {values['rocm_gpu_policy']!r}: one of marked, all, none"
+        )
     return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
 
 

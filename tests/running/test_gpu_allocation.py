@@ -101,8 +101,10 @@ def test_a_long_wait_names_the_holder_and_the_limit_ends_the_waiter(tmp_path, ca
         child.wait(30)
 
 
-def test_gpus_tests_never_share_a_gpu_under_xdist(pytester: pytest.Pytester) -> None:
-    """-n 4 on a replayed 4-GPU node: gpus(2) tests borrow a second GPU; no GPU is used twice at once."""
+@pytest.mark.parametrize("policy", ["marked", "all"])
+def test_gpus_tests_never_share_a_gpu_under_xdist(pytester: pytest.Pytester, policy: str) -> None:
+    """-n 4 on a replayed 4-GPU node: gpus(2) tests borrow a second GPU; no GPU is used twice at once;
+    each test sees exactly its GPUs (under "marked", from a child process that sees only them)."""
     pytest.importorskip("xdist")
     (pytester.path / "env.json").write_text(FOUR_GPUS.to_json())
     log = pytester.path / "log.jsonl"
@@ -130,7 +132,16 @@ def test_gpus_tests_never_share_a_gpu_under_xdist(pytester: pytest.Pytester) -> 
             pass
     """)
     result = pytester.runpytest_subprocess(
-        "-n", "4", "--rocm-env", "env.json", "--rocm-no-bundled", "-rs", "-p", "no:cacheprovider", timeout=240
+        "-n",
+        "4",
+        "--rocm-env",
+        "env.json",
+        "--rocm-no-bundled",
+        f"--rocm-gpu-policy={policy}",
+        "-rs",
+        "-p",
+        "no:cacheprovider",
+        timeout=240,
     )
     assert result.parseoutcomes() == {"passed": 10, "skipped": 1}, result.stdout.str()
     result.stdout.fnmatch_lines(["*needs 9 GPU(s), this environment has 4*"])
@@ -186,7 +197,15 @@ def test_rocr_visible_devices_narrowed_with_the_slice(
             assert seen() == ("4,5,6,7", "0,1,2,3")
     """)
     result = pytester.runpytest_subprocess(
-        "-n", "2", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", timeout=180
+        "-n",
+        "2",
+        "--rocm-env",
+        "env.json",
+        "--rocm-no-bundled",
+        "--rocm-gpu-policy=all",
+        "-p",
+        "no:cacheprovider",
+        timeout=180,
     )
     assert result.parseoutcomes() == {"passed": 5}, result.stdout.str()
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
@@ -202,7 +221,8 @@ ONE_GPU = Environment(
 )
 
 
-def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("policy", ["marked", "all"])
+def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: pytest.Pytester, policy: str) -> None:
     """-n 2 on a replayed one-GPU host, every test holding GPU 0 while it runs: an isolated test (its
     sandbox is a pytest session the worker started), a test that runs `pytest -n 2` and one that runs
     serial `pytest` in a subprocess, and an in-process `runpytest`. Before, each waited forever for the
@@ -212,7 +232,7 @@ def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: p
     inner = pytester.path / "inner"
     inner.mkdir()
     (inner / "test_inner.py").write_text(
-        "import os\ndef test_a():\n    assert os.environ.get('CUDA_VISIBLE_DEVICES') == '0'\ndef test_b():\n    pass\n"
+        "import os\ndef test_a():\n    assert os.environ.get('CUDA_VISIBLE_DEVICES') in (None, '0')\ndef test_b():\n    pass\n"
     )
     pytester.makeconftest("pytest_plugins = ['pytester']")
     pytester.makepyfile(
@@ -225,7 +245,7 @@ def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: p
             @pytest.mark.isolated(timeout=60)
             @pytest.mark.gpus(1)
             def test_isolated():
-                assert os.environ["CUDA_VISIBLE_DEVICES"] == "0"
+                assert os.environ.get("CUDA_VISIBLE_DEVICES") in (None, "0")
 
             @pytest.mark.gpus(1)
             @pytest.mark.parametrize("workers", [[], ["-n", "2"]])
@@ -257,6 +277,7 @@ def test_sessions_started_inside_tests_never_wait_on_their_ancestors(pytester: p
         "-p",
         "no:cacheprovider",
         "-rfE",
+        f"--rocm-gpu-policy={policy}",
         "test_sessions_started_inside_tests_never_wait_on_their_ancestors.py",
         timeout=240,
     )
@@ -291,3 +312,99 @@ def test_gpu_wait_timeout_ini_is_checked(pytester: pytest.Pytester, value: str) 
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rocm-no-bundled")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: rocmcompat: *tox.ini: ini rocm_gpu_wait_timeout*{value}*"])
+
+
+def test_marked_policy_leaves_tests_without_gpus_as_plain_xdist_runs_them(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default policy on a replayed 4-GPU node, -n 4: tests that declare no GPU run side by side
+    (no lock) and see the visibility variables the session was started with; a `skipif` on the GPU
+    count still sees every GPU; declared tests get their GPUs exclusively."""
+    pytest.importorskip("xdist")
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "0,1,2,3")
+    (pytester.path / "env.json").write_text(FOUR_GPUS.to_json())
+    log = pytester.path / "log.jsonl"
+    pytester.makeini("[pytest]\nrocm_gpu_fixtures = gpu_device\n")
+    pytester.makeconftest(
+        """
+        import pytest
+        @pytest.fixture
+        def gpu_device():
+            return "gpu"
+        """
+    )
+    pytester.makepyfile(
+        f"""
+        import json, os, time, pytest
+        def record(name, seconds=1.0):
+            start = time.time()
+            time.sleep(seconds)
+            line = json.dumps({{"test": name, "seen": os.environ.get("HIP_VISIBLE_DEVICES"), "start": start,
+                               "end": time.time(), "isolated": os.environ.get("ROCMCOMPAT_ISOLATED")}})
+            with open({str(log)!r}, "a") as fh:
+                fh.write(line + "\\n")
+        @pytest.mark.parametrize("i", range(4))
+        def test_host(i):
+            record(f"host{{i}}")
+        @pytest.mark.skipif(len(os.environ.get("HIP_VISIBLE_DEVICES", "").split(",")) < 4, reason="needs 4")
+        def test_counts_gpus():
+            record("counts", 0.1)
+        def test_by_fixture(gpu_device):
+            record("fixture", 0.5)
+        @pytest.mark.gpus(1)
+        def test_declared():
+            record("declared", 0.5)
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-n", "4", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "-rs", timeout=240
+    )
+    assert result.parseoutcomes() == {"passed": 7}, result.stdout.str()
+    runs = {r["test"]: r for r in (json.loads(line) for line in log.read_text().splitlines())}
+    hosts = [runs[f"host{i}"] for i in range(4)]
+    assert {r["seen"] for r in hosts} == {"0,1,2,3"} and runs["counts"]["seen"] == "0,1,2,3"
+    assert any(a["start"] < b["end"] and b["start"] < a["end"] for a, b in combinations(hosts, 2)), (
+        "tests without GPUs did not run side by side"
+    )
+    # declared tests see exactly their worker's GPU, from a child process of their own
+    assert len(runs["declared"]["seen"].split(",")) == 1 and len(runs["fixture"]["seen"].split(",")) == 1
+    assert runs["declared"]["isolated"] == runs["fixture"]["isolated"] == "1"
+    assert not any(r["isolated"] for r in hosts)
+
+
+def test_marked_policy_on_a_one_gpu_host_runs_declared_tests_in_process_one_at_a_time(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("xdist")
+    (pytester.path / "env.json").write_text(ONE_GPU.to_json())
+    log = pytester.path / "log.jsonl"
+    pytester.makepyfile(
+        f"""
+        import json, os, time, pytest
+        @pytest.mark.gpus(1)
+        @pytest.mark.parametrize("i", range(4))
+        def test_gpu(i):
+            start = time.time()
+            time.sleep(0.4)
+            with open({str(log)!r}, "a") as fh:
+                fh.write(json.dumps({{"start": start, "end": time.time(), "worker": os.environ["PYTEST_XDIST_WORKER"],
+                                     "isolated": os.environ.get("ROCMCOMPAT_ISOLATED")}}) + "\\n")
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-n", "4", "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", timeout=240
+    )
+    assert result.parseoutcomes() == {"passed": 4}, result.stdout.str()
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len({r["worker"] for r in runs}) > 1, "the tests did not spread over workers"
+    assert not any(r["isolated"] for r in runs), "a one-GPU host needs no child process to confine a test"
+    for a, b in combinations(runs, 2):
+        assert a["end"] <= b["start"] or b["end"] <= a["start"], (a, b)
+
+
+def test_gpu_policy_ini_is_checked(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nrocm_gpu_policy = some\n")
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rocm-no-bundled")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*ini rocm_gpu_policy = 'some': one of marked, all, none*"])

@@ -387,7 +387,7 @@ def test_xdist_workers_pinned_to_disjoint_gpus(pytester: pytest.Pytester) -> Non
         def test_nine(): pass
     """)
     result = pytester.runpytest_subprocess(
-        "-n", "2", "--rocm-env", "env.json", "-rs", "-p", "no:cacheprovider", timeout=120
+        "-n", "2", "--rocm-env", "env.json", "--rocm-gpu-policy=all", "-rs", "-p", "no:cacheprovider", timeout=120
     )
     result.stdout.fnmatch_lines(["*needs 9 GPU(s), this environment has 8*"])
     seen = {p.stem: p.read_text() for p in pytester.path.glob("gw*.txt")}
