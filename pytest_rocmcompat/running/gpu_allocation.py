@@ -86,11 +86,13 @@ def gpu_policy(config: pytest.Config) -> str:
 
 
 def declared_gpus(item: pytest.Item, names: set[str], gpu_fixtures: frozenset[str]) -> pytest.Mark | None:
-    """How many GPUs a test declares: its ``gpus`` marker, or one for a fixture of ini ``rocm_gpu_fixtures``."""
+    """How many GPUs a test declares: its ``gpus`` marker, or (``fixture=True``: a GPU if there is
+    one, never a skip) one for a fixture of ini ``rocm_gpu_fixtures``.
+    """
     if "gpus" in names:
         return item.get_closest_marker("gpus")
     if gpu_fixtures and gpu_fixtures.intersection(getattr(item, "fixturenames", ())):
-        return pytest.mark.gpus(1).mark
+        return pytest.mark.gpus(1, fixture=True).mark
     return None
 
 
@@ -117,7 +119,8 @@ def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: lis
     devices = published_devices(os.environ) if mine is not None else []
     available = len(devices) if mine is not None else len(state.env.gpus)
     if need > available:
-        item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
+        if not gpus.kwargs.get("fixture"):  # a fixture that may fall back to the CPU: no skip
+            item.add_marker(pytest.mark.skip(reason=f"needs {need} GPU(s), this environment has {available}"))
         return
     if mine is None or need == 0:
         return
