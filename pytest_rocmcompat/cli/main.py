@@ -234,6 +234,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_recommend_arguments(p)
     p.set_defaults(func=run_recommend)
+    p = sub.add_parser(
+        "check", help="judge a stack file (pip freeze, requirements, uv.lock, conda) before installing it"
+    )
+    from pytest_rocmcompat.cli.check import add_check_arguments, run_check
+
+    add_check_arguments(p)
+    p.set_defaults(func=run_check)
     p = sub.add_parser("report", help="merge JUnit files of many cells into one compatibility table")
     from pytest_rocmcompat.cli.report import add_report_arguments
 

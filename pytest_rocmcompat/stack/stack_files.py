@@ -1,0 +1,631 @@
+"""A stack as users hold it, read into package versions: ``rocmcompat check FILE``.
+
+Formats (detected from the name and the content): ``pip freeze`` output and requirements or
+constraints files with ``==`` pins (comments, ``-r``/``-c`` includes relative to the file,
+environment markers, extras, ``--hash`` continuation lines), a ``uv.lock`` (a universal lock is
+resolved by its markers for the target Python and platform), a conda ``environment.yml`` export
+(``name=version=build`` entries and a nested ``pip:`` list), and a recorded probe
+(``rocmcompat probe --json``).
+
+A range is not a stack: a requirement without one exact version (``>=``, ``==2.5.*``, no
+version, a URL other than a wheel's) raises :class:`StackFileError` naming the file, the line
+and how to pin it. Editable and VCS requirements are reported as not checkable. Nothing here
+looks at the machine it runs on: markers are evaluated for :class:`Target` alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.markers import InvalidMarker, Marker, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+
+STACK_FILE_BYTES = 4 * 2**20  # a uv.lock of a large project is a few hundred KB
+MAX_INCLUDE_DEPTH = 16
+FORMATS = ("requirements", "uv.lock", "conda", "probe")
+PIN_HOW = (
+    "pin it to one version: write the stack with `pip freeze > FILE` from the environment, "
+    "resolve ranges with `uv pip compile requirements.in -o requirements.txt` (or pip-compile), "
+    "or check a lockfile (uv.lock)"
+)
+# Pythons a file without one is tried against: a choice that differs among them needs --set python.
+CANDIDATE_PYTHONS = ("3.8.0", "3.9.0", "3.10.0", "3.11.0", "3.12.0", "3.13.0", "3.14.0")
+_VCS = ("git+", "hg+", "svn+", "bzr+")
+_IGNORED_OPTIONS = (
+    "-i", "--index-url", "--extra-index-url", "--no-index", "-f", "--find-links", "--pre",
+    "--trusted-host", "--no-binary", "--only-binary", "--prefer-binary", "--require-hashes",
+    "--use-feature", "--config-settings", "--global-option", "--hash",
+)  # fmt: skip
+
+
+class StackFileError(ValueError):
+    """A stack file that cannot be read as one exact stack; the message names the file and line."""
+
+
+class AmbiguousPython(Exception):
+    """Markers choose differently for different Pythons and no Python is known (internal)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+@dataclass(frozen=True)
+class Target:
+    """What markers are evaluated for: a Python (``""``: not known) on Linux x86_64 by default."""
+
+    python: str = ""
+    sys_platform: str = "linux"
+    machine: str = "x86_64"
+
+    def markers(self, python: str | None = None) -> dict[str, str]:
+        full = python or self.python
+        version = Version(full)
+        system = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(self.sys_platform, self.sys_platform)
+        return {
+            "python_version": f"{version.major}.{version.minor}",
+            "python_full_version": full,
+            "implementation_name": "cpython",
+            "implementation_version": full,
+            "platform_python_implementation": "CPython",
+            "sys_platform": self.sys_platform,
+            "platform_system": system,
+            "platform_machine": self.machine,
+            "os_name": "nt" if self.sys_platform == "win32" else "posix",
+            "platform_release": "",
+            "platform_version": "",
+            "extra": "",
+        }
+
+
+@dataclass(frozen=True)
+class StackFile:
+    """What a stack file says: exact package versions (normalised names) and what else it knows."""
+
+    path: str
+    format: str
+    packages: dict[str, str] = field(default_factory=dict)
+    python: str | None = None  # from the file itself (conda's python=, a probe's python)
+    not_checkable: tuple[str, ...] = ()  # "FILE:LINE: what" for editable/VCS entries
+    skipped: tuple[str, ...] = ()  # entries whose markers exclude the target, non-PEP 440 conda versions
+    environment: Environment | None = None  # a recorded probe, whole
+
+
+# ---------------------------------------------------------------------------- entry points
+def detect_format(path: str, text: str) -> str:
+    """``requirements`` | ``uv.lock`` | ``conda`` | ``probe``, from the name first, then the content."""
+    name = os.path.basename(path).lower()
+    stripped = text.lstrip()
+    if name.endswith(".lock") or re.search(r"(?m)^\[\[package\]\]\s*$", text):
+        return "uv.lock"
+    if name.endswith(".json") or stripped.startswith("{"):
+        return "probe"
+    if name.endswith((".yml", ".yaml")) or re.search(r"(?m)^dependencies:\s*$", text):
+        return "conda"
+    return "requirements"
+
+
+def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
+    """Read ``path`` (bounded, regular files only) and parse it for ``target``."""
+    text = _read(path, path, None)
+    fmt = fmt or detect_format(path, text)
+    if fmt == "uv.lock":
+        return parse_uv_lock(path, text, target)
+    if fmt == "conda":
+        return parse_conda(path, text, target)
+    if fmt == "probe":
+        return parse_probe(path, text)
+    return parse_requirements(path, text, target)
+
+
+def _read(path: str, shown: str, where: str | None) -> str:
+    try:
+        return read_text_file(path, limit=STACK_FILE_BYTES, what="a stack file (pip freeze, requirements, uv.lock)")
+    except InputError as exc:
+        place = f"{shown}:{exc.line}" if exc.line else shown
+        raise StackFileError(f"{place}: {exc}") from None
+    except OSError as exc:
+        prefix = f"{where}: " if where else ""
+        raise StackFileError(f"{prefix}{shown}: cannot read the stack file: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------------------- requirements / pip freeze
+@dataclass
+class _Pin:
+    name: str
+    version: str | None  # None: not pinned (allowed only when a constraint pins it)
+    where: str  # FILE:LINE
+    problem: str = ""  # why it is not pinned
+
+
+@dataclass
+class _Requirements:
+    wanted: list[_Pin] = field(default_factory=list)
+    constraints: dict[str, _Pin] = field(default_factory=dict)
+    not_checkable: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def parse_requirements(path: str, text: str, target: Target) -> StackFile:
+    """``pip freeze`` output or a requirements/constraints file: every requirement pinned to one version."""
+    found = _Requirements()
+    _read_requirements(path, text, target, found, constraint=False, seen=(os.path.abspath(path),))
+    packages: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for pin in found.wanted:
+        version = pin.version
+        constraint = found.constraints.get(pin.name)
+        if version is None:
+            if constraint is None:
+                raise StackFileError(f"{pin.where}: {pin.problem}: a range is not a stack; {PIN_HOW}")
+            version = constraint.version
+        elif constraint is not None and _differs(constraint.version, version):
+            raise StackFileError(
+                f"{pin.where}: {pin.name}=={version} disagrees with the constraint "
+                f"{pin.name}=={constraint.version} at {constraint.where}"
+            )
+        assert version is not None
+        if pin.name in packages and _differs(packages[pin.name], version):
+            raise StackFileError(
+                f"{pin.where}: {pin.name}=={version}, but {origin[pin.name]} pins {pin.name}=={packages[pin.name]}; "
+                "one stack has one version of each package"
+            )
+        packages[pin.name] = version
+        origin[pin.name] = pin.where
+    return StackFile(path, "requirements", packages, None, tuple(found.not_checkable), tuple(found.skipped))
+
+
+def _differs(a: str | None, b: str | None) -> bool:
+    try:
+        return Version(a or "") != Version(b or "")
+    except InvalidVersion:
+        return a != b
+
+
+def _logical_lines(text: str) -> Iterable[tuple[int, str]]:
+    """(first line number, text) with ``\\`` continuations joined and comments removed (pip's rules)."""
+    buffer: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s+)#.*$", "", raw)  # a comment starts at a '#' after whitespace
+        if not buffer:
+            start = number
+        if line.endswith("\\"):
+            buffer.append(line[:-1])
+            continue
+        buffer.append(line)
+        joined = " ".join(part.strip() for part in buffer).strip()
+        buffer = []
+        if joined:
+            yield start, joined
+    if buffer:
+        joined = " ".join(part.strip() for part in buffer).strip()
+        if joined:
+            yield start, joined
+
+
+def _read_requirements(
+    path: str, text: str, target: Target, found: _Requirements, *, constraint: bool, seen: tuple[str, ...]
+) -> None:
+    for number, line in _logical_lines(text):
+        where = f"{path}:{number}"
+        if line.startswith("-"):
+            _option(path, where, line, target, found, constraint=constraint, seen=seen)
+            continue
+        _requirement(where, line, target, found, constraint=constraint)
+
+
+_INCLUDE = re.compile(r"^(-r|--requirement|-c|--constraint)(?:\s*=\s*|\s+|(?<=-r)|(?<=-c))(\S.*)$")
+
+
+def _option(
+    path: str, where: str, line: str, target: Target, found: _Requirements, *, constraint: bool, seen: tuple[str, ...]
+) -> None:
+    include = _INCLUDE.match(line)
+    if include:
+        kind, name = include.group(1), include.group(2).strip()
+        if re.match(r"^[a-z][a-z0-9+.-]*://", name):
+            raise StackFileError(f"{where}: {kind} {name}: an included file must be a local path")
+        resolved = name if os.path.isabs(name) else os.path.join(os.path.dirname(path) or ".", name)
+        key = os.path.abspath(resolved)
+        if key in seen:
+            raise StackFileError(f"{where}: {kind} {name} includes a file already being read (an include cycle)")
+        if len(seen) > MAX_INCLUDE_DEPTH:
+            raise StackFileError(f"{where}: {kind} {name}: includes nested deeper than {MAX_INCLUDE_DEPTH}")
+        text = _read(resolved, resolved, where)
+        as_constraint = constraint or kind in ("-c", "--constraint")
+        _read_requirements(resolved, text, target, found, constraint=as_constraint, seen=(*seen, key))
+        return
+    if line.startswith(("-e", "--editable")):
+        value = re.sub(r"^(-e|--editable)\s*=?\s*", "", line)
+        found.not_checkable.append(f"{where}: editable {value} (an editable install has no released version)")
+        return
+    option = re.split(r"[\s=]", line, maxsplit=1)[0]
+    if option in _IGNORED_OPTIONS:
+        return
+    raise StackFileError(f"{where}: unknown option {option!r} (a requirements file takes -r, -c, -e and pip's options)")
+
+
+def _requirement(where: str, line: str, target: Target, found: _Requirements, *, constraint: bool) -> None:
+    text = re.sub(r"\s--hash[=\s]\S+", "", f" {line}").strip()  # hashes pin files, not versions
+    text = re.sub(r"\s--(config-settings|global-option|install-option)[=\s]\S+", "", f" {text}").strip()
+    if text.startswith(_VCS) or re.match(r"^[^;@]+@\s*(git|hg|svn|bzr)\+", text):
+        found.not_checkable.append(f"{where}: {text} (a VCS checkout has no released version)")
+        return
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        raise StackFileError(f"{where}: not a requirement ({exc})") from None
+    if req.marker is not None and not _marker_holds(req.marker, target, where):
+        found.skipped.append(f"{where}: {req.name} (its marker `{req.marker}` excludes the target)")
+        return
+    name = normalize_library(req.name)
+    if req.url:
+        version = _wheel_version(req.url, name)
+        if version is None:
+            _unpinned(found, name, where, f"{req.name} @ {req.url} names no version", constraint)
+            return
+        _add(found, _Pin(name, version, where), constraint)
+        return
+    exact = [s for s in req.specifier if s.operator in ("==", "===") and not s.version.endswith(".*")]
+    if len(exact) != 1:
+        what = f"{req.name}{req.specifier}" if str(req.specifier) else f"{req.name} (no version)"
+        _unpinned(found, name, where, f"{what} is not pinned to one version", constraint)
+        return
+    version = exact[0].version
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise StackFileError(f"{where}: {req.name}=={version}: not a valid version (PEP 440)") from None
+    _add(found, _Pin(name, version, where), constraint)
+
+
+def _add(found: _Requirements, pin: _Pin, constraint: bool) -> None:
+    if constraint:
+        found.constraints.setdefault(pin.name, pin)
+    else:
+        found.wanted.append(pin)
+
+
+def _unpinned(found: _Requirements, name: str, where: str, problem: str, constraint: bool) -> None:
+    if constraint:
+        return  # a constraint that pins nothing adds nothing
+    found.wanted.append(_Pin(name, None, where, problem))
+
+
+def _wheel_version(url: str, name: str) -> str | None:
+    """A URL to a wheel names its version in the file name (PEP 427); anything else does not."""
+    filename = url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    if not filename.endswith(".whl"):
+        return None
+    try:
+        wheel_name, version, _, _ = parse_wheel_filename(filename)
+    except InvalidWheelFilename:
+        return None
+    return str(version) if normalize_library(wheel_name) == name else None
+
+
+def _marker_holds(marker: Marker, target: Target, where: str) -> bool:
+    """The marker for the target; without a known Python, every candidate must agree."""
+    try:
+        if target.python:
+            return bool(marker.evaluate(target.markers()))
+        results = {bool(marker.evaluate(target.markers(p))) for p in CANDIDATE_PYTHONS}
+    except (InvalidMarker, UndefinedEnvironmentName) as exc:
+        raise StackFileError(f"{where}: marker `{marker}` cannot be evaluated ({exc})") from None
+    if len(results) > 1:
+        raise StackFileError(
+            f"{where}: the marker `{marker}` depends on the Python version and the file does not say "
+            "which; give it with --set python=3.X"
+        )
+    return results.pop()
+
+
+# ---------------------------------------------------------------------------- uv.lock
+def parse_uv_lock(path: str, text: str, target: Target) -> StackFile:
+    """A ``uv.lock``: the packages the workspace installs for ``target`` (markers resolved)."""
+    data = _load_toml(path, text)
+    packages = data.get("package")
+    if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):
+        raise StackFileError(f"{path}: no [[package]] tables; a uv.lock is written by `uv lock`")
+    entries = [_lock_entry(path, text, p) for p in packages]
+    if target.python:
+        return _resolve_lock(path, text, entries, target, data)
+    # No Python given: the lock must resolve the same for every Python it allows.
+    results = {}
+    requires_python = data.get("requires-python")
+    for candidate in CANDIDATE_PYTHONS:
+        if isinstance(requires_python, str) and not _python_allowed(requires_python, candidate):
+            continue
+        try:
+            stack = _resolve_lock(path, text, entries, Target(candidate, target.sys_platform, target.machine), data)
+        except StackFileError:
+            continue
+        results[candidate] = stack
+    distinct = {tuple(sorted(s.packages.items())) for s in results.values()}
+    if not results:
+        return _resolve_lock(path, text, entries, Target("3.12.0", target.sys_platform, target.machine), data)
+    if len(distinct) > 1:
+        raise StackFileError(
+            f"{path}: this universal lock installs different versions for different Pythons "
+            f"({', '.join('.'.join(p.split('.')[:2]) for p in results)}); give the Python with --set python=3.X"
+        )
+    first = next(iter(results.values()))
+    return StackFile(path, "uv.lock", first.packages, None, first.not_checkable, first.skipped)
+
+
+def _load_toml(path: str, text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        try:
+            return tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            m = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+            where = f"{path}:{m.group(1)}" if m else path
+            raise StackFileError(f"{where}: not valid TOML ({exc}); a uv.lock is written by `uv lock`") from None
+    raise StackFileError(
+        f"{path}: reading uv.lock needs Python 3.11 or newer (tomllib); on this Python export it with "
+        "`uv export --no-hashes > requirements.txt` and check that"
+    )
+
+
+@dataclass(frozen=True)
+class _LockEntry:
+    name: str
+    version: str | None
+    source: Mapping[str, Any]
+    resolution_markers: tuple[str, ...]
+    dependencies: tuple[Mapping[str, Any], ...]
+    line: int
+
+
+def _lock_entry(path: str, text: str, package: Mapping[str, Any]) -> _LockEntry:
+    name = package.get("name")
+    if not isinstance(name, str):
+        raise StackFileError(f"{path}: a [[package]] without a name")
+    version = package.get("version")
+    line = _line_of(text, name, version if isinstance(version, str) else None)
+    deps: list[Mapping[str, Any]] = []
+    for key in ("dependencies",):
+        deps.extend(d for d in package.get(key) or () if isinstance(d, dict))
+    for table in ("optional-dependencies", "dev-dependencies"):
+        groups = package.get(table) or {}
+        if isinstance(groups, dict):
+            for items in groups.values():
+                deps.extend(d for d in items or () if isinstance(d, dict))
+    markers = package.get("resolution-markers") or ()
+    source = package.get("source") or {}
+    return _LockEntry(
+        normalize_library(name),
+        version if isinstance(version, str) else None,
+        source if isinstance(source, dict) else {},
+        tuple(m for m in markers if isinstance(m, str)),
+        tuple(deps),
+        line,
+    )
+
+
+def _line_of(text: str, name: str, version: str | None) -> int:
+    pattern = rf'(?m)^name = "{re.escape(name)}"\s*\n'
+    if version is not None:
+        pattern += rf'version = "{re.escape(version)}"'
+    m = re.search(pattern, text)
+    return text.count("\n", 0, m.start()) + 1 if m else 0
+
+
+def _python_allowed(requires_python: str, python: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return Version(python) in SpecifierSet(requires_python) or any(
+            Version(f"{python.rsplit('.', 1)[0]}.{patch}") in SpecifierSet(requires_python) for patch in (5, 10, 20)
+        )
+    except InvalidSpecifier:
+        return True
+
+
+def _resolve_lock(
+    path: str, text: str, entries: list[_LockEntry], target: Target, data: Mapping[str, Any]
+) -> StackFile:
+    markers = target.markers()
+
+    def holds(marker: str | None, where: str) -> bool:
+        if not marker:
+            return True
+        try:
+            return bool(Marker(marker).evaluate(markers))
+        except (InvalidMarker, UndefinedEnvironmentName) as exc:
+            raise StackFileError(f"{where}: marker `{marker}` cannot be evaluated ({exc})") from None
+
+    def in_fork(entry: _LockEntry) -> bool:
+        where = f"{path}:{entry.line}" if entry.line else path
+        return not entry.resolution_markers or any(holds(m, where) for m in entry.resolution_markers)
+
+    by_name: dict[str, list[_LockEntry]] = {}
+    for entry in entries:
+        by_name.setdefault(entry.name, []).append(entry)
+    members = _workspace_members(entries, data)
+    roots = [e for e in entries if e.name in members] or entries
+    chosen: dict[str, _LockEntry] = {}
+    queue = list(roots)
+    while queue:
+        entry = queue.pop()
+        where = f"{path}:{entry.line}" if entry.line else path
+        existing = chosen.get(entry.name)
+        if existing is not None:
+            if existing is not entry and existing.version != entry.version:
+                raise StackFileError(
+                    f"{where}: {entry.name} {entry.version} and {existing.version} are both installed for "
+                    f"Python {target.python} on {target.sys_platform} (conflicting extras or groups?); "
+                    f"export one set with `uv export --no-hashes` and check that"
+                )
+            continue
+        chosen[entry.name] = entry
+        for dep in entry.dependencies:
+            dep_name = dep.get("name")
+            if not isinstance(dep_name, str):
+                continue
+            marker = dep.get("marker")
+            if not holds(marker if isinstance(marker, str) else None, where):
+                continue
+            candidates = by_name.get(normalize_library(dep_name), [])
+            version = dep.get("version")
+            if isinstance(version, str):
+                candidates = [c for c in candidates if c.version == version]
+            elif len(candidates) > 1:
+                candidates = [c for c in candidates if in_fork(c)]
+            if not candidates:
+                continue  # uv lists every dependency it locked; a missing one is nothing to check
+            queue.append(candidates[0])
+    packages: dict[str, str] = {}
+    not_checkable: list[str] = []
+    for name, entry in sorted(chosen.items()):
+        where = f"{path}:{entry.line}" if entry.line else path
+        if name in members or entry.source.get("editable") is not None or entry.source.get("virtual") is not None:
+            continue  # the project itself
+        if entry.source.get("git") is not None:
+            not_checkable.append(f"{where}: {name} from git (a VCS checkout has no released version)")
+            continue
+        if entry.version is None:
+            not_checkable.append(f"{where}: {name} has no version (a local path or directory)")
+            continue
+        packages[name] = entry.version
+    return StackFile(path, "uv.lock", packages, None, tuple(not_checkable))
+
+
+def _workspace_members(entries: list[_LockEntry], data: Mapping[str, Any]) -> set[str]:
+    manifest = data.get("manifest")
+    members: set[str] = set()
+    if isinstance(manifest, dict) and isinstance(manifest.get("members"), list):
+        members.update(normalize_library(m) for m in manifest["members"] if isinstance(m, str))
+    for entry in entries:
+        if entry.source.get("editable") == "." or entry.source.get("virtual") == ".":
+            members.add(entry.name)
+    return members
+
+
+# ---------------------------------------------------------------------------- conda
+_CONDA_RENAMED = {"pytorch": "torch", "pytorch-gpu": None, "pytorch-cpu": None, "pytorch-cuda": None}
+
+
+def parse_conda(path: str, text: str, target: Target) -> StackFile:
+    """A ``conda env export``: ``name=version=build`` entries, a nested ``pip:`` list of pins."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else path
+        problem = getattr(exc, "problem", None) or "syntax error"
+        raise StackFileError(f"{where}: not valid YAML ({problem}); write it with `conda env export`") from None
+    if not isinstance(data, dict) or not isinstance(data.get("dependencies"), list):
+        raise StackFileError(
+            f"{path}: no `dependencies:` list; a conda environment export has one (`conda env export`)"
+        )
+    lines = text.splitlines()
+    packages: dict[str, str] = {}
+    skipped: list[str] = []
+    not_checkable: list[str] = []
+    python: str | None = None
+    pip_lines: list[tuple[int, str]] = []
+    for item in data["dependencies"]:
+        if isinstance(item, dict) and isinstance(item.get("pip"), list):
+            for entry in item["pip"]:
+                pip_lines.append((_conda_line(lines, str(entry)), str(entry)))
+            continue
+        if not isinstance(item, str):
+            raise StackFileError(f"{path}: dependencies: {item!r} is neither `name=version=build` nor a `pip:` list")
+        number = _conda_line(lines, item)
+        where = f"{path}:{number}" if number else path
+        spec = item.split("::", 1)[-1].strip()  # channel::name=version=build
+        parts = spec.split("=")
+        name = normalize_library(parts[0].strip())
+        if len(parts) < 2 or not parts[1].strip() or any(c in parts[1] for c in "<>*!,|"):
+            raise StackFileError(
+                f"{where}: {item} is not pinned to one version: a range is not a stack; write the environment "
+                "with `conda env export` (not --from-history)"
+            )
+        version = parts[1].strip()
+        if name == "python":
+            python = version
+            continue
+        renamed = _CONDA_RENAMED.get(name, name)
+        if renamed is None:
+            continue
+        try:
+            Version(version)
+        except InvalidVersion:
+            skipped.append(f"{where}: {item} (not a PEP 440 version; a system library)")
+            continue
+        packages[renamed] = version
+    if pip_lines:
+        pip_target = (
+            Target(python or target.python, target.sys_platform, target.machine)
+            if (target.python or python)
+            else target
+        )
+        found = _Requirements()
+        for number, entry in pip_lines:
+            where = f"{path}:{number}" if number else path
+            if entry.startswith("-"):
+                _option(path, where, entry, pip_target, found, constraint=False, seen=(os.path.abspath(path),))
+            else:
+                _requirement(where, entry, pip_target, found, constraint=False)
+        for pin in found.wanted:
+            if pin.version is None:
+                raise StackFileError(f"{pin.where}: {pin.problem}: a range is not a stack; {PIN_HOW}")
+            packages[pin.name] = pin.version  # pip installs over conda's package of the same name
+        not_checkable.extend(found.not_checkable)
+        skipped.extend(found.skipped)
+    return StackFile(path, "conda", dict(sorted(packages.items())), python, tuple(not_checkable), tuple(skipped))
+
+
+def _conda_line(lines: list[str], entry: str) -> int:
+    for number, line in enumerate(lines, 1):
+        if re.match(rf"^\s*-\s*['\"]?{re.escape(entry)}['\"]?\s*(#.*)?$", line):
+            return number
+    return 0
+
+
+# ---------------------------------------------------------------------------- a recorded probe
+def parse_probe(path: str, text: str) -> StackFile:
+    """``rocmcompat probe --json``: the recorded environment, whole."""
+    try:
+        env = Environment.from_json(text)
+    except json.JSONDecodeError as exc:
+        raise StackFileError(
+            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); a recorded stack is written by `rocmcompat probe --json`"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise StackFileError(f"{path}: not a recorded environment (rocmcompat probe --json): {exc}") from None
+    packages = dict(env.libraries)
+    if env.torch:
+        packages["torch"] = env.torch
+    return StackFile(path, "probe", packages, env.python or None, environment=env)
+
+
+def marker_target(assignments: Iterable[tuple[str, str]], default: Target | None = None) -> Target:
+    """The target of ``--set python=...`` (the last one wins)."""
+    target = default or Target()
+    for key, value in assignments:
+        if key == "python" and value:
+            try:
+                Version(value)
+            except InvalidVersion:
+                continue  # the override itself reports it
+            full = value if value.count(".") >= 2 else f"{value}.0"
+            target = Target(full, target.sys_platform, target.machine)
+    return target
