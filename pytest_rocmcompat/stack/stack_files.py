@@ -306,7 +306,9 @@ def _unpinned(found: _Requirements, name: str, where: str, problem: str, constra
 
 def _wheel_version(url: str, name: str) -> str | None:
     """A URL to a wheel names its version in the file name (PEP 427); anything else does not."""
-    filename = url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    from urllib.parse import unquote
+
+    filename = unquote(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1])
     if not filename.endswith(".whl"):
         return None
     try:
@@ -353,14 +355,19 @@ def parse_uv_lock(path: str, text: str, target: Target) -> StackFile:
         except StackFileError:
             continue
         results[candidate] = stack
-    distinct = {tuple(sorted(s.packages.items())) for s in results.values()}
     if not results:
         return _resolve_lock(path, text, entries, Target("3.12.0", target.sys_platform, target.machine), data)
-    if len(distinct) > 1:
-        raise StackFileError(
-            f"{path}: this universal lock installs different versions for different Pythons "
-            f"({', '.join('.'.join(p.split('.')[:2]) for p in results)}); give the Python with --set python=3.X"
-        )
+    stacks = list(results.items())
+    for python, stack in stacks[1:]:
+        if stack.packages != stacks[0][1].packages:
+            other = stacks[0][1].packages
+            name = sorted(n for n in {*stack.packages, *other} if stack.packages.get(n) != other.get(n))[0]
+            shown = {p: s.packages.get(name, "not installed") for p, s in (stacks[0], (python, stack))}
+            raise StackFileError(
+                f"{path}: this universal lock installs different packages for different Pythons ({name}: "
+                + ", ".join(f"{v} on Python {'.'.join(p.split('.')[:2])}" for p, v in shown.items())
+                + "); give the Python with --set python=3.X"
+            )
     first = next(iter(results.values()))
     return StackFile(path, "uv.lock", first.packages, None, first.not_checkable, first.skipped)
 

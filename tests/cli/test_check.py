@@ -1,0 +1,215 @@
+"""``rocmcompat check FILE``: a stack file judged as the plugin would judge that stack (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks.registry import SOURCE_FILE, compile_rules, evaluate
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
+from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.stack.test_stack_files import COMMON, CONDA_EXPORT, CONSTRAINTS, PIP_FREEZE, REQUIREMENTS, UV_LOCK
+
+
+def rocmcompat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+def check_json(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
+    proc = rocmcompat("check", *args, "--json", cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def replayed(tmp_path: Path, assignments: list[str]) -> tuple[list[str], list[str]]:
+    """The same stack as ``rocmcompat probe --env EMPTY --set ...`` shows its problems, and the rules the
+    plugin's engine makes active for it (bundled known_bad.yaml, the checks compiled after them).
+    """
+    empty = tmp_path / "empty.json"
+    empty.write_text(Environment(os="Linux").to_json())
+    proc = rocmcompat("probe", "--env", str(empty), *(f"--set={a}" for a in assignments))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("problems:"))
+    problems = [line.strip() for line in lines[start + 1 :] if line.startswith("  [")]
+    env = apply_overrides(Environment(os="Linux"), assignments)
+    matrix = load_matrix(bundled_known_bad())
+    found = evaluate(env, matrix.checks)
+    rules = ActiveRules((*matrix.rules, *compile_rules(found, matrix.checks)), env).active
+    assert [f.describe() for f in found] == problems  # the registry and `probe --set` agree
+    return problems, [r.id for r in rules if r.file != SOURCE_FILE]
+
+
+def assignments_of(result: dict, *extra: str) -> list[str]:
+    env = result["environment"]
+    sets = [f"platform={env['platform']}", *extra]
+    if env["python"]:
+        sets.append(f"python={env['python']}")
+    if env["torch"]:
+        sets.append(f"torch={env['torch']}")
+    sets += [f"lib.{name}={version}" for name, version in env["libraries"].items()]
+    return sets
+
+
+def assert_same_as_replay(tmp_path: Path, result: dict, *extra: str) -> None:
+    problems, rules = replayed(tmp_path, assignments_of(result, *extra))
+    assert [p["text"] for p in result["problems"]] == problems
+    assert [r["id"] for r in result["rules"]] == rules
+    assert result["known_bad"] == bool(problems or rules)
+
+
+def test_pip_freeze_same_findings_as_replay(tmp_path: Path) -> None:
+    (tmp_path / "freeze.txt").write_text(PIP_FREEZE)
+    sets = ("--set", "arch=gfx942", "--set", "env.CUDA_VISIBLE_DEVICES=0")
+    status, result = check_json(str(tmp_path / "freeze.txt"), *sets)
+    assert status == 1 and result["format"] == "requirements"
+    env = result["environment"]
+    assert env["platform"] == "rocm"  # from torch's +rocm6.1 tag
+    assert env["torch"] == "2.4.1+rocm6.1" and env["libraries"]["ray"] == "2.46.0"
+    assert "verl" not in env["libraries"] and "editable" in result["not_checkable"][0]
+    ids = {r["id"] for r in result["rules"]}
+    assert {"torchao-needs-torch-int1", "ray-2.45-rocm-cuda-visible-devices-assert"} <= ids
+    assert_same_as_replay(tmp_path, result, "arch=gfx942", "env.CUDA_VISIBLE_DEVICES=0")
+
+
+def test_requirements_with_includes_same_findings_as_replay(tmp_path: Path) -> None:
+    (tmp_path / "common.txt").write_text(COMMON)
+    (tmp_path / "constraints.txt").write_text(CONSTRAINTS)
+    (tmp_path / "requirements.txt").write_text(REQUIREMENTS)
+    status, result = check_json(str(tmp_path / "requirements.txt"), "--set", "arch=gfx90a")
+    assert status == 1
+    assert result["packages"]["torch"] == "2.4.1+rocm6.1" and "vllm" not in result["packages"]
+    assert_same_as_replay(tmp_path, result, "arch=gfx90a")
+
+
+@pytest.mark.parametrize(("python", "numpy"), [("3.10", "1.26.4"), ("3.12", "2.1.2")])
+def test_uv_lock_same_findings_as_replay(tmp_path: Path, python: str, numpy: str) -> None:
+    (tmp_path / "uv.lock").write_text(UV_LOCK)
+    status, result = check_json(str(tmp_path / "uv.lock"), "--set", f"python={python}")
+    assert status == 1 and result["format"] == "uv.lock"
+    assert result["environment"]["libraries"]["numpy"] == numpy
+    numpy_rule = "numpy2-torch-built-against-numpy1" in {r["id"] for r in result["rules"]}
+    assert numpy_rule == (numpy == "2.1.2")  # torch 2.2.2 was built against NumPy 1
+    assert_same_as_replay(tmp_path, result)
+
+
+def test_conda_export_same_findings_as_replay(tmp_path: Path) -> None:
+    (tmp_path / "environment.yml").write_text(CONDA_EXPORT)
+    status, result = check_json(str(tmp_path / "environment.yml"), "--set", "arch=sm_90", "--set", "cuda=12.1")
+    assert status == 1 and result["format"] == "conda"
+    env = result["environment"]
+    assert env["python"] == "3.11.10" and env["torch"] == "2.2.2" and env["platform"] == "cuda"
+    assert_same_as_replay(tmp_path, result, "arch=sm_90", "cuda=12.1")
+
+
+def test_recorded_probe_is_replayed(tmp_path: Path) -> None:
+    env = Environment(platform="rocm", torch="2.2.2+rocm5.7", python="3.11.9", libraries={"numpy": "2.1.2"})
+    (tmp_path / "env.json").write_text(env.to_json())
+    status, result = check_json(str(tmp_path / "env.json"))
+    assert status == 1 and result["format"] == "probe"
+    assert "numpy2-torch-built-against-numpy1" in {r["id"] for r in result["rules"]}
+    assert_same_as_replay(tmp_path, result)
+
+
+def test_nothing_from_the_host(tmp_path: Path) -> None:
+    try:  # the test venv has NumPy 2 (and torch): neither may leak into the checked stack
+        host_numpy = metadata.version("numpy")
+    except metadata.PackageNotFoundError:
+        pytest.skip("this test needs numpy installed on the host")
+    assert host_numpy.startswith("2")
+    (tmp_path / "r.txt").write_text("torch==2.2.2\nfilelock==3.16.1\n")
+    status, result = check_json(str(tmp_path / "r.txt"))
+    assert result["environment"]["libraries"] == {"filelock": "3.16.1"}
+    assert result["environment"]["torch"] == "2.2.2" and result["environment"]["gpus"] == []
+    assert result["environment"]["python"] == ""  # not the host's Python
+    assert not any("numpy" in json.dumps(item).lower() for item in result["rules"] + result["problems"])
+    assert status == 0 and result["known_bad"] is False
+
+
+def test_exit_0_text(tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text("torch==2.6.0\nfilelock==3.16.1\n")
+    proc = rocmcompat("check", str(tmp_path / "r.txt"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verdict: nothing known against this stack" in proc.stdout
+
+
+def test_exit_1_text(tmp_path: Path) -> None:
+    (tmp_path / "freeze.txt").write_text(PIP_FREEZE)
+    proc = rocmcompat("check", str(tmp_path / "freeze.txt"), "--set", "arch=gfx942")
+    assert proc.returncode == 1, proc.stderr
+    assert "[torchao-needs-torch-int1]" in proc.stdout and "verdict: known-bad" in proc.stdout
+
+
+def test_unpinned_line_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "r.txt").write_text("torch==2.5.1\n# comment\ntransformers>=4.40\n")
+    proc = rocmcompat("check", str(tmp_path / "r.txt"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"{tmp_path / 'r.txt'}:3: transformers>=4.40 is not pinned" in proc.stderr
+    assert "pip freeze" in proc.stderr and "uv pip compile" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("uv.lock", 'version = 1\n[[package]]\nname = "x"\nversion = \n', "uv.lock:4: not valid TOML"),
+        ("environment.yml", "name: x\ndependencies:\n  - a=1\n  b: [\n", "environment.yml:4: not valid YAML"),
+        ("env.json", "{nope", "env.json:1: not valid JSON"),
+        ("r.txt", "torch==2.5.1\ntorch===\n", "r.txt:2: not a requirement"),
+    ],
+)
+def test_malformed_exit_2(tmp_path: Path, name: str, text: str, message: str) -> None:
+    (tmp_path / name).write_text(text)
+    proc = rocmcompat("check", str(tmp_path / name))
+    assert proc.returncode == 2, proc.stdout
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    proc = rocmcompat("check", str(tmp_path / "missing.txt"))
+    assert proc.returncode == 2 and "missing.txt: cannot read" in proc.stderr
+    (tmp_path / "r.txt").write_text("torch==2.5.1\n")
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--set", "arch=banana")
+    assert proc.returncode == 2 and "not a GPU architecture" in proc.stderr
+    (tmp_path / "uv.lock").write_text(UV_LOCK)
+    proc = rocmcompat("check", str(tmp_path / "uv.lock"))
+    assert proc.returncode == 2 and "--set python=3.X" in proc.stderr
+
+
+def test_matrix_option(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "known_bad:\n  - id: my-filelock\n    when: {libraries: {filelock: '==3.16.1'}}\n"
+        "    reason: our own rule\n    action: skip\n"
+        "checks:\n  extension-built-for-other-torch: 'off'\n"
+    )
+    (tmp_path / "r.txt").write_text("torch==2.2.2\nfilelock==3.16.1\ntorchao==0.13.0\n")
+    status, result = check_json(str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert status == 1 and [r["id"] for r in result["rules"]] == ["my-filelock"]
+    assert result["problems"] == []  # the matrix switched the check off
+
+
+def test_tests_reached_collect_only(tmp_path: Path) -> None:
+    (tmp_path / "test_user.py").write_text(
+        "import pytest\n\n@pytest.mark.uses('torchao')\ndef test_quantize():\n    raise SystemExit(3)\n\n"
+        "def test_plain():\n    pass\n"
+    )
+    (tmp_path / "r.txt").write_text("torch==2.2.2\ntorchao==0.13.0\n")
+    status, result = check_json("r.txt", "--tests", "test_user.py", cwd=tmp_path)
+    assert status == 1
+    assert set(result["tests"]) == {"test_user.py::test_quantize"}  # collected only: nothing ran
+    assert {"torchao-needs-torch-int1", "extension-built-for-other-torch"} <= set(
+        result["tests"]["test_user.py::test_quantize"]
+    )
+    proc = rocmcompat("check", "r.txt", "--tests", "test_user.py", cwd=tmp_path)
+    assert "tests reached: 1" in proc.stdout and "test_user.py::test_quantize: " in proc.stdout
+    proc = rocmcompat("check", "r.txt", "--tests", "no_such_dir", cwd=tmp_path)
+    assert proc.returncode == 2 and "pytest --collect-only no_such_dir exited with 4" in proc.stderr
