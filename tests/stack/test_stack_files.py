@@ -212,7 +212,7 @@ def test_include_relative_to_the_file_and_unpinned_line_named(tmp_path: Path) ->
 def test_a_range_is_not_a_stack(tmp_path: Path, line: str, what: str) -> None:
     with pytest.raises(StackFileError, match="a range is not a stack") as info:
         load_stack(write(tmp_path, "r.txt", f"numpy==2.1.2\n{line}\n"), Target())
-    assert f"r.txt:2: " in str(info.value) and what in str(info.value)
+    assert "r.txt:2: " in str(info.value) and what in str(info.value)
 
 
 def test_wheel_url_names_its_version(tmp_path: Path) -> None:
@@ -222,7 +222,9 @@ def test_wheel_url_names_its_version(tmp_path: Path) -> None:
 
 
 def test_markers_need_a_python_only_when_it_matters(tmp_path: Path) -> None:
-    path = write(tmp_path, "r.txt", 'numpy==1.26.4 ; python_version < "3.11"\nnumpy==2.1.2 ; python_version >= "3.11"\n')
+    path = write(
+        tmp_path, "r.txt", 'numpy==1.26.4 ; python_version < "3.11"\nnumpy==2.1.2 ; python_version >= "3.11"\n'
+    )
     with pytest.raises(StackFileError, match=r"r.txt:1: .*--set python=3.X"):
         load_stack(path, Target())
     assert load_stack(path, Target("3.10.14")).packages == {"numpy": "1.26.4"}
@@ -234,12 +236,12 @@ def test_malformed_requirements(tmp_path: Path) -> None:
         load_stack(write(tmp_path, "r.txt", "torch==2.5.1\ntorch===\n"), Target())
     with pytest.raises(StackFileError, match=r"r.txt:1: unknown option '--frobnicate'"):
         load_stack(write(tmp_path, "r.txt", "--frobnicate\n"), Target())
+    write(tmp_path, "b.txt", "numpy==2.1.2\ntorch==2.4.1\n")
     with pytest.raises(StackFileError, match=r"b.txt:2: torch==2.4.1, but .*a.txt:1 pins torch==2.5.1"):
-        write(tmp_path, "b.txt", "numpy==2.1.2\ntorch==2.4.1\n")
         load_stack(write(tmp_path, "a.txt", "torch==2.5.1\n-r b.txt\n"), Target())
+    write(tmp_path, "c.txt", "-r d.txt\n")
+    write(tmp_path, "d.txt", "-r c.txt\n")
     with pytest.raises(StackFileError, match="include cycle"):
-        write(tmp_path, "c.txt", "-r d.txt\n")
-        write(tmp_path, "d.txt", "-r c.txt\n")
         load_stack(str(tmp_path / "c.txt"), Target())
     with pytest.raises(StackFileError, match=r"missing.txt: cannot read"):
         load_stack(write(tmp_path, "e.txt", "-r missing.txt\n"), Target())
