@@ -36,6 +36,9 @@ a.pl{color:#8c959f;text-decoration:none;font-weight:400}
 button.sort{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:inherit;text-align:left}
 .tools{margin:8px 0;display:flex;gap:12px;align-items:center;flex-wrap:wrap;font-size:14px}
 select{font:inherit}
+svg.rocmcompat-plot{max-width:100%;height:auto}
+.plots{display:flex;flex-wrap:wrap;gap:12px 28px;align-items:flex-start;margin:4px 0 20px}
+.plot{flex:0 1 760px;min-width:0}
 """ + outcome_css()
 
 

@@ -63,7 +63,8 @@ SVG_NS = "http://www.w3.org/2000/svg"
 MAX_VALUE = 1e15  # above any plausible GB/s, TFLOP/s or tokens/s: a corrupt figure, not drawn
 MAX_BYTES = 2.0**60
 MAX_FRACTION = 2.0  # the peak chart's axis stops at 200 %; a bar beyond is cut and says so
-LABEL_LIMIT = 60  # characters of a legend or bar label (the full text is in the tooltip)
+LABEL_LIMIT = 60  # characters of a bar label (the full text is in the tooltip)
+LEGEND_LIMIT = 96  # characters of a legend label: a stack's whole name fits one row of a 760-wide plot
 TOOLTIP_LIMIT = 300
 
 # Okabe-Ito (colour-blind safe; yellow left out: too pale on white), then two darker tones.
@@ -246,7 +247,7 @@ def _legend(entries: list[tuple[str, str]], top: float, width: float) -> tuple[l
     """Legend rows below the plot: ``(sample SVG drawn around (0, 0), label)``; returns (svg, height)."""
     if not entries:
         return [], 0.0
-    longest = max(_width(html_text(_one_line(label), LABEL_LIMIT)) for _, label in entries)
+    longest = max(_width(html_text(_one_line(label), LEGEND_LIMIT)) for _, label in entries)
     column = min(max(longest + 44, 140.0), width - 2 * 16)
     columns = max(1, int((width - 2 * 16) // column))
     rows = math.ceil(len(entries) / columns)
@@ -255,7 +256,7 @@ def _legend(entries: list[tuple[str, str]], top: float, width: float) -> tuple[l
         x, y = (i % columns) * column, (i // columns) * 20 + 10
         out.append(
             f'<g class="legend-entry" transform="translate({_px(x)} {_px(y)})">{sample}'
-            f'<text x="40" y="4">{_text(label)}</text></g>'
+            f'<text x="40" y="4">{_text(label, LEGEND_LIMIT)}</text></g>'
         )
     out.append("</g>")
     return out, rows * 20 + 8
@@ -647,7 +648,8 @@ def versus_peak_svg(title: str, bars: Sequence[PeakBar], *, width: int = 760) ->
         floor = _drawable(bar.floor)
         kept.append((bar, value, peak, floor))
     row = 30
-    labels = [html_text(_one_line(bar.label), LABEL_LIMIT) for bar, *_ in kept]
+    fits = max(8, int(width * 0.42 / (_FONT * _CHAR)))  # a longer label is cut (whole in the tooltip)
+    labels = [html_text(_one_line(bar.label), min(LABEL_LIMIT, fits)) for bar, *_ in kept]
     label_width = min(max((_width(label) for label in labels), default=60.0), width * 0.42)
     left, right = 16 + label_width + 10, width - 200.0
     top = _TOP + 8

@@ -2,8 +2,9 @@
 
 DIR receives ``index.html`` (the grid, each stack linked to its page, what changed since the
 previous publication, the headline figures' history), ``stacks/<id>.html`` (one page per
-stack: verdicts per suite, what is broken, skip reasons, headline figures over time),
-``report.html`` (the full merged report), ``history.json`` (every publication's headline
+stack: verdicts per suite, what is broken, skip reasons, headline figures and their plots),
+``figures.html`` (every headline figure's history as a chart, bandwidth per size, figures
+against peak: :mod:`.site_plots`), ``report.html`` (the full merged report), ``history.json`` (every publication's headline
 figures and notable outcomes; read back on the next run, capped at :data:`MAX_HISTORY`) and
 ``badge.json`` (a shields.io endpoint: ``https://img.shields.io/endpoint?url=.../badge.json``).
 A corrupt ``history.json`` stops the command with its name before anything is written.
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
-from pytest_rocmcompat.report import digest
+from pytest_rocmcompat.report import digest, site_plots
 from pytest_rocmcompat.report.grid import UNKNOWN_NOTE, stack_id
 from pytest_rocmcompat.report.history_keys import continue_history
 from pytest_rocmcompat.report.html import CSS, broken_html, floor_words, grid_html, html_table
@@ -201,7 +202,12 @@ def write_site(folder: str, merged: Merged, report_html: str, threshold: float, 
     os.makedirs(os.path.join(folder, "stacks"), exist_ok=True)
     for row in merged.rows:
         if not row.not_run:
-            write_atomic(os.path.join(folder, "stacks", f"{stack_id(row)}.html"), _stack_page(merged, row, history))
+            write_atomic(
+                os.path.join(folder, "stacks", f"{stack_id(row)}.html"), _stack_page(merged, row, history, threshold)
+            )
+    write_atomic(
+        os.path.join(folder, "figures.html"), _page("Figures", site_plots.figures_body(merged, history, threshold))
+    )
     write_atomic(os.path.join(folder, "report.html"), report_html)
     write_atomic(os.path.join(folder, "badge.json"), json.dumps(badge(merged)) + "\n")
     write_atomic(os.path.join(folder, "index.html"), _index(merged, found, history, threshold))
@@ -230,7 +236,8 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
     body = [
         "<h1>Compatibility</h1>",
         f"<p>Published {html_text(history[-1]['date'])}; {len(history)} publication(s) in the history. "
-        '<a href="report.html">Full report</a> · <a href="badge.json">badge</a></p>',
+        '<a href="figures.html">Figures (plots)</a> · <a href="report.html">Full report</a> · '
+        '<a href="badge.json">badge</a></p>',
         grid_html(merged, link_of=lambda r: None if r.not_run else f"stacks/{stack_id(r)}.html", tools=True),
         legend_line(),
         "<h2>What changed since the last publication</h2>",
@@ -252,7 +259,12 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
             body.append(f"<h3>{html_text(title)}</h3>")
             body.append(html_table(headers, rows) if rows else "<p>None.</p>")
     body += broken_html(merged)
-    body += ["<h2>Headline figures over time</h2>", _history_table(history, None)]
+    body += [
+        "<h2>Headline figures over time</h2>",
+        '<p><a href="figures.html">Plots of every figure over the publications</a>, of bus bandwidth by '
+        "message size and of figures against the device's peak.</p>",
+        f"<details><summary>As a table</summary>{_history_table(history, None)}</details>",
+    ]
     return _page("Compatibility", body)
 
 
@@ -273,7 +285,7 @@ def _history_table(history: list[dict], only: str | None) -> str:
     return html_table(("stack", "figure", "history (oldest first, last 8)"), rows) if rows else "<p>No figures.</p>"
 
 
-def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
+def _stack_page(merged: Merged, row: Row, history: list[dict], threshold: float) -> str:
     counts = row.counts()
     sid = stack_id(row)
     suites = "".join(
@@ -315,6 +327,7 @@ def _stack_page(merged: Merged, row: Row, history: list[dict]) -> str:
                 ],
             ),
         ]
+    body += site_plots.stack_body(merged, row, history, threshold)
     body += [
         "<h2>History</h2>",
         _history_table(history, sid),
