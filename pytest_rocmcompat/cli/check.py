@@ -81,9 +81,11 @@ def run_check(args: argparse.Namespace) -> int:
     try:
         matrix, matrix_path = _matrix(args.matrix)
     except ConfigError as exc:
-        from pytest_rocmcompat.cli.main import report_matrix_error
+        from pytest_rocmcompat.matrix.loader import bundled_matrix_names, resolve_matrix_name
 
-        report_matrix_error(exc, args.matrix or "", prefix="rocmcompat check: ")
+        echo(f"rocmcompat check: {exc}", err=True)  # the loader's paragraph, as every command shows it
+        if args.matrix and not os.path.exists(resolve_matrix_name(args.matrix)):
+            echo(f"rocmcompat check: bundled matrices, by name: {', '.join(bundled_matrix_names())}", err=True)
         return 2
     problems, rules = findings(env, matrix)
     reached: dict[str, list[str]] | None = None
