@@ -74,13 +74,13 @@ def run_report(args: argparse.Namespace) -> int:
     matrix = baseline = None
     try:
         if args.matrix:
-            from pytest_rocmcompat.cli.main import load_named_matrix
+            from pytest_rocmcompat.cli.matrix_arg import load_named_matrix
 
             matrix = load_named_matrix(args.matrix)
         if args.baseline:
             baseline = load_baseline(args.baseline)
     except ConfigError as exc:
-        from pytest_rocmcompat.cli.main import report_matrix_error
+        from pytest_rocmcompat.cli.matrix_arg import report_matrix_error
 
         report_matrix_error(exc, args.matrix, "rocmcompat report: ")
         return 1
