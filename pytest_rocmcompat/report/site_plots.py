@@ -169,7 +169,8 @@ def bandwidth_charts(rows: Sequence[Row], name_of: Callable[[Row], str], many: b
             series.append(BandwidthSeries(label, tuple((digest.size_bytes(size), m.value) for size, m in pairs)))
             for _, m in pairs:
                 if m.peak:
-                    peaks.setdefault(m.peak, f"peak, {name_of(row)}" if many else "peak")
+                    where = " ".join(filter(None, (facets(row)["arch"] if many else "", qualifier)))
+                    peaks.setdefault(m.peak, f"peak, {where}" if where else "peak")
     return [
         Chart(
             f"{_collective(base)} bus bandwidth by message size",
@@ -201,6 +202,8 @@ def _html(charts: list[Chart], anchor: str = "") -> list[str]:
     """Each chart in a ``div`` (its heading is the SVG's own title; ``anchor`` numbers the divs), side
     by side where the window is wide enough.
     """
+    if not charts:
+        return []
     ids = [f' id="{anchor}{n}"' if anchor else "" for n in range(1, len(charts) + 1)]
     return [
         '<div class="plots">',
@@ -215,8 +218,8 @@ def figures_body(merged: Merged, history: Sequence[dict], threshold: float) -> l
     over_time = history_charts(merged, history, threshold)
     bandwidth = bandwidth_charts(ran, row_name, many=True)
     peaks = peak_chart(Merged(ran, merged.columns, merged.rules, [], merged.inputs), row_name, many=True)
-    contents = [f'<li><a href="#h{n}">{html_text(c.heading)}</a></li>' for n, c in enumerate(over_time, 1)] + [
-        f'<li><a href="#b{n}">{html_text(c.heading)}</a></li>' for n, c in enumerate(bandwidth, 1)
+    contents = [f'<li><a href="#over-time-{n}">{html_text(c.heading)}</a></li>' for n, c in enumerate(over_time, 1)] + [
+        f'<li><a href="#bandwidth-{n}">{html_text(c.heading)}</a></li>' for n, c in enumerate(bandwidth, 1)
     ]
     body = [
         '<p><a href="index.html">← all stacks</a></p>',
@@ -226,10 +229,10 @@ def figures_body(merged: Merged, history: Sequence[dict], threshold: float) -> l
         "(this publication's) or a peak.</p>",
         *([f"<ul>{''.join(contents)}</ul>"] if contents else []),
         "<h2>Headline figures over time</h2>",
-        *(_html(over_time, "h") or ["<p>No figures.</p>"]),
+        *(_html(over_time, "over-time-") or ["<p>No figures.</p>"]),
     ]
     if bandwidth:
-        body += ["<h2>Collective bus bandwidth by message size</h2>", *_html(bandwidth, "b")]
+        body += ["<h2>Collective bus bandwidth by message size</h2>", *_html(bandwidth, "bandwidth-")]
     if peaks:
         body += ["<h2>Against the device's peak</h2>", *_html(peaks)]
     return body

@@ -37,10 +37,15 @@ SUITES = {
         SCALE = float(os.environ.get("PLOT_SCALE", "1"))
 
         def test_gemm(rocm_env, rocm_measure):
-            gpu = rocm_env.platform == "rocm"
-            rocm_measure("gemm_bf16_tflops", (650.0 if gpu else 310.0) * SCALE, floor=300.0,
-                         peak=1307.0 if gpu else 500.0, detail="4096^3")
-            rocm_measure("copy_d2d_gbps", (3100.0 if gpu else 40.0) * SCALE, peak=5300.0 if gpu else 80.0)
+            kind = "mi300" if len(rocm_env.gpus) == 8 else "mi50" if rocm_env.gpus else "cpu"
+            gemm, gemm_peak, copy, copy_peak = {
+                "mi300": (650.0, 1307.0, 3100.0, 5300.0),
+                "mi50": (21.0, 26.5, 700.0, 1024.0),
+                "cpu": (1.5, 3.0, 40.0, 80.0),
+            }[kind]
+            rocm_measure("gemm_bf16_tflops", gemm * SCALE, floor=300.0 if kind == "mi300" else None,
+                         peak=gemm_peak, detail="4096^3")
+            rocm_measure("copy_d2d_gbps", copy * SCALE, peak=copy_peak)
         """,
     "suites/collectives/test_coll.py": """
         import os
@@ -269,6 +274,54 @@ def test_pages_are_self_contained(site: Path) -> None:
         assert "<script" not in text and not re.search(r'(?:src|href)="(?:https?:)?//', text), page
     index = (site / "index.html").read_text(encoding="utf-8")
     assert '<a href="figures.html">' in index
+
+
+def test_many_stacks_split_by_arch_then_torch_series() -> None:
+    """Past GROUP_LIMIT stacks a figure is one chart per arch, an arch that still has too many one per
+    torch series; a stack no longer published keeps its line on a chart of its own."""
+    from pytest_rocmcompat.report.grid import stack_id
+    from pytest_rocmcompat.report.merge import Merged, Row
+    from pytest_rocmcompat.report.site_plots import GROUP_LIMIT, NOT_PUBLISHED, history_charts
+
+    def row(n: int, arch: str, torch: str) -> Row:
+        label = {"arch": arch, "runtime": "ROCm 6.2.4", "torch": torch, "python": "3.12", "libraries": ""}
+        return Row(f"stack {n}", "hardware", label)
+
+    rows = [row(n, "gfx942 (AMD Instinct MI300X x8)", f"2.{4 + n % 2}.1") for n in range(GROUP_LIMIT + 2)]
+    rows.append(row(99, "gfx90a (AMD Instinct MI250X x8)", "2.5.1"))
+    gone = "0123456789ab"
+    runs = [
+        {
+            "date": f"2026-03-0{day}T00:00:00Z",
+            "stacks": {
+                **{
+                    stack_id(r): {"name": r.key, "figures": {"GEMM bf16": [100.0 + day + n, "TFLOP/s", True]}}
+                    for n, r in enumerate(rows)
+                },
+                **(
+                    {gone: {"name": "old <stack>", "figures": {"GEMM bf16": [5.0, "TFLOP/s", True]}}}
+                    if day == 1
+                    else {}
+                ),
+            },
+        }
+        for day in (1, 2)
+    ]
+    charts = history_charts(Merged(rows, [], {}, [], len(rows)), runs, 0.1)
+    titles = [c.heading for c in charts]
+    assert titles == [
+        "GEMM bf16, gfx942, torch 2.4",
+        "GEMM bf16, gfx942, torch 2.5",
+        "GEMM bf16, gfx90a",
+        f"GEMM bf16, {NOT_PUBLISHED}",
+    ]
+    seen = []
+    for chart in charts:
+        lines = {p["data-series"] for p in points(ET.fromstring(chart.svg))}
+        assert len(lines) <= GROUP_LIMIT
+        seen += lines
+    assert sorted(seen) == sorted([r.key for r in rows] + ["old <stack>"])
+    assert "old &lt;stack&gt;" in charts[-1].svg and "old <stack>" not in charts[-1].svg
 
 
 # ----------------------------------------------------------------------------------------------
