@@ -20,6 +20,7 @@ from pytest_rocmcompat.knowledge.checks import (
     requirements,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -50,6 +51,7 @@ SOURCE_FILE = "built-in check"
 def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
     """Findings of every check not switched off; a check that breaks is skipped, never raised."""
     settings = settings or {}
+    env = derive(env)  # the same facts the rules see (knowledge/derived_facts.py)
     found: list[Finding] = []
     for check_id, check in CHECKS.items():
         if settings.get(check_id) == "off":

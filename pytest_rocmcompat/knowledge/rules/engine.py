@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from typing import NamedTuple
 
+from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
@@ -31,7 +32,8 @@ class ActiveRules:
     def __init__(self, rules: Iterable[Rule], env: Environment) -> None:
         self.all_rules = tuple(rules)
         self.by_id = {r.id: r for r in self.all_rules}
-        self.active = tuple(r for r in self.all_rules if r.when.holds(env))
+        facts = derive(env)  # what the stack implies (untagged torch's build, nvidia-* packages)
+        self.active = tuple(r for r in self.all_rules if r.when.holds(facts))
         self._everything: list[Rule] = []
         self._by_marker: dict[str, list[Rule]] = defaultdict(list)
         self._by_use: dict[str, list[Rule]] = defaultdict(list)

@@ -13,10 +13,10 @@ from typing import Literal
 
 from packaging.specifiers import SpecifierSet
 
+from pytest_rocmcompat.knowledge.derived_facts import contains as specifier_contains  # per bound
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.arch import arch_matches
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import specifier_contains
 
 Action = Literal["skip", "xfail", "isolate"]
 ACTIONS: tuple[str, ...] = ("skip", "xfail", "isolate")
