@@ -142,9 +142,10 @@ def load_yaml(text: str, filename: str) -> Any:
     if _FastLoader is not _Loader and _shallow(text):
         try:
             return _checked_depth(_load(text, filename, _FastLoader), filename)
-        except ConfigError:
-            # The pure-Python parser decides: its message is better, and it is right when the
-            # C extension is stale (a module snapshot, as pytester's, re-imported yaml around it).
+        except Exception:  # any failure: the pure-Python parser decides
+            # Its message is better, and it is right when the C extension is stale: after a module
+            # snapshot (pytester's) re-imported yaml, libyaml raises the new module's error classes,
+            # which `except yaml.MarkedYAMLError` here (the old module's) does not catch.
             pass
     return _checked_depth(_load(text, filename, _Loader), filename)
 
