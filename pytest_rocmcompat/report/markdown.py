@@ -50,6 +50,14 @@ def _render(state: CompatState, exitstatus: int) -> str:
     else:
         lines.append(f"Rules from {md_cell(state.rules_source)}; no matrix cell located.")
     lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
+    if state.rules.active:  # named, so a reader sees which known issues this stack is judged against
+        lines += [
+            md_table(
+                ("active rule", "action", "reason", "links"),
+                [(r.id, r.action, r.reason, " ".join(r.links)) for r in state.rules.active],
+            ),
+            "",
+        ]
     if state.problems:  # the built-in checks (docs/checks.md)
         lines += [
             "## Stack problems",

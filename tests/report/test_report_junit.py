@@ -150,3 +150,21 @@ def test_xdist_controller_writes_the_properties(tmp_path: Path) -> None:
         "test_other_error",
         "test_passes_now",
     }
+
+
+def test_run_report_names_the_active_rules(pytester: pytest.Pytester) -> None:
+    """The run report says which known-bad rules this stack is judged against, not only how many."""
+    pytester.makefile(
+        ".yaml",
+        m="name: m\nknown_bad:\n"
+        "  - id: always-on\n    reason: 'judged here <b>'\n    links: ['https://example.invalid/a']\n    action: xfail\n"
+        "  - id: never-on\n    reason: r\n    when: {platform: rocm}\n    action: skip\n",
+    )
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("--rocm-matrix", "m.yaml", "--rocm-report", "r.md", "-p", "no:cacheprovider")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    report = (pytester.path / "r.md").read_text()
+    assert "1 of 2 known-bad rules active." in report
+    row = next(line for line in report.splitlines() if "always-on" in line)
+    assert "xfail" in row and "judged here &lt;b&gt;" in row and "https://example.invalid/a" in row
+    assert "never-on" not in report
