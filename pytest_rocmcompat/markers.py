@@ -25,7 +25,8 @@ MARKERS: dict[str, str] = {
 }
 _REGISTERED = pytest.StashKey[bool]()
 DEFAULT_ISOLATE_TIMEOUT = 300.0
-DEFAULT_GPU_WAIT_TIMEOUT = 1800.0  # as running.gpu_locks.DEFAULT_WAIT_LIMIT_S
+DEFAULT_GPU_WAIT_TIMEOUT = 1800.0  # ini rocm_gpu_wait_timeout: then a waiting test errors, naming the holder
+GPU_POLICIES = ("marked", "all", "none")  # ini rocm_gpu_policy / --rocm-gpu-policy, the default first
 
 
 def float_ini_type() -> bool:

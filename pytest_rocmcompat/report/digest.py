@@ -129,6 +129,24 @@ def failure_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 
 
+FAILURE_HEADERS = ("diagnosis", "tests", "outcomes", "stacks", "for example", "message")
+
+
+def failure_rows(groups: list[Group]) -> list[tuple[object, ...]]:
+    """The cells of the failures-by-diagnosis table (FAILURE_HEADERS), for every writer."""
+    return [
+        (
+            g.key,
+            g.count,
+            outcome_counts_text(g.outcomes),
+            "; ".join(f"{s} ({n})" for s, n in g.stacks.items()),
+            " ".join(g.examples),
+            g.message,
+        )
+        for g in groups
+    ]
+
+
 def skip_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]:
     """Skipped tests grouped by their reason, most frequent first."""
     groups: dict[str, Group] = {}

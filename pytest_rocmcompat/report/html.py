@@ -151,18 +151,8 @@ def broken_html(merged: Merged) -> list[str]:
         out += [
             "<h3>Failures (by diagnosis)</h3>",
             html_table(
-                ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
-                [
-                    (
-                        g.key,
-                        g.count,
-                        digest.outcome_counts_text(g.outcomes),
-                        "; ".join(f"{s} ({n})" for s, n in g.stacks.items()),
-                        " ".join(g.examples),
-                        g.message,
-                    )
-                    for g in failures
-                ],
+                digest.FAILURE_HEADERS,
+                digest.failure_rows(failures),
             ),
         ]
     if clashes:

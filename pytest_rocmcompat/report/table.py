@@ -187,18 +187,8 @@ def _broken(merged: Merged) -> list[str]:
             "### Failures (by diagnosis)",
             "",
             _table(
-                ("diagnosis", "tests", "outcomes", "stacks", "for example", "message"),
-                [
-                    (
-                        g.key,
-                        g.count,
-                        digest.outcome_counts_text(g.outcomes),
-                        "; ".join(f"{s} ({n})" for s, n in g.stacks.items()),
-                        " ".join(g.examples),
-                        g.message,
-                    )
-                    for g in failures
-                ],
+                digest.FAILURE_HEADERS,
+                digest.failure_rows(failures),
             ),
             "",
         ]

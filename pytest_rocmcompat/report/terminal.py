@@ -19,8 +19,8 @@ def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str
     """``pytest_report_header``: the stack, the matrix cell, the rules and the checks' findings."""
     from pytest_rocmcompat.safe_io.escape import safe_text
 
-    note = " (probe cached: --rocm-probe=fresh probes again)" if cached else ""
-    lines = [f"rocmcompat: {state.env.summary()}{note}"]
+    cached_note = " (probe cached: --rocm-probe=fresh probes again)" if cached else ""
+    lines = [f"rocmcompat: {state.env.summary()}{cached_note}"]
     if state.location is not None:
         lines.append(f"rocmcompat: {state.location.describe()}")
     elif state.matrix is not None and state.matrix.axis_names == ():

@@ -23,6 +23,8 @@ from typing import IO
 
 import pytest
 
+from pytest_rocmcompat.markers import DEFAULT_GPU_WAIT_TIMEOUT
+
 LOCK_DIR_VAR = "ROCMCOMPAT_GPU_LOCK_DIR"
 DEVICES_KEY = pytest.StashKey[Sequence[str]]()  # the GPUs a test holds while it runs
 BORROWED_KEY = pytest.StashKey[str]()  # visibility value for a test that borrows GPUs
@@ -30,7 +32,6 @@ WAIT_FAILED_KEY = pytest.StashKey[str]()  # the test waited past the limit: why 
 
 
 NOTICE_AFTER_S = 5.0  # a wait longer than this is said on stderr, naming the holder
-DEFAULT_WAIT_LIMIT_S = 1800.0  # ini rocm_gpu_wait_timeout: then the waiter errors, naming the holder
 _POLL_S = 0.05
 _held: dict[str, int] = {}  # lock files this process holds, and how many holders nest in it
 
@@ -85,7 +86,7 @@ def holding(
     order: Sequence[str],
     *,
     holder: dict[str, object] | None = None,
-    wait_limit: float = DEFAULT_WAIT_LIMIT_S,
+    wait_limit: float = DEFAULT_GPU_WAIT_TIMEOUT,
 ) -> Iterator[None]:
     """Hold exclusive locks on ``devices``, taken in the global ``order`` (no deadlock).
 
@@ -146,7 +147,7 @@ class GpuAllocator:
         directory: str,
         mine: list[str],
         devices: list[str],
-        wait_limit: float = DEFAULT_WAIT_LIMIT_S,
+        wait_limit: float = DEFAULT_GPU_WAIT_TIMEOUT,
         *,
         every_test: bool = True,
     ) -> None:
@@ -160,9 +161,9 @@ class GpuAllocator:
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
+        if not self.every_test and DEVICES_KEY not in item.stash:
+            return (yield)  # a test that declares no GPU use: no lock, as under plain xdist
         with ExitStack() as stack:
-            if not self.every_test and DEVICES_KEY not in item.stash:
-                return (yield)  # a test that declares no GPU use: no lock, as under plain xdist
             try:
                 stack.enter_context(
                     holding(

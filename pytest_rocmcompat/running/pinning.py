@@ -34,7 +34,6 @@ ROCR_VAR = "ROCR_VISIBLE_DEVICES"
 ORIGINAL_ROCR_VAR = "ROCMCOMPAT_XDIST_ROCR"  # the controller's ROCR list, before any narrowing
 CONTROLLER_VAR = "ROCMCOMPAT_XDIST_CONTROLLER"  # the publishing controller's process id
 POLICY_VAR = "ROCMCOMPAT_XDIST_GPU_POLICY"  # marked | all (none publishes nothing)
-POLICIES = ("marked", "all", "none")
 PUBLISHED_VARS = (DEVICES_VAR, PLATFORM_VAR, ORIGINAL_ROCR_VAR, CONTROLLER_VAR, POLICY_VAR, LOCK_DIR_VAR)
 _pinned_pid: int | None = None  # this process pinned itself as a worker (once per process)
 VISIBILITY = {"rocm": "HIP_VISIBLE_DEVICES", "cuda": "CUDA_VISIBLE_DEVICES"}

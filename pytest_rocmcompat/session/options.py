@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from pytest_rocmcompat.markers import register_ini
+from pytest_rocmcompat.markers import GPU_POLICIES, register_ini
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -64,7 +64,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--rocm-gpu-policy",
-        choices=("marked", "all", "none"),
+        choices=GPU_POLICIES,
         default=None,
         help="Under pytest-xdist on a GPU host: 'marked' (default) locks and confines only tests that "
         "declare GPU use; 'all' pins every worker and locks every test; 'none' does neither. "
@@ -97,10 +97,10 @@ def check_ini(config: pytest.Config) -> float:
             where = f"{config.inipath}: " if config.inipath else ""
             raise pytest.UsageError(f"rocmcompat: {where}ini {name}: {exc}") from None
     _seconds(config, "rocm_gpu_wait_timeout", values["rocm_gpu_wait_timeout"])
-    if values["rocm_gpu_policy"] not in ("marked", "all", "none"):
+    if values["rocm_gpu_policy"] not in GPU_POLICIES:
         where = f"{config.inipath}: " if config.inipath else ""
         raise pytest.UsageError(
-            f"rocmcompat: {where}ini rocm_gpu_policy = {values['rocm_gpu_policy']!r}: one of marked, all, none"
+            f"rocmcompat: {where}ini rocm_gpu_policy = {values['rocm_gpu_policy']!r}: one of {', '.join(GPU_POLICIES)}"
         )
     return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
 
