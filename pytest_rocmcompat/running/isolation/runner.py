@@ -18,6 +18,7 @@ import warnings
 from typing import Any, Literal
 
 import pytest
+from _pytest._code.code import ExceptionChainRepr, ReprEntryNative, ReprFileLocation, ReprTraceback
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.outcomes import PROP_OUTCOME, PROP_RULE, Outcome
@@ -204,6 +205,20 @@ def _death_report(item: pytest.Item, end: ChildEnd, timeout: float, rules: list[
         tail.rstrip() or "(no output)",
         "--- end of output ---",
         headline,
-    ]  # the last line is the one-line message reports show
-    report.longrepr = "\n".join(lines)
+    ]
+    report.longrepr = death_text(item, "\n".join(lines), headline)
     return report
+
+
+def death_text(item: pytest.Item, body: str, headline: str) -> ExceptionChainRepr:
+    """A failure whose one-line message is ``headline`` and whose full text is ``body``.
+
+    A plain string would be its own one-line message: pytest's short summary prints it whole
+    on CI (``CI`` set) or with ``-vv``, and JUnit's ``message`` attribute would hold the whole
+    output. pytest's own traceback pieces (private, but what every ``--tb=native`` report and
+    pytest-xdist's serialisation use) keep the two apart and survive the trip from a worker.
+    """
+    path, lineno, _ = item.location
+    crash = ReprFileLocation(path=str(path), lineno=(lineno or 0) + 1, message=headline)
+    traceback = ReprTraceback(reprentries=[ReprEntryNative([body + "\n"])], extraline=None, style="native")
+    return ExceptionChainRepr([(traceback, crash, None)])
