@@ -32,6 +32,7 @@ from pytest_rocmcompat.outcomes import (
     PROP_USES,
     PROP_VAR_PREFIX,
 )
+from pytest_rocmcompat.report.local_paths import public_matrix_path
 from pytest_rocmcompat.safe_io.redact import redact_text, secret_values_from_env
 from pytest_rocmcompat.session.state import CompatState
 from pytest_rocmcompat.stack.environment import Environment
@@ -39,8 +40,10 @@ from pytest_rocmcompat.stack.environment import Environment
 SCHEMA = "1"
 
 
-def suite_properties(state: CompatState) -> list[tuple[str, str]]:
-    """The testsuite properties of a run, in a stable order, secrets redacted."""
+def suite_properties(state: CompatState, rootdir: str | None = None) -> list[tuple[str, str]]:
+    """The testsuite properties of a run, in a stable order, secrets redacted; the rules file
+    named as published (relative to ``rootdir``, or ``bundled <name>``: no local path).
+    """
     env = state.env
     props: list[tuple[str, str]] = [(PROP_SCHEMA, SCHEMA)]
     props += env_properties(env)
@@ -52,7 +55,10 @@ def suite_properties(state: CompatState) -> list[tuple[str, str]]:
             props.append((PROP_CELL, state.location.cell.key))
             props += [(PROP_CELL_PREFIX + k, v) for k, v in state.location.cell.values]
     props.append(
-        (PROP_RULES, f"{len(state.rules.active)} of {len(state.rules.all_rules)} active ({state.rules_source})")
+        (
+            PROP_RULES,
+            f"{len(state.rules.active)} of {len(state.rules.all_rules)} active ({public_matrix_path(state.rules_source, rootdir)})",
+        )
     )
     for rule in state.rules.active:
         info = {
@@ -104,7 +110,7 @@ class JUnitProperties:
         xml = session.config.stash.get(xml_key, None)
         if xml is None:
             return
-        for name, value in suite_properties(self.state):
+        for name, value in suite_properties(self.state, str(session.config.rootpath)):
             xml.add_global_property(name, value)
 
     @pytest.hookimpl(trylast=True)

@@ -28,12 +28,13 @@ from pytest_rocmcompat.outcomes import (
     PROP_NOTE,
     PROP_OUTCOME,
     PROP_RULE,
+    PROP_RULES,
     PROP_SIGNATURE,
     PROP_USES,
     Outcome,
     worst,
 )
-from pytest_rocmcompat.report.local_paths import Scrubber, rootdir_in, shown_name
+from pytest_rocmcompat.report.local_paths import Scrubber, public_rules_property, rootdir_in, shown_name
 from pytest_rocmcompat.safe_io.redact import redact_shapes
 from pytest_rocmcompat.session.measurements import Measurement
 
@@ -172,6 +173,8 @@ def _read_run(path: str) -> RunRecord:
         host = host or (suite.hostname or "")
         stamp = stamp or (suite.timestamp or "")
         cases.extend(_cases(suite, rootdirs))
+    if PROP_RULES in props:  # files written before the rules file was named as published
+        props[PROP_RULES] = public_rules_property(props[PROP_RULES])
     quoting = [c for c in cases if "/" in c.message or "\\" in c.message]
     if quoting:
         scrub = Scrubber(rootdirs)

@@ -130,3 +130,41 @@ class Scrubber:
 def public_origin(text: str) -> str:
     """A replay's recording as published: an absolute path keeps its file name only."""
     return _ABSOLUTE.sub(lambda m: os.path.basename(m.group()), text) if "/" in text else text
+
+
+_BUNDLED = re.compile(r"/(?:site|dist)-packages/pytest_rocmcompat/bundled_matrices/[^/]+$")
+_WINDOWS_ABSOLUTE = re.compile(r"^[A-Za-z]:/")
+_RULES_SOURCE = re.compile(r"^(?P<head>.*\()(?P<path>[^()]+)(?P<tail>\))$")
+
+
+def public_matrix_path(path: str, rootdir: str | None = None) -> str:
+    """A rules file as published: relative to the rootdir where it lies below it, else
+    ``bundled h100.yaml`` for a bundled matrix, else its file name; a text that is no path
+    (``bundled known_bad.yaml``, a bundled name) stays as it is.
+    """
+    text = path.strip()
+    norm = text.replace("\\", "/")
+    if "/" not in norm:
+        return text
+    if not (os.path.isabs(text) or _WINDOWS_ABSOLUTE.match(norm)):
+        return norm
+    if rootdir:
+        rel = os.path.relpath(os.path.abspath(text), os.path.abspath(rootdir))
+        if not rel.startswith(".."):
+            return rel.replace(os.sep, "/")
+    from pytest_rocmcompat.safe_io.package_files import bundled_matrices_dir
+
+    name = norm.rpartition("/")[2]
+    if os.path.dirname(os.path.abspath(text)) == str(bundled_matrices_dir()) or _BUNDLED.search(norm):
+        return f"bundled {name}"
+    return name
+
+
+def public_rules_property(value: str) -> str:
+    """``rocm_rules`` as published: ``0 of 49 active (/venv/.../bundled_matrices/h100.yaml)`` ->
+    ``0 of 49 active (bundled h100.yaml)``; files written before it was made relative included.
+    """
+    match = _RULES_SOURCE.match(value)
+    if not match:
+        return value
+    return f"{match.group('head')}{public_matrix_path(match.group('path'))}{match.group('tail')}"

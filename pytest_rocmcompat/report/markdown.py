@@ -7,6 +7,7 @@ from collections import Counter
 
 from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report.digest import skip_reason
+from pytest_rocmcompat.report.local_paths import public_matrix_path
 from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.safe_io.atomic import write_atomic
@@ -48,7 +49,7 @@ def _render(state: CompatState, exitstatus: int) -> str:
     if state.location is not None:
         lines.append(md_cell(state.location.describe()))
     else:
-        lines.append(f"Rules from {md_cell(state.rules_source)}; no matrix cell located.")
+        lines.append(f"Rules from {md_cell(public_matrix_path(state.rules_source))}; no matrix cell located.")
     lines += ["", f"{len(state.rules.active)} of {len(state.rules.all_rules)} known-bad rules active.", ""]
     if state.rules.active:  # named, so a reader sees which known issues this stack is judged against
         lines += [

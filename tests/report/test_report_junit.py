@@ -168,3 +168,27 @@ def test_run_report_names_the_active_rules(pytester: pytest.Pytester) -> None:
     row = next(line for line in report.splitlines() if "always-on" in line)
     assert "xfail" in row and "judged here &lt;b&gt;" in row and "https://example.invalid/a" in row
     assert "never-on" not in report
+
+
+def test_rules_file_is_named_without_a_local_path(tmp_path: Path) -> None:
+    """An absolute --rocm-matrix is written relative to the rootdir; a bundled one by its bundled name."""
+    make_project(tmp_path)
+    result = run_cell(tmp_path, "cpu", "--rocm-matrix", str(tmp_path / "matrix.yaml"), junit="own.xml")
+    assert (tmp_path / "own.xml").is_file(), result.stdout + result.stderr
+    assert suite_props(tmp_path / "own.xml")["rocm_rules"].endswith("active (matrix.yaml)")
+    result = run_cell(tmp_path, "cpu", "--rocm-matrix", "cpu", junit="bundled.xml")
+    assert (tmp_path / "bundled.xml").is_file(), result.stdout + result.stderr
+    assert suite_props(tmp_path / "bundled.xml")["rocm_rules"].endswith("active (bundled cpu.yaml)")
+    for name in ("own.xml", "bundled.xml"):
+        assert str(tmp_path) not in (tmp_path / name).read_text(encoding="utf-8").split("<testcase")[0]
+
+
+def test_rules_file_written_as_an_absolute_path_is_read_back_without_it() -> None:
+    """reports/h100-wheel/junit.xml was written by an installed wheel with the absolute path of
+    its bundled matrix: the reader publishes the bundled name only."""
+    path = REPO / "reports" / "h100-wheel" / "junit.xml"
+    assert "/site-packages/pytest_rocmcompat/bundled_matrices/h100.yaml" in path.read_text(encoding="utf-8")
+    assert read_run(str(path)).props["rocm_rules"] == "0 of 49 active (bundled h100.yaml)"
+    for other in sorted((REPO / "reports").rglob("*.xml")):
+        value = read_run(str(other)).props.get("rocm_rules", "")
+        assert "(/" not in value and "/tmp" not in value and "/work" not in value, (other, value)
