@@ -78,11 +78,24 @@ class Group:
     """Tests sharing a diagnosis (failures) or a reason (skips)."""
 
     key: str
-    count: int = 0
-    outcomes: Counter = field(default_factory=Counter)
-    stacks: Counter = field(default_factory=Counter)
-    examples: list[str] = field(default_factory=list)
+    tests: dict[str, None] = field(default_factory=dict)  # distinct test ids, in first-seen order
+    outcomes: Counter = field(default_factory=Counter)  # per result: a test in one stack
+    stacks: Counter = field(default_factory=Counter)  # stack name -> its tests in the group
     message: str = ""
+    causes: Counter = field(default_factory=Counter)  # likely causes the failures carry
+
+    @property
+    def count(self) -> int:
+        """Distinct tests: one test failing on three stacks is one test (three results)."""
+        return len(self.tests)
+
+    @property
+    def results(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def examples(self) -> list[str]:
+        return list(self.tests)[:3]
 
 
 @dataclass
@@ -129,11 +142,13 @@ def failure_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 
 
-FAILURE_HEADERS = ("diagnosis", "tests", "outcomes", "stacks", "for example", "message")
+FAILURE_HEADERS = ("diagnosis", "tests", "results (a test on a stack)", "stacks", "for example", "message")
 
 
 def failure_rows(groups: list[Group]) -> list[tuple[object, ...]]:
-    """The cells of the failures-by-diagnosis table (FAILURE_HEADERS), for every writer."""
+    """The cells of the failures-by-diagnosis table (FAILURE_HEADERS), for every writer: distinct
+    tests, then their results over the stacks (one test failing on three stacks: 1 test, 3 fail).
+    """
     return [
         (
             g.key,
@@ -175,11 +190,9 @@ def _add(
     message: str,
 ) -> None:
     group = groups.setdefault(key, Group(key, message=message))
-    group.count += 1
+    group.tests.setdefault(test)
     group.outcomes[outcome] += 1
     group.stacks[name_of(row)] += 1
-    if len(group.examples) < 3:
-        group.examples.append(test)
 
 
 def conflicts(merged: Merged, name_of: Callable[[Row], str]) -> list[tuple[str, str, list[Outcome]]]:
