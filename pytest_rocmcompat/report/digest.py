@@ -52,12 +52,15 @@ _SIZE = re.compile(r"^\s*([0-9.]+)\s*([a-zA-Z]*)\s*$")
 
 
 def compact_entry(counts: Counter | None, conflicts: int = 0) -> str:
-    """One grid entry: a symbol and count per outcome present, worst first (the verdict leads)."""
+    """One Markdown grid entry: symbol, count and word per outcome present, worst first (the
+    verdict leads): ``❌ 1 fail · ✅ 2 pass``. GitHub renders the emoji; the word carries the
+    meaning where no emoji font does.
+    """
     if not counts:
         return ""
     present = sorted((o for o in Outcome if counts.get(o)), key=lambda o: -SEVERITY[o])
-    text = " ".join(f"{SYMBOL[o]}{counts[o]}" for o in present)
-    return text + (f" {CONFLICT_SYMBOL}{conflicts}" if conflicts else "")
+    entries = [f"{SYMBOL[o]} {counts[o]} {o.value}" for o in present]
+    return " · ".join(entries + ([f"{CONFLICT_SYMBOL} {conflicts} conflict"] if conflicts else []))
 
 
 def conflicts_by_column(row: Row) -> Counter:
@@ -239,7 +242,7 @@ def figure_text(m: Measurement) -> str:
 def floor_text(m: Measurement) -> str:
     if m.floor is None:
         return ""
-    return f"{m.floor:g} " + ("❌ below" if m.below_floor else "✅")
+    return f"{m.floor:g} " + ("❌ below" if m.below_floor else "✅ met")
 
 
 def peak_text(m: Measurement) -> str:

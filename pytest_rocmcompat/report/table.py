@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from pytest_rocmcompat.outcomes import BROKEN, MEANING, SEVERITY, SYMBOL, Outcome
+from pytest_rocmcompat.outcomes import BROKEN, MEANING, SYMBOL, Outcome
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.baseline import Regression
 from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
@@ -29,14 +28,6 @@ def row_name(row: Row) -> str:
     return f"{label['arch']} · {label['runtime']} · torch {label['torch']} · py {label['python']}" + (
         f" [{row.source}]" if row.source != "hardware" else ""
     )
-
-
-def entry_text(counts: Counter | None) -> str:
-    """A grid entry: the headline symbol, then every outcome present with its count, worst first."""
-    if not counts:
-        return ""
-    present = sorted((o for o in Outcome if counts.get(o)), key=lambda o: -SEVERITY[o])
-    return " · ".join(f"{SYMBOL[o]} {counts[o]} {o.value}" for o in present)
 
 
 def render_markdown(
@@ -99,7 +90,7 @@ def _render(
 
 
 SYMBOL_LINE = (
-    "Each entry: outcome symbol and count, worst first — "
+    "Each entry: outcome symbol, count and word, worst first — "
     + ", ".join(f"{SYMBOL[o]} {o.value}" for o in Outcome)
     + f", {CONFLICT_SYMBOL} conflict."
 )
@@ -328,7 +319,7 @@ def _sized_value(m: Measurement | None) -> str:
 
 
 def _status(m: Measurement) -> str:
-    return "❌ below floor" if m.below_floor else ("✅" if m.floor is not None else "")
+    return "❌ below floor" if m.below_floor else ("✅ met" if m.floor is not None else "")
 
 
 def _failures(merged: Merged) -> list[str]:

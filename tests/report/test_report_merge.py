@@ -60,20 +60,20 @@ def test_merge_cells_into_one_table(cell_runs: Path, tmp_path: Path) -> None:
     rows = grid_rows(text)
     mi300 = rows["gfx942 (AMD Instinct MI300X x8) / ROCm 6.2.4"]
     assert mi300["source"] == "override"
-    assert mi300["gpu"] == "✅2"
-    assert mi300["libs"] == "❌1 ♻️1 ⚠️1 ➖1"  # the verdict symbol leads, worst first; the test's own xfail is ➖
-    assert mi300["tests/test_misc.py"] == "💥1 ✅2"
+    assert mi300["gpu"] == "✅ 2 pass"
+    assert mi300["libs"] == "❌ 1 fail · ♻️ 1 stale-rule · ⚠️ 1 known-bad · ➖ 1 xfail"  # worst first; own xfail ➖
+    assert mi300["tests/test_misc.py"] == "💥 1 crashed · ✅ 2 pass"
     assert mi300["torch · python"] == "2.5.1+rocm6.2 · py 3.12.3"
     assert "torchao 0.7.0" in mi300["libraries"] and not any(k.startswith("lib ") for k in mi300)
     mi50 = rows["gfx906 (AMD Instinct MI50 x1) / ROCm 6.2.4"]
-    assert mi50["gpu"] == "❌1 ⏭️1"  # gemm under its floor; the fault rule's skip
+    assert mi50["gpu"] == "❌ 1 fail · ⏭️ 1 skipped"  # gemm under its floor; the fault rule's skip
     cpu = rows["no GPU / CPU"]
     assert cpu["source"] == "replay (cpu.json)"
     assert cpu["torch · python"].startswith("2.13.0+cpu")
     unknown = [r for k, r in rows.items() if r["source"] == "unknown"]
     assert len(unknown) == 2  # the committed real runs, written without the plugin's properties
-    assert {r["gpu"] for r in unknown} == {"✅2", ""}
-    assert any(r["test_pin.py"] == "✅6 ⏭️1" for r in unknown)
+    assert {r["gpu"] for r in unknown} == {"✅ 2 pass", ""}
+    assert any(r["test_pin.py"] == "✅ 6 pass · ⏭️ 1 skipped" for r in unknown)
     assert len(next(t for t in tables(text) if "arch" in t[0])[0].strip("|").split("|")) <= 12
     # sections in reading order: grid, what is broken, skip reasons, headline figures, details
     order = [
@@ -117,7 +117,7 @@ def test_merge_cells_into_one_table(cell_runs: Path, tmp_path: Path) -> None:
     )
     heads = text.split("## Headline figures", 1)[1].split("\n## ", 1)[0]
     assert re.search(
-        r"gfx942 .*\| GEMM bf16 +\| 650 TFLOP/s +\| 300 ✅ +\| 50% +\| suites/gpu/test_gpu.py::test_gemm", heads
+        r"gfx942 .*\| GEMM bf16 +\| 650 TFLOP/s +\| 300 ✅ met +\| 50% +\| suites/gpu/test_gpu.py::test_gemm", heads
     )
     assert re.search(r"gfx906 .*\| GEMM bf16 +\| 120 TFLOP/s +\| 300 ❌ below +\| 9%", heads)
     assert re.search(r"gfx942 .*\| all_reduce bus bandwidth, largest size +\| 300 GB/s", heads)
@@ -261,3 +261,29 @@ def test_split_sized_groups_size_suffixed_and_multi_detail_figures() -> None:
         (t, "allreduce_busbw_gbps[nccl-8]", [("4KiB", 1.0), ("1GiB", 350.0)]),
         ("t2", "copy_d2d_gbps", [("1 MiB", 10.0), ("1 GiB", 900.0)]),
     ]
+
+
+def test_markdown_keeps_each_emoji_beside_its_word(cell_runs: Path, tmp_path: Path) -> None:
+    """GitHub renders the emoji; a viewer without an emoji font still reads the word beside each."""
+    from pytest_rocmcompat.outcomes import SYMBOL, Outcome
+
+    out = tmp_path / "COMPAT.md"
+    assert main(["report", str(cell_runs), "--matrix", str(cell_runs / "matrix.yaml"), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    words = {o: o.value for o in Outcome}
+    symbols = {**{SYMBOL[o]: [w] for o, w in words.items()}, "⬜": ["not run"], "⁉️": ["conflict"]}
+    symbols[SYMBOL[Outcome.PASS]] += ["met"]
+    symbols[SYMBOL[Outcome.FAIL]] += ["below"]
+    seen = 0
+    for symbol, allowed in symbols.items():
+        for match in re.finditer(re.escape(symbol), text):
+            after = text[match.end() : match.end() + 40]
+            ok = re.match(r"(?: \d+)? (?P<w>[\w -]+?)(?: ·| \||,|\.|$| floor)", after) or re.match(
+                r" *\| (?P<w>[\w -]+?) +\|", after
+            )  # the legend: symbol, then its word in the next column
+            assert ok and ok.group("w").strip() in allowed, (symbol, after)
+            seen += 1
+    assert seen > 10
+    grid = grid_rows(text)
+    entries = [v for row in grid.values() for k, v in row.items() if k in ("gpu", "libs") and v]
+    assert entries and all(re.fullmatch(r"(\S+ \d+ [a-z-]+)( · \S+ \d+ [a-z-]+)*|⬜ not run", e) for e in entries)
