@@ -1,0 +1,1 @@
+"""Maintenance scripts of the project (not shipped): they regenerate committed data from public sources."""
