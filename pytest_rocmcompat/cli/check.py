@@ -95,7 +95,7 @@ def run_check(args: argparse.Namespace) -> int:
         except CheckUsageError as exc:
             echo(f"rocmcompat check: {exc}", err=True)
             return 2
-    status = 1 if (problems or rules) else 0
+    status = 1 if (any(not p.conditional for p in problems) or rules) else 0
     if args.json:
         _print_json(stack, env, problems, rules, reached, status)
     else:
@@ -260,7 +260,15 @@ def _print_json(
         "not_checkable": list(stack.not_checkable),
         "skipped": list(stack.skipped),
         "problems": [
-            {"check": f.check, "reason": f.reason, "fix": f.fix, "link": f.link, "text": f.describe()} for f in problems
+            {
+                "check": f.check,
+                "reason": f.reason,
+                "fix": f.fix,
+                "link": f.link,
+                "text": f.describe(),
+                "conditional": f.conditional,
+            }
+            for f in problems
         ],
         "rules": [_rule_data(r) for r in rules],
         "tests": reached,
@@ -289,7 +297,8 @@ def _print_text(
         out(f"  skipped: {note}")
     out(f"problems (built-in checks): {len(problems) or 'none found'}")
     for problem in problems:
-        out(f"  {problem.describe()}")
+        only = " (only for tests that use it: not counted against the stack)" if problem.conditional else ""
+        out(f"  {problem.describe()}{only}")
     out(f"known-bad rules active: {len(rules) or 'none'}")
     for rule in rules:
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
@@ -299,6 +308,7 @@ def _print_text(
         for nodeid, ids in sorted(reached.items()):
             out(f"  {nodeid}: {', '.join(ids)}")
     if status:
-        out(f"verdict: known-bad: {len(problems) + len(rules)} finding(s) against this stack")
+        counted = len([p for p in problems if not p.conditional]) + len(rules)
+        out(f"verdict: known-bad: {counted} finding(s) against this stack")
     else:
         out("verdict: nothing known against this stack")

@@ -163,3 +163,17 @@ def build_targets(env: Environment) -> tuple[tuple[str, ...] | None, str]:
         return env.torch_archs, "probed" if env.source == "live" else "recorded"
     found = official_targets(env.torch)
     return (None, "unknown") if found is None else found
+
+
+def ever_official(vendor: str) -> tuple[str, ...]:
+    """Every target any official torch wheel of ``vendor`` (``"nvidia"``/``"amd"``) carried, release or nightly.
+
+    For a stack that names no torch: an arch outside this set has no official build at all.
+    """
+    prefix = "cu" if vendor == "nvidia" else "rocm"
+    rows = [targets for tag, _, targets, _ in TABLE if tag.startswith(prefix)]
+    rows += [targets for tag, _, _, targets, _ in NIGHTLY if tag.startswith(prefix)]
+    return tuple(dict.fromkeys(t for targets in rows for t in targets.split()))
+
+
+EVER_OFFICIAL_SOURCE = "docs/checks.md, 'Official wheel targets' (every row of knowledge/wheel_targets.py)"

@@ -234,6 +234,77 @@ VERBATIM: list[tuple[str, str, str]] = [
         "AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'",
         "https://github.com/vllm-project/vllm/issues/5804",
     ),
+    # bf16-unsupported-arch
+    (
+        "bf16-unsupported-arch",
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
+        "Your Tesla P100-PCIE-16GB GPU has compute capability 6.0.",
+        "https://github.com/vllm-project/vllm/issues/1284",
+    ),
+    (
+        "bf16-unsupported-arch",
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+        "https://github.com/lm-sys/FastChat/issues/399",
+    ),
+    (
+        "bf16-unsupported-arch",
+        "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
+        "https://github.com/karpathy/nanoGPT/pull/277",
+    ),
+    # fp8-format-arch
+    (
+        "fp8-format-arch",
+        "ValueError: type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')",
+        "https://github.com/flagos-ai/FlagTree/issues/1005",
+    ),
+    (
+        "fp8-format-arch",
+        "fp8e4nv data type is not supported on CUDA arch < 89",
+        "https://github.com/triton-lang/triton/issues/4319",
+    ),
+    (
+        "fp8-format-arch",
+        "RuntimeError: torch._scaled_mm is only supported on devices with compute capability >= 9.0)",
+        "https://github.com/pytorch/pytorch/issues/118703",
+    ),
+    (
+        "fp8-format-arch",
+        "error: 'hal.interface.binding.subspan' op F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942 "
+        "(MI-300) chipsets; try F8E5M2 or F8E4M3FN instead",
+        "https://github.com/nod-ai/amd-shark-ai/issues/1604",
+    ),
+    # hsa-override-invalid
+    (
+        "hsa-override-invalid",
+        "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f",
+        "https://github.com/ROCm/legacy-rocm-build/issues/3054",
+    ),
+    (
+        "hsa-override-invalid",
+        "Memory access fault by GPU node-1 on address (nil). Reason: Page not present or supervisor privilege.",
+        "https://github.com/bigattichouse/worldmodel/blob/2ca5b27b04ee4e5c3e5cb3f5aa513448eeda747f/docs/rocm_troubleshooting.md",
+    ),
+    (
+        "hsa-override-invalid",
+        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+        "https://github.com/ROCm/legacy-rocm-build/issues/2061",
+    ),
+    # library-min-arch
+    (
+        "library-min-arch",
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+        "https://github.com/microsoft/MInference/issues/51",
+    ),
+    (
+        "library-min-arch",
+        "gfx1100 is invalid or not supported by Flash-Attention",
+        "https://github.com/ROCm/flash-attention/issues/93",
+    ),
+    (
+        "library-min-arch",
+        "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
+        "https://github.com/vllm-project/vllm/issues/1284",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -312,6 +383,27 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("torch=2.4.1+cu121", "lib.torchao=0.15.0"),
         '@pytest.mark.uses("torchao")',
         "Skipping import of cpp extensions due to incompatible torch version 2.4.1+cu121 for torchao version 0.15.0",
+    ),
+    "bf16-unsupported-arch": (
+        ("arch=sm_75",),
+        '@pytest.mark.uses("bf16")',
+        "Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute "
+        "capability 7.5.",
+    ),
+    "fp8-format-arch": (
+        ("arch=sm_86",),
+        '@pytest.mark.uses("fp8")',
+        "type fp8e4nv not supported in this architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')",
+    ),
+    "hsa-override-invalid": (
+        ("platform=rocm", "arch=gfx1032", "torch=2.5.1+rocm6.2", "env.HSA_OVERRIDE_GFX_VERSION=11.0.0"),
+        "@pytest.mark.gpus(1)",
+        "HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is invalid. code: 0x100f",
+    ),
+    "library-min-arch": (
+        ("arch=sm_75",),
+        '@pytest.mark.uses("flash_attn")',
+        "FlashAttention only supports Ampere GPUs or newer.",
     ),
 }
 

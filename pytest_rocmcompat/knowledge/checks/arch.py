@@ -6,7 +6,8 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, toolkit_ceiling
+from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, ever_official, toolkit_ceiling
+from pytest_rocmcompat.stack.arch import arch_vendor
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import build_tag_version
 
@@ -40,18 +41,30 @@ def check(env: Environment) -> list[Finding]:
             if served is None:
                 served = rocm_targets.served_by(targets, effective)
                 link = rocm_targets.SOURCE
+        elif env.torch is None and _platform_matches(env, arch):
+            # the stack names no torch: an arch no official wheel ever carried has no build at all
+            served = _served_by_any(arch_vendor(effective), effective)
+            link = rocm_targets.SOURCE if effective.startswith("gfx") else cuda_targets.SOURCE
+            if served is False:
+                origin = "no official torch wheel of any release carries it (the stack names no torch)"
         elif arch.startswith("sm_"):
             served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
         if served is False:
             missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
     if not missing:
         return []
-    shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(_tagged_cuda(env)))}"
+    if env.torch is None and not targets:
+        reason = f"no official torch build has kernels for {', '.join(missing)} ({origin})"
+    else:
+        shown = " ".join(targets) if targets else f"none newer than sm_{toolkit_ceiling(str(_tagged_cuda(env)))}"
+        reason = (
+            f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
+            f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})"
+        )
     return [
         Finding(
             check=ID,
-            reason=f"torch {env.torch} has no kernels for {', '.join(missing)} (build targets: {shown}; "
-            f"{origin if targets else 'CUDA ' + str(_tagged_cuda(env)) + ' toolkit limit'})",
+            reason=reason,
             fix="install a torch build whose targets include this GPU (a newer CUDA/ROCm wheel), "
             "or build torch with TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH naming it",
             link=link,
@@ -59,6 +72,17 @@ def check(env: Environment) -> list[Finding]:
             nodeids=GPU_SUITE,
         )
     ]
+
+
+def _platform_matches(env: Environment, arch: str) -> bool:
+    """A gfx arch on a ROCm stack, an sm arch on a CUDA one."""
+    return (env.platform, arch_vendor(arch)) in (("rocm", "amd"), ("cuda", "nvidia"))
+
+
+def _served_by_any(vendor: str, arch: str) -> bool | None:
+    union = ever_official(vendor)
+    served = cuda_targets.served_by(union, arch)
+    return served if served is not None else rocm_targets.served_by(union, arch)
 
 
 def _within_toolkit(env: Environment, arch: str) -> bool | None:

@@ -16,6 +16,9 @@ from pytest_rocmcompat.knowledge.checks import (
     cuda_driver,
     dynamo_gate,
     extension_torch,
+    hsa_override,
+    library_arch,
+    numeric_formats,
     python_range,
     requirements,
 )
@@ -32,6 +35,10 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     requirements.ID: requirements.check,
     cuda_driver.ID: cuda_driver.check,
     extension_torch.ID: extension_torch.check,
+    hsa_override.ID: hsa_override.check,
+    numeric_formats.BF16_ID: numeric_formats.check_bf16,
+    numeric_formats.FP8_ID: numeric_formats.check_fp8,
+    library_arch.ID: library_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -42,6 +49,10 @@ PREDICTS: dict[str, str] = {
     requirements.ID: requirements.PREDICTS,
     cuda_driver.ID: cuda_driver.PREDICTS,
     extension_torch.ID: extension_torch.PREDICTS,
+    hsa_override.ID: hsa_override.PREDICTS,
+    numeric_formats.BF16_ID: numeric_formats.BF16_PREDICTS,
+    numeric_formats.FP8_ID: numeric_formats.FP8_PREDICTS,
+    library_arch.ID: library_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

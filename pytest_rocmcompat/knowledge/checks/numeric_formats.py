@@ -1,0 +1,88 @@
+"""``bf16-unsupported-arch`` and ``fp8-format-arch``: a numeric format the GPU does not have.
+
+Both read :mod:`pytest_rocmcompat.knowledge.arch_table`. bf16: CUDA GPUs below compute
+capability 8.0 (Pascal, Volta, Turing) have no bf16 arithmetic; vLLM, transformers and torch's
+autocast refuse it there. fp8: Ampere and older, CDNA1-2 and RDNA1-3 have no fp8; MI300-class
+(gfx940/941/942) has only the FNUZ variants, so the OCP ``float8_e4m3fn``/``float8_e5m2`` (Triton
+``fp8e4nv``/``fp8e5``) fail there; gfx950 and RDNA4 (gfx12) have only OCP, so FNUZ fails there.
+
+A format matters only to code that uses it, so each finding reaches the tests that say so: by
+name (``*bf16*``, ``*fp8*`` ...) or ``uses("bf16")`` / ``uses("fp8")``, and for bf16 the libraries
+whose usual configurations pick bf16 (a bf16 checkpoint in vLLM, ``bf16=True`` in transformers,
+accelerate, TRL, DeepSpeed). The signature keeps every other failure of those tests ``fail``.
+"""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.knowledge import arch_table
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+
+BF16_ID = "bf16-unsupported-arch"
+FP8_ID = "fp8-format-arch"
+BF16_NODEIDS = ("*bf16*", "*bfloat16*", "*BF16*")
+BF16_USES = ("bf16", "bfloat16", "vllm", "transformers", "accelerate", "trl", "deepspeed")
+FP8_NODEIDS = ("*fp8*", "*float8*", "*FP8*", "*fnuz*")
+FP8_USES = ("fp8", "float8")
+# vLLM's dtype check, transformers' TrainingArguments(bf16=True), torch autocast's check.
+BF16_PREDICTS = (
+    r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0"
+    r"|Your setup doesn't support bf16/gpu|Current CUDA Device does not support bfloat16"
+)
+# Triton's per-arch fp8 types, torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
+FP8_PREDICTS = (
+    r"type fp8\w* not supported in this architecture|fp8e4nv data type is not supported on CUDA arch"
+    r"|torch\._scaled_mm is only supported on"
+    r"|F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942"
+)
+
+
+def check_bf16(env: Environment) -> list[Finding]:
+    lacking = [r for r in _rows(env) if r.vendor == "nvidia" and not r.bf16]
+    if not lacking:
+        return []
+    names = ", ".join(f"{r.name} ({r.family})" for r in lacking)
+    return [
+        Finding(
+            check=BF16_ID,
+            reason=f"{names} has no bfloat16 arithmetic (compute capability 8.0+ needed)",
+            fix="use float16 (dtype='half', fp16=True) on this GPU, or run bf16 work on Ampere or newer",
+            link=arch_table.S_NV_TE,
+            uses=BF16_USES,
+            nodeids=BF16_NODEIDS,
+            conditional=True,
+        )
+    ]
+
+
+def check_fp8(env: Environment) -> list[Finding]:
+    problems: list[str] = []
+    link = arch_table.S_NV_TE
+    for r in _rows(env):
+        if r.fp8 == "":
+            problems.append(f"{r.name} ({r.family}) has no fp8")
+        elif r.fp8 == "fnuz":
+            problems.append(f"{r.name} ({r.family}) has only FNUZ fp8 (float8_e4m3fnuz/e5m2fnuz), not OCP e4m3fn/e5m2")
+        elif r.vendor == "amd":
+            problems.append(f"{r.name} ({r.family}) has only OCP fp8 (float8_e4m3fn/e5m2), not FNUZ")
+        else:
+            continue
+        link = arch_table.S_HIP_FP8 if r.vendor == "amd" else arch_table.S_NV_TE
+    if not problems:
+        return []
+    return [
+        Finding(
+            check=FP8_ID,
+            reason="; ".join(problems),
+            fix="use the fp8 variant of this arch (FNUZ on gfx940-942, OCP on gfx950/gfx12 and sm_89+), "
+            "or bf16/fp16 where it has no fp8",
+            link=link,
+            uses=FP8_USES,
+            nodeids=FP8_NODEIDS,
+            conditional=True,
+        )
+    ]
+
+
+def _rows(env: Environment) -> list[arch_table.Arch]:
+    return [r for r in (arch_table.info(a) for a in env.archs) if r is not None]
