@@ -1,98 +1,80 @@
-"""Key declared requirements of GPU-stack releases, for stacks described without metadata.
+"""The torch requirement a GPU-stack release declared, for stacks described without metadata.
 
-``--rocm-set lib.vllm=0.6.3`` says which vLLM is installed but not what it declares;
-this small table supplies the pins that matter (vLLM's exact torch pin, the domain
-libraries' torch series, xformers' torch build). Installed metadata, when recorded,
-always wins (``Environment.requires``). Where a release pins an exact patch the table
-keeps only the series (``torch>=2.4,<2.5``): a patch mismatch is not reported from here.
+``--rocm-set lib.vllm=0.6.3.post1`` says which vLLM is installed but not what it declares;
+this answers from the generated data (:mod:`declared_data`: every release since 2023 of vLLM,
+xformers, torchvision, torchaudio, bitsandbytes, peft, ... as PyPI's metadata states it).
+Installed metadata, when recorded, always wins (``Environment.requires``).
+
+Only the requirements on torch are returned (extras and requirements without a version left
+out): vLLM's exactly as declared (pip's own conflict messages name them), every other
+package's exact pin reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a domain
+library built for one patch loads with the others, so a patch mismatch is not reported here.
+
+Where nothing is declared (a release published after the data was generated, or one whose
+wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of torchvision and
+torchaudio answer, each sourced; every other package then says nothing.
 """
 
 from __future__ import annotations
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.requirements import InvalidRequirement, Requirement
 
-from pytest_rocmcompat.stack.versions import coerce_version, parse_version
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.stack.versions import coerce_version
 
-_VLLM = "https://github.com/vllm-project/vllm/blob/v{v}/requirements-cuda.txt"
-# vLLM releases -> the torch requirement they declare (first release of each, in order).
-# Exact pins where pip's own conflict messages confirm them (0.6.3 torch==2.4.0, 0.7.3
-# torch==2.5.1 in hiyouga/EasyR1#27, 0.8.5 torch==2.6.0 in LMCache/LMCache#583, 0.10.0 and
-# 0.10.1.1 torch==2.7.1 in nvidia-cosmos/cosmos-rl#183 and NovaSky-AI/SkyRL#218, 0.11.0
-# torch==2.8.0 in verl-project/verl#5123); the torch series where a patch is uncertain.
-VLLM_TORCH: tuple[tuple[str, str], ...] = (
-    ("0.4.0", "torch==2.1.2"),
-    ("0.4.1", "torch==2.2.1"),
-    ("0.4.2", "torch==2.3.0"),
-    ("0.5.0", "torch>=2.3,<2.4"),
-    ("0.5.4", "torch==2.4.0"),
-    ("0.6.4", "torch==2.5.1"),
-    ("0.8.0", "torch==2.6.0"),
-    ("0.9.0", "torch==2.7.0"),
-    ("0.10.0", "torch==2.7.1"),
-    ("0.10.2", "torch==2.8.0"),
-    ("0.11.1", "torch>=2.9,<2.10"),
-)
-VLLM_KNOWN_UNTIL = "0.12"  # releases from here on are not in the table
-# xformers release -> torch series it was built for (from its release notes / wheels).
-XFORMERS_TORCH: tuple[tuple[str, str], ...] = (
-    ("0.0.28.post1", "2.4"),
-    ("0.0.28.post2", "2.5"),
-    ("0.0.29.post2", "2.6"),
-    ("0.0.30", "2.7"),
-    ("0.0.31", "2.7"),
-    ("0.0.32", "2.8"),
-)
-_XFORMERS = "https://github.com/facebookresearch/xformers/releases/tag/v{v}"
+# vLLM's and xformers' PyPI wheels are CUDA builds; on ROCm both are built from source
+CUDA_WHEELS = ("vllm", "xformers")
+EXACT = ("vllm",)  # declared exact pins kept as they are
+# Hand-written rules, only where nothing is declared:
+_TORCHVISION = "https://github.com/pytorch/vision#installation"  # torchvision 0.N pairs torch 2.(N-15)
+_TORCHAUDIO = "https://pytorch.org/audio/main/installation.html#compatibility-matrix"  # torchaudio 2.N: torch 2.N
 
 
 def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, ...], str] | None:
-    """(requirement strings, source) of ``dist`` at ``version`` from the table, or ``None``.
+    """(requirement strings on torch, source) of ``dist`` at ``version``, or ``None`` when none is known.
 
-    vLLM's and xformers' pins are those of their CUDA wheels (``requirements-cuda.txt``, the
-    PyPI builds); on ROCm both are built from source against the installed torch, so with
-    ``cuda_build=False`` they declare nothing here.
+    With ``cuda_build=False`` (a ROCm torch) vLLM and xformers declare nothing here: their PyPI
+    pins are those of the CUDA wheels.
     """
     v = coerce_version(version)
-    if v is None:
+    if v is None or (dist in CUDA_WHEELS and not cuda_build):
         return None
-    release = parse_version(v.base_version)
-    if dist in ("vllm", "xformers") and not cuda_build:
-        return None
-    if dist == "vllm":
-        if not (SpecifierSet(f">=0.4,<{VLLM_KNOWN_UNTIL}").contains(release, prereleases=True)):
-            return None
-        pin = _last_at_or_below(VLLM_TORCH, release)
-        if pin is None:
-            return None
-        return (pin[1],), _VLLM.format(v=_tag(v))
+    release = declared_data.release(dist, v)
+    pins = tuple(_shown(dist, r) for r in _torch_requirements(release)) if release is not None else ()
+    if release is not None and pins:
+        return pins, release.source
     if dist == "torchvision" and v.major == 0 and v.minor >= 15:
-        series = f"2.{v.minor - 15}"
-        return (_series("torch", series),), "https://github.com/pytorch/vision#installation"
+        return (_series(2, v.minor - 15),), _TORCHVISION
     if dist == "torchaudio" and v.major == 2:
-        return (
-            _series("torch", f"2.{v.minor}"),
-        ), "https://pytorch.org/audio/main/installation.html#compatibility-matrix"
-    if dist == "xformers":
-        found = _last_at_or_below(XFORMERS_TORCH, v)
-        if found is None or not SpecifierSet("<0.0.33").contains(release, prereleases=True):
-            return None
-        return (_series("torch", found[1]),), _XFORMERS.format(v=found[0])
+        return (_series(2, v.minor),), _TORCHAUDIO
     return None
 
 
-def _tag(v: Version) -> str:
-    return str(v.public)
-
-
-def _series(name: str, series: str) -> str:
-    major, minor = (int(p) for p in series.split("."))
-    return f"{name}>={major}.{minor},<{major}.{minor + 1}"
-
-
-def _last_at_or_below(table: tuple[tuple[str, str], ...], version: Version) -> tuple[str, str] | None:
-    found = None
-    for first, value in table:
-        if parse_version(first) <= version:
-            found = (first, value)
+def _torch_requirements(release: declared_data.Release) -> list[Requirement]:
+    """The release's versioned requirements on torch, not gated on an extra."""
+    found = []
+    for text in release.requires or ():
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.name.lower() != "torch" or not req.specifier:
+            continue
+        if req.marker is not None and "extra" in str(req.marker):
+            continue
+        found.append(req)
     return found
+
+
+def _shown(dist: str, req: Requirement) -> str:
+    marker = f"; {req.marker}" if req.marker is not None else ""
+    specs = list(req.specifier)
+    if dist not in EXACT and len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+        pinned = coerce_version(specs[0].version)
+        if pinned is not None:
+            return _series(pinned.major, pinned.minor) + marker
+    return str(req)
+
+
+def _series(major: int, minor: int) -> str:
+    return f"torch>={major}.{minor},<{major}.{minor + 1}"

@@ -4,13 +4,19 @@
 (``ActiveRules`` and ``checks.registry.evaluate`` call it): a copy with
 
 - **an untagged torch's build**: ``torch==2.5.1`` (how ``pip freeze`` lists the default PyPI
-  wheel) becomes ``2.5.1+cu124`` from :data:`PYPI_DEFAULT_BUILD`, when the platform is CUDA or
-  the ``nvidia-*-cu12`` packages the PyPI wheel depends on are installed. Never on ROCm (the
+  wheel) becomes ``2.5.1+cu124``, the CUDA runtime its Linux x86_64 wheel pins
+  (``nvidia-cuda-runtime-cu12==12.4.127``, :mod:`declared_data`, every release since 2023),
+  when the platform is CUDA or the ``nvidia-*-cu1X`` packages the PyPI wheel depends on are
+  installed. Never on ROCm (the
   ROCm wheels are always tagged; an untagged torch there is a source, conda or vendor build:
   unknown), never for a prerelease/dev version (NGC and source builds: ``2.4.0a0+git...``),
   never on macOS or Windows (their PyPI wheels are CPU-only). Linux aarch64 cannot be told
   from x86_64 in a recorded stack and is taken as x86_64; a conda ``pytorch`` is not told from
   the PyPI wheel either (the stack file drops its build string);
+- **what that wheel pins** (:data:`TORCH_PIN_FACTS`): the ``nccl``, ``cuda``, cuDNN, cuBLAS
+  and Triton versions torch's own ``Requires-Dist`` pins (markers evaluated for Linux x86_64
+  and the stack's Python), for an untagged torch and for the tagged build that is the same
+  wheel (``2.5.1+cu124``); another build (``+cu118``) is not that wheel and gets none;
 - **facts from packages** (:data:`PACKAGE_FACTS`): ``nvidia-nccl-cu12==2.27.3`` -> ``nccl``,
   ``nvidia-cuda-runtime-cu12`` -> ``cuda``, cuDNN/cuBLAS/hipBLASLt -> a ``cudnn`` /
   ``cublas`` / ``hipblaslt`` library entry, ROCm's ``rccl`` -> ``nccl``.
@@ -18,7 +24,7 @@
 A fact the environment already has (probed, recorded or ``--rocm-set``) always wins; nothing
 here overwrites one. :func:`contains` compares a prerelease, dev or local build per bound
 (see its docstring); :func:`is_fixed` is the ``fixed_in`` side of the same rule.
-Pure: no I/O, no imports above ``stack``.
+No I/O but reading the packaged data file; no imports above ``knowledge``.
 """
 
 from __future__ import annotations
@@ -29,33 +35,21 @@ from dataclasses import replace
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version
 
-_GH = "https://github.com/"
-# (torch releases, build tag of the default PyPI wheel on Linux x86_64, source)
-PYPI_DEFAULT_BUILD: tuple[tuple[str, str, str], ...] = (
-    # `pip install torch==2.1.1` pulls nvidia-cuda-nvrtc-cu12==12.1.105 (CUDA 12.1 wheel on PyPI)
-    (">=2.1,<2.2", "cu121", _GH + "pytorch/pytorch/issues/100974"),
-    # "Move small pypi build as default for linux cuda 12.1" (2.2 cycle); the 2.5 RFC below moves
-    # PyPI to 12.4 "rather than 12.1", so 2.2-2.4 kept 12.1
-    (">=2.2,<2.5", "cu121", _GH + "pytorch/pytorch/pull/114281"),
-    # "[RFC] Cuda support matrix for Release 2.5": "CUDA 12.4 as main binary on pypi rather then 12.1"
-    (">=2.5,<2.6", "cu124", _GH + "pytorch/pytorch/issues/134015"),
-    # "the default PyTorch v2.6 on pypi which was built with 12.4 CTK"
-    (">=2.6,<2.7", "cu124", _GH + "rapidsai/cugraph-gnn/pull/155"),
-    # ptrblck: "running `pip install torch` will install the default config: `torch==2.7.0+cu126`"
-    (">=2.7,<2.8", "cu126", _GH + "pytorch/pytorch.github.io/pull/1998"),
-    # 2025-08-15 (2.8.0 out 2025-08-06): "Torch now defaults to CUDA 12.8 for Linux builds"
-    (">=2.8,<2.9", "cu128", _GH + "mmartial/ComfyUI-Nvidia-Docker/pull/63"),
-    # "[RFC] Cuda support matrix for Release 2.9": CUDA 12.8 stable, "Version Release to Pypi"
-    # (options 1 and 4; 13.0 prototype) -- the least certain row
-    (">=2.9,<2.10", "cu128", _GH + "pytorch/pytorch/issues/159980"),
+# The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.0+ on Linux x86_64).
+_NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu1[0-9]$")
+_RUNTIME = re.compile(r"^nvidia-cuda-runtime-cu1[0-9]$")
+# What torch's own exact pins give (the generated data, declared_data): distribution pattern -> fact
+TORCH_PIN_FACTS: tuple[tuple[str, str], ...] = (
+    (r"nvidia-nccl-cu1[0-9]", "nccl"),
+    (r"nvidia-cuda-runtime-cu1[0-9]", "cuda"),
+    (r"nvidia-cudnn-cu1[0-9]", "lib.cudnn"),
+    (r"nvidia-cublas-cu1[0-9]", "lib.cublas"),
+    (r"triton", "lib.triton"),
 )
-_PARSED_DEFAULTS = tuple((SpecifierSet(spec), tag, source) for spec, tag, source in PYPI_DEFAULT_BUILD)
-# The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.1+ on Linux x86_64).
-_NVIDIA_CU12 = re.compile(r"^nvidia-[a-z0-9-]+-cu12$")
-_NVIDIA_SOURCE = "https://pypi.org/project/nvidia-nccl-cu12/"
 
 # (distribution, fact it gives, platforms where it applies, source). A fact named ``lib.X``
 # becomes the library entry ``X``; the others are Environment fields.
@@ -82,14 +76,20 @@ _UPPER = ("<", "<=")
 
 
 def pypi_default_build(torch: str | None) -> tuple[str, str] | None:
-    """``"2.5.1"`` -> ``("cu124", SOURCE)``: the tag of the default PyPI wheel; ``None`` when not known."""
+    """``"2.5.1"`` -> ``("cu124", SOURCE)``: the tag of the default PyPI wheel; ``None`` when not known.
+
+    Read from the CUDA runtime the release's Linux x86_64 wheel pins
+    (``nvidia-cuda-runtime-cu12==12.4.127`` -> ``cu124``) in the generated data.
+    """
     version = coerce_version(torch)
     if version is None or version.local or version.is_prerelease or version.is_devrelease:
         return None
-    release = Version(version.base_version)
-    for spec, tag, source in _PARSED_DEFAULTS:
-        if spec.contains(release):
-            return tag, source
+    pins = _torch_pins(str(version), None)
+    for dist, pinned, source in pins:
+        if _RUNTIME.match(dist):
+            v = coerce_version(pinned)
+            if v is not None:
+                return f"cu{v.major}{v.minor}", source
     return None
 
 
@@ -102,43 +102,99 @@ def derive(env: Environment) -> Environment:
         version = env.libraries.get(dist)
         if version is None or env.platform not in platforms or coerce_version(version) is None:
             continue
-        if fact.startswith("lib."):
-            name = normalize_library(fact[4:])
-            if name not in libraries:
-                libraries[name] = version
-                notes.append(f"derived: {name} {version} from {dist} ({source})")
-        elif getattr(env, fact) is None and fact not in changes:
-            changes[fact] = version
-            notes.append(f"derived: {fact} {version} from {dist} ({source})")
-    if libraries != env.libraries:
-        changes["libraries"] = libraries
+        _fill(env, fact, version, f"from {dist} ({source})", changes, libraries, notes)
     build = _untagged_build(env)
     if build is not None:
         tag, source = build
         changes["torch"] = f"{env.torch}+{tag}"
         notes.append(f"derived: torch {env.torch} is the default PyPI wheel, {env.torch}+{tag} ({source})")
+    wheel = _default_wheel(env, build)
+    if wheel is not None:
+        for dist, pinned, source in _torch_pins(wheel, env.python or None):
+            for pattern, fact in TORCH_PIN_FACTS:
+                if re.fullmatch(pattern, dist):
+                    _fill(
+                        env,
+                        fact,
+                        pinned,
+                        f"pinned by torch {wheel}'s PyPI wheel, {dist} ({source})",
+                        changes,
+                        libraries,
+                        notes,
+                    )
+    if libraries != env.libraries:
+        changes["libraries"] = libraries
     if not changes:
         return env
     return replace(env, **changes, notes=(*env.notes, *notes))  # type: ignore[arg-type]
 
 
-def _untagged_build(env: Environment) -> tuple[str, str] | None:
-    """The default PyPI build of an untagged torch, where the stack says it came from PyPI for CUDA."""
-    if not env.torch or env.platform == "rocm" or env.hip or env.torch_rocm is not None:
+def _fill(
+    env: Environment,
+    fact: str,
+    version: str,
+    why: str,
+    changes: dict[str, object],
+    libraries: dict[str, str],
+    notes: list[str],
+) -> None:
+    """Set ``fact`` (a field, or ``lib.NAME``) to ``version`` unless the environment or an earlier row has it."""
+    if fact.startswith("lib."):
+        name = normalize_library(fact[4:])
+        if name not in libraries:
+            libraries[name] = version
+            notes.append(f"derived: {name} {version} {why}")
+    elif getattr(env, fact) is None and fact not in changes:
+        changes[fact] = version
+        notes.append(f"derived: {fact} {version} {why}")
+
+
+def _torch_pins(torch: str, python: str | None) -> list[tuple[str, str, str]]:
+    """(distribution, exact version, source) of every ``==`` pin torch's Linux x86_64 wheel declares."""
+    release = declared_data.release("torch", torch)
+    if release is None:
+        return []
+    found = []
+    for req in declared_data.requirements(release, python):
+        specs = list(req.specifier)
+        if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+            found.append((normalize_library(req.name), specs[0].version, release.source))
+    return found
+
+
+def _default_wheel(env: Environment, build: tuple[str, str] | None) -> str | None:
+    """The torch release whose PyPI wheel the stack holds: untagged (``build``) or tagged as that wheel."""
+    if build is not None:
+        return env.torch
+    version = coerce_version(env.torch)
+    if version is None or not version.local or not _from_cuda_pypi(env):
         return None
+    public = version.public
+    found = pypi_default_build(public)
+    return public if found is not None and found[0] == version.local else None
+
+
+def _from_cuda_pypi(env: Environment) -> bool:
+    """Whether the stack can hold a CUDA wheel of PyPI: not ROCm, not macOS/Windows, CUDA or nvidia-* seen."""
+    if not env.torch or env.platform == "rocm" or env.hip or env.torch_rocm is not None:
+        return False
     system = env.os.split(" ", 1)[0].lower()
     if system in ("darwin", "windows", "macos"):
-        return None
-    nvidia = any(_NVIDIA_CU12.match(name) for name in env.libraries)
-    if env.platform != "cuda" and not nvidia:
+        return False
+    return env.platform == "cuda" or any(_NVIDIA_CU.match(name) for name in env.libraries)
+
+
+def _untagged_build(env: Environment) -> tuple[str, str] | None:
+    """The default PyPI build of an untagged torch, where the stack says it came from PyPI for CUDA."""
+    if not _from_cuda_pypi(env):
         return None
     found = pypi_default_build(env.torch)
     if found is None:
         return None
-    runtime = coerce_version(env.libraries.get("nvidia-cuda-runtime-cu12"))
-    tag = found[0]
-    if runtime is not None and f"cu{runtime.major}{runtime.minor}" != tag:
-        return None  # the installed runtime says another build: not the default wheel
+    for name, installed in env.libraries.items():
+        runtime = coerce_version(installed) if _RUNTIME.match(name) else None
+        if runtime is not None and f"cu{runtime.major}{runtime.minor}" != found[0]:
+            return None  # the installed runtime says another build: not the default wheel
     return found
 
 

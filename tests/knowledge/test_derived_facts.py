@@ -8,7 +8,6 @@ from packaging.specifiers import SpecifierSet
 from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.knowledge.derived_facts import (
     PACKAGE_FACTS,
-    PYPI_DEFAULT_BUILD,
     contains,
     derive,
     is_fixed,
@@ -36,6 +35,7 @@ def active(env: Environment, **when) -> bool:
 @pytest.mark.parametrize(
     ("torch", "tag"),
     [
+        ("2.0.1", "cu117"),
         ("2.1.2", "cu121"),
         ("2.2.0", "cu121"),
         ("2.3.1", "cu121"),
@@ -45,6 +45,7 @@ def active(env: Environment, **when) -> bool:
         ("2.7.1", "cu126"),
         ("2.8.0", "cu128"),
         ("2.9.1", "cu128"),
+        ("2.10.0", "cu128"),
     ],
 )
 def test_untagged_torch_gets_its_pypi_default_build(torch: str, tag: str) -> None:
@@ -53,12 +54,11 @@ def test_untagged_torch_gets_its_pypi_default_build(torch: str, tag: str) -> Non
     assert any("default PyPI wheel" in note for note in derived.notes)
 
 
-def test_every_build_row_is_sourced_and_reachable() -> None:
-    for spec, tag, source in PYPI_DEFAULT_BUILD:
-        assert source.startswith("https://"), spec
-        first = SpecifierSet(spec)
-        release = next(v for v in ("2.1.0", "2.2.0", "2.5.0", "2.6.0", "2.7.0", "2.8.0", "2.9.0") if v in first)
-        assert pypi_default_build(release) == (tag, source)
+def test_every_build_comes_from_the_release_and_is_sourced() -> None:
+    assert pypi_default_build("2.5.1") == ("cu124", "https://pypi.org/project/torch/2.5.1/")
+    assert pypi_default_build("2.0.0") == ("cu117", "https://pypi.org/project/torch/2.0.0/")
+    assert pypi_default_build("1.13.1") is None  # before the data (December 2022)
+    assert pypi_default_build("2.11.0") is None  # its wheel pins no CUDA runtime: the tag is not known
     for dist, _fact, _platforms, source in PACKAGE_FACTS:
         assert source.startswith("https://"), dist
 
@@ -90,7 +90,8 @@ def test_untagged_torch_on_unknown_platform_with_nvidia_packages() -> None:
         Environment(platform="cpu", torch="2.5.1", hip="6.2.41133", libraries={"nvidia-nccl-cu12": "2.21.5"}),
         cuda_env("2.4.0a0+git1234abc"),  # NGC / source build
         cuda_env("2.10.0.dev20250929"),  # a nightly without tag
-        cuda_env("2.0.1"),  # no row
+        cuda_env("1.13.1"),  # before the generated data
+        cuda_env("2.11.0"),  # its wheel pins no CUDA runtime
         cuda_env("2.5.1", os="Windows 10"),  # Windows/macOS PyPI wheels are CPU builds
         cuda_env("2.5.1", libraries={"nvidia-cuda-runtime-cu12": "12.1.105"}),  # another build's runtime
     ],
@@ -108,6 +109,57 @@ def test_rocm_untagged_torch_derives_nothing_at_all() -> None:
 def test_tagged_torch_is_left_alone() -> None:
     env = cuda_env("2.5.1+cu121")
     assert derive(env) is env
+
+
+# ---- facts torch's own wheel pins (the generated data) ------------------------------------
+def test_untagged_torch_gets_what_its_wheel_pins() -> None:
+    derived = derive(cuda_env("2.5.1"))
+    assert (derived.nccl, derived.cuda) == ("2.21.5", "12.4.127")
+    assert {k: derived.libraries[k] for k in ("cudnn", "cublas", "triton")} == {
+        "cudnn": "9.1.0.70",
+        "cublas": "12.4.5.8",
+        "triton": "3.1.0",
+    }
+    assert any(
+        "pinned by torch 2.5.1's PyPI wheel, nvidia-nccl-cu12 (https://pypi.org/project/torch/2.5.1/)" in n
+        for n in derived.notes
+    )
+    assert active(cuda_env("2.5.1"), versions=(("nccl", SpecifierSet("==2.21.5")),))
+    old = derive(cuda_env("2.0.1"))  # a 2023 release: CUDA 11.7 wheels
+    assert (old.torch, old.nccl, old.cuda, old.libraries["triton"]) == ("2.0.1+cu117", "2.14.3", "11.7.99", "2.0.0")
+
+
+def test_wheel_pins_follow_their_markers() -> None:
+    # torch 2.5.1 pins triton only below Python 3.13
+    assert "triton" not in derive(cuda_env("2.5.1", python="3.13.1")).libraries
+    assert derive(cuda_env("2.5.1", python="3.12.7")).libraries["triton"] == "3.1.0"
+
+
+def test_the_tagged_default_wheel_gets_its_pins_another_build_does_not() -> None:
+    assert derive(cuda_env("2.7.1+cu126")).nccl == "2.26.2"
+    assert derive(cuda_env("2.7.1+cu118")).nccl is None
+
+
+def test_listed_packages_win_over_torch_pins() -> None:
+    libs = {"nvidia-nccl-cu12": "2.27.3", "triton": "3.1.1"}
+    derived = derive(cuda_env("2.5.1", libraries=libs))
+    assert derived.nccl == "2.27.3" and derived.libraries["triton"] == "3.1.1"
+    assert derive(cuda_env("2.5.1", nccl="2.20.5")).nccl == "2.20.5"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        Environment(platform="rocm", gpus=MI300, torch="2.5.1"),
+        Environment(platform="rocm", gpus=MI300, torch="2.5.1+rocm6.2"),
+        cuda_env("2.5.1", os="Windows 10"),
+        cuda_env("2.4.0a0+git1234abc"),
+        cuda_env("2.5.1", libraries={"nvidia-cuda-runtime-cu12": "12.1.105"}),  # another build's runtime
+    ],
+)
+def test_no_wheel_pins_where_the_wheel_is_not_pypis(env: Environment) -> None:
+    derived = derive(env)
+    assert derived.nccl is None and "cudnn" not in derived.libraries and "triton" not in derived.libraries
 
 
 # ---- facts from packages ----------------------------------------------------------------

@@ -1,0 +1,142 @@
+"""What GPU-stack releases declared, read from the generated ``data/declared.json``.
+
+``tools/regenerate_declared.py`` writes the file from PyPI's metadata (every release since
+2023 of torch, vLLM, xformers, the domain libraries, ...; their ``Requires-Dist`` on torch,
+NumPy, Triton and the ``nvidia-*`` wheels, and their wheel tags); this module only reads it.
+A release the file does not list is unknown (``None``), never "declares nothing".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from packaging.markers import InvalidMarker, Marker, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+DATA = "data/declared.json"
+# where each release's requirements were read (the file's "index" pattern names the project page)
+RELEASE_SOURCE = "https://pypi.org/project/{name}/{version}/"
+# Linux x86_64, where the PyPI CUDA wheels and their nvidia-* dependencies apply
+LINUX_X86_64 = {
+    "platform_system": "Linux",
+    "platform_machine": "x86_64",
+    "sys_platform": "linux",
+    "os_name": "posix",
+    "platform_python_implementation": "CPython",
+    "implementation_name": "cpython",
+    "extra": "",
+}
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release as the data file records it."""
+
+    name: str
+    version: str
+    date: str
+    requires: tuple[str, ...] | None  # None: the release published no requirements (sdist metadata < 2.2)
+    read_from: str  # the metadata file it was read from
+
+    @property
+    def source(self) -> str:
+        return RELEASE_SOURCE.format(name=self.name, version=self.version)
+
+
+@cache
+def _data() -> dict[str, object]:
+    text = resources.files("pytest_rocmcompat.knowledge").joinpath(DATA).read_text(encoding="utf-8")
+    loaded: dict[str, object] = json.loads(text)
+    return loaded
+
+
+def generated() -> str:
+    """The date the data was generated (``YYYY-MM-DD``)."""
+    return str(_data()["generated"])
+
+
+def since() -> str:
+    """The first upload date the data covers."""
+    return str(_data()["since"])
+
+
+@cache
+def _releases(name: str) -> dict[Version, tuple[str, dict[str, object]]]:
+    packages = _data()["packages"]
+    assert isinstance(packages, dict)
+    found: dict[Version, tuple[str, dict[str, object]]] = {}
+    for text, entry in (packages.get(canonicalize_name(name)) or {}).items():
+        try:
+            found[Version(text)] = (text, entry)
+        except InvalidVersion:
+            continue
+    return found
+
+
+def covers(name: str) -> bool:
+    """Whether the data lists ``name`` at all."""
+    return bool(_releases(name))
+
+
+def release(name: str, version: str | Version | None) -> Release | None:
+    """The recorded release of ``name`` at ``version`` (a local label such as ``+cu124`` ignored)."""
+    if version is None:
+        return None
+    try:
+        public = Version(Version(str(version)).public)
+    except InvalidVersion:
+        return None
+    hit = _releases(name).get(public)
+    if hit is None:
+        return None
+    text, entry = hit
+    requires = entry.get("requires")
+    return Release(
+        name=canonicalize_name(name),
+        version=text,
+        date=str(entry.get("date", "")),
+        requires=tuple(str(r) for r in requires) if isinstance(requires, list) else None,
+        read_from=str(entry.get("from", "")),
+    )
+
+
+def requirements(rel: Release, python: str | None = None) -> tuple[Requirement, ...]:
+    """``rel``'s requirements that hold on Linux x86_64 (with ``python`` if given), extras left out."""
+    found = []
+    for text in rel.requires or ():
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if _holds(req.marker, python):
+            found.append(req)
+    return tuple(found)
+
+
+def requirements_on(rel: Release, dist: str, python: str | None = None) -> tuple[Requirement, ...]:
+    """:func:`requirements` on the distribution ``dist``."""
+    wanted = canonicalize_name(dist)
+    return tuple(r for r in requirements(rel, python) if canonicalize_name(r.name) == wanted)
+
+
+def _holds(marker: Marker | None, python: str | None) -> bool:
+    if marker is None:
+        return True
+    env = dict(LINUX_X86_64)
+    if python:
+        try:
+            v = Version(python)
+        except InvalidVersion:
+            v = None
+        if v is not None:
+            env["python_version"] = f"{v.major}.{v.minor}"
+            env["python_full_version"] = str(v)
+    try:
+        return bool(marker.evaluate(env))
+    except (InvalidMarker, UndefinedEnvironmentName):
+        return False
