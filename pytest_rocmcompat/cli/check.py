@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -106,55 +105,13 @@ def run_check(args: argparse.Namespace) -> int:
 def stack_environment(path: str, assignments: list[str], fmt: str | None = None) -> tuple[StackFile, Environment]:
     """The stack FILE describes, with ``--set`` applied: :class:`CheckUsageError` for any mistake."""
     from pytest_rocmcompat.errors import OverrideError
-    from pytest_rocmcompat.stack.environment import Environment, normalize_library
-    from pytest_rocmcompat.stack.overrides import apply_overrides, parse_assignment
-    from pytest_rocmcompat.stack.stack_files import StackFileError, load_stack, marker_target
+    from pytest_rocmcompat.stack.stack_files import StackFileError
+    from pytest_rocmcompat.stack.stack_replay import stack_file_environment
 
     try:
-        parsed = [parse_assignment(a) for a in assignments]
-        stack = load_stack(path, marker_target(parsed), fmt)
-        if stack.environment is None and stack.python and not any(k == "python" for k, _ in parsed):
-            stack = load_stack(path, marker_target([("python", stack.python)]), fmt)
+        return stack_file_environment(path, assignments, fmt)
     except (OverrideError, StackFileError) as exc:
         raise CheckUsageError(str(exc)) from None
-    if stack.environment is not None:
-        base = replace(stack.environment, source="replay", origin=path)
-    else:
-        libraries = {normalize_library(k): v for k, v in stack.packages.items() if k != "torch"}
-        base = Environment(
-            platform="cpu",
-            torch=stack.packages.get("torch"),
-            python=stack.python or "",
-            os="Linux",
-            libraries=dict(sorted(libraries.items())),
-            source="replay",
-            origin=path,
-        )
-    try:
-        env = apply_overrides(base, assignments) if assignments else base
-    except OverrideError as exc:
-        raise CheckUsageError(str(exc)) from None
-    if stack.environment is None and not any(k == "platform" for k, _ in parsed):
-        env = replace(env, platform=_platform_of(env))
-    # The whole stack is the file's (and --set's): every package in it is the user's, none the host's.
-    shown = f"{path} + {'; '.join(assignments)}" if assignments else path
-    return stack, replace(env, source="replay", origin=shown)
-
-
-def _platform_of(env: Environment) -> str:
-    """What the stack says: torch's ``+rocm``/``+cu`` tag (or ``--set rocm``/``cuda``), else the GPUs' vendor."""
-    from pytest_rocmcompat.stack.versions import build_tag_version
-
-    if build_tag_version(env.torch_local, "rocm") is not None or env.rocm or env.hip:
-        return "rocm"
-    if build_tag_version(env.torch_local, "cuda") is not None or env.cuda:
-        return "cuda"
-    vendors = {g.vendor for g in env.gpus}
-    if vendors == {"amd"}:
-        return "rocm"
-    if vendors == {"nvidia"}:
-        return "cuda"
-    return env.platform
 
 
 def _matrix(name: str | None) -> tuple[Any, str]:

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from pytest_rocmcompat.markers import GPU_POLICIES, register_ini
+from pytest_rocmcompat.stack.stack_replay import rocm_stack_option
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -26,6 +27,15 @@ def add_options(parser: pytest.Parser) -> None:
         default=None,
         help="Replay an environment recorded with `rocmcompat probe --json` instead of probing "
         "this machine; every output is labelled as a replay.",
+    )
+    group.addoption(
+        "--rocm-stack",
+        metavar="FILE",
+        dest="rocm_env",
+        type=rocm_stack_option,
+        help="Replay exactly the stack FILE states (pip freeze, pinned requirements, uv.lock, conda "
+        "export, recorded probe; as `rocmcompat check`): nothing comes from this machine. "
+        "--rocm-set applies on top.",
     )
     group.addoption(
         "--rocm-probe",

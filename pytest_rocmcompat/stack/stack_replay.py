@@ -1,0 +1,94 @@
+"""A stack file as an :class:`Environment`: exactly what the file (and ``--set``) states.
+
+The one engine behind ``rocmcompat check FILE`` and ``pytest --rocm-stack FILE``: pip freeze,
+requirements/constraints, ``uv.lock``, a conda export or a recorded probe (stack/stack_files.py)
+become a replayed environment whose packages are the file's and nothing else: nothing comes
+from the machine it runs on, so a check can neither fire nor stay silent for a package the
+stack does not contain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import replace
+
+from pytest_rocmcompat.errors import OverrideError
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.overrides import apply_overrides, parse_assignment
+from pytest_rocmcompat.stack.stack_files import StackFile, StackFileError, load_stack, marker_target
+from pytest_rocmcompat.stack.versions import build_tag_version
+
+
+def stack_file_environment(
+    path: str, assignments: list[str] | tuple[str, ...] = (), fmt: str | None = None
+) -> tuple[StackFile, Environment]:
+    """The stack ``path`` describes, with ``assignments`` (``KEY=VALUE``) applied.
+
+    Raises :class:`StackFileError` or :class:`OverrideError`, each naming the file and line or
+    the assignment.
+    """
+    assignments = list(assignments)
+    parsed = [parse_assignment(a) for a in assignments]
+    stack = load_stack(path, marker_target(parsed), fmt)
+    if stack.environment is None and stack.python and not any(k == "python" for k, _ in parsed):
+        stack = load_stack(path, marker_target([("python", stack.python)]), fmt)
+    if stack.environment is not None:
+        base = replace(stack.environment, source="replay", origin=path)
+    else:
+        libraries = {normalize_library(k): v for k, v in stack.packages.items() if k != "torch"}
+        base = Environment(
+            platform="cpu",
+            torch=stack.packages.get("torch"),
+            python=stack.python or "",
+            os="Linux",
+            libraries=dict(sorted(libraries.items())),
+            source="replay",
+            origin=path,
+        )
+    env = apply_overrides(base, assignments) if assignments else base
+    if stack.environment is None and not any(k == "platform" for k, _ in parsed):
+        env = replace(env, platform=platform_of(env))
+    shown = f"{path} + {'; '.join(assignments)}" if assignments else path
+    return stack, replace(env, source="replay", origin=shown)
+
+
+def platform_of(env: Environment) -> str:
+    """What the stack says: torch's ``+rocm``/``+cu`` tag (or ``rocm``/``cuda`` set), else the GPUs' vendor."""
+    if build_tag_version(env.torch_local, "rocm") is not None or env.rocm or env.hip:
+        return "rocm"
+    if build_tag_version(env.torch_local, "cuda") is not None or env.cuda:
+        return "cuda"
+    vendors = {g.vendor for g in env.gpus}
+    if vendors == {"amd"}:
+        return "rocm"
+    if vendors == {"nvidia"}:
+        return "cuda"
+    return env.platform
+
+
+def rocm_stack_option(path: str) -> str:
+    """``--rocm-stack FILE``: the file's stack, recorded as a replay file; its path (for ``--rocm-env``).
+
+    An argparse ``type``: a malformed or unpinned file is a usage error naming the file and line.
+    The recorded file is named by its content, in the temporary directory, so parsing the command
+    line twice writes it once.
+    """
+    try:
+        _, env = stack_file_environment(path)
+    except (StackFileError, OverrideError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    text = env.to_json()
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(path))[:80]  # the replay label names the file
+    out = os.path.join(tempfile.gettempdir(), f"rocmcompat-stack-{uid}-{digest}-{name}.json")
+    if not os.path.exists(out):
+        fd, tmp = tempfile.mkstemp(prefix="rocmcompat-stack-", suffix=".tmp", dir=os.path.dirname(out))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, out)
+    return out
