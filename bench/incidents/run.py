@@ -64,6 +64,9 @@ class Replay:
     diagnosis: str | None  # the built-in diagnosis of an unclaimed failure
     cited: bool  # the bundled database links this incident's URL
     cls: str = "unclassified"  # the incident's breakage class
+    # the rule(s) or check(s) that applied to the test but whose signature did not match its
+    # error text (issue 25 item 7: a signature written from a paraphrase, not the real message)
+    unmatched: str | None = None
 
     @property
     def recognised(self) -> bool:
@@ -254,6 +257,7 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
         )
     case = read_run(str(junit)).cases[0]
     diagnosis = case.signature if case.rule is None else None
+    unmatched = unmatched_rules(junit)
     return Replay(
         inc["id"],
         inc["split"],
@@ -264,7 +268,23 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
         diagnosis,
         was_cited,
         inc.get("class") or "unclassified",
+        unmatched,
     )
+
+
+_UNMATCHED = re.compile(r"^rule (.+?) applies but its signature did not match")
+
+
+def unmatched_rules(junit: Path) -> str | None:
+    """The rule ids of the JUnit note 'rule X applies but its signature did not match', if any."""
+    import xml.etree.ElementTree as ET
+
+    for prop in ET.parse(junit).getroot().iter("property"):
+        if prop.get("name") == "rocm_note":
+            m = _UNMATCHED.match(prop.get("value") or "")
+            if m:
+                return m.group(1)
+    return None
 
 
 def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:
@@ -294,6 +314,7 @@ def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
             "false_positives": sum(r.recognised for r in works),
             "false_positive_rate": _ratio(sum(r.recognised for r in works), len(works)),
             "errors": sum(r.outcome.startswith("error") for r in rows),
+            "signature_misses": sum(r.unmatched is not None for r in broken),
         }
     return out
 
@@ -347,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         mark = "ok " if r.recognised == (r.verdict == "broken") else "MISS" if r.verdict == "broken" else "FP "
         why = r.rule or (f"diagnosis {r.diagnosis}" if r.diagnosis else "")
+        if r.unmatched:  # the rule applied, its signature did not match the real message
+            why = f"SIGNATURE-MISS {r.unmatched} {why}".rstrip()
         print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
     summary = summarise(results)
     by_class = summarise_classes(results)
@@ -359,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
             f"uncited {s['uncited_recognised']}/{s['uncited_broken']}; false positives "
-            f"{s['false_positives']}/{s['works']} ({_pct(s['false_positive_rate'])}); errors {s['errors']}"
+            f"{s['false_positives']}/{s['works']} ({_pct(s['false_positive_rate'])}); errors {s['errors']}; "
+            f"rule applied, signature missed {s['signature_misses']}"
         )
     if args.json:
         args.json.write_text(

@@ -125,6 +125,31 @@ def test_runner_tells_a_claimed_failure_from_an_unclaimed_one(run, tmp_path: Pat
     assert unclaimed.diagnosis == "no-kernel-for-arch"  # named, not excused
 
 
+def test_runner_flags_a_rule_that_applied_but_whose_signature_missed(run, tmp_path: Path) -> None:
+    """Issue 25 item 7: the check applied, but the text is not one it predicts: flagged, not recognised."""
+    inc = {
+        "id": "paraphrase",
+        "url": "https://example.org/i",
+        "date": None,
+        "test": "test_tensor_on_gpu",
+        "markers": ["gpus"],
+        "error": "the kernel for this card is missing (a paraphrase, not the message)",
+        "split": "train",
+        "verdict": "broken",
+        "stack": ["platform=cuda", "arch=sm_120", "torch_archs=sm_80,sm_90"],
+    }
+    missed = run.replay(inc, tmp_path / "paraphrase", cited=set())
+    assert not missed.recognised and missed.outcome == "fail"
+    assert missed.unmatched == "arch-not-in-build"
+    matched = run.replay(
+        {**inc, "id": "verbatim", "error": "CUDA error: no kernel image is available for execution on the device"},
+        tmp_path / "verbatim",
+        cited=set(),
+    )
+    assert matched.recognised and matched.unmatched is None
+    assert run.summarise([missed, matched])["train"]["signature_misses"] == 1
+
+
 # ------------------------------------------------------------------ collected.yaml (issue 25 item 5)
 
 CITING = ("matrices", "pytest_rocmcompat", "docs")
