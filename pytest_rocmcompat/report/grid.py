@@ -18,11 +18,13 @@ from pytest_rocmcompat.report.digest import conflicts_by_column
 from pytest_rocmcompat.report.grid_script import GRID_SCRIPT
 from pytest_rocmcompat.report.merge import Merged, Row, headline
 from pytest_rocmcompat.report.outcome_words import attr, entry_cell, not_run_cell
+from pytest_rocmcompat.report.planned import LIST_HEADERS, PLANNED_ID, Planned, split_planned
 from pytest_rocmcompat.report.table import GRID_LABELS, label_cells, source_text
 from pytest_rocmcompat.safe_io.escape import html_attr, html_text
 
 FACETS = (("arch", "arch"), ("runtime", "runtime"), ("torch", "torch series"))
 UNKNOWN = "unknown"
+SEVERAL = "several"  # the planned line's facet where its cells differ
 _SERIES = re.compile(r"^(\d+)\.(\d+)")
 UNKNOWN_NOTE = (
     "A stack named by its file (arch <b>?</b>, source <b>unknown</b>) comes from a JUnit file without "
@@ -66,10 +68,19 @@ def grid_html(merged: Merged, link_of: Callable[[Row], str | None] | None = None
         f'<th scope="col" class="col" data-key="{attr(k)}" data-kind="{kind}">{html_text(h)}</th>'
         for k, h, kind in zip(keys, heads, kinds, strict=True)
     )
-    rows = [_row_html(merged, row, link_of) for row in merged.rows]
-    out = [_tools(merged) if tools else ""]
+    ran, planned = split_planned(merged.rows)
+    rows = [_row_html(merged, row, link_of) for row in ran]
+    if planned is not None:
+        rows.append(_planned_html(merged, planned))
+    shown = [facets(r) for r in ran] + ([planned_facets(planned)] if planned is not None else [])
+    out = [_tools(shown) if tools else ""]
     out += ['<div class="grid-wrap">', f'<table id="grid"><thead><tr>{head}</tr></thead><tbody>', *rows]
     out += ["</tbody></table></div>"]
+    if planned is not None:
+        out.append(
+            f'<details id="planned-cells"><summary>{html_text(planned.summary)}</summary>'
+            f"{_plain_table(LIST_HEADERS, planned.list_rows())}</details>"
+        )
     if any(r.source == UNKNOWN for r in merged.rows):
         out.append(f'<p class="note">{UNKNOWN_NOTE}</p>')
     if tools:
@@ -89,21 +100,45 @@ def _row_html(merged: Merged, row: Row, link_of: Callable[[Row], str | None] | N
     )
     cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{html_text(source_text(row))}</td>"
     for column in merged.columns:
-        if row.not_run:
-            cells += not_run_cell(column)
-            continue
         c = counts.get(column)
         cells += entry_cell(column, headline(c) if c else None, c, clash.get(column, 0))
     data = "".join(f' data-{k}="{attr(v)}"' for k, v in facets(row).items())
     return f'<tr id="s-{sid}"{data}>{cells}</tr>'
 
 
-def _tools(merged: Merged) -> str:
+def planned_facets(planned: Planned) -> dict[str, str]:
+    """The planned line's filter values: a facet all its cells share, else ``several``."""
+    found: dict[str, set[str]] = {}
+    for row in planned.rows:
+        for key, value in facets(row).items():
+            found.setdefault(key, set()).add(value)
+    return {k: next(iter(v)) if len(v) == 1 else SEVERAL for k, v in found.items()}
+
+
+def _planned_html(merged: Merged, planned: Planned) -> str:
+    """The one line of the planned cells without results (its cells listed below the grid)."""
+    cells = [html_text(v) for v in planned.label_cells()]
+    cells[0] = (
+        f'<a class="pl" href="#{PLANNED_ID}" title="link to this row" aria-label="link to this row">#</a> ' + cells[0]
+    )
+    labels = "".join(f"<td>{v}</td>" for v in cells)
+    cells = labels + f"<td>{html_text(planned.source)}</td>"
+    cells += "".join(not_run_cell(c) for c in merged.columns)
+    data = "".join(f' data-{k}="{attr(v)}"' for k, v in planned_facets(planned).items())
+    return f'<tr id="{PLANNED_ID}" class="planned"{data}>{cells}</tr>'
+
+
+def _plain_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _tools(found: list[dict[str, str]]) -> str:
     """The filter bar, hidden until the script shows it (nothing that needs JavaScript shows without it)."""
-    found = [facets(r) for r in merged.rows]
     selects = []
     for key, title in FACETS:
-        values = sorted({f[key] for f in found}, key=_natural)
+        values = sorted({f[key] for f in found} - {SEVERAL}, key=_natural)
         options = "".join(f'<option value="{attr(v)}">{html_text(v)}</option>' for v in values)
         selects.append(
             f'<label>{html_text(title)} <select data-filter="{key}"><option value="">all</option>{options}</select></label>'

@@ -10,6 +10,7 @@ from pytest_rocmcompat.report.baseline import Regression
 from pytest_rocmcompat.report.digest import CONFLICT_SYMBOL, compact_entry, conflicts_by_column
 from pytest_rocmcompat.report.md_table import md_table
 from pytest_rocmcompat.report.merge import NOT_RUN, Merged, Row
+from pytest_rocmcompat.report.planned import LIST_HEADERS, split_planned
 from pytest_rocmcompat.report.sizes import split_sized
 from pytest_rocmcompat.safe_io.escape import md_cell, one_environment_scan
 from pytest_rocmcompat.session.measurements import Measurement
@@ -97,20 +98,26 @@ SYMBOL_LINE = (
 
 
 def grid_markdown(merged: Merged) -> str:
+    """The grid: a row per stack; the planned cells without results one line, listed below it."""
     headers = [*GRID_LABELS, "source", *merged.columns]
+    ran, planned = split_planned(merged.rows)
     body = []
-    for row in merged.rows:
+    for row in ran:
         counts, clash = row.counts(), conflicts_by_column(row)
-        entries = [
-            f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else compact_entry(counts.get(c), clash.get(c, 0))
-            for c in merged.columns
-        ]
+        entries = [compact_entry(counts.get(c), clash.get(c, 0)) for c in merged.columns]
         body.append([*label_cells(row), source_text(row), *entries])
     if not merged.columns:
         headers.append("tests")
-        for row, line in zip(merged.rows, body, strict=False):
-            line.append(f"{NOT_RUN_SYMBOL} {NOT_RUN}" if row.not_run else "no tests")
-    return _table(headers, body)
+        for line in body:
+            line.append("no tests")
+    if planned is not None:
+        not_run = f"{NOT_RUN_SYMBOL} {NOT_RUN}"
+        body.append([*planned.label_cells(), planned.source, *([not_run] * max(1, len(merged.columns)))])
+    table = _table(headers, body)
+    if planned is None:
+        return table
+    listed = _table(LIST_HEADERS, planned.list_rows())
+    return f"{table}\n\n<details><summary>{planned.summary}</summary>\n\n{listed}\n\n</details>"
 
 
 def label_cells(row: Row) -> list[str]:

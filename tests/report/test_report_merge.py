@@ -166,16 +166,34 @@ def test_only_unreadable_files_exit_1(tmp_path: Path) -> None:
 
 
 def test_matrix_lists_planned_cells_not_run(cell_runs: Path, tmp_path: Path) -> None:
+    """Planned cells without results are one line of the grid (not a row each), listed below it."""
     out = tmp_path / "c.md"
     assert main(["report", str(cell_runs), "--matrix", str(cell_runs / "matrix.yaml"), "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     assert "3 cell(s) from 3 JUnit file(s); 2 planned cell(s) not run." in text
-    planned = [r for r in grid_rows(text).values() if r["source"] == "not run"]
-    assert sorted((r["arch"], r["runtime"], r["torch · python"]) for r in planned) == [
-        ("gfx906", "ROCm", "2.4 · py 3.12"),
-        ("gfx942", "ROCm", "2.4 · py 3.12"),
+    planned = [r for r in grid_rows(text).values() if r["source"].startswith("not run")]
+    assert [(r["arch"], r["runtime"], r["torch · python"], r["source"]) for r in planned] == [
+        ("gfx906, gfx942", "ROCm", "2.4 · py 3.12", "not run (2 planned cells)")
     ]
-    assert all(r["gpu"] == "⬜ not run" for r in planned)
+    assert planned[0]["gpu"] == "⬜ not run"
+    listed = text.split("<details><summary>2 planned cells of the matrix without results</summary>", 1)[1]
+    listed = listed.split("</details>", 1)[0]
+    assert re.search(r"\| gfx906 +\| ROCm +\| 2.4 +\| 3.12 +\| +\| arch=gfx906 torch=2.4 python=3.12 +\|", listed)
+    assert re.search(r"\| gfx942 +\| ROCm +\| 2.4 +\| 3.12 +\| +\| arch=gfx942 torch=2.4 python=3.12 +\|", listed)
+
+
+def test_the_h100_matrix_collapses_its_planned_cells_to_one_line(tmp_path: Path) -> None:
+    """report --matrix matrices/h100.yaml over the committed runs: 72 planned cells were 72 grid rows."""
+    out = tmp_path / "c.md"
+    args = ["report", str(REPO / "reports"), "--matrix", "h100", "-o", str(out), "--html", str(tmp_path / "c.html")]
+    assert main([*args, "--site", str(tmp_path / "site")]) == 0
+    grid = grid_rows(out.read_text(encoding="utf-8"))
+    assert len(grid) == 6  # five stacks, one line of planned cells
+    assert [r["source"] for r in grid.values()].count("not run (72 planned cells)") == 1
+    for page in (tmp_path / "c.html", tmp_path / "site" / "index.html"):
+        grid_html = page.read_text(encoding="utf-8").split('<table id="grid">', 1)[1].split("</table>", 1)[0]
+        assert grid_html.count("<tr id=") == 6 and grid_html.count('id="s-planned"') == 1, page
+        assert "<summary>72 planned cells of the matrix without results</summary>" in page.read_text("utf-8")
 
 
 def test_bad_matrix_or_baseline_is_one_paragraph(cell_runs: Path, tmp_path: Path) -> None:
