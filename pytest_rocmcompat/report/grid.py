@@ -117,12 +117,11 @@ def planned_facets(planned: Planned) -> dict[str, str]:
 
 def _planned_html(merged: Merged, planned: Planned) -> str:
     """The one line of the planned cells without results (its cells listed below the grid)."""
-    cells = [html_text(v) for v in planned.label_cells()]
-    cells[0] = (
-        f'<a class="pl" href="#{PLANNED_ID}" title="link to this row" aria-label="link to this row">#</a> ' + cells[0]
+    labels = [html_text(v) for v in planned.label_cells()]
+    labels[0] = (
+        f'<a class="pl" href="#{PLANNED_ID}" title="link to this row" aria-label="link to this row">#</a> ' + labels[0]
     )
-    labels = "".join(f"<td>{v}</td>" for v in cells)
-    cells = labels + f"<td>{html_text(planned.source)}</td>"
+    cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{html_text(planned.source)}</td>"
     cells += "".join(not_run_cell(c) for c in merged.columns)
     data = "".join(f' data-{k}="{attr(v)}"' for k, v in planned_facets(planned).items())
     return f'<tr id="{PLANNED_ID}" class="planned"{data}>{cells}</tr>'
