@@ -1,6 +1,7 @@
 """The merged table as JSON (``--json``), and regressions against an earlier one (``--baseline``).
 
-A regression is, in a cell present in both: a test that passed and now fails
+A regression is, in a cell present in both (the same matrix cell and machine, whatever its
+library versions; an older baseline by its full key): a test that passed and now fails
 (``fail``, ``crashed`` or ``hang``), or a measurement worse by more than the
 threshold (lower for higher-is-better figures, higher otherwise).
 """
@@ -35,6 +36,7 @@ def snapshot(merged: Merged) -> dict:
         cells.append(
             {
                 "key": row.key,
+                "history": row.history or row.key,  # the cell and machine: a baseline matches by it
                 "source": row.source,
                 "label": row.label,
                 "cell": row.cell,
@@ -91,10 +93,13 @@ def _node_id(test: object) -> str:
 
 def regressions(merged: Merged, baseline: dict, threshold: float) -> list[Regression]:
     """Pass-to-fail tests and figures worse by more than ``threshold`` (0.10 = 10%)."""
-    old = {c.get("key"): c for c in baseline["cells"] if isinstance(c, dict)}
+    cells = [c for c in baseline["cells"] if isinstance(c, dict)]
+    old = {c.get("key"): c for c in cells}
+    same_cell = {c["history"]: c for c in cells if isinstance(c.get("history"), str)}
     found: list[Regression] = []
     for row in merged.rows:
-        before = old.get(row.key)
+        before = same_cell.get(row.history) if row.history else None  # across a library release
+        before = before if before is not None else old.get(row.key)
         if before is None or row.not_run:
             continue
         tests = {_node_id(t): o for t, o in (before.get("tests") or {}).items()}

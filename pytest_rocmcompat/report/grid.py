@@ -34,7 +34,14 @@ UNKNOWN_NOTE = (
 
 
 def stack_id(row: Row) -> str:
-    """A stable short id of a stack (its site page's name and its permalink)."""
+    """A stable short id of a stack (its site page's name, its permalink and its history's key):
+    of its matrix cell and machine (:func:`~.merge.history_key`), so it survives a library release.
+    """
+    return hashlib.sha256((row.history or row.key).encode("utf-8")).hexdigest()[:12]
+
+
+def legacy_stack_id(row: Row) -> str:
+    """The id publications made before ids followed the cell (of the full key, library versions in it)."""
     return hashlib.sha256(row.key.encode("utf-8")).hexdigest()[:12]
 
 

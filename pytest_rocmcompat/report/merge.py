@@ -96,6 +96,7 @@ class Row:
     measurements: list[tuple[str, Measurement]] = field(default_factory=list)  # (test, figure)
     conflicts: dict[str, set[Outcome]] = field(default_factory=dict)  # test -> the outcomes seen
     timestamp: str = ""  # the newest run's time (ISO), when recorded
+    history: str = ""  # what its history follows: the matrix cell and machine, not library versions
     _counts: dict[str, Counter] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -208,6 +209,7 @@ def merge(
             if name.startswith(PROP_RULE_INFO_PREFIX) and name[len(PROP_RULE_INFO_PREFIX) :] not in rules:
                 rules[name[len(PROP_RULE_INFO_PREFIX) :]] = _rule_info(value)
     ordered = sorted(rows.values(), key=_row_order)
+    _history_keys(ordered)
     if matrix is not None:
         ordered += _not_run_rows(matrix, {r.cell for r in ordered if r.cell})
     columns = _columns(ordered)
@@ -259,6 +261,28 @@ def _row_for(run: RunRecord, matrix: Matrix | None, hosts: bool = False) -> tupl
     key = " ".join([f"{k}={v}" for k, v in label.items() if v] + [f"[{source}]"])
     cell = _cell_of(p, matrix)
     return key, Row(key, source, label, origin=public_origin(p.get(PROP_ENV_PREFIX + "origin", "")), cell=cell)
+
+
+def history_key(row: Row) -> str:
+    """What a stack's history follows from one publication to the next: its matrix cell (else its
+    runtime, torch and Python), its GPUs and its source, never its library versions, so a library
+    release (transformers 5.23 -> 5.24) continues the line, marked, instead of starting another.
+    """
+    if row.source in ("unknown", NOT_RUN):
+        return row.key
+    label = row.label
+    where = (
+        f"cell {row.cell}" if row.cell else " ".join(f"{k}={label.get(k, '')}" for k in ("runtime", "torch", "python"))
+    )
+    return f"{where} gpu={label.get('arch', '')} [{row.source}]"
+
+
+def _history_keys(rows: list[Row]) -> None:
+    """Each row's history key; rows of one publication that would share one keep their full key."""
+    keys = Counter(history_key(r) for r in rows)
+    for row in rows:
+        key = history_key(row)
+        row.history = key if keys[key] == 1 else row.key
 
 
 def _cell_value(props: dict[str, str], axis: str) -> str:

@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 
 from pytest_rocmcompat.outcomes import BROKEN, Outcome
 from pytest_rocmcompat.report import digest, site_plots
-from pytest_rocmcompat.report.grid import UNKNOWN_NOTE, stack_id
-from pytest_rocmcompat.report.history_keys import continue_history
+from pytest_rocmcompat.report.grid import UNKNOWN_NOTE, legacy_stack_id, stack_id
+from pytest_rocmcompat.report.history_keys import VERSION_KEYS, continue_history, follow_cells, version_notes
 from pytest_rocmcompat.report.html import CSS, broken_html, floor_words, grid_html, html_table
 from pytest_rocmcompat.report.merge import Merged, Row, headline
 from pytest_rocmcompat.report.outcome_words import entry_cell, legend_line
@@ -123,11 +123,19 @@ def _checked_run(run: object, where: str) -> dict:
                 "[outcome, rule]",
             )
             checked_notable[safe_text(test)] = [safe_text(entry[0]), safe_text(entry[1])]
-        stacks[safe_text(sid)] = {
-            "name": safe_text(stack["name"]),
-            "figures": checked_figures,
-            "notable": checked_notable,
-        }
+        checked = {"name": safe_text(stack["name"]), "figures": checked_figures, "notable": checked_notable}
+        if "key" in stack:  # recorded since ids follow the matrix cell
+            need(isinstance(stack["key"], str), f"{place}.key", "a string")
+            checked["key"] = safe_text(stack["key"])
+        if "versions" in stack:
+            versions = stack["versions"]
+            need(
+                isinstance(versions, dict) and all(isinstance(v, str) for v in versions.values()),
+                f"{place}.versions",
+                "an object of strings",
+            )
+            checked["versions"] = {safe_text(k): safe_text(v) for k, v in versions.items() if k in VERSION_KEYS}
+        stacks[safe_text(sid)] = checked
     return {"date": safe_text(run["date"]), "stacks": stacks}
 
 
@@ -140,6 +148,8 @@ def snapshot(merged: Merged, date: str) -> dict:
             continue
         stacks[stack_id(row)] = {
             "name": row_name(row),
+            "key": row.history or row.key,
+            "versions": {k: row.label.get(k, "") for k in VERSION_KEYS},
             "figures": {
                 h.label: [h.figure.value, h.figure.unit, h.figure.higher_is_better] for h in heads if h.stack == row.key
             },
@@ -150,11 +160,13 @@ def snapshot(merged: Merged, date: str) -> dict:
     return {"date": date, "stacks": stacks}
 
 
-def changes(current: dict, previous: dict | None, threshold: float) -> Changes:
-    found = Changes(previous=(previous or {}).get("date", ""))
-    before_stacks = (previous or {}).get("stacks", {})
+def changes(current: dict, history: list[dict], threshold: float) -> Changes:
+    """What changed in each stack since its own previous publication (the latest earlier run of
+    the same matrix cell, not merely the previous run, which may not have published it).
+    """
+    found = Changes(previous=history[-1]["date"] if history else "")
     for sid, stack in current["stacks"].items():
-        before = before_stacks.get(sid, {})
+        before: dict = next((run["stacks"][sid] for run in reversed(history) if sid in run["stacks"]), {})
         old = before.get("notable", {})
         for test, (outcome, rule) in stack["notable"].items():
             was = (old.get(test) or ["pass", ""])[0]
@@ -195,9 +207,11 @@ def write_site(folder: str, merged: Merged, report_html: str, threshold: float, 
     history = continue_history(
         history, {r.origin: (stack_id(r), row_name(r)) for r in merged.rows if r.source == "unknown" and r.origin}
     )
+    ran = [r for r in merged.rows if not r.not_run]
+    history = follow_cells(history, [(stack_id(r), legacy_stack_id(r), row_name(r)) for r in ran])
     date = date or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     current = snapshot(merged, date)
-    found = changes(current, history[-1] if history else None, threshold)
+    found = changes(current, history, threshold)
     history = ([*history, current])[-MAX_HISTORY:]
     os.makedirs(os.path.join(folder, "stacks"), exist_ok=True)
     for row in merged.rows:
@@ -275,12 +289,13 @@ def _history_table(history: list[dict], only: str | None) -> str:
             continue
         name = next(run["stacks"][sid]["name"] for run in reversed(history) if sid in run["stacks"])
         labels = dict.fromkeys(lbl for run in history for lbl in run["stacks"].get(sid, {}).get("figures", {}))
+        notes = version_notes(history, sid)
         for label in labels:
             series = []
-            for run in history:
+            for run, note in zip(history, notes, strict=True):
                 fig = run["stacks"].get(sid, {}).get("figures", {}).get(label)
                 if fig:
-                    series.append(f"{run['date'][:10]}: {fig[0]:.4g} {fig[1]}")
+                    series.append(f"{run['date'][:10]}: {fig[0]:.4g} {fig[1]}" + (f" ({note})" if note else ""))
             rows.append((name, label, " → ".join(series[-8:])))
     return html_table(("stack", "figure", "history (oldest first, last 8)"), rows) if rows else "<p>No figures.</p>"
 

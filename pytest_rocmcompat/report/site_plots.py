@@ -8,6 +8,9 @@
 - :func:`stack_body`, a stack page's plots: its own figures' history (one line each), its bus
   bandwidth per message size, its figures against the peak.
 
+A stack's line follows its matrix cell: a library or runtime change between two of its
+publications is a ringed, numbered point with the change in a footnote.
+
 Floors come from this publication's measurements (``history.json`` keeps values only), so a
 stack that is no longer published has none drawn. Everything drawn is inline SVG: no script,
 no network; every label is escaped by :mod:`.plots`, every heading here.
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 
 from pytest_rocmcompat.report import digest
 from pytest_rocmcompat.report.grid import facets, stack_id
+from pytest_rocmcompat.report.history_keys import version_notes
 from pytest_rocmcompat.report.merge import Merged, Row
 from pytest_rocmcompat.report.plots import (
     BandwidthSeries,
@@ -128,6 +132,7 @@ def history_charts(merged: Merged, history: Sequence[dict], threshold: float, on
     for label in labels:
         figures.setdefault(_headline(label), []).append(label)
     groups = [("", sids)] if only is not None else _groups(merged, sids)
+    notes: dict[str, list[str]] = {}  # per stack: a library or runtime change, marked on its line
     charts = []
     for (_, figure), same in sorted(figures.items()):
         for group, members in groups:
@@ -140,6 +145,7 @@ def history_charts(merged: Merged, history: Sequence[dict], threshold: float, on
                     names[sid] + (f", {lbl[len(figure) + 2 : -1]}" if lbl != figure else ""),
                     tuple((fig[0] if (fig := _figure(r, sid, lbl)) else None) for r in history),
                     floor_of.get((sid, lbl)),
+                    notes.setdefault(sid, version_notes(list(history), sid)),
                 )
                 for sid, lbl in lines
             ]
