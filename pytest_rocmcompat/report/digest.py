@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, SYMBOL, Outcome
-from pytest_rocmcompat.report.merge import Merged, Row
+from pytest_rocmcompat.report.merge import LIB_PREFIX, Merged, Row
 from pytest_rocmcompat.report.sizes import SIZE_SEP
 from pytest_rocmcompat.session.measurements import Measurement
 
@@ -67,6 +67,17 @@ def conflicts_by_column(row: Row) -> Counter:
     return Counter(row.tests[t].suite for t in row.conflicts if t in row.tests)
 
 
+def causes_by_column(row: Row) -> dict[str, list[str]]:
+    """Column -> the distinct likely causes its failed, crashed or hung tests carry (first seen first)."""
+    out: dict[str, dict[str, None]] = {}
+    for case in row.tests.values():
+        if case.cause and case.outcome in BROKEN:
+            out.setdefault(case.suite, {})[case.cause] = None
+            for lib in case.uses:
+                out.setdefault(LIB_PREFIX + lib, {})[case.cause] = None
+    return {k: list(v) for k, v in out.items()}
+
+
 @dataclass
 class RuleGroup:
     rule: str
@@ -86,6 +97,7 @@ class Group:
     stacks: Counter = field(default_factory=Counter)  # stack name -> its tests in the group
     message: str = ""
     causes: Counter = field(default_factory=Counter)  # likely causes the failures carry
+    first_cause: str = ""  # the cause of the failure whose message is shown
 
     @property
     def count(self) -> int:
@@ -141,11 +153,30 @@ def failure_groups(merged: Merged, name_of: Callable[[Row], str]) -> list[Group]
                     case.test,
                     case.outcome,
                     case.message,
+                    case.cause,
                 )
     return sorted(groups.values(), key=lambda g: (-g.count, g.key))
 
 
-FAILURE_HEADERS = ("diagnosis", "tests", "results (a test on a stack)", "stacks", "for example", "message")
+FAILURE_HEADERS = (
+    "diagnosis",
+    "tests",
+    "results (a test on a stack)",
+    "stacks",
+    "for example",
+    "likely cause",
+    "message",
+)
+
+
+def without_cause(message: str, cause: str) -> str:
+    """A failure message without the ``[diagnosis: <cause>]`` tag, where the cause has its own column."""
+    tag = f"[diagnosis: {cause}] "
+    return message[len(tag) :] if cause and message.startswith(tag) else message
+
+
+def causes_text(causes: Counter) -> str:
+    return "; ".join(c for c, _ in causes.most_common())
 
 
 def failure_rows(groups: list[Group]) -> list[tuple[object, ...]]:
@@ -159,7 +190,8 @@ def failure_rows(groups: list[Group]) -> list[tuple[object, ...]]:
             outcome_counts_text(g.outcomes),
             "; ".join(f"{s} ({n})" for s, n in g.stacks.items()),
             " ".join(g.examples),
-            g.message,
+            causes_text(g.causes),
+            without_cause(g.message, g.first_cause),
         )
         for g in groups
     ]
@@ -191,9 +223,12 @@ def _add(
     test: str,
     outcome: Outcome,
     message: str,
+    cause: str = "",
 ) -> None:
-    group = groups.setdefault(key, Group(key, message=message))
+    group = groups.setdefault(key, Group(key, message=message, first_cause=cause))
     group.tests.setdefault(test)
+    if cause:
+        group.causes[cause] += 1
     group.outcomes[outcome] += 1
     group.stacks[name_of(row)] += 1
 

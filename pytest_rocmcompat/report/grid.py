@@ -14,7 +14,7 @@ import hashlib
 import re
 from collections.abc import Callable
 
-from pytest_rocmcompat.report.digest import conflicts_by_column
+from pytest_rocmcompat.report.digest import causes_by_column, conflicts_by_column
 from pytest_rocmcompat.report.grid_script import GRID_SCRIPT
 from pytest_rocmcompat.report.merge import Merged, Row, headline
 from pytest_rocmcompat.report.outcome_words import attr, entry_cell, not_run_cell
@@ -97,7 +97,7 @@ def grid_html(merged: Merged, link_of: Callable[[Row], str | None] | None = None
 
 def _row_html(merged: Merged, row: Row, link_of: Callable[[Row], str | None] | None) -> str:
     sid = stack_id(row)
-    counts, clash = row.counts(), conflicts_by_column(row)
+    counts, clash, causes = row.counts(), conflicts_by_column(row), causes_by_column(row)
     labels = [html_text(v) for v in label_cells(row)]
     href = link_of(row) if link_of else None
     if href:
@@ -108,7 +108,7 @@ def _row_html(merged: Merged, row: Row, link_of: Callable[[Row], str | None] | N
     cells = "".join(f"<td>{v}</td>" for v in labels) + f"<td>{html_text(source_text(row))}</td>"
     for column in merged.columns:
         c = counts.get(column)
-        cells += entry_cell(column, headline(c) if c else None, c, clash.get(column, 0))
+        cells += entry_cell(column, headline(c) if c else None, c, clash.get(column, 0), causes.get(column, ()))
     data = "".join(f' data-{k}="{attr(v)}"' for k, v in facets(row).items())
     return f'<tr id="s-{sid}"{data}>{cells}</tr>'
 

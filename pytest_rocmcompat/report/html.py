@@ -28,6 +28,7 @@ td.o{color:#fff;font-weight:600;min-width:90px}
 .note{color:#59636e;font-size:13px}
 details{margin:8px 0}summary{cursor:pointer;font-weight:600}
 .e{white-space:nowrap}
+.cause{font-weight:400;font-size:.85em}
 .sw{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px;border:1px solid #8c959f}
 .lg{white-space:nowrap;margin-right:10px}
 .grid-wrap{overflow-x:auto}
@@ -109,7 +110,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
     for metric, table in _sized_tables(merged):
         out.append(_details(f"{metric} by size", table))
     bad = [
-        (row_name(r), c.test, c.outcome.value, c.signature or "", c.message)
+        (row_name(r), c.test, c.outcome.value, c.signature or "", c.cause, digest.without_cause(c.message, c.cause))
         for r in merged.rows
         for c in r.tests.values()
         if c.outcome in BROKEN
@@ -118,7 +119,9 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
         out.append(
             _details(
                 f"Every failure ({len(bad)})",
-                html_table(("stack", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]),
+                html_table(
+                    ("stack", "test", "outcome", "signature", "likely cause", "message"), bad[:MAX_FAILURE_ROWS]
+                ),
             )
         )
     out += ["<h2>Legend</h2>", legend_table(), "</body></html>"]

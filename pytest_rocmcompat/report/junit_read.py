@@ -59,6 +59,7 @@ class CaseRecord:
     message: str = ""
     uses: tuple[str, ...] = ()
     measurements: list[Measurement] = field(default_factory=list)
+    cause: str = ""  # the likely cause classify.py recorded (``rocm_diagnosis``: ``<id>: <cause>``)
 
 
 @dataclass
@@ -261,6 +262,7 @@ def _cases(suite: TestSuite, rootdirs: set[str]) -> list[CaseRecord]:
                 message,
                 uses,
                 measurements,
+                diagnosis or "",
             )
         )
     return out

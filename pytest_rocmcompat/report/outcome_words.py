@@ -9,6 +9,7 @@ colour and its meaning. (Markdown keeps the emoji GitHub renders, with the word 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from pytest_rocmcompat.outcomes import MEANING, SEVERITY, Outcome
 from pytest_rocmcompat.report.merge import NOT_RUN
@@ -68,17 +69,27 @@ def sort_key(worst: Outcome | None, not_run: bool = False) -> int:
     return SORT_EMPTY if worst is None else 2 + SEVERITY[worst]
 
 
-def entry_cell(column: str, worst: Outcome | None, counts: Counter | None, conflicts: int = 0) -> str:
-    """One grid ``<td>``: the words on the worst outcome's colour, named for assistive technology."""
+def entry_cell(
+    column: str, worst: Outcome | None, counts: Counter | None, conflicts: int = 0, causes: Sequence[str] = ()
+) -> str:
+    """One grid ``<td>``: the words on the worst outcome's colour, named for assistive technology;
+    ``causes``, the likely causes its failures carry, follow in its name and as a marked line.
+    """
     if worst is None:
         return f'<td data-sort="{SORT_EMPTY}" aria-label="{attr(column)}: no tests"></td>'
     entries = _entries(counts or Counter(), conflicts)
-    name = attr(f"{column}: {', '.join(entries)}")
+    cause = "; ".join(causes)
+    name = attr(f"{column}: {', '.join(entries)}" + (f"{CAUSE_SEP}{cause}" if cause else ""))
     text = " · ".join(f'<span class="e">{html_text(e)}</span>' for e in entries)  # wraps between entries
+    if cause:
+        text += f'<span class="cause"><br>likely cause: {html_text(cause, 300)}</span>'
     return (
         f'<td class="o {cls(worst.value)}" data-outcome="{worst.value}" data-sort="{sort_key(worst)}" '
         f'title="{name}" aria-label="{name}">{text}</td>'
     )
+
+
+CAUSE_SEP = " \u2014 likely cause: "
 
 
 def not_run_cell(column: str) -> str:

@@ -301,10 +301,10 @@ def _history_table(history: list[dict], only: str | None) -> str:
 
 
 def _stack_page(merged: Merged, row: Row, history: list[dict], threshold: float) -> str:
-    counts = row.counts()
+    counts, causes = row.counts(), digest.causes_by_column(row)
     sid = stack_id(row)
     suites = "".join(
-        f"<tr><td>{html_text(c)}</td>{entry_cell(c, headline(counts[c]), counts[c])}</tr>"
+        f"<tr><td>{html_text(c)}</td>{entry_cell(c, headline(counts[c]), counts[c], 0, causes.get(c, ()))}</tr>"
         for c in merged.columns
         if c in counts
     )

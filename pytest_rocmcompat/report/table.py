@@ -331,7 +331,14 @@ def _status(m: Measurement) -> str:
 
 def _failures(merged: Merged) -> list[str]:
     bad = [
-        (row_name(row), case.test, case.outcome.value, case.signature or "", case.message)
+        (
+            row_name(row),
+            case.test,
+            case.outcome.value,
+            case.signature or "",
+            case.cause,
+            digest.without_cause(case.message, case.cause),
+        )
         for row in merged.rows
         for case in row.tests.values()
         if case.outcome in BROKEN
@@ -341,7 +348,11 @@ def _failures(merged: Merged) -> list[str]:
     out = ["### Every failure", ""]
     if len(bad) > MAX_FAILURE_ROWS:
         out += [f"The first {MAX_FAILURE_ROWS} of {len(bad)}.", ""]
-    return [*out, _table(("cell", "test", "outcome", "signature", "message"), bad[:MAX_FAILURE_ROWS]), ""]
+    return [
+        *out,
+        _table(("cell", "test", "outcome", "signature", "likely cause", "message"), bad[:MAX_FAILURE_ROWS]),
+        "",
+    ]
 
 
 def _table(headers: Sequence[object], rows: Iterable[Sequence[object]]) -> str:

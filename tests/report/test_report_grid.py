@@ -81,10 +81,13 @@ def check_cells(grid: Grid) -> None:
         for attrs, text in cells:
             assert not EMOJI.search(text), text
             if "o" in (attrs.get("class") or "").split():
-                assert ENTRY.match(text), text
+                assert ENTRY.match(text.partition("likely cause: ")[0]), text
                 assert text.split(" · ")[0].endswith(attrs["data-outcome"]), (text, attrs)  # the colour's word leads
                 label = attrs.get("aria-label") or ""
-                assert label.endswith(text.replace(" · ", ", ")) and attrs.get("title") == label
+                label, _, cause = label.partition(" — likely cause: ")  # a failure's cause follows its words
+                words, _, shown = text.partition("likely cause: ")
+                assert shown == cause, (shown, cause)
+                assert label.endswith(words.replace(" · ", ", ")) and attrs.get("title", "").startswith(label)
 
 
 def test_cells_are_words_with_colour_legend_and_names(site: Path) -> None:

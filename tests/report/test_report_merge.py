@@ -305,3 +305,36 @@ def test_markdown_keeps_each_emoji_beside_its_word(cell_runs: Path, tmp_path: Pa
     grid = grid_rows(text)
     entries = [v for row in grid.values() for k, v in row.items() if k in ("gpu", "libs") and v]
     assert entries and all(re.fullmatch(r"(\S+ \d+ [a-z-]+)( · \S+ \d+ [a-z-]+)*|⬜ not run", e) for e in entries)
+
+
+def test_a_failures_likely_cause_is_shown_in_cells_and_the_failure_lists(cell_runs: Path, tmp_path: Path) -> None:
+    """The CPU stack's test_int1_error carries classify.py's diagnosis (rocm_diagnosis): the grid
+    cell names it (HTML and the site's stack page), the Markdown failure lists have it in a column."""
+    cause = "torch-missing-dtype: a library needs torch dtypes this torch release does not have"
+    args = ["report", str(cell_runs), "-o", str(tmp_path / "c.md"), "--html", str(tmp_path / "c.html")]
+    assert main([*args, "--site", str(tmp_path / "site")]) == 0
+    text = (tmp_path / "c.md").read_text(encoding="utf-8")
+    broken = text.split("### Failures (by diagnosis)", 1)[1].split("\n## ", 1)[0]
+    header = [c.strip() for c in broken.strip().splitlines()[0].strip("|").split("|")]
+    assert "likely cause" in header
+    rows = [
+        dict(zip(header, (c.strip() for c in line.strip("|").split("|")))) for line in broken.strip().splitlines()[2:]
+    ]
+    (row,) = [r for r in rows if r["diagnosis"] == "torch-missing-dtype"]
+    assert row["likely cause"].startswith(cause)
+    assert row["message"] == "AttributeError: module 'torch' has no attribute 'int1'"  # the tag is its column now
+    every = text.split("### Every failure", 1)[1]
+    assert re.search(r"test_int1_error +\| fail +\| torch-missing-dtype +\| " + re.escape(cause), every)
+    pages = [tmp_path / "c.html", tmp_path / "site" / "index.html", *(tmp_path / "site" / "stacks").iterdir()]
+    found = 0
+    for page in pages:
+        for row in page.read_text(encoding="utf-8").split("<tr")[1:]:
+            cells = re.findall(r'<td class="o fail"[^>]*aria-label="libs: ([^"]*)"[^>]*>(.*?)</td>', row)
+            causes = [c for c in cells if cause in c[0]]
+            if "no GPU" in row or "h1>no GPU" in page.read_text(encoding="utf-8"):
+                for label, shown in causes:
+                    assert f"likely cause: {cause}" in label and f"likely cause: {cause}" in shown
+                found += len(causes)
+            else:
+                assert not causes, (page, row)  # the other stacks' failures carry no cause
+    assert found == 3  # the report's grid, the site's grid and the CPU stack's page
