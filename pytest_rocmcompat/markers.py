@@ -18,9 +18,10 @@ MARKERS: dict[str, str] = {
     "uses(*libraries)": "the test exercises these libraries (e.g. uses('torchao', 'vllm')); "
     "known-bad rules with applies_to.uses reach it",
     "gpus(n=1)": "the test needs n GPUs; skipped when the machine has fewer",
-    "isolated(timeout=None, fresh=False)": "run the test in a sandbox process with a time limit in "
-    "seconds (default: ini rocm_isolate_timeout, else 300); a crash or hang becomes an "
-    "outcome; fresh=True: a sandbox that has run no other test",
+    "isolated(timeout=None, reuse=None, fresh=True)": "run the test in a fresh process (forked from a "
+    "template that no test touched) with a time limit in seconds (default: ini rocm_isolate_timeout, "
+    "else 300); a crash or hang becomes an outcome; reuse=True (or ini rocm_isolate_reuse): a sandbox "
+    "that may have run earlier passing tests (faster to start, but their state may leak)",
     "known_issue(rule_id)": "this test is affected by the named known-bad rule whenever the rule's conditions hold",
 }
 _REGISTERED = pytest.StashKey[bool]()
@@ -60,6 +61,23 @@ def register_ini(parser: pytest.Parser) -> None:
         "Seconds an isolated test may run before it is killed as a hang (default 300).",
         type=isolate_type,
         default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
+    )
+    parser.addini(
+        "rocm_isolate_reuse",
+        "Run isolated tests one after another in a reusable sandbox instead of a fresh forked process "
+        "each (default false). Faster where the fork is not (no torch preload), but what a passing test "
+        "changes in its process (torch's default dtype, seeds, backend flags, GPU memory, imported "
+        "modules' state) reaches the next one. isolated(reuse=...) overrides it per test.",
+        type="bool",
+        default=False,
+    )
+    parser.addini(
+        "rocm_isolate_preload",
+        "Modules the isolation template imports before forking a child per test, one per line "
+        "(default: torch, when installed). Importing never initialises a GPU runtime; a module that "
+        "does at import makes the template unsafe to fork, and isolated tests are spawned instead.",
+        type="linelist",
+        default=["torch"],
     )
     parser.addini(
         "rocm_gpu_policy",

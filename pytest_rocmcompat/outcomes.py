@@ -71,6 +71,7 @@ PROP_SIGNATURE = "rocm_signature"
 PROP_DIAGNOSIS = "rocm_diagnosis"  # a failure's likely cause (knowledge/diagnoses.py)
 PROP_NOTE = "rocm_note"  # e.g. a rule reached the test but its signature did not match the failure
 PROP_USES = "rocm_uses"  # the libraries a test declares with @pytest.mark.uses
+PROP_ISOLATION = "rocm_isolation"  # an isolated test's process: forked | spawned: <why> | reused
 PROP_NOT_RUN = "rocm_not_run"  # collected, never finished (an interrupted or stopped session)
 PROP_METRIC_PREFIX = "rocm_metric."  # + a measurement's name; the value is JSON
 # Testsuite properties: the run's environment and matrix cell (report/junit_props.py writes them).

@@ -80,6 +80,10 @@ def pytest_configure(config: pytest.Config) -> None:
         server = SandboxServer(config, child_result)
         server.start()
         config.pluginmanager.register(server, "rocmcompat-child")
+    elif not hasattr(config, "workerinput"):  # the process that writes the summary counts isolations
+        from pytest_rocmcompat.running.isolation.counts import IsolationCounts
+
+        config.pluginmanager.register(IsolationCounts(), "rocmcompat-isolation-counts")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

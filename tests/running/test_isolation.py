@@ -114,6 +114,7 @@ def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pyteste
         "rocm_outcome": "crashed",
         "rocm_signature": "segmentation-fault",
         "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
+        "rocm_isolation": "forked",  # a fresh child of the template, which survives the crash
     }
     assert props["test_abort"]["rocm_outcome"] == "crashed"
     assert props["test_exit_3"]["rocm_outcome"] == "crashed"
@@ -122,6 +123,7 @@ def test_every_death_is_an_outcome_and_nothing_survives(pytester: pytest.Pyteste
         "rocm_outcome": "crashed",
         "rocm_signature": "hip-memory-access-fault",
         "rocm_diagnosis": diagnose("Memory access fault by GPU node-10").property_value(),
+        "rocm_isolation": "forked",
     }
     out = result.stdout.str()
     assert "died from SIGSEGV" in out and "died from SIGABRT" in out and "exited with code 3" in out
@@ -218,6 +220,7 @@ def test_isolated_crash_and_hang_are_diagnosed_like_an_in_process_failure(pytest
         "rocm_outcome": "crashed",
         "rocm_signature": "hip-memory-access-fault",
         "rocm_diagnosis": in_process["rocm_diagnosis"],
+        "rocm_isolation": "forked",
     }
     hang = props["test_watchdog_hang"]
     assert hang["rocm_outcome"] == "hang" and hang["rocm_diagnosis"].startswith("collective-timeout: ")

@@ -206,7 +206,11 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
     matching = junit["test_rule::test_raises_matching"][1]
     assert matching["rocm_outcome"] == "known-bad" and matching["rocm_rule"] == "contested-fault"
     assert matching["rocm_uses"] == "torch"  # what the parent attached at collection is kept
-    assert junit["test_rule::test_passes"][1] == {"rocm_outcome": "stale-rule", "rocm_rule": "contested-fault"}
+    assert junit["test_rule::test_passes"][1] == {
+        "rocm_outcome": "stale-rule",
+        "rocm_rule": "contested-fault",
+        "rocm_isolation": "forked",
+    }
     assert junit["test_rule::test_raises_other"][1].get("rocm_outcome", "fail") == "fail"
     crash = junit["test_rule::test_crashes_other"][1]
     # judged as the raised failure beside it is: the rule's note, the built-in diagnosis
@@ -216,6 +220,7 @@ def test_isolate_rule_with_signature_judges_raised_failures_passes_and_crashes(p
         "rocm_signature": "segmentation-fault",
         "rocm_diagnosis": diagnose("SIGSEGV").property_value(),
         "rocm_note": "rule contested-fault applies but its signature did not match",
+        "rocm_isolation": "forked",
     }
     assert junit["test_rule::test_crashes_matching"][1]["rocm_outcome"] == "known-bad"
     out = result.stdout.str()

@@ -25,7 +25,7 @@ POISON = """
 import json, os, sys, pytest
 STATE = {"touched": False}
 
-@pytest.mark.isolated(timeout=60)
+@pytest.mark.isolated(timeout=60, reuse=True)
 def test_a_passes_and_changes_the_process(tmp_path):
     # A clean pass: what it changes in its module, os.environ, cwd and sys.path is undone.
     STATE["touched"] = True
@@ -35,19 +35,19 @@ def test_a_passes_and_changes_the_process(tmp_path):
     open(os.path.join(os.environ["PIDS"], "a"), "w").write(str(os.getpid()))
     assert os.environ["ROCMCOMPAT_ISOLATED"] == "1"
 
-@pytest.mark.isolated(timeout=60)
+@pytest.mark.isolated(timeout=60, reuse=True)
 def test_b_reuses_the_sandbox():
     assert not STATE["touched"] and "POISONED" not in os.environ and "/poison" not in sys.path
     assert os.getcwd() == os.environ["START_DIR"]
     open(os.path.join(os.environ["PIDS"], "b"), "w").write(str(os.getpid()))
 
-@pytest.mark.isolated(timeout=60)
+@pytest.mark.isolated(timeout=60, reuse=True)
 def test_c_poisons_a_library_and_fails():
     json.POISON = True  # library state, which a module re-import would not undo
     open(os.path.join(os.environ["PIDS"], "c"), "w").write(str(os.getpid()))
     assert 0, "poisoned"
 
-@pytest.mark.isolated(timeout=60)
+@pytest.mark.isolated(timeout=60, reuse=True)
 def test_d_never_sees_the_poison():
     assert not hasattr(json, "POISON")
     open(os.path.join(os.environ["PIDS"], "d"), "w").write(str(os.getpid()))

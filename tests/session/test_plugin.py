@@ -280,7 +280,7 @@ def test_markers_registered_under_strict_markers(pytester: pytest.Pytester, env_
         [
             "@pytest.mark.uses(*libraries)*",
             "@pytest.mark.gpus(n=1)*",
-            "@pytest.mark.isolated(timeout=None, fresh=False)*",
+            "@pytest.mark.isolated(timeout=None, reuse=None, fresh=True)*",
             "@pytest.mark.known_issue(rule_id)*",
         ]
     )

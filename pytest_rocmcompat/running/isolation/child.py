@@ -2,21 +2,27 @@
 
 The sandbox is ``python -m pytest <the session's options> --rocm-child-result DIR``
 (see :mod:`.args`). It collects nothing at start; its run loop reads one command
-(JSON: node id, result file) per line from stdin, collects that one test, runs it
-with pytest's own protocol (every fixture torn down after it) and writes the test's
-reports, and the warnings it raised, to the result file after every report, so a
-test that crashes the process still leaves what happened before the crash. The
-file is complete once it says ``"done": true``.
+(JSON: node id, result file, whether to fork, the environment) per line from stdin.
 
-Between tests the sandbox undoes what a passing test may have changed in the
-process: ``os.environ``, the working directory and ``sys.path`` are restored, the
-test's module is dropped from ``sys.modules`` (the next test imports its module
-afresh) and processes the test left running are killed by the parent. A failing
-test never hands its process on: the parent replaces the sandbox.
+A *template* sandbox (the default, see :mod:`.template`) runs no test itself: it forks
+one child per command, and the child collects its one test, runs it with pytest's own
+protocol and exits; the template waits for it and writes how it ended (``RESULT.end``).
+No test ever sees what an earlier one changed. When forking is unsafe (the template
+initialised a GPU runtime, or runs threads), the template runs the test itself and exits
+after it: still a process no other test touched.
 
-The sandbox is a child subreaper (orphans of the test's processes, ``setsid`` or
-not, stay its descendants) and dies with its parent: if the parent is killed, the
-sandbox kills every descendant, removes its directory and exits.
+A *reusable* sandbox (opt-in: ``isolated(reuse=True)``, ini ``rocm_isolate_reuse``) runs
+its tests itself, one after another, and undoes what a passing test may have changed in
+the process: ``os.environ``, the working directory and ``sys.path`` are restored, the
+test's module is dropped from ``sys.modules``; anything else (torch's default dtype,
+seeds, backend flags, GPU memory) carries over, which is why it is not the default. A
+failing test never hands its process on: the parent replaces the sandbox.
+
+Either way the test's reports and warnings reach the result file after every report, so
+a test that crashes the process still leaves what happened before the crash; the file is
+complete once it says ``"done": true``. The sandbox is a child subreaper (orphans of the
+test's processes, ``setsid`` or not, stay its descendants) and dies with its parent: if the
+parent is killed, the sandbox kills every descendant, removes its directory and exits.
 """
 
 from __future__ import annotations
@@ -31,11 +37,24 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.running.isolation.template import fork_blocker, native_threads, preload
 from pytest_rocmcompat.running.processes import become_subreaper, die_with_parent, kill_tree, reap_adopted
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 
 PARENT_VAR = "ROCMCOMPAT_SANDBOX_PARENT"  # the pid the sandbox must die with
 ISOLATED_VAR = "ROCMCOMPAT_ISOLATED"  # "1" in an isolated test's process: a test can tell
+PRELOAD_VAR = "ROCMCOMPAT_SANDBOX_PRELOAD"  # set for a template: what to import ahead (removed at start)
+FORKED, SPAWNED, REUSED = "forked", "spawned", "reused"  # how an isolated test got its process
+
+
+# Bound at import: a test may replace ``json.dumps`` (its own monkeypatch, a library's) in its process,
+# and the result file must still be JSON.
+_dumps = json.dumps
+
+
+def end_path(result: str | Path) -> Path:
+    """Where the sandbox writes how the process that ran the test ended."""
+    return Path(f"{result}.end")
 
 
 class SandboxServer:
@@ -48,6 +67,9 @@ class SandboxServer:
         self.reports: list[dict] = []
         self.warnings: list[dict] = []
         self.errors: list[str] = []
+        self.mode, self.note = REUSED, ""
+        self.template = PRELOAD_VAR in os.environ
+        self.preload = [m for m in os.environ.pop(PRELOAD_VAR, "").split(",") if m]
 
     def start(self) -> None:
         become_subreaper()
@@ -72,13 +94,22 @@ class SandboxServer:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        problems = preload(self.preload) if self.template else []
+        ready_threads = native_threads()  # what importing torch started counts as ready
         environ, cwd, path = dict(os.environ), os.getcwd(), list(sys.path)
         for line in sys.stdin:
             command = json.loads(line)
-            self.path, self.reports, self.warnings, self.errors = command["result"], [], [], []
-            self._write(done=False)  # started: the test's time limit counts from here
-            modules = self._run(session, command["nodeid"])
-            self._write(done=True)
+            if command.get("fork"):
+                blocker = fork_blocker(ready_threads)
+                if blocker is None:
+                    self._fork(session, command, problems)
+                    continue
+                # Not safe to fork: this process runs the test and ends, so no other test sees it.
+                self._serve(session, command, SPAWNED, "; ".join([blocker, *problems]))
+                self._end(command, 0)
+                return True
+            modules = self._serve(session, command, REUSED, "")
+            self._end(command, 0)
             os.environ.clear()
             os.environ.update(environ)
             os.chdir(cwd)
@@ -87,6 +118,60 @@ class SandboxServer:
                 sys.modules.pop(name, None)
             reap_adopted()
         return True
+
+    def _serve(self, session: pytest.Session, command: dict, mode: str, note: str) -> list[str]:
+        """Run the command's test in this process; the names of the test modules it imported."""
+        self.path, self.reports, self.warnings, self.errors = command["result"], [], [], []
+        self.mode, self.note = mode, note
+        if command.get("environ") is not None:
+            os.environ.clear()
+            os.environ.update(command["environ"])
+        self._write(done=False)  # started: the test's time limit counts from here
+        modules = self._run(session, command["nodeid"])
+        self._write(done=True)
+        return modules
+
+    def _fork(self, session: pytest.Session, command: dict, problems: list[str]) -> None:
+        """Run the command's test in a child forked from this template; wait for it; write its end."""
+        template = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: one test, then _exit (no session end, no atexit of the template's)
+            code = 70
+            try:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the template's handler would kill its tree
+                die_with_parent(signal.SIGKILL)
+                if os.getppid() != template:
+                    os._exit(code)
+                stdin = os.open(os.devnull, os.O_RDONLY)  # the commands are the template's, not the test's
+                os.dup2(stdin, 0)
+                os.close(stdin)
+                sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115  # lives until _exit
+                self._serve(session, command, FORKED, "; ".join(problems))
+                code = 0
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except ChildProcessError:  # reaped elsewhere: how it ended is unknown
+                status = -1
+                break
+        self._end(command, os.waitstatus_to_exitcode(status) if status != -1 else 70)
+        reap_adopted()
+
+    def _end(self, command: dict, returncode: int) -> None:
+        write_atomic(str(end_path(command["result"])), _dumps({"returncode": returncode}))
 
     def _run(self, session: pytest.Session, nodeid: str) -> list[str]:
         """Collect and run one test; the names of the test modules to drop afterwards."""
@@ -135,5 +220,15 @@ class SandboxServer:
         if self.path is not None:
             write_atomic(
                 self.path,
-                json.dumps({"reports": self.reports, "warnings": self.warnings, "errors": self.errors, "done": done}),
+                _dumps(
+                    {
+                        "reports": self.reports,
+                        "warnings": self.warnings,
+                        "errors": self.errors,
+                        "done": done,
+                        "pid": os.getpid(),
+                        "mode": self.mode,
+                        "note": self.note,
+                    }
+                ),
             )

@@ -54,6 +54,18 @@ def isolation_timeout(item: pytest.Item, marker: pytest.Mark | None) -> float:
     return seconds
 
 
+def reuses(item: pytest.Item, marker: pytest.Mark | None) -> bool:
+    """Whether ``item`` runs in the reusable sandbox: ``isolated(reuse=True)`` or ini ``rocm_isolate_reuse``.
+
+    ``fresh=True`` (the default now; kept for rules and markers written before) always wins.
+    """
+    kwargs = marker.kwargs if marker is not None else {}
+    if kwargs.get("fresh"):
+        return False
+    reuse = kwargs.get("reuse")
+    return bool(item.config.getini("rocm_isolate_reuse") if reuse is None else reuse)
+
+
 class Isolator:
     """Registered once collection holds an isolated test (so plain sessions pay no extra hook)."""
 
@@ -69,14 +81,17 @@ class Isolator:
             from pytest_rocmcompat.running.isolation.sandbox import SandboxPool
 
             self.pool = SandboxPool(
-                sandbox_argv(config), config.invocation_params.dir, self.state.env.to_json(indent=None)
+                sandbox_argv(config),
+                config.invocation_params.dir,
+                self.state.env.to_json(indent=None),
+                tuple(config.getini("rocm_isolate_preload")),
             )
         return self.pool
 
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         """Start the first sandbox ahead of need, while in-process tests run."""
         if self.remaining and not session.config.option.collectonly:
-            self._pool(session.config).prestart()
+            self._pool(session.config).prestart(reuse=bool(session.config.getini("rocm_isolate_reuse")))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -93,7 +108,7 @@ class Isolator:
             self._pool(item.config),
             self.rules.get(item.nodeid, []),
             environ=gpu_allocation.child_environ(item, self.state),
-            fresh=bool(marker is not None and marker.kwargs.get("fresh")),
+            reuse=reuses(item, marker),
             more=self.remaining > 0,
         )
         for report in reports:  # classified already, by the child or (a death) by the runner

@@ -21,7 +21,8 @@ import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntryNative, ReprFileLocation, ReprTraceback
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.outcomes import PROP_OUTCOME, PROP_RULE, Outcome
+from pytest_rocmcompat.outcomes import PROP_ISOLATION, PROP_OUTCOME, PROP_RULE, Outcome
+from pytest_rocmcompat.running.isolation.child import SPAWNED
 from pytest_rocmcompat.running.isolation.sandbox import TAIL_CHARS, ChildEnd, SandboxPool
 from pytest_rocmcompat.session.classify import _prop, classify
 
@@ -36,28 +37,38 @@ def run_isolated(
     rules: list[Rule],
     *,
     environ: dict[str, str] | None = None,
-    fresh: bool = False,
+    reuse: bool = False,
     more: bool = True,
 ) -> list[pytest.TestReport]:
-    """Run ``item`` in a sandbox of ``pool`` (with ``environ``: one of its own); return its reports."""
+    """Run ``item`` in a sandbox of ``pool`` (seeing ``environ``); return its reports."""
     config = item.config
-    end, _reused = pool.run(item.nodeid, timeout, environ=environ, fresh=fresh, more=more)
+    end, _more = pool.run(item.nodeid, timeout, environ=environ, reuse=reuse, more=more)
     _forward_warnings(config, end)
     rebuilt = [
         _verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
         for d in end.reports
     ]
     mine = [r for r in rebuilt if isinstance(r, pytest.TestReport) and r.nodeid == item.nodeid]
+    process = _process_property(end)
     for report in mine:  # what the parent attached at collection (rocm_uses ...) reaches JUnit too
-        report.user_properties = _merged(item.user_properties, report.user_properties)
+        report.user_properties = _merged(item.user_properties, [*report.user_properties, *process])
     if end.done and not end.hung and end.signal_name is None and {r.when for r in mine} >= {"setup", "teardown"}:
         if end.leftovers:
             _note_leftovers(mine, end)
         return mine  # the child finished the test: its own reports say what happened
     death = _death_report(item, end, timeout, rules)
+    death.user_properties = _merged(death.user_properties, process)
     setup = [r for r in mine if r.when == "setup" and r.passed] or [_report(item, "setup", "passed")]
     # pytest's JUnit writer takes properties from the teardown report.
     return [*setup, death, _report(item, "teardown", "passed", props=tuple(death.user_properties))]
+
+
+def _process_property(end: ChildEnd) -> list[tuple[str, str]]:
+    """``rocm_isolation``: how the test got its process (``spawned`` with the template's reason)."""
+    if not end.mode:
+        return []
+    value = f"{end.mode}: {end.note}" if end.mode == SPAWNED and end.note else end.mode
+    return [(PROP_ISOLATION, value)]
 
 
 def _merged(first: list, second: list) -> list[tuple]:

@@ -1,13 +1,16 @@
-"""Parent side of isolation: sandbox processes that run isolated tests one after another.
+"""Parent side of isolation: sandbox processes that run isolated tests.
 
 A :class:`Sandbox` is a spawned (never forked) ``python -m pytest`` session (see
 :mod:`.child`) with its own temporary directory: the commands' result files, its
 output log (a file, never a pipe: a process the test leaves behind cannot block
-anything) and its ``--basetemp``. :class:`SandboxPool` keeps one per test-running
-process, replaces it after anything but a clean result, and starts the next one
-ahead of need. Every wait is bounded by the test's time limit plus a small grace;
-every path (pass, failure, crash, hang, interrupt) removes the directory and leaves
-no process behind.
+anything) and its ``--basetemp``. By default it is a *template* that forks one fresh
+child per test (:mod:`.template`); on request (``reuse``) it runs tests itself, one
+after another. :class:`SandboxPool` keeps one template (and one reusable sandbox, if
+asked for) per test-running process: a crash or hang costs the template one child, not
+a restart; a reusable sandbox is replaced after anything but a clean result. The next
+sandbox starts ahead of need. Every wait is bounded by the test's time limit plus a
+small grace; every path (pass, failure, crash, hang, interrupt) removes the directory
+and leaves no process behind.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_rocmcompat.outcomes import PROP_OUTCOME
-from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR
+from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR, PRELOAD_VAR, SPAWNED, end_path
 from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
 
 TAIL_CHARS = 6000
 CLOSE_GRACE_S = 5.0  # a sandbox told to stop gets this long to finish its session
 START_LIMIT_S = 120.0  # a sandbox must be ready for its test within this (its own start-up, apart)
+END_GRACE_S = 2.0  # a template reports a killed child's end within this, else it is replaced
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class ChildEnd:
     leftovers: tuple[str, ...] = ()  # processes the test left running (killed): "pid command"
     done: bool = False  # the sandbox wrote the complete result
     started: bool = False  # the sandbox began the test (else it never got that far)
+    mode: str = ""  # forked | spawned | reused: how the test got its process ("" if it never began)
+    note: str = ""  # why a template could not fork (spawned), or what it could not preload
 
     @property
     def hung(self) -> bool:
@@ -64,7 +70,10 @@ class Sandbox:
     cwd: Path
     env_json: str
     environ: dict[str, str] | None = None
+    template: bool = True  # fork a child per test (else run tests itself: reuse)
+    preload: tuple[str, ...] = ()
     used: int = 0
+    spent: bool = False  # can take no further test (a template that could not fork ran one itself)
     dir: Path = field(init=False)
     proc: subprocess.Popen = field(init=False)
 
@@ -77,6 +86,8 @@ class Sandbox:
             environ = dict(self.environ if self.environ is not None else os.environ)
             environ[PARENT_VAR] = str(os.getpid())
             environ[ISOLATED_VAR] = "1"
+            if self.template:
+                environ[PRELOAD_VAR] = ",".join(self.preload)
             with open(self.log, "wb") as out:
                 self.proc = subprocess.Popen(
                     [
@@ -99,17 +110,24 @@ class Sandbox:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise
 
-    def run(self, nodeid: str, timeout: float) -> ChildEnd:
-        """Run one test; the sandbox is still alive afterwards only if ``returncode == 0``."""
+    def run(self, nodeid: str, timeout: float, environ: dict[str, str] | None = None) -> ChildEnd:
+        """Run one test (a template runs it in a forked child that sees ``environ``).
+
+        Afterwards :attr:`spent` says whether the sandbox can take another test.
+        """
         result = self.dir / f"result-{self.used}.json"
+        ended = end_path(result)
         self.used += 1
         offset = self.log.stat().st_size
         start = time.monotonic()
         before = children_of(os.getpid())
         returncode: int | None = 0
+        if environ is not None:  # the child sees what the sandbox was started with, and this
+            environ = {**environ, PARENT_VAR: str(os.getpid()), ISOLATED_VAR: "1"}
+        command = {"nodeid": nodeid, "result": str(result), "fork": self.template, "environ": environ}
         try:
             assert self.proc.stdin is not None
-            self.proc.stdin.write(json.dumps({"nodeid": nodeid, "result": str(result)}).encode() + b"\n")
+            self.proc.stdin.write(json.dumps(command).encode() + b"\n")
             self.proc.stdin.flush()
         except OSError:  # it died before the command: its exit code says how
             pass
@@ -117,12 +135,18 @@ class Sandbox:
         data = watch.read()
         pause = 0.001
         began: float | None = None  # when the sandbox began the test (a start-up still under way: None)
-        while not data.get("done"):
+        sandbox_died = False
+        while True:
             now = time.monotonic()
             if began is None and data:
                 began = now
+            end = _read(ended) if data.get("done") or self.template else {}
+            if end:
+                returncode = int(end.get("returncode", 70))
+                data = _read(result)
+                break
             if self.proc.poll() is not None:
-                returncode = self.proc.returncode
+                returncode, sandbox_died = self.proc.returncode, True
                 data = _read(result)
                 break
             if (now - began > timeout) if began is not None else (now - start > max(timeout, START_LIMIT_S)):
@@ -133,15 +157,22 @@ class Sandbox:
             data = watch.read()
         seconds = time.monotonic() - (began or start)
         output = self._output(offset)  # before a kill removes the directory
-        leftovers: list[int] = []
-        if data.get("done") and returncode == 0:
-            leftovers = sorted(descendants([self.proc.pid]))
-            notes = tuple(f"{pid} {command_of(pid)}" for pid in leftovers)
-            if leftovers:
-                kill_tree(leftovers)
-        else:  # crash, hang or early exit: the whole tree goes, and orphans it left to this process
-            notes = ()
+        mode = str(data.get("mode", ""))
+        if mode == SPAWNED or (not self.template and returncode != 0) or sandbox_died:
+            self.spent = True
+        notes: tuple[str, ...] = ()
+        if self.spent:  # crash, hang or early exit of the sandbox itself: the whole tree goes
+            if returncode == 0 and data.get("done") and not sandbox_died:
+                notes = self._kill_leftovers()
             self.kill(adopted=children_of(os.getpid()) - before)
+        elif returncode is None:  # a template's child hung: kill it, keep the template
+            if not self._kill_child(data.get("pid"), ended):
+                self.spent = True
+                self.kill(adopted=children_of(os.getpid()) - before)
+        elif returncode == 0 and data.get("done"):
+            notes = self._kill_leftovers()
+        else:  # the child crashed or exited early: what it left goes, unnamed
+            kill_tree(sorted(descendants([self.proc.pid])))
         return ChildEnd(
             returncode,
             output,
@@ -152,7 +183,29 @@ class Sandbox:
             notes,
             bool(data.get("done")),
             bool(data),
+            mode,
+            str(data.get("note", "")),
         )
+
+    def _kill_leftovers(self) -> tuple[str, ...]:
+        """Kill what a finished test left running in the sandbox; one note per process."""
+        leftovers = sorted(descendants([self.proc.pid]))
+        notes = tuple(f"{pid} {command_of(pid)}" for pid in leftovers)
+        if leftovers:
+            kill_tree(leftovers)
+        return notes
+
+    def _kill_child(self, pid: object, ended: Path) -> bool:
+        """Kill a template's hung child and all it started; True once the template saw it end."""
+        if isinstance(pid, int) and pid != self.proc.pid:
+            kill_tree([pid])
+        deadline = time.monotonic() + END_GRACE_S
+        while not ended.exists():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                return False
+            time.sleep(0.01)
+        kill_tree(sorted(descendants([self.proc.pid])))  # orphans it left to the template
+        return True
 
     def _output(self, offset: int) -> str:
         try:
@@ -227,23 +280,44 @@ def _read(path: Path) -> dict:
         return {}
 
 
-class SandboxPool:
-    """The sandboxes of one test-running process (the only process, or an xdist worker)."""
+# What a forked child may see differently from its template: GPU visibility is read when the GPU
+# runtime starts (in the child, never in the template), the plugin's own variables when used.
+_CHILD_VARIABLES = frozenset(
+    {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}
+)
 
-    def __init__(self, argv: list[str], cwd: Path, env_json: str) -> None:
-        self.argv, self.cwd, self.env_json = argv, cwd, env_json
-        self.current: Sandbox | None = None
+
+def forkable(environ: dict[str, str], base: dict[str, str]) -> bool:
+    """Whether a child forked from a template started in ``base`` may run a test seeing ``environ``."""
+    changed = {k for k in environ.keys() | base.keys() if environ.get(k) != base.get(k)}
+    return all(k in _CHILD_VARIABLES or k.startswith("ROCMCOMPAT_") for k in changed)
+
+
+class SandboxPool:
+    """The sandboxes of one test-running process (the only process, or an xdist worker).
+
+    One template (fresh processes, the default) and, for tests that ask to reuse a process,
+    one reusable sandbox; each started on first need and again ahead of need.
+    """
+
+    def __init__(self, argv: list[str], cwd: Path, env_json: str, preload: tuple[str, ...] = ()) -> None:
+        self.argv, self.cwd, self.env_json, self.preload = argv, cwd, env_json, preload
+        self.template: Sandbox | None = None
+        self.current: Sandbox | None = None  # the reusable sandbox
         self.started = 0  # sandboxes started (for the benchmark and tests)
+        self.base = dict(os.environ)
         become_subreaper()  # orphans of a dead sandbox come to this process, which kills them
 
-    def prestart(self) -> None:
+    def prestart(self, *, reuse: bool = False) -> None:
         """Start a sandbox now, ahead of the test that will need it."""
-        if self.current is None:
-            self.current = self._new()
+        if reuse and self.current is None:
+            self.current = self._new(template=False)
+        elif not reuse and self.template is None:
+            self.template = self._new()
 
-    def _new(self, environ: dict[str, str] | None = None) -> Sandbox:
+    def _new(self, environ: dict[str, str] | None = None, *, template: bool = True) -> Sandbox:
         self.started += 1
-        return Sandbox(self.argv, self.cwd, self.env_json, environ)
+        return Sandbox(self.argv, self.cwd, self.env_json, environ, template=template, preload=self.preload)
 
     def run(
         self,
@@ -251,16 +325,43 @@ class SandboxPool:
         timeout: float,
         *,
         environ: dict[str, str] | None = None,
+        reuse: bool = False,
         fresh: bool = False,
         more: bool = True,
     ) -> tuple[ChildEnd, bool]:
-        """Run one test; returns its end and whether the sandbox may run another.
+        """Run one test; returns its end and whether its sandbox takes another test.
 
-        ``environ``: a test that must see another environment gets a sandbox of its own;
-        ``fresh``: it gets one that has run nothing; ``more``: another isolated test follows.
+        By default the test runs in a child forked from the template, seeing ``environ`` when
+        given (GPU visibility). ``reuse``: in the reusable sandbox instead, after earlier tests
+        (``fresh``: one that has run nothing); ``more``: another isolated test follows.
         """
+        if reuse:
+            return self._run_reusable(nodeid, timeout, environ=environ, fresh=fresh, more=more)
+        if environ is not None and not forkable(environ, self.base):
+            sandbox = self._new(environ)  # other libraries, paths or settings: a template of its own
+            try:
+                end = sandbox.run(nodeid, timeout)
+            finally:
+                sandbox.close()
+            return end, False
+        sandbox = self.template or self._new()
+        self.template = None
+        try:
+            end = sandbox.run(nodeid, timeout, environ)
+        except BaseException:
+            sandbox.kill()
+            raise
+        if not sandbox.spent:
+            self.template = sandbox
+        elif more:
+            self.prestart()
+        return end, not sandbox.spent
+
+    def _run_reusable(
+        self, nodeid: str, timeout: float, *, environ: dict[str, str] | None, fresh: bool, more: bool
+    ) -> tuple[ChildEnd, bool]:
         if environ is not None:
-            sandbox = self._new(environ)
+            sandbox = self._new(environ, template=False)
             try:
                 end = sandbox.run(nodeid, timeout)
             finally:
@@ -269,7 +370,7 @@ class SandboxPool:
         if self.current is not None and fresh and self.current.used:
             self.current.close()
             self.current = None
-        sandbox = self.current or self._new()
+        sandbox = self.current or self._new(template=False)
         self.current = None
         try:
             end = sandbox.run(nodeid, timeout)
@@ -279,16 +380,17 @@ class SandboxPool:
         if end.returncode == 0 and end.done and not fresh and _clean(end):
             self.current = sandbox
             return end, True
-        if end.returncode == 0:  # alive but not to be trusted with another test
+        if not sandbox.spent:  # alive but not to be trusted with another test
             sandbox.kill()
         if more:
-            self.prestart()
+            self.prestart(reuse=True)
         return end, False
 
     def close(self) -> None:
-        if self.current is not None:
-            sandbox, self.current = self.current, None
-            sandbox.close()
+        for sandbox in (self.template, self.current):
+            if sandbox is not None:
+                sandbox.close()
+        self.template = self.current = None
 
 
 def _clean(end: ChildEnd) -> bool:
