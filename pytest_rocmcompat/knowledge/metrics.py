@@ -1,6 +1,10 @@
-"""Performance metrics that matrices may set ``floors`` for: name -> (unit, meaning)."""
+"""Performance metrics that matrices may set ``floors`` for: the bundled ones (name -> (unit,
+meaning)), and the shape of a project's own, declared in a matrix's ``metrics:`` section.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from pytest_rocmcompat.outcomes import PROP_METRIC_PREFIX
 
@@ -25,3 +29,27 @@ METRICS: dict[str, tuple[str, str]] = {
     "ppo_train_mfu": ("%", "mini-PPO training model-FLOPs utilisation (6 x params x tokens/s / peak)"),
 }
 METRICS["sendrecv_busbw_gbps"] = ("GB/s", "ring send/recv bus bandwidth at the largest size")
+
+# A project's own metrics, declared in a matrix's ``metrics:`` section (matrix/schema.py checks them).
+BETTER = ("higher", "lower")  # a declared metric's direction: which way is an improvement
+METRIC_NAME = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"  # letters, digits, _: no "@" (a size) or "[" (a backend)
+MAX_UNIT = 24
+MAX_LABEL = 80
+
+
+@dataclass(frozen=True)
+class DeclaredMetric:
+    """A project's metric: its unit, which way is better, and whether it is a headline figure
+    (recorded in the site's history, plotted, listed among the figures that moved).
+    """
+
+    name: str
+    unit: str
+    higher_is_better: bool = True
+    headline: bool = True
+    label: str = ""  # a reader's name for it; the metric's name where empty
+    description: str = ""
+
+    @property
+    def shown_as(self) -> str:
+        return self.label or self.name

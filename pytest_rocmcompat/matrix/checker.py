@@ -72,12 +72,14 @@ class Checker:
                 continue
             self.unknown(mapping, key, join_path(path, key), key, allowed, "key")
 
-    def unknown(self, container: Any, key: Any, path: str, text: str, known: tuple[str, ...], what: str) -> None:
-        """Report an unknown name, suggesting the closest known one."""
+    def unknown(
+        self, container: Any, key: Any, path: str, text: str, known: tuple[str, ...], what: str, *, hint: str = ""
+    ) -> None:
+        """Report an unknown name, suggesting the closest known one (then ``hint``, if given)."""
         close = difflib.get_close_matches(str(text), known, n=1, cutoff=0.6)
         plural = what[:-2] + "es" if what.endswith("is") else what + "s"
-        hint = f"; did you mean {close[0]!r}?" if close else f"; known {plural}: {', '.join(known)}"
-        self.add(container, key, path, f"unknown {what} {show(text)}{hint}")
+        suggestion = f"; did you mean {close[0]!r}?" if close else f"; known {plural}: {', '.join(known)}"
+        self.add(container, key, path, f"unknown {what} {show(text)}{suggestion}" + (f" ({hint})" if hint else ""))
 
     def string(self, container: Any, key: Any, path: str, value: Any, *, nonempty: bool = True) -> str | None:
         if isinstance(value, str) and (value.strip() or not nonempty):

@@ -188,6 +188,7 @@ def _merge(path: str, contents: list[tuple[str, FileContent]]) -> Matrix:
         axes=tuple(main.axes.items()),
         excludes=tuple(main.excludes),
         suites=main.suites,
+        metrics=dict(main.metrics),
         floors=dict(main.floors),
         expect=dict(main.expect),
         rules=tuple(rules),

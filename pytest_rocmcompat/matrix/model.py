@@ -1,9 +1,10 @@
-"""The validated matrix: axes, exclusions, suites, floors and compiled rules."""
+"""The validated matrix: axes, exclusions, suites, declared metrics, floors and compiled rules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pytest_rocmcompat.knowledge.metrics import DeclaredMetric
 from pytest_rocmcompat.knowledge.rules.model import Rule
 
 SUITES: tuple[str, ...] = ("preflight", "gpu", "collectives", "ppo", "libs")
@@ -22,6 +23,7 @@ class FileContent:
     excludes: list[tuple[tuple[str, tuple[str, ...]], ...]] = field(default_factory=list)
     includes: list[tuple[str, int | None]] = field(default_factory=list)  # (path text, line)
     suites: tuple[str, ...] = ()
+    metrics: dict[str, DeclaredMetric] = field(default_factory=dict)  # the project's own, by name
     floors: dict[str, float] = field(default_factory=dict)
     expect: dict[str, float] = field(default_factory=dict)
     rules: list[Rule] = field(default_factory=list)
@@ -54,6 +56,7 @@ class Matrix:
     axes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     excludes: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
     suites: tuple[str, ...] = ()
+    metrics: dict[str, DeclaredMetric] = field(default_factory=dict)  # the project's own, by name
     floors: dict[str, float] = field(default_factory=dict)
     expect: dict[str, float] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()

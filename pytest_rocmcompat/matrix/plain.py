@@ -12,12 +12,13 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
+from pytest_rocmcompat.knowledge.metrics import DeclaredMetric
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, EnvCondition, Rule, When
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.stack.versions import parse_specifier
 
-FORMAT = 2  # 2: rules keep contested/fresh, files keep their checks mapping
+FORMAT = 3  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
@@ -29,6 +30,9 @@ def content_to_plain(content: FileContent) -> dict[str, Any]:
         "excludes": [[[axis, list(values)] for axis, values in ex] for ex in content.excludes],
         "includes": [[text, line] for text, line in content.includes],
         "suites": list(content.suites),
+        "metrics": [
+            [m.name, m.unit, m.higher_is_better, m.headline, m.label, m.description] for m in content.metrics.values()
+        ],
         "floors": content.floors,
         "expect": content.expect,
         "rules": [_rule_to_plain(r) for r in content.rules],
@@ -45,11 +49,17 @@ def content_from_plain(data: dict[str, Any]) -> FileContent:
         excludes=[tuple((_str(axis), _strs(values)) for axis, values in ex) for ex in data["excludes"]],
         includes=[(_str(text), _opt_int(line)) for text, line in data["includes"]],
         suites=_strs(data["suites"]),
+        metrics={_str(m[0]): _metric_from_plain(m) for m in data["metrics"]},
         floors=_numbers(data["floors"]),
         expect=_numbers(data["expect"]),
         rules=[_rule_from_plain(r) for r in data["rules"]],
         checks={_str(k): _str(v) for k, v in data["checks"].items()},
     )
+
+
+def _metric_from_plain(data: Any) -> DeclaredMetric:
+    name, unit, higher, headline, label, description = data
+    return DeclaredMetric(_str(name), _str(unit), _bool(higher), _bool(headline), _str(label), _str(description))
 
 
 def _rule_to_plain(rule: Rule) -> dict[str, Any]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pytest_rocmcompat.errors import Problem
-from pytest_rocmcompat.knowledge.metrics import METRICS
-from pytest_rocmcompat.matrix.checker import Checker, join_path, show
+from pytest_rocmcompat.knowledge.metrics import BETTER, MAX_LABEL, MAX_UNIT, METRIC_NAME, METRICS, DeclaredMetric
+from pytest_rocmcompat.matrix.checker import Checker, got, join_path, show
 from pytest_rocmcompat.matrix.model import SUITES, FileContent
 from pytest_rocmcompat.matrix.rule_schema import library_name_problem, parse_rule
 from pytest_rocmcompat.matrix.yaml_lines import line_of
@@ -22,6 +23,7 @@ TOP_KEYS = (
     "exclude",
     "include",
     "suites",
+    "metrics",
     "floors",
     "expect",
     "known_bad",
@@ -30,6 +32,8 @@ TOP_KEYS = (
 INCLUDED_KEYS = ("name", "description", "include", "known_bad")
 AXIS_KEYS = ("rocm", "cuda", "torch", "python", "libraries")
 EXPECT_KEYS = ("min_gpu_memory_gib", "min_gpus")
+METRIC_KEYS = ("unit", "better", "headline", "label", "description")
+UNDECLARED = "a project's own metric is first declared under 'metrics:' with its unit and 'better: higher|lower'"
 
 
 def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
@@ -91,14 +95,20 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
             else:
                 suites.append(text)
         out.suites = tuple(dict.fromkeys(suites))
+    if "metrics" in data:
+        out.metrics = _check_metrics(data["metrics"], ck, data)
     if "floors" in data:
         floors = ck.mapping(data, "floors", "floors", data["floors"])
+        known = (*METRICS, *out.metrics)
+        broken = _declared(data) - set(out.metrics)  # each reported where it is declared
         for name, value in (floors or {}).items():
             path = join_path("floors", name)
             if not isinstance(name, str):
                 ck.add(floors, name, join_path("floors", str(name)), f"metric names must be strings, got {show(name)}")
-            elif name not in METRICS:
-                ck.unknown(floors, name, path, name, tuple(METRICS), "metric")
+            elif name in broken:
+                continue
+            elif name not in known:
+                ck.unknown(floors, name, path, name, known, "metric", hint=UNDECLARED)
             elif (number := ck.number(floors, name, path, value)) is not None:
                 out.floors[name] = number
     if "expect" in data:
@@ -122,6 +132,88 @@ def check_file(data: Any, ck: Checker, *, included: bool) -> FileContent:
                 if rule is not None:
                     out.rules.append(rule)
     return out
+
+
+def _check_metrics(raw: Any, ck: Checker, parent: Any) -> dict[str, DeclaredMetric]:
+    """``metrics: {tokens_per_joule: {unit: "tok/J", better: higher, headline: true}}``: a
+    project's own figures, which ``floors`` may then name.
+    """
+    metrics = ck.mapping(parent, "metrics", "metrics", raw)
+    out: dict[str, DeclaredMetric] = {}
+    for name, spec in (metrics or {}).items():
+        path = join_path("metrics", name)
+        if not isinstance(name, str) or not re.match(METRIC_NAME, name):
+            ck.add(
+                metrics,
+                name,
+                join_path("metrics", name if isinstance(name, str) and len(name) <= 80 else show(name)),
+                f"{show(name)} is not a metric name: a letter, then letters, digits or _ (at most 64)",
+            )
+            continue
+        if name in METRICS:
+            ck.add(
+                metrics,
+                name,
+                path,
+                f"{show(name)} is a bundled metric ({METRICS[name][0]}, {METRICS[name][1]}); "
+                "give your own metric another name",
+            )
+            continue
+        body = ck.mapping(metrics, name, path, spec)
+        if body is None:
+            continue
+        before = len(ck.problems)
+        ck.keys(body, METRIC_KEYS, path)
+        unit = _short_text(ck, body, "unit", path, MAX_UNIT, required=True)
+        label = _short_text(ck, body, "label", path, MAX_LABEL)
+        if "description" in body:
+            ck.string(body, "description", join_path(path, "description"), body["description"])
+        better = body.get("better")
+        if "better" not in body:
+            ck.add(metrics, name, path, "needs 'better: higher' or 'better: lower' (which way is an improvement)")
+        elif better not in BETTER:
+            ck.add(body, "better", join_path(path, "better"), f"{show(better)} is not a direction; use higher or lower")
+        headline = body.get("headline", True)
+        if not isinstance(headline, bool):
+            ck.add(body, "headline", join_path(path, "headline"), f"expected true or false, got {got(headline)}")
+        shown = label or name
+        if shown in {m.shown_as for m in out.values()} | set(out):
+            ck.add(body if label else metrics, "label" if label else name, path, f"{show(shown)} names two metrics")
+        if len(ck.problems) == before and unit is not None:
+            description = body.get("description")
+            out[name] = DeclaredMetric(
+                name,
+                unit,
+                better == "higher",
+                headline is True,
+                label or "",
+                description if isinstance(description, str) else "",
+            )
+    return out
+
+
+def _short_text(ck: Checker, body: dict, key: str, path: str, limit: int, *, required: bool = False) -> str | None:
+    """A one-line string of at most ``limit`` characters (a unit or label is drawn on plots)."""
+    where = join_path(path, key)
+    if key not in body:
+        if required:
+            ck.add(body, None, path, f"needs '{key}:' (a string such as \"tok/J\")")
+        return None
+    text = ck.string(body, key, where, body[key])
+    if text is None:
+        return None
+    if len(text) > limit or not text.isprintable():
+        ck.add(body, key, where, f"{show(text)} must be one printable line of at most {limit} characters")
+        return None
+    return text
+
+
+def _declared(data: dict) -> set[str]:
+    """The names the ``metrics:`` section declares, checked clean or not."""
+    raw = data.get("metrics")
+    if not isinstance(raw, dict):
+        return set()
+    return {n for n in raw if isinstance(n, str) and n not in METRICS and re.match(METRIC_NAME, n)}
 
 
 def _check_checks(raw: Any, ck: Checker, parent: Any) -> dict[str, str]:

@@ -19,6 +19,7 @@ import pytest
 from pytest_rocmcompat.session.state import state_of
 
 if TYPE_CHECKING:  # imported when a test measures: most sessions never do
+    from pytest_rocmcompat.knowledge.metrics import DeclaredMetric
     from pytest_rocmcompat.matrix.model import Matrix
     from pytest_rocmcompat.session.measurements import Measurement
     from pytest_rocmcompat.session.state import CompatState
@@ -63,9 +64,12 @@ def rocm_property(request: pytest.FixtureRequest) -> Callable[[str, object], Non
 class MeasureRecorder:
     """Callable handed to tests as ``rocm_measure``."""
 
-    def __init__(self, item: pytest.Item, floors: dict[str, float]) -> None:
+    def __init__(
+        self, item: pytest.Item, floors: dict[str, float], metrics: dict[str, DeclaredMetric] | None = None
+    ) -> None:
         self._item = item
         self._floors = floors
+        self._metrics = metrics or {}  # the matrix's declared metrics: their unit and direction
         self.recorded: list[Measurement] = []
 
     def __call__(
@@ -77,27 +81,25 @@ class MeasureRecorder:
         floor: float | None = None,
         peak: float | None = None,
         detail: str = "",
-        higher_is_better: bool = True,
+        higher_is_better: bool | None = None,
     ) -> Measurement:
-        """Record ``name = value unit``; the floor defaults to the matrix's ``floors[name]``."""
+        """Record ``name = value unit``; the floor defaults to the matrix's ``floors[name]``, the
+        unit and direction to a declared metric's (else higher is better).
+        """
         from pytest_rocmcompat.session.floors import record_miss
-        from pytest_rocmcompat.session.measurements import Measurement, default_unit
+        from pytest_rocmcompat.session.measurements import measure
 
-        unit = unit or default_unit(name)
-        if unit is None:
-            raise ValueError(
-                f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.knowledge.metrics)"
-            )
         if floor is None:
             floor = self._floors.get(name)
-        m = Measurement(
+        m = measure(
             name,
-            float(value),
+            value,
             unit,
-            None if floor is None else float(floor),
-            None if peak is None else float(peak),
-            higher_is_better,
-            detail,
+            floor=floor,
+            peak=peak,
+            detail=detail,
+            higher_is_better=higher_is_better,
+            declared=self._metrics,
         )
         self._item.user_properties.append(m.to_property())
         self.recorded.append(m)
@@ -110,5 +112,5 @@ class MeasureRecorder:
 def rocm_measure(request: pytest.FixtureRequest) -> MeasureRecorder:
     """Record a measurement: ``rocm_measure("gemm_bf16_tflops", 712.4, peak=989.4)``."""
     state = state_of(request.config)
-    floors = dict(state.matrix.floors) if state is not None and state.matrix is not None else {}
-    return MeasureRecorder(request.node, floors)
+    matrix = state.matrix if state is not None else None
+    return MeasureRecorder(request.node, dict(matrix.floors) if matrix else {}, dict(matrix.metrics) if matrix else {})

@@ -4,16 +4,20 @@ A test records a figure through the ``rocm_measure`` fixture; it travels as the
 test report's user property ``rocm_metric.<name>`` whose value is a small JSON
 object, so it reaches the JUnit file, crosses pytest-xdist, and can be read
 back by ``rocmcompat report`` from any JUnit file.
+
+A metric the matrix declares (``metrics:``) is recorded in its declared unit and direction,
+and its property says so (``higher_is_better``, ``headline``, ``label``): the report treats the
+figure like a bundled one without the matrix.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX, METRICS
+from pytest_rocmcompat.knowledge.metrics import METRIC_PREFIX, METRICS, DeclaredMetric
 
 PROP_PREFIX = METRIC_PREFIX
 
@@ -29,6 +33,8 @@ class Measurement:
     peak: float | None = None
     higher_is_better: bool = True
     detail: str = ""  # what was measured, e.g. "4096x4096x4096, median of 20"
+    headline: bool = False  # a declared metric's: recorded in the site's history and plotted
+    label: str = ""  # a declared metric's name for readers
 
     @property
     def below_floor(self) -> bool:
@@ -48,6 +54,10 @@ class Measurement:
                 data[key] = getattr(self, key)
         if not self.higher_is_better:
             data["higher_is_better"] = False
+        if self.headline:
+            data["headline"] = True
+        if self.label:
+            data["label"] = self.label
         return PROP_PREFIX + self.name, json.dumps(data, sort_keys=True)
 
     @classmethod
@@ -65,6 +75,8 @@ class Measurement:
                 peak=_opt_float(data.get("peak")),
                 higher_is_better=bool(data.get("higher_is_better", True)),
                 detail=str(data.get("detail", "")),
+                headline=data.get("headline") is True,
+                label=str(data.get("label", "")),
             )
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
@@ -88,6 +100,53 @@ def default_unit(name: str) -> str | None:
     """The unit the metric table gives ``name``, if it is a known metric."""
     known = METRICS.get(name)
     return known[0] if known else None
+
+
+def base_name(name: str) -> str:
+    """The metric a figure is of: ``tokens_per_joule@4096`` (a size) and ``x[nccl-8]`` (a backend) -> the name."""
+    return name.partition("@")[0].partition("[")[0]
+
+
+def measure(
+    name: str,
+    value: float,
+    unit: str | None,
+    *,
+    floor: float | None,
+    peak: float | None,
+    detail: str,
+    higher_is_better: bool | None,
+    declared: Mapping[str, DeclaredMetric],
+) -> Measurement:
+    """The figure ``rocm_measure`` records: a declared metric's unit and direction are the
+    defaults, and a test that contradicts them is a mistake (``ValueError``, named).
+    """
+    own = declared.get(base_name(name))
+    if own is not None:
+        if unit and unit != own.unit:
+            raise ValueError(f"rocm_measure({name!r}): the matrix declares it in {own.unit!r}, not {unit!r}")
+        if higher_is_better is not None and higher_is_better != own.higher_is_better:
+            better = "higher" if own.higher_is_better else "lower"
+            raise ValueError(f"rocm_measure({name!r}): the matrix declares it better: {better}")
+    unit = unit or (own.unit if own is not None else default_unit(name))
+    if unit is None:
+        raise ValueError(
+            f"rocm_measure({name!r}): give a unit (not a metric of pytest_rocmcompat.knowledge.metrics, "
+            "nor declared under the matrix's metrics:)"
+        )
+    if higher_is_better is None:
+        higher_is_better = own.higher_is_better if own is not None else True
+    return Measurement(
+        name,
+        float(value),
+        unit,
+        None if floor is None else float(floor),
+        None if peak is None else float(peak),
+        higher_is_better,
+        detail,
+        headline=own is not None and own.headline,
+        label="" if own is None else own.label,
+    )
 
 
 def measurements_of(user_properties: Iterable[tuple[object, object]]) -> list[Measurement]:
