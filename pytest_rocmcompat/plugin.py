@@ -17,6 +17,8 @@ from pytest_rocmcompat.markers import register_markers
 from pytest_rocmcompat.matrix.model import SUITES
 from pytest_rocmcompat.running import gpu_allocation
 from pytest_rocmcompat.running.isolation import hook as isolation
+from pytest_rocmcompat.running.isolation.roots import SandboxRoot
+from pytest_rocmcompat.running.processes import kill_session_children
 from pytest_rocmcompat.session import classify, collection, gc_freeze, junit_file
 from pytest_rocmcompat.session.fixtures import (  # noqa: F401  offered to every suite as plugin attributes
     rocm_env,
@@ -27,9 +29,9 @@ from pytest_rocmcompat.session.fixtures import (  # noqa: F401  offered to every
 from pytest_rocmcompat.session.interrupt import (
     NOT_RUN_INTERRUPTED,
     NOT_RUN_STOPPED,
-    install_sigterm,
+    install_guard,
     not_run,
-    remove_sigterm,
+    remove_guard,
 )
 from pytest_rocmcompat.session.options import add_options, check_ini
 from pytest_rocmcompat.session.results import results_of, start_results
@@ -46,6 +48,8 @@ if TYPE_CHECKING:  # pytest-xdist is optional (and untyped); these name its obje
     from _pytest.terminal import TerminalReporter
     from xdist.scheduler.protocol import Scheduling
     from xdist.workermanage import WorkerController
+
+SANDBOX_ROOT_KEY = pytest.StashKey[SandboxRoot]()  # the controller's folder for every sandbox
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -80,10 +84,11 @@ def pytest_configure(config: pytest.Config) -> None:
         server = SandboxServer(config, child_result)
         server.start()
         config.pluginmanager.register(server, "rocmcompat-child")
-    elif not hasattr(config, "workerinput"):  # the process that writes the summary counts isolations
+    elif not hasattr(config, "workerinput"):  # the process that writes the results
         from pytest_rocmcompat.running.isolation.counts import IsolationCounts
 
         config.pluginmanager.register(IsolationCounts(), "rocmcompat-isolation-counts")
+        config.stash[SANDBOX_ROOT_KEY] = SandboxRoot()  # before xdist starts workers: they inherit it
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -162,7 +167,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     start_results(config, state)
     if not hasattr(config, "workerinput"):  # the process that writes the results
         junit_file.redirect_writer(config)
-        install_sigterm(config)
+        root = config.stash.get(SANDBOX_ROOT_KEY, None)
+
+        def kill_children() -> None:
+            kill_session_children()
+            if root is not None:
+                root.remove()
+
+        install_guard(config, kill_children=kill_children, salvage=lambda: junit_file.salvage(config))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -193,7 +205,10 @@ def pytest_terminal_summary(terminalreporter: TerminalReporter, exitstatus: int,
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     gc_freeze.unfreeze()
-    remove_sigterm(config)
+    remove_guard(config)
+    root = config.stash.get(SANDBOX_ROOT_KEY, None)
+    if root is not None:
+        root.close()
     gpu_allocation.unconfigure(config)
 
 

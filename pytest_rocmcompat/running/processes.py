@@ -187,6 +187,14 @@ def kill_tree(
     return sorted(victims)
 
 
+def kill_session_children() -> None:
+    """SIGKILL every descendant of this process at once, waiting for none (an interrupted session).
+
+    Children are left for their owners to reap (a ``Popen`` object, pytest-xdist's gateways).
+    """
+    kill_tree(sorted(descendants([os.getpid()])), grace_s=0.0)
+
+
 def reap_adopted() -> None:
     """Reap zombie children this process adopted as subreaper (never blocks)."""
     while True:

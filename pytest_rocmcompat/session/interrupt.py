@@ -1,64 +1,151 @@
-"""Nothing lost on interruption: SIGTERM behaves like Ctrl-C, and tests that never ran are named.
+"""Nothing lost on interruption, within a bound: SIGINT and SIGTERM, once, twice or more.
 
-A CI time limit usually arrives as SIGTERM, which by default kills Python on the
-spot: no JUnit file, no report. While a session runs, the controller turns the
-first SIGTERM into ``KeyboardInterrupt``, so pytest unwinds the way it does for
-Ctrl-C and every ``pytest_sessionfinish`` writer still runs; a second SIGTERM
-kills at once. Tests collected but never finished are then recorded as skipped
-with the reason ``not run``.
+A CI time limit or a cancel arrives as SIGTERM or SIGINT, often twice (GitHub Actions: SIGINT,
+SIGTERM 7.5 s later, SIGKILL 2.5 s after that). By default the first SIGTERM kills Python on
+the spot, and a second Ctrl-C interrupts the very writers that were saving the results.
+While a session runs, the process that writes the results (the only one, or pytest-xdist's
+controller) handles both:
+
+* The **first** signal becomes ``KeyboardInterrupt``: pytest unwinds as for Ctrl-C, every
+  ``pytest_sessionfinish`` writer runs, and tests collected but never finished are recorded as
+  skipped with the reason ``not run``; the exit status is pytest's ``INTERRUPTED`` (2).
+* **Any later** signal, or a first one that arrives once the results are being written,
+  interrupts nothing: every process the session started is killed at once (not waited for),
+  and the session gets :data:`BOUND_S` seconds to finish writing. Past that (a writer that is
+  stuck), it puts what JUnit it has in place, removes its temporary files and exits with
+  status 2: the escape hatch of a stuck shutdown, bounded.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from types import FrameType
 
 import pytest
 
 NOT_RUN_INTERRUPTED = "not run: the session was interrupted before this test finished"
 NOT_RUN_STOPPED = "not run: the session stopped early (-x / --maxfail) before this test"
+BOUND_S = 1.5  # after the second signal, the most the session may still take (then it exits)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class SigtermAsInterrupt:
-    """Install on session start, remove on session end; only from the main thread."""
+class InterruptGuard:
+    """Install on session start, remove on session end; only from the main thread.
 
-    def __init__(self) -> None:
-        self._previous: Callable | int | None = None
-        self.received = False
+    ``kill_children`` kills every process the session started (called once, at the second
+    signal); ``salvage`` puts the results in place as they are (called if the bound expires).
+    """
+
+    def __init__(self, kill_children: Callable[[], None], salvage: Callable[[], None]) -> None:
+        self.kill_children, self.salvage = kill_children, salvage
+        self._previous: dict[int, Callable | int | None] = {}
+        self.received: list[str] = []  # signal names, in order
+        self.finishing = False  # the results are being written: nothing may interrupt them
+        self.armed = False
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:  # someone else handles it
-            return
-        self._previous = signal.signal(signal.SIGTERM, self._handle)
+        for signum in _SIGNALS:
+            current = signal.getsignal(signum)
+            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            if current is default:  # someone else handles it: leave it to them
+                self._previous[signum] = signal.signal(signum, self._handle)
 
     def remove(self) -> None:
-        if self._previous is not None and signal.getsignal(signal.SIGTERM) == self._handle:
-            signal.signal(signal.SIGTERM, self._previous)
-        self._previous = None
+        """Restore the previous handlers, unless a signal came: then the process is on its way out,
+        and a late signal (a cancel repeated while Python shuts down) must not turn a complete run
+        into a death by signal; it only arms the bound, as during the writers.
+        """
+        if self.received:
+            self.finishing = True
+            return
+        for signum, previous in self._previous.items():
+            if signal.getsignal(signum) == self._handle:
+                signal.signal(signum, previous)
+        self._previous = {}
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.received)
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        self.received = True
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
-        raise KeyboardInterrupt("SIGTERM received (a CI time limit?): writing results before exiting")
+        name = signal.Signals(signum).name
+        self.received.append(name)
+        if len(self.received) == 1 and not self.finishing:
+            raise KeyboardInterrupt(f"{name} received (a CI cancel or time limit?): writing results before exiting")
+        self._arm()
+
+    def _arm(self) -> None:
+        """Kill what the session started and give the writers :data:`BOUND_S` seconds (once)."""
+        if self.armed:
+            return
+        self.armed = True
+        try:
+            signal.signal(signal.SIGALRM, self._expire)
+            signal.setitimer(signal.ITIMER_REAL, BOUND_S)
+        finally:
+            self.kill_children()
+
+    def _expire(self, signum: int, frame: FrameType | None) -> None:
+        try:
+            self.salvage()
+        finally:
+            os._exit(int(pytest.ExitCode.INTERRUPTED))
 
 
-SIGTERM_KEY = pytest.StashKey[SigtermAsInterrupt]()  # the controller's handler, removed at unconfigure
+GUARD_KEY = pytest.StashKey[InterruptGuard]()  # the controller's guard, removed at unconfigure
 
 
-def install_sigterm(config: pytest.Config) -> None:
-    """The controller (the process that writes the results) turns the first SIGTERM into Ctrl-C."""
-    config.stash[SIGTERM_KEY] = sigterm = SigtermAsInterrupt()
-    sigterm.install()
+def install_guard(config: pytest.Config, kill_children: Callable[[], None], salvage: Callable[[], None]) -> None:
+    """The process that writes the results turns SIGINT/SIGTERM into a bounded, lossless stop."""
+    config.stash[GUARD_KEY] = guard = InterruptGuard(kill_children, salvage)
+    guard.install()
+    if not config.pluginmanager.has_plugin(_FINISHING_PLUGIN):
+        config.pluginmanager.register(_Finishing(), _FINISHING_PLUGIN)
 
 
-def remove_sigterm(config: pytest.Config) -> None:
-    sigterm = config.stash.get(SIGTERM_KEY, None)
-    if sigterm is not None:
-        sigterm.remove()
+_FINISHING_PLUGIN = "rocmcompat-interrupt-finishing"
+
+
+class _Finishing:
+    @pytest.hookimpl(tryfirst=True, wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Around every writer: a signal no longer interrupts them, and a signalled run exits 2."""
+        start_finishing(session)
+        try:
+            return (yield)
+        finally:
+            guard = guard_of(session.config)
+            if guard is not None and guard.interrupted:
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
+def guard_of(config: pytest.Config) -> InterruptGuard | None:
+    return config.stash.get(GUARD_KEY, None)
+
+
+def start_finishing(session: pytest.Session) -> None:
+    """From here on the results are being written: a signal no longer interrupts, it arms the bound.
+
+    A session that a signal reached ends with pytest's INTERRUPTED status even when the signal
+    came after the last test (a cancelled run is not a green run).
+    """
+    guard = guard_of(session.config)
+    if guard is None:
+        return
+    guard.finishing = True
+    if guard.interrupted:
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
+def remove_guard(config: pytest.Config) -> None:
+    guard = config.stash.get(GUARD_KEY, None)
+    if guard is not None:
+        guard.remove()
 
 
 def not_run(collected: list[str], finished: set[str]) -> list[str]:

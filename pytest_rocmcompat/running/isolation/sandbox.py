@@ -27,6 +27,7 @@ from pathlib import Path
 
 from pytest_rocmcompat.outcomes import PROP_OUTCOME
 from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR, PRELOAD_VAR, SPAWNED, end_path
+from pytest_rocmcompat.running.isolation.roots import sandbox_parent
 from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
 
 TAIL_CHARS = 6000
@@ -78,7 +79,7 @@ class Sandbox:
     proc: subprocess.Popen = field(init=False)
 
     def __post_init__(self) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="rocmcompat-isolated-"))
+        self.dir = Path(tempfile.mkdtemp(prefix="rocmcompat-isolated-", dir=sandbox_parent()))
         try:
             env_file = self.dir / "env.json"
             env_file.write_text(self.env_json, encoding="utf-8")

@@ -60,7 +60,7 @@ def preload(modules: list[str] | tuple[str, ...]) -> list[str]:
     """
     problems: list[str] = []
     for name in modules:
-        if name in sys.modules:
+        if not name or name in sys.modules:
             continue
         try:
             if importlib.util.find_spec(name) is None:
