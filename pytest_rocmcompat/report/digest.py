@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pytest_rocmcompat.knowledge.metrics import METRICS
 from pytest_rocmcompat.outcomes import BROKEN, SEVERITY, SYMBOL, Outcome
 from pytest_rocmcompat.report.merge import LIB_PREFIX, Merged, Row
 from pytest_rocmcompat.report.sizes import SIZE_SEP
@@ -249,7 +250,11 @@ def size_bytes(size: str) -> float:
 
 
 def headlines(merged: Merged, name_of: Callable[[Row], str]) -> list[Headline]:
-    """Per stack, each headline metric once: a plain figure (the best one), else the largest size."""
+    """Per stack, each headline metric once: a plain figure (the best one), else the largest size.
+
+    The bundled ones first (:data:`HEADLINE_METRICS`), then a project's own declared as headline
+    figures (their property says so), named by their label, in the order they were recorded.
+    """
     out = []
     for row in merged.rows:
         best: dict[str, tuple[tuple, Headline]] = {}
@@ -262,12 +267,26 @@ def headlines(merged: Merged, name_of: Callable[[Row], str]) -> list[Headline]:
                     rank,
                     Headline(name_of(row), "", test, m, " ".join(filter(None, (qualifier.rstrip("]"), size)))),
                 )
-        for metric, label in HEADLINE_METRICS:
+        own = [(base, _declared_label(h.figure)) for base, (_, h) in best.items() if _declared_headline(base, h.figure)]
+        for metric, label in (*HEADLINE_METRICS, *own):
             if metric in best:
                 found = best[metric][1]
                 found.label = label + (f" ({found.size})" if found.size else "")
                 out.append(found)
     return out
+
+
+_BUNDLED_LABELS = frozenset(label for _, label in HEADLINE_METRICS)
+
+
+def _declared_headline(base: str, m: Measurement) -> bool:
+    return m.headline and base not in METRICS
+
+
+def _declared_label(m: Measurement) -> str:
+    """A declared metric's label, never one of a bundled figure's (its line would join theirs)."""
+    base = m.name.partition(SIZE_SEP)[0].partition("[")[0]
+    return m.label if m.label and m.label not in _BUNDLED_LABELS else base
 
 
 def figure_text(m: Measurement) -> str:

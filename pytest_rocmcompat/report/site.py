@@ -44,7 +44,8 @@ class Changes:
     new_failures: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, outcome
     new_known_bad: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, rule
     stale_rules: list[tuple[str, str, str]] = field(default_factory=list)  # stack, test, rule
-    moved: list[tuple[str, str, float, float]] = field(default_factory=list)  # stack, figure, before, now
+    # stack, figure, before, now, unit, higher is better (a declared metric may be lower-is-better)
+    moved: list[tuple[str, str, float, float, str, bool]] = field(default_factory=list)
     previous: str = ""  # the date of the publication compared against
 
 
@@ -176,14 +177,14 @@ def changes(current: dict, history: list[dict], threshold: float) -> Changes:
                 found.new_known_bad.append((stack["name"], test, rule))
             if outcome == "stale-rule":
                 found.stale_rules.append((stack["name"], test, rule))
-        for label, (value, _, _) in stack["figures"].items():
+        for label, (value, unit, higher) in stack["figures"].items():
             old_value = (before.get("figures", {}).get(label) or [None])[0]
             if (
                 isinstance(old_value, (int, float))
                 and old_value
                 and abs(value - old_value) / abs(old_value) > threshold
             ):
-                found.moved.append((stack["name"], label, float(old_value), float(value)))
+                found.moved.append((stack["name"], label, float(old_value), float(value), unit, higher))
     return found
 
 
@@ -266,8 +267,11 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
             ("Stale rules (a known-bad rule's test passed)", found.stale_rules, ("stack", "test", "rule")),
             (
                 "Figures that moved",
-                [(s, f, f"{a:.4g}", f"{b:.4g}", f"{(b - a) / a:+.0%}") for s, f, a, b in found.moved],
-                ("stack", "figure", "before", "now", "change"),
+                [
+                    (s, f, f"{a:.4g}", f"{b:.4g}", f"{(b - a) / a:+.0%}", _which_way(a, b, u, h))
+                    for s, f, a, b, u, h in found.moved
+                ],
+                ("stack", "figure", "before", "now", "change", "better or worse"),
             ),
         ):
             body.append(f"<h3>{html_text(title)}</h3>")
@@ -280,6 +284,15 @@ def _index(merged: Merged, found: Changes, history: list[dict], threshold: float
         f"<details><summary>As a table</summary>{_history_table(history, None)}</details>",
     ]
     return _page("Compatibility", body)
+
+
+def _which_way(before: float, now: float, unit: str, higher_is_better: bool) -> str:
+    """``worse (ms, lower is better)``: the direction a figure's metric declares (bundled: higher)."""
+    better = (now > before) == higher_is_better
+    rule = "higher is better" if higher_is_better else "lower is better"
+    return (
+        f"{'better' if better else 'worse'} ({unit}, {rule})" if unit else f"{'better' if better else 'worse'} ({rule})"
+    )
 
 
 def _history_table(history: list[dict], only: str | None) -> str:

@@ -104,12 +104,14 @@ def _groups(merged: Merged, sids: list[str]) -> list[tuple[str, list[str]]]:
 
 def _headline(label: str) -> tuple[int, str]:
     """(place in the headline table, the figure without its size or backend): ``all_reduce bus
-    bandwidth, largest size (nccl-8)`` is drawn with every other stack's all_reduce.
+    bandwidth, largest size (nccl-8)`` is drawn with every other stack's all_reduce, and a declared
+    ``tokens_per_joule (4096)`` with every other size's.
     """
     for place, (_, name) in enumerate(digest.HEADLINE_METRICS):
         if label == name or (label.startswith(f"{name} (") and label.endswith(")")):
             return place, name
-    return len(digest.HEADLINE_METRICS), label
+    name, sep, _ = label.rpartition(" (")  # a project's declared metric, after the bundled ones
+    return len(digest.HEADLINE_METRICS), name if sep and name and label.endswith(")") else label
 
 
 def history_charts(merged: Merged, history: Sequence[dict], threshold: float, only: str | None = None) -> list[Chart]:
