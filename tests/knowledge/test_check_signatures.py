@@ -305,6 +305,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
         "https://github.com/vllm-project/vllm/issues/1284",
     ),
+    # rocm-driver-unsupported: the issue title (no usable kernel driver for the ROCm user space)
+    (
+        "rocm-driver-unsupported",
+        "ROCk module is NOT loaded, possibly no GPU devices",
+        "https://github.com/ROCm/ROCm/issues/1626",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -404,6 +410,11 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("arch=sm_75",),
         '@pytest.mark.uses("flash_attn")',
         "FlashAttention only supports Ampere GPUs or newer.",
+    ),
+    "rocm-driver-unsupported": (
+        ("platform=rocm", "arch=gfx90a", "driver=5.18.13", "torch=2.5.1+rocm6.2"),
+        "@pytest.mark.gpus(1)",
+        "ROCk module is NOT loaded, possibly no GPU devices",
     ),
 }
 

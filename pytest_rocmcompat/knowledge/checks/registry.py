@@ -21,6 +21,7 @@ from pytest_rocmcompat.knowledge.checks import (
     numeric_formats,
     python_range,
     requirements,
+    rocm_driver,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
@@ -39,6 +40,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     numeric_formats.BF16_ID: numeric_formats.check_bf16,
     numeric_formats.FP8_ID: numeric_formats.check_fp8,
     library_arch.ID: library_arch.check,
+    rocm_driver.ID: rocm_driver.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -53,6 +55,7 @@ PREDICTS: dict[str, str] = {
     numeric_formats.BF16_ID: numeric_formats.BF16_PREDICTS,
     numeric_formats.FP8_ID: numeric_formats.FP8_PREDICTS,
     library_arch.ID: library_arch.PREDICTS,
+    rocm_driver.ID: rocm_driver.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

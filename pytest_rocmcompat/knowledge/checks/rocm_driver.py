@@ -1,0 +1,118 @@
+"""``rocm-driver-unsupported``: the ROCm user space is outside what the amdgpu kernel driver supports.
+
+AMD's *User and AMD GPU Driver (amdgpu) support matrix* lists, per kernel-mode driver (KMD)
+release, the ROCm user-space releases it supports: +/- 2 releases up to ROCm 6.3, up to a year
+apart from 6.4, and the AMD GPU Driver 30.x series (distributed apart from ROCm from 30.10) with
+its own list. The user space is what the tests run: a ROCm torch wheel's bundled runtime
+(``+rocmX.Y``) and the system ROCm (``rocm``); the KMD is the probed ``driver`` (rocminfo's
+"ROCk module version", ``/sys/module/amdgpu/version``, amd-smi), which for AMD's DKMS package
+is the kernel base it was built from (``6.8.5`` for ROCm 6.2) or the full package version
+(``6.8.5.60200``), and for the AMD GPU Driver its own ``30.10.1``. A version this table does not
+know (the distribution's in-kernel driver names a kernel release) is no finding.
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
+ID = "rocm-driver-unsupported"
+SOURCE = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html"
+# The AMD GPU Driver 30.30 statement (amdgpu-docs compatibility matrix).
+SOURCE_30 = "https://github.com/ROCm/amdgpu-docs/pull/97"
+# AMD's DKMS packages, ``amdgpu-dkms 1:<kernel base>.<ROCm build>`` in repo.radeon.com/amdgpu/<ROCm>/
+SOURCE_DKMS = "https://repo.radeon.com/amdgpu/"
+# What a runtime meets on a driver it does not support: no usable device, the HSA runtime's
+# errors at initialisation or queue creation, faults and hangs the driver reports, HIP errors.
+PREDICTS = (
+    r"No HIP GPUs are available|hipErrorNoDevice|no ROCm-capable device|HSA_STATUS_ERROR\w*|hsa_init"
+    r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|amdgpu|Memory access fault by GPU node-\d+"
+    r"|HW Exception by GPU node-\d+|GPU Hang|HIP error: |hipError\w+|invalid device function"
+    r"|rocBLAS error|Segmentation fault|core dumped"
+)
+
+# KMD release -> (oldest, newest) ROCm user-space series it supports, and whether the newest is
+# final (``True``: the +/- 2 window is complete; ``False``: later user spaces were not yet listed).
+SUPPORTED: dict[str, tuple[str, str, bool]] = {
+    "5.3": ("5.1", "5.5", True),
+    "5.4": ("5.2", "5.6", True),
+    "5.5": ("5.3", "5.7", True),
+    "5.6": ("5.4", "6.0", True),
+    "5.7": ("5.5", "6.1", True),
+    "6.0": ("5.6", "6.2", True),
+    "6.1": ("5.7", "6.4", True),
+    "6.2": ("6.0", "7.0", False),
+    "6.3": ("6.1", "7.0", False),
+    "6.4": ("6.1", "7.0", False),
+    "30.10": ("6.2", "7.0", False),
+    "30.30": ("6.3", "7.2", False),
+}
+# The DKMS driver's kernel base -> the ROCm release it shipped with.
+DKMS_BASE: dict[str, str] = {
+    "5.16.9": "5.2",
+    "5.18.2": "5.3",
+    "5.18.13": "5.4",
+    "6.0.5": "5.5",
+    "6.1.5": "5.6",
+    "6.2.4": "5.7",
+    "6.3.6": "6.0",
+    "6.7.0": "6.1",
+    "6.8.5": "6.2",
+    "6.10.5": "6.3",
+    "6.12.12": "6.4",
+}
+
+
+def kmd_release(driver: str | None) -> str | None:
+    """The KMD release of the probed amdgpu version (``"6.2"`` for ``6.8.5``), or ``None``."""
+    v = coerce_version(driver)
+    if v is None:
+        return None
+    parts = v.release
+    if v.major >= 30:  # the AMD GPU Driver's own numbering
+        series = f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}"
+        return series if series in SUPPORTED else None
+    if len(parts) >= 4 and 10000 <= parts[-1] <= 99999:  # 6.8.5.60200: the ROCm build it came with
+        build = parts[-1]
+        return f"{build // 10000}.{build // 100 % 100}"
+    return DKMS_BASE.get(".".join(str(p) for p in parts[:3]))
+
+
+def user_spaces(env: Environment) -> list[tuple[str, Version]]:
+    """(what, series) of each ROCm user space the tests run on: torch's bundled one and the system's."""
+    found: list[tuple[str, Version]] = []
+    tagged = env.torch_rocm
+    if tagged is not None and env.torch:
+        found.append((f"torch {env.torch}", Version(f"{tagged.major}.{tagged.minor}")))
+    system = coerce_version(env.rocm)
+    if system is not None and all(s != Version(f"{system.major}.{system.minor}") for _, s in found):
+        found.append((f"ROCm {env.rocm}", Version(f"{system.major}.{system.minor}")))
+    return found
+
+
+def check(env: Environment) -> list[Finding]:
+    if env.platform != "rocm" or not env.driver:
+        return []
+    kmd = kmd_release(env.driver)
+    if kmd is None or kmd not in SUPPORTED:
+        return []
+    low, high, final = SUPPORTED[kmd]
+    oldest, newest = Version(low), Version(high)
+    bad = [(what, s) for what, s in user_spaces(env) if s < oldest or (final and s > newest)]
+    if not bad:
+        return []
+    shown = ", ".join(what if what.startswith("ROCm") else f"{what} (ROCm {s})" for what, s in bad)
+    driver = f"amdgpu {env.driver} (the ROCm {kmd} kernel driver)" if kmd[0] != "3" else f"AMD GPU Driver {env.driver}"
+    return [
+        Finding(
+            check=ID,
+            reason=f"{shown} on {driver}, which supports ROCm {low}-{high}{'' if final else ' (and later, once listed)'} user space",
+            fix="install the amdgpu driver of the ROCm release in use (amdgpu-install), or a torch/ROCm build "
+            f"within ROCm {low}-{high}",
+            link=SOURCE_30 if kmd.startswith("30.") else SOURCE,
+            everything=True,  # every GPU test; its signature keeps an unrelated failure a failure
+        )
+    ]

@@ -1,0 +1,77 @@
+"""``rocm-driver-unsupported``: ROCm user space against the amdgpu kernel driver's support matrix."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import rocm_driver
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+
+BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+
+
+def _found(*stack: str) -> list[str]:
+    env = apply_overrides(BASE, list(stack))
+    return [f.reason for f in evaluate(env) if f.check == rocm_driver.ID]
+
+
+@pytest.mark.parametrize(
+    ("driver", "release"),
+    [
+        ("6.8.5", "6.2"),  # rocminfo's "ROCk module version 6.8.5 is loaded" (ROCm 6.2 DKMS)
+        ("6.12.12", "6.4"),
+        ("6.8.5.60204", "6.2"),  # the full amdgpu-dkms package version: its ROCm build
+        ("6.12.12.60401", "6.4"),
+        ("30.10.1", "30.10"),  # the AMD GPU Driver's own numbering
+        ("30.30.3", "30.30"),
+        ("6.8.0", None),  # an in-kernel driver (a kernel release): unknown, no finding
+        ("30.20.0", None),  # no published list for it here
+        ("garbage", None),
+    ],
+)
+def test_kmd_release(driver: str, release: str | None) -> None:
+    assert rocm_driver.kmd_release(driver) == release
+
+
+@pytest.mark.parametrize(
+    ("stack", "problem"),
+    [
+        # ROCm 6.2 user space (torch's wheel) on the ROCm 5.4 DKMS driver (supports 5.2-5.6)
+        (("driver=5.18.13", "torch=2.5.1+rocm6.2"), "torch 2.5.1+rocm6.2 (ROCm 6.2) on amdgpu 5.18.13"),
+        # the system ROCm, no torch: 6.2 on the ROCm 5.7 driver (5.5-6.1)
+        (("driver=6.2.4", "rocm=6.2.0"), "ROCm 6.2.0 on amdgpu 6.2.4 (the ROCm 5.7 kernel driver)"),
+        # older than the driver supports: ROCm 5.7 torch on the 30.10 driver (6.2-7.0)
+        (("driver=30.10.1", "torch=2.3.0+rocm5.7"), "on AMD GPU Driver 30.10.1, which supports ROCm 6.2-7.0"),
+    ],
+)
+def test_unsupported_pairs_are_found(stack: tuple[str, ...], problem: str) -> None:
+    (reason,) = _found("platform=rocm", "arch=gfx90a", *stack)
+    assert problem in reason
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("driver=6.8.5", "torch=2.5.1+rocm6.2"),  # the driver of the same release
+        ("driver=6.3.6", "torch=2.6.0+rocm6.2.4"),  # ROCm 6.0 driver, 6.2 user space: within +/- 2
+        ("driver=6.8.5", "rocm=7.0.2"),  # listed for the 6.2 driver
+        ("driver=6.12.12", "torch=2.9.0+rocm7.1"),  # newer than the table lists (6.4+: a year apart): unknown
+        ("driver=6.8.0", "torch=2.9.0+rocm7.1"),  # an in-kernel driver: not judged
+        ("torch=2.5.1+rocm6.2",),  # no driver recorded
+    ],
+)
+def test_supported_or_unknown_pairs_say_nothing(stack: tuple[str, ...]) -> None:
+    assert _found("platform=rocm", "arch=gfx90a", *stack) == []
+
+
+def test_cuda_driver_is_not_judged() -> None:
+    assert _found("platform=cuda", "arch=sm_90", "driver=5.18.13", "torch=2.5.1+cu124") == []
+
+
+def test_finding_reaches_every_test_with_the_matrix_source() -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "driver=5.18.13", "rocm=6.2"])
+    (finding,) = [f for f in evaluate(env) if f.check == rocm_driver.ID]
+    assert finding.everything and finding.link == rocm_driver.SOURCE
+    assert "amdgpu-install" in finding.fix
