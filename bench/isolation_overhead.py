@@ -1,11 +1,13 @@
-"""Cost of isolated tests (reusable sandboxes) against running them in-process.
+"""Cost of isolated tests (fresh forked processes, and opt-in reusable sandboxes) against in-process.
 
 Runs real pytest sessions of N tests, interleaved, each variant once per repetition:
 trivial tests and torch tests (on the GPU where one is available) in-process and
-isolated, the isolated torch suite with one crashing test in the middle, one isolated
-test alone (a sandbox's start-up), and ``python -c "import torch"``. Targets (issue 15):
-an isolated suite costs at most 1.3x its in-process wall time plus one sandbox start;
-a crash costs about one sandbox start (in which torch is imported again); on an H100, 10 isolated GPU tests run in under 10 s.
+isolated (fresh: a child forked from the template per test; reuse: ini rocm_isolate_reuse),
+the isolated torch suite with one crashing test in the middle, one isolated test alone (a
+template's start-up), and ``python -c "import torch"``. Targets (issue 24): a fresh isolated
+suite costs at most 2x its in-process wall time plus one template start; the reuse mode keeps
+issue 15's 1.3x; a crash among fresh tests costs one child, not a template restart; on an
+H100, 10 fresh isolated GPU tests run in under 8 s.
 
     python bench/isolation_overhead.py [--tests 10] [--reps 3] [--out .bench/isolation_overhead.json]
 """
@@ -68,9 +70,11 @@ def main() -> int:
         write_suite(root, args.tests)
         base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rocm-env", "env.json"]
 
-        def session(name: str):
+        def session(name: str, *extra: str):
             ok = (1,) if "crash" in name else (0,)
-            return lambda: timed_run([*base, name], cwd=root, ok_codes=ok)[0]
+            return lambda: timed_run([*base, name, *extra], cwd=root, ok_codes=ok)[0]
+
+        reuse = ("-o", "rocm_isolate_reuse=true")
 
         times = interleave(
             {
@@ -79,6 +83,8 @@ def main() -> int:
                 "in-process, torch": session("test_torch.py"),
                 "isolated, torch": session("test_iso_torch.py"),
                 "isolated, torch, one crash": session("test_iso_crash.py"),
+                "isolated (reuse), torch": session("test_iso_torch.py", *reuse),
+                "isolated (reuse), torch, one crash": session("test_iso_crash.py", *reuse),
                 "isolated, one torch test": session("test_iso_one.py"),
                 "in-process, one torch test": session("test_one.py"),
                 "import torch": lambda: timed_run([sys.executable, "-c", "import torch"])[0],
@@ -87,21 +93,26 @@ def main() -> int:
         )
     med = {k: summary(v)["median"] for k, v in times.items()}
     n = args.tests
-    start = med["isolated, one torch test"] - med["in-process, one torch test"]  # one sandbox start
-    allowed = 1.3 * med["in-process, torch"] + start
+    start = med["isolated, one torch test"] - med["in-process, one torch test"]  # one template start
+    allowed = 2.0 * med["in-process, torch"] + start
+    allowed_reuse = 1.3 * med["in-process, torch"] + start
     crash_cost = med["isolated, torch, one crash"] - med["isolated, torch"]
+    crash_cost_reuse = med["isolated (reuse), torch, one crash"] - med["isolated (reuse), torch"]
     derived = {
-        "sandbox start (one torch test: isolated - in-process)": start,
-        "isolated torch suite": med["isolated, torch"],
-        "allowed: 1.3 x in-process torch suite + one sandbox start": allowed,
+        "template start (one torch test: isolated - in-process)": start,
+        "isolated (fresh) torch suite": med["isolated, torch"],
+        "allowed: 2 x in-process torch suite + one template start": allowed,
+        "isolated (reuse) torch suite": med["isolated (reuse), torch"],
+        "allowed (reuse): 1.3 x in-process + one start": allowed_reuse,
         "isolated trivial test, each (vs in-process)": (med["isolated, trivial"] - med["in-process, trivial"]) / n,
-        "one crash in the isolated torch suite costs": crash_cost,
-        "crash cost / (sandbox start + torch import)": crash_cost / (start + med["import torch"]),
+        "one crash among fresh tests costs": crash_cost,
+        "one crash among reused tests costs": crash_cost_reuse,
+        "fresh crash cost / (template start + torch import)": crash_cost / (start + med["import torch"]),
     }
     print(table(list(med.items()), (f"median wall time (s), {n} tests", "value")))
     print(table(list(derived.items()), ("derived (s)", "value")))
-    met = med["isolated, torch"] <= allowed
-    print(f"target isolated <= 1.3 x in-process + one start: {'met' if met else 'NOT met'}")
+    met = med["isolated, torch"] <= allowed and med["isolated (reuse), torch"] <= allowed_reuse
+    print(f"targets fresh <= 2 x in-process + one start, reuse <= 1.3 x: {'met' if met else 'NOT met'}")
     write_json(
         args.out,
         {
