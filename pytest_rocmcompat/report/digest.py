@@ -296,6 +296,8 @@ def figure_text(m: Measurement) -> str:
 def floor_text(m: Measurement) -> str:
     if m.floor is None:
         return ""
+    if not m.higher_is_better:  # a ceiling: lower is better
+        return f"ceiling {m.floor:g} " + ("❌ above" if m.below_floor else "✅ met")
     return f"{m.floor:g} " + ("❌ below" if m.below_floor else "✅ met")
 
 

@@ -237,4 +237,6 @@ def floor_words(m: Measurement) -> str:
     """A figure's floor in words (``300, below``): Markdown's emoji would need an emoji font here."""
     if m.floor is None:
         return ""
+    if not m.higher_is_better:  # a ceiling: lower is better
+        return f"ceiling {m.floor:g}, " + ("above" if m.below_floor else "met")
     return f"{m.floor:g}, " + ("below" if m.below_floor else "met")

@@ -181,7 +181,7 @@ def _peak(m: Measurement) -> str:
 
 
 def _status(m: Measurement) -> str:
-    return "❌ below floor" if m.below_floor else ("✅ met" if m.floor is not None else "")
+    return f"❌ {m.miss_text}" if m.below_floor else ("✅ met" if m.floor is not None else "")
 
 
 def _failures_section(state: CompatState) -> list[str]:

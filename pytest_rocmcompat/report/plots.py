@@ -91,6 +91,7 @@ class HistorySeries:
     values: Sequence[float | None]
     floor: float | None = None
     notes: Sequence[str] = ()  # per publication, "" for none: what changed (a library upgrade, ...)
+    higher_is_better: bool = True  # else the floor is a ceiling (a declared lower-is-better metric)
 
 
 @dataclass(frozen=True)
@@ -401,7 +402,7 @@ def history_svg(
 ) -> str:
     """A line per stack: one point per publication (x: the publication, labelled), y in ``unit``.
 
-    A series' floor is a dash-dot line. With ``threshold`` (a fraction: 0.1 is 10 %), a point
+    A series' floor (a ceiling where lower is better) is a dash-dot line. With ``threshold`` (a fraction: 0.1 is 10 %), a point
     that moved more than that from the stack's previous drawn point gets a black ring and its
     change as a label ("+74%"); a point with a note gets a ring and a numbered footnote.
     """
@@ -423,12 +424,17 @@ def history_svg(
         kept = [(i, v) for i, v in enumerate(_drawable(v) for v in values) if v is not None]
         drawn.append((index, one, kept))
     floors: dict[float, list[str]] = {}
+    ceilings = {_drawable(one.floor) for one in series if not one.higher_is_better}
     for _, one, _ in drawn:
         floor = _drawable(one.floor)
         if floor is not None:
             floors.setdefault(floor, []).append(one.label)
     floor_labels = [
-        (floor, f"floor {_num(floor)} {unit}" + ("" if len(names) == len(series) else " (" + ", ".join(names) + ")"))
+        (
+            floor,
+            f"{'ceiling' if floor in ceilings else 'floor'} {_num(floor)} {unit}"
+            + ("" if len(names) == len(series) else " (" + ", ".join(names) + ")"),
+        )
         for floor, names in floors.items()
     ]
     top_value = max([v for _, _, kept in drawn for _, v in kept] + list(floors), default=0.0)

@@ -148,6 +148,7 @@ def history_charts(merged: Merged, history: Sequence[dict], threshold: float, on
                     tuple((fig[0] if (fig := _figure(r, sid, lbl)) else None) for r in history),
                     floor_of.get((sid, lbl)),
                     notes.setdefault(sid, version_notes(list(history), sid)),
+                    next((fig[2] for r in reversed(history) if (fig := _figure(r, sid, lbl))), True),
                 )
                 for sid, lbl in lines
             ]

@@ -322,11 +322,11 @@ def _performance(merged: Merged) -> list[str]:
 def _sized_value(m: Measurement | None) -> str:
     if m is None:
         return ""
-    return f"{m.value:.4g}" + (" ❌ below floor" if m.below_floor else "")
+    return f"{m.value:.4g}" + (f" ❌ {m.miss_text}" if m.below_floor else "")
 
 
 def _status(m: Measurement) -> str:
-    return "❌ below floor" if m.below_floor else ("✅ met" if m.floor is not None else "")
+    return f"❌ {m.miss_text}" if m.below_floor else ("✅ met" if m.floor is not None else "")
 
 
 def _failures(merged: Merged) -> list[str]:

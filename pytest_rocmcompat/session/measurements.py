@@ -44,6 +44,11 @@ class Measurement:
         return self.value < self.floor if self.higher_is_better else self.value > self.floor
 
     @property
+    def miss_text(self) -> str:
+        """``below floor``, or ``above ceiling`` for a lower-is-better figure."""
+        return "below floor" if self.higher_is_better else "above ceiling"
+
+    @property
     def fraction_of_peak(self) -> float | None:
         return self.value / self.peak if self.peak else None
 

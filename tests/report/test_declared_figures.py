@@ -31,6 +31,7 @@ metrics:
   warmup_s: {unit: s, better: lower, headline: false}
 floors:
   tokens_per_joule: 12.5
+  p50_latency_ms: 40
 """
 TEST = """
 import os
@@ -58,7 +59,7 @@ def run(root: Path, tok_j: float, latency: float, junit: Path) -> None:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same cell twice: 9.5 tok/J (below its floor) at 55 ms, then 14 tok/J at 31 ms."""
+    """The same cell twice: 9.5 tok/J (below its floor) at 55 ms (above its ceiling), then 14 tok/J at 31 ms."""
     root = tmp_path_factory.mktemp("declared")
     (root / "matrix.yaml").write_text(MATRIX, encoding="utf-8")
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
@@ -93,8 +94,12 @@ def test_history_plots_and_moved_figures_carry_the_declared_metrics(runs: Path, 
         assert [p["data-moved"][:3] for p in points(svg)[1:]] == (["+0."] if values[1] > values[0] else ["-0."])
         assert f"{unit}" in "".join(svg.itertext())  # the axis and the chart's summary name the unit
     assert references(charts["tokens_per_joule"], "floor") == [12.5]
+    assert references(charts["p50 latency"], "floor") == [40.0]  # drawn as the others' floors are
+    assert "ceiling 40 ms" in "".join(charts["p50 latency"].itertext())  # named as what it is
+    assert "floor 12.5 tok/J" in "".join(charts["tokens_per_joule"].itertext())
     page = (site / "stacks" / f"{sid}.html").read_text(encoding="utf-8")
-    assert "<td>tokens_per_joule</td><td>14 tok/J</td>" in page and "p50 latency" in page
+    assert "<td>tokens_per_joule</td><td>14 tok/J</td><td>12.5, met</td>" in page
+    assert "<td>p50 latency</td><td>31 ms</td><td>ceiling 40, met</td>" in page
     index = (site / "index.html").read_text(encoding="utf-8")
     moved = index.split("<h3>Figures that moved</h3>", 1)[1].split("<h3>", 1)[0].split("<h2>", 1)[0]
     assert re.search(
@@ -111,6 +116,7 @@ def test_the_first_run_shows_its_floor_missed_in_the_merged_report(runs: Path) -
     assert main(["report", str(runs / "one"), "-o", str(runs / "floor.md")]) == 0
     text = (runs / "floor.md").read_text(encoding="utf-8")
     assert re.search(r"\| tokens_per_joule \| 9\.5 tok/J \| 12\.5 ❌ below", text), text
+    assert re.search(r"\| p50 latency +\| 55 ms +\| ceiling 40 ❌ above", text), text
 
 
 def test_a_baseline_compares_a_declared_metric_in_its_direction(runs: Path, tmp_path: Path) -> None:
