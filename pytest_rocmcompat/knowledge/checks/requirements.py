@@ -28,6 +28,11 @@ PREDICTS = (
     r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
+    r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
+    r"|No module named 'torch\.[\w.]+'|partially initialized module 'torchvision'"
+    r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
+    r"|because these package versions have conflicting dependencies|ResolutionImpossible"
+    r"|lib(?:torch|c10)\w*\.so[\w.]*: cannot open shared object file|The specified procedure could not be found"
 )
 
 
@@ -70,8 +75,56 @@ def check(env: Environment) -> list[Finding]:
 def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...], str]:
     if dist in env.requires:
         return env.requires[dist], SOURCE
+    paired = _domain_pairing(dist, version)
+    if paired is not None:
+        return paired
     found = declared_requires(dist, version, cuda_build=not _rocm_build(env))
     return found if found is not None else ((), SOURCE)
+
+
+# torchvision's setup.py pins the torch it was built with (``torch==$PYTORCH_VERSION``): a nightly
+# torchvision 0.N.0.devYYYYMMDD requires the torch 2.(N-15) nightly of the same day.
+_NIGHTLY_SOURCE = "https://github.com/pytorch/vision/blob/main/setup.py"
+_NIGHTLY = re.compile(r"^(\d+)\.(\d+)\.\d+\.dev(\d{8})")
+# Releases before the generated data (2023): the PyTorch Versions table of domain libraries.
+_HISTORY_SOURCE = "https://github.com/pytorch/pytorch/wiki/PyTorch-Versions"
+TORCHVISION_HISTORY: dict[str, str] = {
+    "0.2.2": "1.0",
+    "0.3": "1.1",
+    "0.4.0": "1.2",
+    "0.4.1": "1.3",
+    "0.4.2": "1.3",
+    "0.5": "1.4",
+    "0.6": "1.5",
+    "0.7": "1.6",
+    "0.8": "1.7",
+    "0.9": "1.8",
+    "0.10": "1.9",
+    "0.11": "1.10",
+    "0.12": "1.11",
+    "0.13": "1.12",
+    "0.14": "1.13",
+}
+
+
+def _domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | None:
+    """The torch a torchvision needs where the generated data cannot say: a nightly's day, a pre-2023 release."""
+    if dist != "torchvision":
+        return None
+    nightly = _NIGHTLY.match(version)
+    if nightly is not None:
+        major, minor, day = (int(g) for g in nightly.groups())
+        if major == 0 and minor >= 15:
+            return (f"torch=={2}.{minor - 15}.0.dev{day}",), _NIGHTLY_SOURCE
+        return None
+    v = coerce_version(version)
+    if v is None or v.major != 0 or v.minor >= 15:
+        return None
+    series = TORCHVISION_HISTORY.get(".".join(map(str, v.release[:3]))) or TORCHVISION_HISTORY.get(f"0.{v.minor}")
+    if series is None:
+        return None
+    torch_major, torch_minor = series.split(".")
+    return (f"torch>={torch_major}.{torch_minor},<{torch_major}.{int(torch_minor) + 1}",), _HISTORY_SOURCE
 
 
 def _rocm_build(env: Environment) -> bool:

@@ -1,0 +1,66 @@
+"""``requirement-not-met`` where the generated data cannot answer: torchvision nightlies and pre-2023 releases."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, evaluate
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+
+BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+
+
+def _reasons(*stack: str) -> list[str]:
+    env = apply_overrides(BASE, ["platform=cuda", *stack])
+    return [f.reason for f in evaluate(env) if f.check == requirements.ID]
+
+
+@pytest.mark.parametrize(
+    ("stack", "problem"),
+    [
+        (("torch=2.0.0+cu117", "lib.torchvision=0.14.1"), "torchvision 0.14.1 requires torch>=1.13,<1.14"),
+        (("torch=1.10.0", "lib.torchvision=0.4.0"), "torchvision 0.4.0 requires torch>=1.2,<1.3"),
+        (("torch=1.13.1", "lib.torchvision=0.13.1"), "torchvision 0.13.1 requires torch>=1.12,<1.13"),
+        (
+            ("torch=2.6.0.dev20241101+cu124", "lib.torchvision=0.21.0.dev20241020+cu124"),
+            "torchvision 0.21.0.dev20241020+cu124 requires torch==2.6.0.dev20241020",
+        ),
+        # a stable torch beside a nightly torchvision
+        (("torch=2.5.1+cu124", "lib.torchvision=0.21.0.dev20241101"), "requires torch==2.6.0.dev20241101"),
+    ],
+)
+def test_mismatched_pairs_are_found(stack: tuple[str, ...], problem: str) -> None:
+    (reason,) = _reasons(*stack)
+    assert problem in reason
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("torch=1.13.1", "lib.torchvision=0.14.1"),
+        ("torch=1.2.0", "lib.torchvision=0.4.0"),
+        ("torch=1.3.1", "lib.torchvision=0.4.2"),
+        ("torch=2.6.0.dev20241101+cu124", "lib.torchvision=0.21.0.dev20241101+cu124"),
+        ("torch=2.5.1+cu124", "lib.torchvision=0.20.1+cu124"),  # from the generated data
+        ("torch=1.13.1", "lib.torchvision=0.1.9"),  # older than any table: unknown
+    ],
+)
+def test_matching_or_unknown_pairs_say_nothing(stack: tuple[str, ...]) -> None:
+    assert _reasons(*stack) == []
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # torchvision's own CUDA check (torchvision/extension.py) and a missing torch submodule
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+        "PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=12.1.",
+        "ModuleNotFoundError: No module named 'torch.utils._pytree'",
+        "RuntimeError: operator torchvision::nms does not exist",
+    ],
+)
+def test_signature_covers_mismatch_failures(message: str) -> None:
+    assert compile_signature(PREDICTS[requirements.ID]).search(message) is not None
