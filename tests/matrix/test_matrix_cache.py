@@ -297,3 +297,40 @@ def test_a_hit_keeps_every_rule_and_file_field(tmp_path: Path, monkeypatch: pyte
     assert not missing, f"Rule fields the cache does not store: {missing}"
     stored = set(content_to_plain(FileContent()))
     assert {f.name for f in dataclasses.fields(FileContent)} <= stored | {"excludes", "includes", "archs"}
+
+
+DECLARED = """
+name: own
+metrics:
+  tokens_per_joule: {unit: "tok/J", better: higher}
+  p50_latency_ms: {unit: ms, better: lower, headline: false, label: p50 latency, description: median}
+floors:
+  tokens_per_joule: 12.5
+"""
+
+
+def test_a_hit_keeps_every_declared_metric_field(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A declared metric read back from the cache: the same unit, direction, headline and label."""
+    import dataclasses
+
+    from pytest_rocmcompat.knowledge.metrics import DeclaredMetric
+    from pytest_rocmcompat.matrix.plain import content_from_plain, content_to_plain
+
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "own.yaml", DECLARED)
+    cache = MatrixCache(tmp_path / "cache")
+    first = load_matrix(path, cache=cache)
+    (entry,) = entries(cache.directory)
+    stored = json.loads(entry.read_text(encoding="utf-8"))
+    assert stored["format"] == FORMAT == 3
+    again = load_matrix(path, cache=MatrixCache(cache.directory))
+    assert again == first
+    assert again.metrics["p50_latency_ms"] == DeclaredMetric(
+        "p50_latency_ms", "ms", False, False, "p50 latency", "median"
+    )
+    assert again.metrics["tokens_per_joule"] == DeclaredMetric("tokens_per_joule", "tok/J")
+    plain = stored["content"]
+    (row,) = [m for m in plain["metrics"] if m[0] == "p50_latency_ms"]
+    assert len(row) == len(dataclasses.fields(DeclaredMetric))  # every field is stored
+    with pytest.raises(TypeError):  # a planted entry's metric of the wrong shape: a miss, never a value
+        content_from_plain({**content_to_plain(FileContent()), "metrics": [["x", "u", "yes", True, "", ""]]})
