@@ -95,7 +95,7 @@ def _render(merged: Merged, regressions: list[Regression] | None, recommendation
             f"{m.value:.4g} {m.unit}",
             "" if m.floor is None else f"{m.floor:g}",
             "" if m.fraction_of_peak is None else f"{m.fraction_of_peak:.0%}",
-            "below floor" if m.below_floor else ("ok" if m.floor is not None else ""),
+            m.miss_text if m.below_floor else ("ok" if m.floor is not None else ""),
         )
         for r in merged.rows
         for t, m in r.measurements
