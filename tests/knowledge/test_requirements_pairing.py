@@ -64,3 +64,19 @@ def test_matching_or_unknown_pairs_say_nothing(stack: tuple[str, ...]) -> None:
 )
 def test_signature_covers_mismatch_failures(message: str) -> None:
     assert compile_signature(PREDICTS[requirements.ID]).search(message) is not None
+
+
+@pytest.mark.parametrize(
+    ("stack", "found"),
+    [
+        (("torch=2.0.1", "lib.deepspeed=0.8.0"), True),  # imports torch._six, gone in torch 2.0
+        (("torch=1.13.1", "lib.deepspeed=0.8.0"), False),
+        (("torch=2.0.1", "lib.deepspeed=0.8.2"), False),  # the fixed release
+    ],
+)
+def test_deepspeed_before_the_torch_six_fix(stack: tuple[str, ...], found: bool) -> None:
+    reasons = _reasons(*stack)
+    assert bool(reasons) is found
+    if found:
+        assert "deepspeed 0.8.0 requires torch<2.0" in reasons[0]
+    assert compile_signature(PREDICTS[requirements.ID]).search("ModuleNotFoundError: No module named 'torch._six'")

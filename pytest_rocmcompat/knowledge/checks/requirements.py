@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires
@@ -29,7 +30,7 @@ PREDICTS = (
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
     r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
-    r"|No module named 'torch\.[\w.]+'|partially initialized module 'torchvision'"
+    r"|No module named 'torch\.[\w.]+'|No module named 'torch\._six'|partially initialized module 'torchvision'"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|because these package versions have conflicting dependencies|ResolutionImpossible"
     r"|lib(?:torch|c10)\w*\.so[\w.]*: cannot open shared object file|The specified procedure could not be found"
@@ -107,8 +108,21 @@ TORCHVISION_HISTORY: dict[str, str] = {
 }
 
 
+# Releases that declare no torch bound but cannot run on a newer torch, each from its fix:
+# DeepSpeed before 0.8.2 imports torch._six, which torch 2.0 removed.
+UPPER_BOUNDS: dict[str, tuple[str, str, str]] = {
+    "deepspeed": ("0.8.2", "torch<2.0", "https://github.com/microsoft/DeepSpeed/pull/2863"),
+}
+
+
 def _domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | None:
-    """The torch a torchvision needs where the generated data cannot say: a nightly's day, a pre-2023 release."""
+    """The torch a release needs where the generated data cannot say: a torchvision nightly's day,
+    a pre-2023 torchvision, a release fixed only later (:data:`UPPER_BOUNDS`).
+    """
+    if dist in UPPER_BOUNDS:
+        fixed_in, requirement, source = UPPER_BOUNDS[dist]
+        v = coerce_version(version)
+        return ((requirement,), source) if v is not None and v < Version(fixed_in) else None
     if dist != "torchvision":
         return None
     nightly = _NIGHTLY.match(version)
