@@ -30,9 +30,14 @@ def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str
         f"active ({state.rules_source})"
     )
     lines.extend(active_rule_lines(state.rules.active, verbose=verbose))
-    if state.problems:
-        lines.append(f"rocmcompat: checks: {len(state.problems)} problem(s) with this stack:")
-        lines.extend(f"rocmcompat:   {p.describe()}" for p in state.problems)
+    broken = [p for p in state.problems if not getattr(p, "conditional", False)]
+    conditional = [p for p in state.problems if getattr(p, "conditional", False)]
+    if broken:
+        lines.append(f"rocmcompat: checks: {len(broken)} problem(s) with this stack:")
+        lines.extend(f"rocmcompat:   {p.describe()}" for p in broken)
+    if conditional:  # (a library the stack does not list, a format: only tests that use it meet these)
+        lines.append(f"rocmcompat: checks: {len(conditional)} finding(s) for tests that use what they name:")
+        lines.extend(f"rocmcompat:   {p.describe()}" for p in conditional)
     if verbose:
         lines.extend(f"rocmcompat: probe note: {note}" for note in state.env.notes)
     return [safe_text(line) for line in lines]

@@ -58,10 +58,14 @@ class InterruptGuard:
     def remove(self) -> None:
         """Restore the previous handlers, unless a signal came: then the process is on its way out,
         and a late signal (a cancel repeated while Python shuts down) must not turn a complete run
-        into a death by signal; it only arms the bound, as during the writers.
+        into a death by signal, so SIGINT and SIGTERM are ignored from here on.
         """
-        if self.received:
-            self.finishing = True
+        if self.armed:  # the writers are done: the bound has served (at exit Python resets SIGALRM's
+            signal.setitimer(signal.ITIMER_REAL, 0)  # handler, and a pending timer would kill with -14)
+        if self.received:  # ignored, not handled: Python resets handled signals to their default at
+            for signum in self._previous:  # exit, an ignored one stays ignored until the process ends
+                signal.signal(signum, signal.SIG_IGN)
+            self._previous = {}
             return
         for signum, previous in self._previous.items():
             if signal.getsignal(signum) == self._handle:
