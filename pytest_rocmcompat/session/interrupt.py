@@ -118,7 +118,10 @@ _FINISHING_PLUGIN = "rocmcompat-interrupt-finishing"
 class _Finishing:
     @pytest.hookimpl(tryfirst=True, wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, object, object]:
-        """Around every writer: a signal no longer interrupts them, and a signalled run exits 2."""
+        """Around every writer: a signal no longer interrupts them, and a signalled run exits 2.
+
+        Also when the signal came after the last test: a cancelled run is not a green run.
+        """
         start_finishing(session)
         try:
             return (yield)
@@ -133,17 +136,10 @@ def guard_of(config: pytest.Config) -> InterruptGuard | None:
 
 
 def start_finishing(session: pytest.Session) -> None:
-    """From here on the results are being written: a signal no longer interrupts, it arms the bound.
-
-    A session that a signal reached ends with pytest's INTERRUPTED status even when the signal
-    came after the last test (a cancelled run is not a green run).
-    """
+    """From here on the results are being written: a signal no longer interrupts, it arms the bound."""
     guard = guard_of(session.config)
-    if guard is None:
-        return
-    guard.finishing = True
-    if guard.interrupted:
-        session.exitstatus = pytest.ExitCode.INTERRUPTED
+    if guard is not None:
+        guard.finishing = True
 
 
 def remove_guard(config: pytest.Config) -> None:

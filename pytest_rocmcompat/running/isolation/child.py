@@ -160,14 +160,11 @@ class SandboxServer:
                     sys.stderr.flush()
                 finally:
                     os._exit(code)
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except ChildProcessError:  # reaped elsewhere: how it ended is unknown
-                status = -1
-                break
-        self._end(command, os.waitstatus_to_exitcode(status) if status != -1 else 70)
+        try:
+            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        except ChildProcessError:  # reaped elsewhere: how it ended is unknown
+            returncode = 70
+        self._end(command, returncode)
         reap_adopted()
 
     def _end(self, command: dict, returncode: int) -> None:

@@ -141,7 +141,7 @@ class Sandbox:
             now = time.monotonic()
             if began is None and data:
                 began = now
-            end = _read(ended) if data.get("done") or self.template else {}
+            end = _read(ended)  # written once the process that ran the test is done with it
             if end:
                 returncode = int(end.get("returncode", 70))
                 data = _read(result)
@@ -339,12 +339,7 @@ class SandboxPool:
         if reuse:
             return self._run_reusable(nodeid, timeout, environ=environ, fresh=fresh, more=more)
         if environ is not None and not forkable(environ, self.base):
-            sandbox = self._new(environ)  # other libraries, paths or settings: a template of its own
-            try:
-                end = sandbox.run(nodeid, timeout)
-            finally:
-                sandbox.close()
-            return end, False
+            return self._run_alone(nodeid, timeout, environ, template=True), False  # other libraries, paths ...
         sandbox = self.template or self._new()
         self.template = None
         try:
@@ -358,16 +353,19 @@ class SandboxPool:
             self.prestart()
         return end, not sandbox.spent
 
+    def _run_alone(self, nodeid: str, timeout: float, environ: dict[str, str], *, template: bool) -> ChildEnd:
+        """A test that must see another environment than the pool's: a sandbox started in it, used once."""
+        sandbox = self._new(environ, template=template)
+        try:
+            return sandbox.run(nodeid, timeout)
+        finally:
+            sandbox.close()
+
     def _run_reusable(
         self, nodeid: str, timeout: float, *, environ: dict[str, str] | None, fresh: bool, more: bool
     ) -> tuple[ChildEnd, bool]:
         if environ is not None:
-            sandbox = self._new(environ, template=False)
-            try:
-                end = sandbox.run(nodeid, timeout)
-            finally:
-                sandbox.close()
-            return end, False
+            return self._run_alone(nodeid, timeout, environ, template=False), False
         if self.current is not None and fresh and self.current.used:
             self.current.close()
             self.current = None
