@@ -18,7 +18,9 @@ ID = "extension-built-for-other-torch"
 # the process aborts while loading it (torchao 0.13 under torch 2.9), it refuses to load its
 # kernels (torchao's version gate, PyG's import warning and CUDA check) so that its operators are
 # missing (torch's dispatcher names the operator), or it needs torch dtypes or APIs an older torch lacks (torchao from 0.13
-# on torch < 2.6: a missing attribute, name or submodule of torch).
+# on torch < 2.6: a missing dtype, a missing attribute of a torch submodule, a name or submodule
+# of torch; a missing attribute of torch itself only for those dtypes, so `torch.int16` missing,
+# which every torch has, stays a failure).
 PREDICTS = (
     r"undefined symbol: |Fatal Python error: Aborted|'_OpNamespace' '\w+' object has no attribute"
     r"|Could not run '(?!aten::)\w+::\w+' with arguments from the '\w+' backend"
@@ -26,7 +28,7 @@ PREDICTS = (
     r"|Skipping import of cpp extensions due to incompatible torch version"
     r"|An issue occurred while importing '[\w-]+'|Detected that PyTorch and [\w-]+ were compiled with different CUDA versions"
     r"|module 'torch' has no attribute '(?:u?int[1-7]|float8_e\w+)'"
-    r"|module 'torch[\w.]*' has no attribute '\w+'|cannot import name '\w+' from 'torch[\w.]*'"
+    r"|module 'torch\.[\w.]+' has no attribute '\w+'|cannot import name '\w+' from 'torch[\w.]*'"
     r"|No module named 'torch\.[\w.]+'"
 )
 
