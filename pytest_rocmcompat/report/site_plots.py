@@ -235,7 +235,7 @@ def figures_body(merged: Merged, history: Sequence[dict], threshold: float) -> l
         "<h1>Figures</h1>",
         f"<p>{len(history)} publication(s). A ringed point moved more than {threshold:.0%} since the "
         "stack's previous point (the threshold of the index's changes); a dash-dot line is a floor "
-        "(this publication's) or a peak.</p>",
+        "(this publication's; a ceiling where lower is better) or a peak.</p>",
         *([f"<ul>{''.join(contents)}</ul>"] if contents else []),
         "<h2>Headline figures over time</h2>",
         *(_html(over_time, "over-time-") or ["<p>No figures.</p>"]),
@@ -250,17 +250,23 @@ def figures_body(merged: Merged, history: Sequence[dict], threshold: float) -> l
 def stack_body(merged: Merged, row: Row, history: Sequence[dict], threshold: float) -> list[str]:
     """A stack page's plots: its figures over time, against the device's peak, bandwidth per size."""
     mine = Merged([row], merged.columns, merged.rules, [], len(row.files))
-    charts = [
-        *history_charts(merged, history, threshold, only=stack_id(row)),
-        *peak_chart(mine, row_name, many=False),
-        *bandwidth_charts([row], row_name, many=False),
-    ]
-    if not charts:
+    over_time = history_charts(merged, history, threshold, only=stack_id(row))
+    peaks = peak_chart(mine, row_name, many=False)
+    bandwidth = bandwidth_charts([row], row_name, many=False)
+    if not over_time and not peaks and not bandwidth:
         return []
+    drawn = [  # the caption names only what is drawn
+        *(
+            [f"its headline figures over the publications (a ringed point moved more than {threshold:.0%})"]
+            * bool(over_time)
+        ),
+        *(["its figures against the device's peak"] * bool(peaks)),
+        *(["collective bus bandwidth by message size"] * bool(bandwidth)),
+    ]
+    caption = ", ".join(drawn[:-1]) + (" and " if len(drawn) > 1 else "") + drawn[-1]
     return [
         '<h2 id="plots">Plots</h2>',
-        f"<p>Its headline figures over the publications (a ringed point moved more than {threshold:.0%}; "
-        "a dash-dot line is a floor or a peak), against the device's peak, and collective bus bandwidth "
-        "by message size.</p>",
-        *_html(charts),
+        f"<p>{caption[0].upper()}{caption[1:]}. A dash-dot line is a floor (a ceiling where lower is "
+        "better) or a peak.</p>",
+        *_html([*over_time, *peaks, *bandwidth]),
     ]

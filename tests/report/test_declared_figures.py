@@ -57,15 +57,20 @@ def run(root: Path, tok_j: float, latency: float, junit: Path) -> None:
     assert junit.is_file(), result.stdout + result.stderr
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same cell twice: 9.5 tok/J (below its floor) at 55 ms (above its ceiling), then 14 tok/J at 31 ms."""
-    root = tmp_path_factory.mktemp("declared")
+def write_project(root: Path) -> None:
+    """The project: its matrix declaring three metrics, a CPU recording to replay, one suite."""
     (root / "matrix.yaml").write_text(MATRIX, encoding="utf-8")
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     (root / "env.json").write_text(CPU_ENV.to_json(), encoding="utf-8")
     (root / "suites" / "own").mkdir(parents=True)
     (root / "suites" / "own" / "test_own.py").write_text(textwrap.dedent(TEST), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same cell twice: 9.5 tok/J (below its floor) at 55 ms (above its ceiling), then 14 tok/J at 31 ms."""
+    root = tmp_path_factory.mktemp("declared")
+    write_project(root)
     for name in ("one", "two"):
         (root / name).mkdir()
     run(root, 9.5, 55.0, root / "one" / "junit.xml")
@@ -100,6 +105,9 @@ def test_history_plots_and_moved_figures_carry_the_declared_metrics(runs: Path, 
     page = (site / "stacks" / f"{sid}.html").read_text(encoding="utf-8")
     assert "<td>tokens_per_joule</td><td>14 tok/J</td><td>12.5, met</td>" in page
     assert "<td>p50 latency</td><td>31 ms</td><td>ceiling 40, met</td>" in page
+    caption = page.split('<h2 id="plots">Plots</h2>', 1)[1].split("</p>", 1)[0]
+    assert "peak" not in caption.split(".")[0] and "bandwidth" not in caption  # names only what it draws
+    assert "a floor (a ceiling where lower is better)" in caption
     index = (site / "index.html").read_text(encoding="utf-8")
     moved = index.split("<h3>Figures that moved</h3>", 1)[1].split("<h3>", 1)[0].split("<h2>", 1)[0]
     assert re.search(
