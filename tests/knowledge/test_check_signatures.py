@@ -305,6 +305,30 @@ VERBATIM: list[tuple[str, str, str]] = [
         "RuntimeError: GPUs with compute capability below 7.0 are not supported.",
         "https://github.com/vllm-project/vllm/issues/1284",
     ),
+    # requirement-not-met: pip's resolver report (quoted in the pull request that extended it)
+    (
+        "requirement-not-met",
+        "The conflict is caused by:\n    nucliadb 6.4.0.post4192 depends on lru-dict>=1.1.7",
+        "https://github.com/pypa/pip/pull/13588",
+    ),
+    # bitsandbytes-rocm-build: bitsandbytes' own messages (its source at the tag) and a report
+    (
+        "bitsandbytes-rocm-build",
+        "The installed version of bitsandbytes was compiled without GPU support. "
+        "8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.43.3/bitsandbytes/cextension.py",
+    ),
+    (
+        "bitsandbytes-rocm-build",
+        "CUDA Setup failed despite GPU being available. Please run the following command to get more information:",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.41.0/bitsandbytes/cextension.py",
+    ),
+    (
+        "bitsandbytes-rocm-build",
+        "bitsandbytes library load error: Configured ROCm binary not found at "
+        "/home/fed/invokeaiapp/.venv/lib/python3.12/site-packages/bitsandbytes/libbits",
+        "https://github.com/invoke-ai/InvokeAI/issues/8655",
+    ),
     # rocm-driver-unsupported: the issue title (no usable kernel driver for the ROCm user space)
     (
         "rocm-driver-unsupported",
@@ -410,6 +434,12 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("arch=sm_75",),
         '@pytest.mark.uses("flash_attn")',
         "FlashAttention only supports Ampere GPUs or newer.",
+    ),
+    "bitsandbytes-rocm-build": (
+        ("platform=rocm", "arch=gfx90a", "torch=2.5.1+rocm6.2", "lib.bitsandbytes=0.45.0"),
+        '@pytest.mark.uses("bitsandbytes")',
+        "The installed version of bitsandbytes was compiled without GPU support. "
+        "8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
     ),
     "rocm-driver-unsupported": (
         ("platform=rocm", "arch=gfx90a", "driver=5.18.13", "torch=2.5.1+rocm6.2"),

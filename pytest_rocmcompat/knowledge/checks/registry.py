@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from pytest_rocmcompat.knowledge.checks import (
     arch,
+    bitsandbytes_rocm,
     cuda_driver,
     dynamo_gate,
     extension_torch,
@@ -41,6 +42,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     numeric_formats.FP8_ID: numeric_formats.check_fp8,
     library_arch.ID: library_arch.check,
     rocm_driver.ID: rocm_driver.check,
+    bitsandbytes_rocm.ID: bitsandbytes_rocm.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -56,6 +58,7 @@ PREDICTS: dict[str, str] = {
     numeric_formats.FP8_ID: numeric_formats.FP8_PREDICTS,
     library_arch.ID: library_arch.PREDICTS,
     rocm_driver.ID: rocm_driver.PREDICTS,
+    bitsandbytes_rocm.ID: bitsandbytes_rocm.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

@@ -34,6 +34,11 @@ PREDICTS = (
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|because these package versions have conflicting dependencies|ResolutionImpossible"
     r"|lib(?:torch|c10)\w*\.so[\w.]*: cannot open shared object file|The specified procedure could not be found"
+    # the resolvers' own conflict reports: pip (pypa/pip#13588), uv, conda/mamba (libmamba's solver),
+    # Poetry; and an extension op built without the GPU half (torchvision's csrc before 0.5)
+    r"|The conflict is caused by:|your requirements are unsatisfiable|No solution found when resolving dependencies"
+    r"|Could not solve for environment specs|none of the providers can be installed|version solving failed"
+    r"|Not compiled with GPU support"
 )
 
 

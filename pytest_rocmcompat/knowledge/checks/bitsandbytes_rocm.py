@@ -1,0 +1,151 @@
+"""``bitsandbytes-rocm-build``: no bitsandbytes ROCm library serves this ROCm stack.
+
+bitsandbytes loads one native library per GPU runtime (``libbitsandbytes_rocmXY.so`` for
+torch's HIP version from 0.48); a ROCm stack without a matching one fails on the first
+quantized op. What its own installation guide says, per release (``docs/source/installation.mdx``
+at each tag of bitsandbytes-foundation/bitsandbytes):
+
+- up to 0.42 "only supported on CUDA GPU hardwares"; 0.43-0.47 ROCm only on the alpha
+  ``multi-backend-refactor`` branch (preview wheels, or built from source); 0.48 "ROCm support is
+  currently only available in our preview wheels or when building from source". So a PyPI
+  release before **0.49.0** carries no ROCm library at all;
+- 0.49 and 0.50 ship ROCm libraries on Linux x86-64 for the ROCm releases and GPU targets of
+  :data:`PYPI_ROCM` (a library per ROCm release: the version must match);
+- every release that mentions ROCm starts at **ROCm 6.1** ("fully supported from ROCm 6.1
+  onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
+- no release, preview or source build lists gfx803, gfx900, gfx906, gfx1010-1012 or the Vega APUs.
+
+A bitsandbytes with a local label or a dev/prerelease version was built elsewhere (a fork,
+the preview wheels, a source build) and is judged only by the ROCm floor. Without a listed
+bitsandbytes the finding is conditional (only tests that ``uses("bitsandbytes")`` meet it).
+"""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge.checks import rocm_targets
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
+ID = "bitsandbytes-rocm-build"
+DOCS = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/{tag}/docs/source/installation.mdx"
+SOURCE_FIRST = DOCS.format(tag="0.49.0")  # the first release with "Installation from PyPI" for ROCm
+SOURCE_PREVIEW = DOCS.format(tag="0.48.0")  # "only available in our preview wheels or when building from source"
+SOURCE_FLOOR = DOCS.format(tag="0.44.1")  # "fully supported from ROCm 6.1 onwards"
+FIRST_PYPI_ROCM = Version("0.49.0")
+MIN_ROCM = Version("6.1")
+
+_CDNA_49 = ("gfx90a", "gfx942")
+_RDNA_49 = ("gfx1100", "gfx1101")
+_LATE_49 = ("gfx1150", "gfx1151", "gfx1200", "gfx1201")
+_RDNA_50 = (
+    "gfx1100",
+    "gfx1101",
+    "gfx1102",
+    "gfx1103",
+    "gfx1150",
+    "gfx1151",
+    "gfx1152",
+    "gfx1153",
+    "gfx1200",
+    "gfx1201",
+)
+_R714 = ("gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250", *(f"gfx103{n}" for n in range(7)), *_RDNA_50)
+# release series -> ROCm release series -> GPU targets of its Linux x86-64 PyPI wheel (the
+# "Installation from PyPI" table of installation.mdx at the release's tag: 0.49.0-0.49.2, 0.50.0-0.50.1).
+PYPI_ROCM: dict[str, dict[str, tuple[str, ...]]] = {
+    "0.49": {
+        "6.2": (*_CDNA_49, *_RDNA_49),
+        "6.3": (*_CDNA_49, *_RDNA_49),
+        "6.4": (*_CDNA_49, *_RDNA_49, *_LATE_49),
+        "7.0": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),
+        "7.1": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),
+        "7.2": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),  # from 0.49.2
+    },
+    "0.50": {
+        "6.4": (*_CDNA_49, *_RDNA_50),
+        "7.0": (*_CDNA_49, "gfx950", *_RDNA_50),
+        "7.1": (*_CDNA_49, "gfx950", *_RDNA_50),
+        "7.2": (*_CDNA_49, "gfx950", *_RDNA_50),
+        "7.14": _R714,
+    },
+}
+LAST_TAG = {"0.49": "0.49.2", "0.50": "0.50.1"}  # the tag whose table is cited
+# Every target any release, preview wheel (gfx90a/gfx942/gfx1100) or documented build serves.
+EVER = frozenset(t for rows in PYPI_ROCM.values() for targets in rows.values() for t in targets)
+
+# What bitsandbytes prints when it has no library for the GPU runtime, or its library has no
+# code for the GPU (each verbatim in its source: cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+),
+# and HIP's missing-kernel errors.
+PREDICTS = (
+    r"compiled without GPU support|CUDA Setup failed despite GPU being available"
+    r"|CUDA SETUP: (?:Problem|Required library version not found)"
+    r"|Could not find the bitsandbytes (?:CUDA|ROCm) binary|Configured (?:CUDA|ROCm) binary not found"
+    r"|bitsandbytes native library functionality but it's not available|bitsandbytes library load error"
+    r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32|'NoneType' object has no attribute 'c\w+'"
+    r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
+)
+
+
+def check(env: Environment) -> list[Finding]:
+    if env.platform != "rocm":
+        return []
+    listed = env.libraries.get("bitsandbytes")
+    release = _version(listed)
+    rocm = env.torch_rocm or _series(coerce_version(env.rocm))
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    archs = [override if override else a for a in env.archs if a.startswith("gfx")]
+    problem, link = _problem(release, rocm, archs)
+    if problem is None:
+        return []
+    what = f"bitsandbytes {listed}" if listed else "bitsandbytes"
+    return [
+        Finding(
+            check=ID,
+            reason=f"{what} {problem}",
+            fix="install a bitsandbytes release whose ROCm library matches this ROCm and GPU "
+            "(from 0.49.0 on PyPI), or build it from source for this GPU",
+            link=link,
+            uses=("bitsandbytes",),
+            conditional=listed is None,
+        )
+    ]
+
+
+def _problem(release: Version | None, rocm: Version | None, archs: list[str]) -> tuple[str | None, str]:
+    if rocm is not None and rocm < MIN_ROCM:
+        return f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR
+    unserved = [a for a in archs if rocm_targets.base(a) not in EVER]
+    if unserved:
+        return f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST
+    if release is None or release.is_prerelease or release.is_devrelease or release.local:
+        return None, ""
+    if release < FIRST_PYPI_ROCM:
+        return "from PyPI carries no ROCm library (ROCm wheels start with 0.49.0)", SOURCE_PREVIEW
+    series = f"{release.major}.{release.minor}"
+    rows = dict(PYPI_ROCM.get(series) or {})
+    if not rows or rocm is None:
+        return None, ""
+    if release < Version("0.49.2"):
+        rows.pop("7.2", None)  # the ROCm 7.2 library came with 0.49.2
+    link = DOCS.format(tag=LAST_TAG[series])
+    targets = rows.get(f"{rocm.major}.{rocm.minor}")
+    if targets is None:  # the library must match torch's ROCm exactly (cextension.py)
+        return f"ships no library for ROCm {rocm} (its wheels: ROCm {', '.join(rows)})", link
+    missing = [a for a in archs if rocm_targets.base(a) not in targets]
+    if missing:
+        return f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link
+    return None, ""
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _series(v: Version | None) -> Version | None:
+    return Version(f"{v.major}.{v.minor}") if v is not None else None
