@@ -72,12 +72,15 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[isolation.INI_TIMEOUT_KEY] = check_ini(config)  # before collection: a usage error costs nothing
     config.stash[STATE_KEY] = state = build_state(config)
+    child_result = config.getoption("rocm_child_result")
+    if not child_result and not hasattr(config, "workerinput"):  # the process that writes the results
+        # Before xdist starts workers (they inherit it) and before the GPU lock folder is made in it.
+        config.stash[SANDBOX_ROOT_KEY] = SandboxRoot()
     gpu_allocation.configure(config, state)
     if getattr(config.option, "xmlpath", None):  # --junitxml: testsuite properties, rocm_uses
         from pytest_rocmcompat.report.junit_props import install as install_junit_properties
 
         install_junit_properties(config, state)
-    child_result = config.getoption("rocm_child_result")
     if child_result:  # this process is an isolation sandbox
         from pytest_rocmcompat.running.isolation.child import SandboxServer
 
@@ -88,7 +91,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_rocmcompat.running.isolation.counts import IsolationCounts
 
         config.pluginmanager.register(IsolationCounts(), "rocmcompat-isolation-counts")
-        config.stash[SANDBOX_ROOT_KEY] = SandboxRoot()  # before xdist starts workers: they inherit it
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -22,6 +22,21 @@ try:  # CI replays a fixed set of examples (a red CI blocks landing); locally hy
 except ImportError:  # hypothesis is a test extra
     pass
 
+# Plugins of the host that warn in every pytest-xdist session (pytest-benchmark: "Benchmarks are
+# automatically disabled because xdist plugin is active") turn this suite's '-W error' sessions
+# into INTERNALERRORs on hosts that have them (the GPU hosts do). The inner sessions here never
+# use them; subprocesses inherit the variable, and pytester's sessions get it below.
+HOST_PLUGINS_OFF = " ".join(f"-p no:{name}" for name in ("benchmark",))
+os.environ["PYTEST_ADDOPTS"] = f"{os.environ.get('PYTEST_ADDOPTS', '')} {HOST_PLUGINS_OFF}".strip()
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's own pytester (which clears PYTEST_ADDOPTS), with the host's noisy plugins off."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", HOST_PLUGINS_OFF)
+    return pytester
+
+
 DATA = Path(__file__).parent / "data"
 REPO = Path(__file__).resolve().parents[1]
 SUITES = REPO / "suites"

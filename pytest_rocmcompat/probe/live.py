@@ -187,7 +187,12 @@ def _native_reports(native: dict[str, Any]) -> list[DeviceReport]:
     return reports
 
 
+NATIVE_VAR = "ROCMCOMPAT_PROBE_NATIVE"  # "0": read the vendor tools only (torch, amdsmi, NVML not imported)
+
+
 def _run_native(environ: dict[str, str]) -> dict[str, Any]:
+    if environ.get(NATIVE_VAR, "").strip() == "0":
+        return {"notes": [f"torch, amdsmi, nvidia-ml-py: not probed ({NATIVE_VAR}=0)"]}
     wanted = [
         name
         for name, module in (("torch", "torch"), ("amdsmi", "amdsmi"), ("nvml", "pynvml"))

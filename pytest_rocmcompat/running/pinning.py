@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Mapping, MutableMapping
 
 from pytest_rocmcompat.running.gpu_locks import LOCK_DIR_VAR
+from pytest_rocmcompat.running.isolation.roots import sandbox_parent
 
 DEVICES_VAR = "ROCMCOMPAT_XDIST_DEVICES"
 PLATFORM_VAR = "ROCMCOMPAT_XDIST_PLATFORM"
@@ -62,7 +63,7 @@ def publish(platform: str, count: int, environ: MutableMapping[str, str], policy
         else:
             environ.pop(ORIGINAL_ROCR_VAR, None)  # an ancestor's list does not describe this one's
         environ[CONTROLLER_VAR] = str(os.getpid())
-        environ[LOCK_DIR_VAR] = tempfile.mkdtemp(prefix="rocmcompat-gpu-locks-")
+        environ[LOCK_DIR_VAR] = tempfile.mkdtemp(prefix="rocmcompat-gpu-locks-", dir=sandbox_parent())
         return environ[LOCK_DIR_VAR]
     return None
 

@@ -96,6 +96,13 @@ class ResultHook:
                 self.state.record_measurements(nodeid, measurements_of(props))
 
     def _classify(self, item: pytest.Item, report: pytest.TestReport) -> None:
+        try:
+            self._classify_now(item, report)
+        except (MemoryError, RecursionError) as exc:  # the test exhausted its process: keep pytest's outcome
+            report.sections.append(("rocmcompat", f"not classified: {type(exc).__name__}: {exc}"))
+        setattr(report, CLASSIFIED, True)
+
+    def _classify_now(self, item: pytest.Item, report: pytest.TestReport) -> None:
         if report.when == "call":
             if report.outcome == "passed" and FLOOR_MISSES_KEY in item.stash:
                 report.outcome = "failed"  # a figure worse than its floor is a regression
@@ -103,7 +110,6 @@ class ResultHook:
             classify.classify(item, report, self.rules.get(report.nodeid, []), strict=self.state.strict)
         elif report.outcome == "failed":  # setup or teardown: only a failure has anything to name
             classify.classify(item, report, [], strict=self.state.strict)
-        setattr(report, CLASSIFIED, True)
 
     def _words_for(self, report: pytest.TestReport) -> None:
         """Register :class:`StatusWords` once a report needs them.

@@ -19,6 +19,7 @@ import pytest
 
 from pytest_rocmcompat.collectives import plan
 from pytest_rocmcompat.collectives.launcher import Launch, launch, rank_environ
+from pytest_rocmcompat.collectives.shared import SharedWaitTimeout, once_per_session
 from pytest_rocmcompat.collectives.world import World, WorldError, worlds
 from pytest_rocmcompat.running import warm
 
@@ -121,15 +122,22 @@ def launched(world: World, request: pytest.FixtureRequest) -> tuple[Launch, list
         except ValueError as exc:
             pytest.fail(f"rocmcompat collectives: {exc}", pytrace=False)
         cases = plan.build(gpu, max_bytes)
-        _warm_ahead(request.config, world, cache)
-        result = launch(
-            world,
-            cases,
-            timeout=timeout,
-            op_timeout=op_timeout,
-            iters=20 if gpu else 5,
-            warmup=3 if gpu else 1,
-            fault=fault,
-        )
+
+        def run() -> Launch:
+            _warm_ahead(request.config, world, cache)
+            return launch(
+                world,
+                cases,
+                timeout=timeout,
+                op_timeout=op_timeout,
+                iters=20 if gpu else 5,
+                warmup=3 if gpu else 1,
+                fault=fault,
+            )
+
+        try:  # the session's other xdist workers reuse this launch (and this one theirs)
+            result = once_per_session(f"collectives-{world.id}", run, wait_s=timeout + 60)
+        except SharedWaitTimeout as exc:
+            pytest.fail(f"rocmcompat collectives: {exc}", pytrace=False)
         cache[world.id] = (result, cases)
     return cache[world.id]

@@ -164,7 +164,7 @@ def test_unpinned_line_exit_2(tmp_path: Path) -> None:
         ("uv.lock", 'version = 1\n[[package]]\nname = "x"\nversion = \n', "uv.lock:4: not valid TOML"),
         ("environment.yml", "name: x\ndependencies:\n  - a=1\n  b: [\n", "environment.yml:4: not valid YAML"),
         ("env.json", "{nope", "env.json:1: not valid JSON"),
-        ("r.txt", "torch==2.5.1\ntorch===\n", "r.txt:2: not a requirement"),
+        ("r.txt", "torch==2.5.1\n==2.0\n", "r.txt:2: not a requirement"),
     ],
 )
 def test_malformed_exit_2(tmp_path: Path, name: str, text: str, message: str) -> None:

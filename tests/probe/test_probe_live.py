@@ -84,6 +84,9 @@ def replay_machine(tmp_path: Path):
         "ROCM_PATH": str(tmp_path / "rocm"),
         "HIP_VISIBLE_DEVICES": "0,1",
         "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz",
+        # The replayed machine has only the tools above: the host's own torch or NVML (an NVIDIA
+        # GPU host runs this suite too) would add its real GPUs to the replay.
+        "ROCMCOMPAT_PROBE_NATIVE": "0",
     }
     return bindir, environ
 

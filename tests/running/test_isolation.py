@@ -427,3 +427,36 @@ def test_isolated_test_between_modules_and_skips_inside(pytester: pytest.Pyteste
     assert result.parseoutcomes() == {"passed": 2, "skipped": 1}
     result.stdout.fnmatch_lines(["SKIPPED [[]1[]] *nothing to check in this environment"])
     assert "INTERNALERROR" not in result.stdout.str() and "not torn down" not in result.stdout.str()
+
+
+ADDRESS_SPACE_SUITE = """
+import resource, pytest
+
+HOARD = []  # kept: the process stays full while its failure is reported
+
+def _vm_bytes():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+
+@pytest.mark.isolated(timeout=60)
+def test_exhausts_its_address_space():
+    # what an out-of-memory test leaves behind: no room for one more mapping (on a GPU host,
+    # where CUDA's libraries map gigabytes, a 2 GiB RLIMIT_AS is already below what is mapped)
+    limit = _vm_bytes()
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    HOARD.append(bytearray(64 << 20))
+
+@pytest.mark.isolated(timeout=60)
+def test_next():
+    pass
+"""
+
+
+def test_a_test_that_exhausts_its_memory_fails_as_itself(pytester: pytest.Pytester, env_file: Path) -> None:
+    """Reporting the failure needs no memory the test left: MemoryError is the outcome, not a crash
+    of the reporting code (seen on the H100 host, where the template's mappings fill a 2 GiB limit)."""
+    pytester.makepyfile(test_as=ADDRESS_SPACE_SUITE)
+    result = pytester.runpytest_subprocess("--rocm-env", str(env_file), "-p", "no:cacheprovider", "-v", timeout=240)
+    result.stdout.fnmatch_lines_random(["*test_exhausts_its_address_space FAILED*", "*test_next PASSED*"])
+    assert "MemoryError" in result.stdout.str()
+    assert "CRASHED" not in result.stdout.str(), result.stdout.str()

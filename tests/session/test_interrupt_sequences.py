@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from tests.conftest import process_running
+from tests.conftest import MI300_ENV, process_running
 
 SUITE = """
 import os, subprocess, sys, time, pytest
@@ -148,6 +148,9 @@ CASES = [
     ("-n 2", ("TERM", "TERM"), "group"),
     ("-n 2", ("INT", "TERM", "TERM"), "group"),
     ("-n 2", ("TERM", "TERM"), "process"),
+    # under a (replayed) 8-GPU probe the controller also publishes devices and a GPU lock folder
+    ("-n 2 gpus", ("TERM", "TERM"), "group"),
+    ("-n 2 gpus", ("INT",), "process"),
 ]
 
 
@@ -160,7 +163,11 @@ def test_signals_during_an_isolated_test_lose_nothing(
     if mode != "serial":
         pytest.importorskip("xdist")
     (tmp_path / "test_suite.py").write_text(SUITE)
-    proc = _start(tmp_path, *(["-n", "2"] if mode != "serial" else []))
+    extra = ["-n", "2"] if mode != "serial" else []
+    if mode.endswith("gpus"):
+        (tmp_path / "env.json").write_text(MI300_ENV.to_json())
+        extra += ["--rocm-env", "env.json"]
+    proc = _start(tmp_path, *extra)
     out, after_last = _signal_and_wait(tmp_path, proc, sequence, target)
     _check_nothing_lost(tmp_path, out, COLLECTED, proc.returncode)
     # the isolated test sleeps 600 s: a session that waited for it would take far longer than this

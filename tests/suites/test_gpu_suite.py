@@ -4,6 +4,7 @@ and the suite itself (every GPU test skips with a reason on a CPU box)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -196,6 +197,9 @@ def test_gpu_suite_skips_with_reasons_on_cpu(tmp_path):
             f"--junitxml={xml}",
         ],
         cwd=REPO,
+        # A GPU host runs this suite too: the CPU box is made by hiding its GPUs from the runtime
+        # (the probe then finds the build's GPUs but torch sees none).
+        env={**os.environ, "CUDA_VISIBLE_DEVICES": "", "HIP_VISIBLE_DEVICES": ""},
         capture_output=True,
         text=True,
         timeout=300,

@@ -81,8 +81,10 @@ def test_vllm_adapter_is_import_guarded():
         pytest.skip("vLLM is installed: the guard is not exercised")
 
 
-def test_suite_run_records_engine_and_phase_metrics(pytester):
+def test_suite_run_records_engine_and_phase_metrics(pytester, monkeypatch):
     """A real pytest run of one learning test writes the engine and the metrics to JUnit."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # on CPU on a GPU host too
+    monkeypatch.setenv("HIP_VISIBLE_DEVICES", "")
     import xml.etree.ElementTree as ET
 
     from pytest_rocmcompat.report.junit_read import read_run

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.running.isolation.template import fork_blocker, native_threads, preload
+from pytest_rocmcompat.running.isolation.template import REPORTING_MODULES, fork_blocker, native_threads, preload
 from pytest_rocmcompat.running.processes import become_subreaper, die_with_parent, kill_tree, reap_adopted
 from pytest_rocmcompat.safe_io.atomic import write_atomic
 
@@ -94,7 +94,9 @@ class SandboxServer:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
-        problems = preload(self.preload) if self.template else []
+        # The plugin's own reporting modules too: a child whose test exhausted its memory (or set
+        # RLIMIT_AS) must not need to import anything to report that failure.
+        problems = preload([*self.preload, *REPORTING_MODULES]) if self.template else []
         ready_threads = native_threads()  # what importing torch started counts as ready
         environ, cwd, path = dict(os.environ), os.getcwd(), list(sys.path)
         for line in sys.stdin:

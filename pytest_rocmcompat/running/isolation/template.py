@@ -52,6 +52,18 @@ def gpu_files() -> list[str]:
     return sorted(set(found))
 
 
+# What a child imports only when its test fails (classification, diagnoses, figures, traceback):
+# loaded in the template, so reporting a failure needs no import in a child whose test exhausted
+# its memory or address space.
+REPORTING_MODULES = (
+    "traceback",
+    "pytest_rocmcompat.knowledge.checks.registry",
+    "pytest_rocmcompat.knowledge.diagnoses",
+    "pytest_rocmcompat.knowledge.rules.signature",
+    "pytest_rocmcompat.session.measurements",
+)
+
+
 def preload(modules: list[str] | tuple[str, ...]) -> list[str]:
     """Import the installed ``modules`` (a GPU runtime is never initialised by an import alone).
 
