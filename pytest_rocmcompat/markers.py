@@ -28,6 +28,7 @@ _REGISTERED = pytest.StashKey[bool]()
 DEFAULT_ISOLATE_TIMEOUT = 300.0
 DEFAULT_GPU_WAIT_TIMEOUT = 1800.0  # ini rocm_gpu_wait_timeout: then a waiting test errors, naming the holder
 GPU_POLICIES = ("marked", "all", "none")  # ini rocm_gpu_policy / --rocm-gpu-policy, the default first
+ISOLATE_SCOPES = ("marked", "gpu", "all")  # ini rocm_isolate / --rocm-isolate, the default first
 
 
 def float_ini_type() -> bool:
@@ -61,6 +62,14 @@ def register_ini(parser: pytest.Parser) -> None:
         "Seconds an isolated test may run before it is killed as a hang (default 300).",
         type=isolate_type,
         default=DEFAULT_ISOLATE_TIMEOUT if numeric else str(int(DEFAULT_ISOLATE_TIMEOUT)),
+    )
+    parser.addini(
+        "rocm_isolate",
+        "Which tests run isolated, each in a fresh process: 'marked' (default: tests marked isolated, "
+        "reached by an isolate rule, or borrowing GPUs), 'gpu' (also every test that declares GPU use: "
+        "gpus(n), a fixture of rocm_gpu_fixtures), 'all' (every test). Tests isolated only by this "
+        "key get the ini rocm_isolate_timeout.",
+        default="marked",
     )
     parser.addini(
         "rocm_isolate_reuse",

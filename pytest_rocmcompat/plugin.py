@@ -124,13 +124,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     inherited: collection.Inherited = {}  # a parent node's marks, walked once for all its tests
     gpu_fixtures = gpu_allocation.gpu_fixtures(config)
     isolating = False
+    isolate = isolation.scope(config)
     for item in items:
         marks = collection.marks_of(item, inherited)  # one list serves every lookup below
         names = collection.apply_rules(item, marks, state, matched)
         gpus = gpu_allocation.declared_gpus(item, names, gpu_fixtures)
         if gpus is not None:
             gpu_allocation.allocate(item, gpus, state, mine)
-        if isolation.plan(item, names):
+        if isolation.plan(item, names, gpus is not None, isolate):
             isolating = True
     if isolating:
         isolation.register(config, state, results, items)

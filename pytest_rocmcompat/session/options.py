@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from pytest_rocmcompat.markers import GPU_POLICIES, register_ini
+from pytest_rocmcompat.markers import GPU_POLICIES, ISOLATE_SCOPES, register_ini
 from pytest_rocmcompat.stack.stack_replay import rocm_stack_option
 
 
@@ -80,6 +80,14 @@ def add_options(parser: pytest.Parser) -> None:
         "declare GPU use; 'all' pins every worker and locks every test; 'none' does neither. "
         "[ini: rocm_gpu_policy]",
     )
+    group.addoption(
+        "--rocm-isolate",
+        choices=ISOLATE_SCOPES,
+        default=None,
+        help="Which tests run isolated, each in a fresh process forked from a template: 'marked' "
+        "(default) those marked isolated or reached by an isolate rule; 'gpu' also every test that "
+        "declares GPU use; 'all' every test. [ini: rocm_isolate]",
+    )
     # Internal: how the isolation runner talks to the sandbox pytest it starts (its directory).
     group.addoption("--rocm-child-result", default=None, help=argparse.SUPPRESS)
     group.addoption("--rocm-child-env", default=None, help=argparse.SUPPRESS)
@@ -98,6 +106,7 @@ def check_ini(config: pytest.Config) -> float:
         "rocm_gc_freeze",
         "rocm_gpu_wait_timeout",
         "rocm_gpu_policy",
+        "rocm_isolate",
         "rocm_gpu_fixtures",
         "rocm_isolate_timeout",
     ):
@@ -111,6 +120,11 @@ def check_ini(config: pytest.Config) -> float:
         where = f"{config.inipath}: " if config.inipath else ""
         raise pytest.UsageError(
             f"rocmcompat: {where}ini rocm_gpu_policy = {values['rocm_gpu_policy']!r}: one of {', '.join(GPU_POLICIES)}"
+        )
+    if values["rocm_isolate"] not in ISOLATE_SCOPES:
+        where = f"{config.inipath}: " if config.inipath else ""
+        raise pytest.UsageError(
+            f"rocmcompat: {where}ini rocm_isolate = {values['rocm_isolate']!r}: one of {', '.join(ISOLATE_SCOPES)}"
         )
     return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
 

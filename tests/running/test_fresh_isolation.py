@@ -194,3 +194,62 @@ def test_reuse_is_an_explicit_opt_in_and_shares_state(pytester: pytest.Pytester,
     assert props["test_a_changes_its_process"]["rocm_isolation"] == "reused", out
     seen = _pids(pytester.path / "pids")
     assert seen["a"][0] == seen["b"][0], "test b did not run in test a's process"
+
+
+GPU_LEAKS = """
+import os
+import pytest
+import torch
+
+KEEP = []
+
+def _note(name):
+    with open(os.path.join(os.environ["PIDS"], name), "w") as fh:
+        fh.write(f"{os.getpid()} {os.getppid()}")
+
+@pytest.mark.isolated(timeout=120)
+def test_a_fills_the_gpu():
+    _note("a")
+    assert not torch.cuda.is_initialized(), "the template initialised the GPU runtime"
+    KEEP.append(torch.ones(256 << 20, device="cuda"))  # 1 GiB kept alive on the GPU
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.cuda.manual_seed(1234)
+    torch.set_default_device("cuda")
+    assert torch.cuda.memory_allocated() >= 1 << 30
+
+@pytest.mark.isolated(timeout=120)
+def test_b_gets_a_clean_gpu_process():
+    _note("b")
+    assert not torch.cuda.is_initialized(), "a CUDA context reached this process"
+    assert torch.ones(1).device.type == "cpu", "the default device leaked"
+    assert torch.cuda.memory_allocated() == 0, "GPU memory of the previous test is counted here"
+    assert torch.backends.cuda.matmul.allow_tf32 is False, "allow_tf32 leaked"
+    x = torch.ones(2048, 2048, device="cuda")
+    assert float((x @ x).sum()) == 2048.0 ** 3
+"""
+
+
+def _gpu_host() -> bool:
+    """A GPU device node exists (checked without initialising a GPU runtime in this process)."""
+    return Path("/dev/nvidia0").exists() or Path("/dev/kfd").exists()
+
+
+@pytest.mark.skipif(not _gpu_host(), reason="needs a GPU host (runs on the H100 through bench/gpu_host.sh)")
+@pytest.mark.parametrize("xdist", [False, True], ids=["serial", "-n 2"])
+def test_no_gpu_state_crosses_on_a_real_gpu(pytester: pytest.Pytester, xdist: bool) -> None:
+    if xdist:
+        pytest.importorskip("xdist")
+    pytester.makepyfile(test_state=GPU_LEAKS)
+    pids = pytester.mkdir("pids")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PIDS", str(pids))
+        mp.setenv("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--junitxml=out.xml", "-rA", *(["-n", "2"] if xdist else []), timeout=300
+        )
+    out = result.stdout.str()
+    assert result.parseoutcomes() == {"passed": 2}, out
+    modes = {name: p.get("rocm_isolation") for name, p in _props(pytester.path / "out.xml").items()}
+    assert modes == dict.fromkeys(modes, "forked"), modes
+    seen = _pids(pytester.path / "pids")
+    assert seen["a"][0] != seen["b"][0]

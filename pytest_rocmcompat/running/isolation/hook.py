@@ -21,11 +21,19 @@ INI_TIMEOUT_KEY = pytest.StashKey[float]()  # ini rocm_isolate_timeout, checked 
 PLUGIN_NAME = "rocmcompat-isolation"
 
 
-def plan(item: pytest.Item, names: set[str]) -> bool:
-    """Give an isolated test its time limit; True when ``item`` will run in a sandbox."""
+def scope(config: pytest.Config) -> str:
+    """``--rocm-isolate``, else ini ``rocm_isolate`` (checked in ``session.options.check_ini``)."""
+    return str(config.getoption("rocm_isolate", None) or config.getini("rocm_isolate") or "marked")
+
+
+def plan(item: pytest.Item, names: set[str], declares_gpu: bool = False, isolate: str = "marked") -> bool:
+    """Give an isolated test its time limit; True when ``item`` will run in a sandbox.
+
+    ``isolate`` is :func:`scope`: 'gpu' adds the tests that declare GPU use, 'all' every test.
+    """
     if "isolated" in names:
         item.stash[TIMEOUT_KEY] = isolation_timeout(item, item.get_closest_marker("isolated"))
-    elif gpu_allocation.borrows(item):
+    elif gpu_allocation.borrows(item) or isolate == "all" or (isolate == "gpu" and declares_gpu):
         item.stash[TIMEOUT_KEY] = isolation_timeout(item, pytest.mark.isolated.mark)
     else:
         return False
