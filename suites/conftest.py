@@ -40,3 +40,18 @@ def runtime_name(torch) -> str:
     if getattr(torch.version, "hip", None):
         return "hip"
     return "cuda" if torch.version.cuda else "cpu"
+
+
+# Fixtures that start a multi-process launch (a collectives world, the two-rank PPO runs): the
+# longest tests of the suites, mostly waiting on processes rather than on this worker's CPU.
+LAUNCHING_FIXTURES = frozenset({"launched", "gloo_runs", "nccl_runs"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the tests that launch processes go first (in their order; everything
+    else keeps its order). xdist hands tests out in collection order, so a launch collected last
+    ran alone at the end of the session; started first, it runs beside the short tests.
+    """
+    if not (getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")):
+        return
+    items.sort(key=lambda item: LAUNCHING_FIXTURES.isdisjoint(getattr(item, "fixturenames", ())))

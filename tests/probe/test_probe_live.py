@@ -67,7 +67,7 @@ def test_assemble_nothing_is_cpu() -> None:
 def _fake_tool(bindir: Path, name: str, data: Path | None, code: int = 0) -> None:
     """An executable that prints a recorded output (replay of a tool we have no hardware for)."""
     script = bindir / name
-    body = f"cat '{data}'\n" if data else "echo 'rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES' >&2\n"
+    body = f"/bin/cat '{data}'\n" if data else "echo 'rocminfo: HSA_STATUS_ERROR_OUT_OF_RESOURCES' >&2\n"
     script.write_text(f"#!/bin/sh\n{body}exit {code}\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
 
@@ -80,7 +80,8 @@ def replay_machine(tmp_path: Path):
     rocm.mkdir(parents=True)
     (rocm / "version").write_text("6.2.3-112\n")
     environ = {
-        "PATH": f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+        # only the replayed tools: a GPU host's own nvidia-smi or rocminfo must not join the replay
+        "PATH": str(bindir),
         "ROCM_PATH": str(tmp_path / "rocm"),
         "HIP_VISIBLE_DEVICES": "0,1",
         "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz",
