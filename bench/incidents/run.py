@@ -7,6 +7,9 @@ with one test carrying the incident's markers that raises the quoted error text,
 ``python -m pytest`` run with ``--rocm-set`` for the reported stack (on a neutral replayed
 environment, so this machine's own stack does not leak in), the bundled ``known_bad.yaml``
 and the built-in checks, and the JUnit file it writes read back with the plugin's own reader.
+A stack that states ``platform=rocm`` or ``cuda`` but no ``arch`` is replayed with one GPU of
+that vendor whose arch is unknown (:func:`base_environment`; before 2026-11-26 it had none, so
+a ``gpus`` test was skipped before any check could judge the stack).
 
 A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
 check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
@@ -34,8 +37,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:  # imported late at run time: the repository's own package, put on sys.path first
+    from pytest_rocmcompat.stack.environment import Environment
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -209,16 +216,38 @@ def _cited_urls() -> set[str]:
     return {link for rule in rules for link in rule.get("links") or ()}
 
 
+GPU_PLATFORMS = {"rocm": "amd", "cuda": "nvidia"}
+
+
+def base_environment(stack: list[str]) -> Environment:
+    """The neutral environment a stack is replayed on (``--rocm-set`` then applies the stack).
+
+    A CPU machine with no GPU, except where the stack states a GPU platform (``platform=rocm`` or
+    ``cuda``) but no ``arch``: its user had a GPU of that vendor, so the replay has one GPU of
+    that vendor whose arch is unknown (empty). Arch checks see no arch and stay silent; a test
+    marked ``gpus`` is not skipped for want of a GPU before any check can judge the stack. (With
+    an ``arch``, ``--rocm-set arch=`` describes the GPU itself, as before.)
+    """
+    sys.path.insert(0, str(REPO))
+    from pytest_rocmcompat.stack.environment import GPU, Environment
+
+    keys = dict(a.split("=", 1) for a in stack)
+    vendor = GPU_PLATFORMS.get(keys.get("platform", ""))
+    gpus = (
+        (GPU(0, f"(replayed {vendor} GPU, arch not stated)", "", None, vendor),)
+        if vendor and "arch" not in keys
+        else ()
+    )
+    return Environment(platform="cpu", gpus=gpus, python="3.11.7", os="Linux")
+
+
 def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
     """Run one incident's test under its stack in ``workdir``; the plugin's verdict."""
     sys.path.insert(0, str(REPO))
     from pytest_rocmcompat.report.junit_read import read_run
-    from pytest_rocmcompat.stack.environment import Environment
 
     workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "env.json").write_text(
-        Environment(platform="cpu", python="3.11.7", os="Linux").to_json(), encoding="utf-8"
-    )
+    (workdir / "env.json").write_text(base_environment(inc["stack"]).to_json(), encoding="utf-8")
     (workdir / "test_incident.py").write_text(_test_source(inc), encoding="utf-8")
     argv = [
         sys.executable,

@@ -150,6 +150,47 @@ def test_runner_flags_a_rule_that_applied_but_whose_signature_missed(run, tmp_pa
     assert run.summarise([missed, matched])["train"]["signature_misses"] == 1
 
 
+def test_a_gpu_platform_without_an_arch_is_replayed_with_one_gpu_of_unknown_arch(run) -> None:
+    """Its user had a GPU of that vendor: one device, arch empty; with an arch, or on CPU, none."""
+    (gpu,) = run.base_environment(["platform=rocm", "rocm=6.1"]).gpus
+    assert (gpu.vendor, gpu.arch) == ("amd", "")
+    assert run.base_environment(["platform=cuda"]).gpus[0].vendor == "nvidia"
+    assert run.base_environment(["platform=rocm", "arch=gfx942"]).gpus == ()  # --rocm-set arch describes it
+    assert run.base_environment(["platform=cpu"]).gpus == ()
+    assert run.base_environment(["torch=2.5.1"]).gpus == ()
+
+
+def test_a_gpu_of_unknown_arch_reaches_the_checks_and_arch_checks_stay_silent(run, tmp_path: Path) -> None:
+    """A gpus-marked test is no longer skipped for want of a GPU: a stack check judges it, an arch check cannot."""
+    base = {
+        "url": "https://example.org/i",
+        "date": None,
+        "test": "test_quantized_linear",
+        "markers": ["gpus"],
+        "uses": ["bitsandbytes"],
+        "split": "train",
+        "verdict": "broken",
+    }
+    floor = run.replay(
+        {**base, "id": "floor", "stack": ["platform=rocm", "rocm=5.7"], "error": "compiled without GPU support"},
+        tmp_path / "floor",
+        cited=set(),
+    )
+    assert floor.recognised and floor.rule == "bitsandbytes-rocm-build"  # ROCm 5.7 < bitsandbytes' 6.1 floor
+    no_arch = run.replay(
+        {
+            **base,
+            "id": "no-arch",
+            "uses": [],
+            "stack": ["platform=rocm", "torch=2.5.1+rocm6.2"],
+            "error": "HIP error: invalid device function",
+        },
+        tmp_path / "no-arch",
+        cited=set(),
+    )
+    assert no_arch.outcome == "fail" and no_arch.rule is None and no_arch.unmatched is None
+
+
 # ------------------------------------------------------------------ collected.yaml (issue 25 item 5)
 
 CITING = ("matrices", "pytest_rocmcompat", "docs")
