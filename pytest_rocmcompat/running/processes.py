@@ -96,6 +96,12 @@ def in_sessions(sessions: set[int]) -> set[int]:
     }
 
 
+def parent_of(pid: int) -> int | None:
+    """The parent pid of ``pid``, or None when it is gone (or /proc cannot say)."""
+    fields = _stat_fields(pid)
+    return int(fields[1]) if fields is not None and len(fields) > 1 else None
+
+
 def alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
     try:

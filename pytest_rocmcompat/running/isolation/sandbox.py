@@ -28,7 +28,14 @@ from pathlib import Path
 from pytest_rocmcompat.outcomes import PROP_OUTCOME
 from pytest_rocmcompat.running.isolation.child import ISOLATED_VAR, PARENT_VAR, PRELOAD_VAR, SPAWNED, end_path
 from pytest_rocmcompat.running.isolation.roots import sandbox_parent
-from pytest_rocmcompat.running.processes import become_subreaper, children_of, command_of, descendants, kill_tree
+from pytest_rocmcompat.running.processes import (
+    become_subreaper,
+    children_of,
+    command_of,
+    descendants,
+    kill_tree,
+    parent_of,
+)
 
 TAIL_CHARS = 6000
 CLOSE_GRACE_S = 5.0  # a sandbox told to stop gets this long to finish its session
@@ -165,7 +172,8 @@ class Sandbox:
         if self.spent:  # crash, hang or early exit of the sandbox itself: the whole tree goes
             if returncode == 0 and data.get("done") and not sandbox_died:
                 notes = self._kill_leftovers()
-            self.kill(adopted=children_of(os.getpid()) - before)
+            self.kill(adopted=(children_of(os.getpid()) - before) | self._orphaned_child(data.get("pid")))
+            self._kill_late_orphans(before)
         elif returncode is None:  # a template's child hung: kill it, keep the template
             if not self._kill_child(data.get("pid"), ended):
                 self.spent = True
@@ -187,6 +195,28 @@ class Sandbox:
             mode,
             str(data.get("note", "")),
         )
+
+    def _kill_late_orphans(self, before: set[int]) -> None:
+        """Kill what a dead sandbox's processes leave to this process (a subreaper) as they die.
+
+        A dead template's forked child dies after it (its parent-death signal), and only then are
+        its children reparented here: a scan made while it was exiting saw neither it as their
+        parent nor them as ours. Each round kills and reaps what is ours now; once a round finds
+        nothing, every exit that could orphan more has completed.
+        """
+        for _ in range(20):
+            late = children_of(os.getpid()) - before - {self.proc.pid}
+            if not late:
+                return
+            kill_tree(sorted(late))
+
+    def _orphaned_child(self, pid: object) -> set[int]:
+        """``pid``, the template's forked child, while it is still the template's or ours (so the
+        number cannot have been reused by an unrelated process).
+        """
+        if not isinstance(pid, int) or pid == self.proc.pid:
+            return set()
+        return {pid} if parent_of(pid) in (self.proc.pid, os.getpid()) else set()
 
     def _kill_leftovers(self) -> tuple[str, ...]:
         """Kill what a finished test left running in the sandbox; one note per process."""
