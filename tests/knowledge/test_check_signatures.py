@@ -335,6 +335,35 @@ VERBATIM: list[tuple[str, str, str]] = [
         "ROCk module is NOT loaded, possibly no GPU devices",
         "https://github.com/ROCm/ROCm/issues/1626",
     ),
+    # requirement-not-met: transformers' run-time version check (utils/versions.py require_version)
+    (
+        "requirement-not-met",
+        "ImportError: deepspeed>=0.9.3 is required for a normal functioning of this module, but found deepspeed==0.8.3.",
+        "https://github.com/databrickslabs/dolly/issues/209",
+    ),
+    # rocblas-arch-not-in-release: rocBLAS' own messages (tensile_host.cpp), as users quote them
+    (
+        "rocblas-arch-not-in-release",
+        "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
+        "No such file or directory for GPU arch : gfx1103",
+        "https://github.com/brknsoul/ROCmLibs/issues/4",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        "rocBLAS error: Could not load C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary_lazy_gfx1103.dat",
+        "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        "Cannot read C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\/rocblas/library/TensileLibrary.dat: "
+        "No such file or directory for GPU arch : gfx1201",
+        "https://github.com/githubcto/FramePack-ZLUDA/issues/4",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        "rocBLAS error: Could not initialize Tensile library",
+        "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -445,6 +474,12 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("platform=rocm", "arch=gfx90a", "driver=5.18.13", "torch=2.5.1+rocm6.2"),
         "@pytest.mark.gpus(1)",
         "ROCk module is NOT loaded, possibly no GPU devices",
+    ),
+    "rocblas-arch-not-in-release": (  # torch's targets name the GPU; its bundled ROCm 6.1 rocBLAS does not
+        ("platform=rocm", "arch=gfx1103", "torch=2.5.1+rocm6.1", "torch_archs=gfx1103"),
+        "@pytest.mark.gpus(1)",
+        "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
+        "No such file or directory for GPU arch : gfx1103",
     ),
 }
 

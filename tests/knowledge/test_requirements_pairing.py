@@ -80,3 +80,25 @@ def test_deepspeed_before_the_torch_six_fix(stack: tuple[str, ...], found: bool)
     if found:
         assert "deepspeed 0.8.0 requires torch<2.0" in reasons[0]
     assert compile_signature(PREDICTS[requirements.ID]).search("ModuleNotFoundError: No module named 'torch._six'")
+
+
+@pytest.mark.parametrize(
+    ("stack", "found"),
+    [
+        (("lib.transformers=4.31.0", "lib.deepspeed=0.8.3"), True),  # the first release of the 0.9.3 floor
+        (("lib.transformers=4.36.2", "lib.deepspeed=0.9.2"), True),
+        (("lib.transformers=4.30.2", "lib.deepspeed=0.8.3"), False),  # before huggingface/transformers#24541
+        (("lib.transformers=4.36.2", "lib.deepspeed=0.9.3"), False),
+        (("lib.transformers=4.36.2",), False),  # no DeepSpeed in the stack: nothing to check
+    ],
+)
+def test_transformers_runtime_deepspeed_floor(stack: tuple[str, ...], found: bool) -> None:
+    """transformers checks DeepSpeed at run time (dep_version_check), though it declares it only as an extra."""
+    env = apply_overrides(BASE, ["platform=cuda", *stack])
+    findings = [f for f in evaluate(env) if f.check == requirements.ID]
+    assert bool(findings) is found
+    if found:
+        (finding,) = findings
+        assert "requires deepspeed>=0.9.3" in finding.reason
+        assert finding.link == "https://github.com/huggingface/transformers/pull/24541"
+        assert set(finding.uses) == {"transformers", "deepspeed"}

@@ -22,6 +22,7 @@ from pytest_rocmcompat.knowledge.checks import (
     numeric_formats,
     python_range,
     requirements,
+    rocblas_arch,
     rocm_driver,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -43,6 +44,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     library_arch.ID: library_arch.check,
     rocm_driver.ID: rocm_driver.check,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.check,
+    rocblas_arch.ID: rocblas_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -59,6 +61,7 @@ PREDICTS: dict[str, str] = {
     library_arch.ID: library_arch.PREDICTS,
     rocm_driver.ID: rocm_driver.PREDICTS,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.PREDICTS,
+    rocblas_arch.ID: rocblas_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

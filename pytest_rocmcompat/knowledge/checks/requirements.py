@@ -39,6 +39,8 @@ PREDICTS = (
     r"|The conflict is caused by:|your requirements are unsatisfiable|No solution found when resolving dependencies"
     r"|Could not solve for environment specs|none of the providers can be installed|version solving failed"
     r"|Not compiled with GPU support"
+    # transformers' run-time version checks (utils/versions.py ``require_version``)
+    r"|is required for a normal functioning of this module, but found "
 )
 
 
@@ -57,10 +59,10 @@ def check(env: Environment) -> list[Finding]:
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         declared, source = _declared(env, dist, version)
-        for text in declared:
+        for text, where in [(text, source) for text in declared] + _runtime_minimums(dist, version):
             problem = _unmet(text, env, markers)
             if problem is not None:
-                broken.append((f"{dist} {version}", text, problem, source))
+                broken.append((f"{dist} {version}", text, problem, where))
     if not broken:
         return []
     pairs = "; ".join(f"{d} requires {r}, installed {t}" for d, r, t, _ in broken)
@@ -86,6 +88,22 @@ def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...
         return paired
     found = declared_requires(dist, version, cuda_build=not _rocm_build(env))
     return found if found is not None else ((), SOURCE)
+
+
+# What a release checks at run time although its metadata declares it only as an extra: transformers'
+# DeepSpeed integration calls ``dep_version_check("deepspeed")`` (``integrations/deepspeed.py``), which
+# reads ``dependency_versions_table.py``: ``deepspeed>=0.9.3`` from transformers 4.31.0
+# (huggingface/transformers#24541, merged 2023-06-28, after 4.30.2). Earlier floors are not tabled.
+# dist -> ((from release, requirement, source), ...)
+RUNTIME_MINIMUMS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "transformers": (("4.31.0", "deepspeed>=0.9.3", "https://github.com/huggingface/transformers/pull/24541"),),
+}
+
+
+def _runtime_minimums(dist: str, version: str) -> list[tuple[str, str]]:
+    """``(requirement, source)`` of :data:`RUNTIME_MINIMUMS` that apply to this release."""
+    v = coerce_version(version)
+    return [(req, src) for since, req, src in RUNTIME_MINIMUMS.get(dist, ()) if v is not None and v >= Version(since)]
 
 
 # torchvision's setup.py pins the torch it was built with (``torch==$PYTORCH_VERSION``): a nightly

@@ -1,0 +1,106 @@
+"""``rocblas-arch-not-in-release``: the ROCm release's rocBLAS has no Tensile kernels for the GPU.
+
+rocBLAS (and every GEMM torch runs through it on ROCm) loads ``TensileLibrary_<gfx>.dat`` for the
+GPU's processor; a release built without that processor prints ``rocBLAS error: Cannot read
+.../TensileLibrary.dat: No such file or directory for GPU arch : gfxNNNN`` and aborts
+(``library/src/tensile_host.cpp``). Which processors a release is built for is its
+``CMakeLists.txt``'s default target list, per ROCm release (``TARGET_LIST_ROCM_X.Y``, chosen by
+``ROCM_PLATFORM_VERSION``): :data:`TARGETS`, from the rocBLAS tag of each release (5.4-6.2), the
+rocBLAS development branch that introduced the 6.3 list, and ``projects/rocblas`` of
+ROCm/rocm-libraries (the 7.0 and 7.1 lists; 6.3 also covers 6.4 there). Where the two sources
+differ for a release (gfx940/941 in 6.3), the union is taken: the check claims a GPU only when
+no source lists it.
+
+The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torch wheel's bundled
+libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
+processor's kernels, so the overridden arch is judged. Releases outside the table (before 5.4,
+after 7.1, or an unknown series) are not judged. The lists are Linux's default build; a stack that
+names no arch is not judged.
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge.checks import rocm_targets
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
+ID = "rocblas-arch-not-in-release"
+GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
+_TAG = "https://github.com/ROCm/rocBLAS/blob/rocm-{}/CMakeLists.txt"
+SOURCE_63 = "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/CMakeLists.txt"
+SOURCE_7 = "https://github.com/ROCm/rocm-libraries/blob/05ecf2875ac3720a9f32fa7f741809efdd644019/projects/rocblas/CMakeLists.txt"
+SOURCE_MESSAGE = (
+    "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/library/src/tensile_host.cpp"
+)
+
+_54 = ("gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1010", "gfx1012", "gfx1030", "gfx1100", "gfx1102")
+_55 = (*_54, "gfx1101")
+_57 = (*_55, "gfx940", "gfx941", "gfx942")
+_60 = tuple(t for t in _57 if t != "gfx803")  # ROCm 6.0 dropped gfx803
+_63 = (*_60, "gfx1151", "gfx1200", "gfx1201")
+_70 = (*(t for t in _63 if t not in ("gfx940", "gfx941")), "gfx950", "gfx1150")
+_71 = (*_70, "gfx1103")
+# ROCm release series -> (processors its rocBLAS Tensile library is built for, source)
+TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
+    "5.4": (_54, _TAG.format("5.4.0")),
+    "5.5": (_55, _TAG.format("5.5.0")),
+    "5.6": (_55, _TAG.format("5.6.0")),
+    "5.7": (_57, _TAG.format("5.7.0")),
+    "6.0": (_60, _TAG.format("6.0.0")),
+    "6.1": (_60, _TAG.format("6.1.0")),
+    "6.2": (_60, _TAG.format("6.2.0")),
+    "6.3": (_63, SOURCE_63),
+    "6.4": (_63, SOURCE_7),  # rocm-libraries: TARGET_LIST_ROCM_6.3 for every release before 7.0
+    "7.0": (_70, SOURCE_7),
+    "7.1": (_71, SOURCE_7),
+}
+
+# rocBLAS' own messages (tensile_host.cpp: the Tensile library file missing for the processor, or
+# failing to load, quoted with or without its 'rocBLAS error: ' prefix; the library then failing to initialise), and HIP's missing-code-object errors for
+# its non-Tensile kernels. Not "Could not initialize Tensile host: No devices found": no GPU visible.
+PREDICTS = (
+    r"(?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary"
+    r"|rocBLAS error: Could not initialize Tensile library"
+    r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
+    r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
+)
+
+
+def check(env: Environment) -> list[Finding]:
+    if env.platform != "rocm":
+        return []
+    release = _release(env)
+    if release is None or release not in TARGETS:
+        return []
+    targets, link = TARGETS[release]
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    missing = []
+    for arch in env.archs:
+        if not arch.startswith("gfx"):
+            continue
+        effective = override or arch
+        if rocm_targets.base(effective) not in targets:
+            missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+    if not missing:
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason=f"rocBLAS of ROCm {release} has no Tensile kernels for {', '.join(missing)} "
+            f"(its targets: {' '.join(targets)})",
+            fix="use a ROCm release whose rocBLAS is built for this GPU, or build rocBLAS (Tensile) for it "
+            "(GPU_TARGETS); HSA_OVERRIDE_GFX_VERSION only for a GPU of the same ISA family",
+            link=link,
+            markers=("gpus",),
+            nodeids=GPU_SUITE,
+        )
+    ]
+
+
+def _release(env: Environment) -> str | None:
+    """``"6.2"``: the ROCm series whose rocBLAS the stack loads (torch's bundled one first)."""
+    version: Version | None = env.torch_rocm or coerce_version(env.rocm)
+    return f"{version.major}.{version.minor}" if version is not None else None
