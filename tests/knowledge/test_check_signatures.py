@@ -341,6 +341,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "ImportError: deepspeed>=0.9.3 is required for a normal functioning of this module, but found deepspeed==0.8.3.",
         "https://github.com/databrickslabs/dolly/issues/209",
     ),
+    # requirement-not-met: a line of pip's conflict report (pip's resolvelib/factory.py builds it)
+    (
+        "requirement-not-met",
+        "vllm 0.5.4 depends on torch==2.4.0",
+        "https://github.com/NineAbyss/S2R/issues/2",
+    ),
     # rocblas-arch-not-in-release: rocBLAS' own messages (tensile_host.cpp), as users quote them
     (
         "rocblas-arch-not-in-release",

@@ -41,6 +41,9 @@ PREDICTS = (
     r"|Not compiled with GPU support"
     # transformers' run-time version checks (utils/versions.py ``require_version``)
     r"|is required for a normal functioning of this module, but found "
+    # pip's ResolutionImpossible causes, one per line (resolvelib/factory.py: "{name} {version} depends
+    # on {requirement}", "The user requested {requirement}")
+    r"|\b[A-Za-z0-9][\w.-]{0,80} \d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
 )
 
 
