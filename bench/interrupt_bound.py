@@ -112,7 +112,8 @@ def _descendants(root: int) -> dict[int, tuple[bytes, bytes]]:
 
 
 def _launch_stalled(tmp: Path) -> bool:
-    for log in (tmp / "tmp").glob("rocmcompat-collectives-*/rank*.jsonl"):
+    # in TMPDIR, or in the session's folder there
+    for log in (tmp / "tmp").glob("**/rocmcompat-collectives-*/rank*.jsonl"):
         if '"event": "child"' in log.read_text(errors="replace"):
             return True
     return False
