@@ -18,7 +18,7 @@ from pytest_rocmcompat.matrix.model import SUITES
 from pytest_rocmcompat.running import gpu_allocation
 from pytest_rocmcompat.running.isolation import hook as isolation
 from pytest_rocmcompat.running.isolation.roots import SandboxRoot
-from pytest_rocmcompat.running.processes import kill_session_children
+from pytest_rocmcompat.running.processes import become_subreaper, kill_every_descendant, kill_session_children
 from pytest_rocmcompat.session import classify, collection, gc_freeze, junit_file
 from pytest_rocmcompat.session.fixtures import (  # noqa: F401  offered to every suite as plugin attributes
     rocm_env,
@@ -177,7 +177,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             if root is not None:
                 root.remove()
 
-        install_guard(config, kill_children=kill_children, salvage=lambda: junit_file.salvage(config))
+        # Orphans of what the session started (a killed worker's launches) come to this process,
+        # so an interrupted session can find and kill them (see interrupt.InterruptGuard.sweep).
+        become_subreaper()
+        install_guard(
+            config,
+            kill_children=kill_children,
+            salvage=lambda: junit_file.salvage(config),
+            sweep=kill_every_descendant,
+        )
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -21,6 +21,7 @@ from pytest_rocmcompat.collectives.plan import Case
 from pytest_rocmcompat.collectives.world import World
 from pytest_rocmcompat.knowledge.diagnoses import diagnose
 from pytest_rocmcompat.running import warm
+from pytest_rocmcompat.running.isolation.roots import sandbox_parent
 from pytest_rocmcompat.running.processes import TreeGuard, alive, in_sessions, kill_group, signal_name
 
 TAIL_CHARS = 3000
@@ -118,7 +119,8 @@ def launch(
 ) -> Launch:
     """Run ``cases`` on every rank of ``world`` this session spawns; never raises for a rank's failure."""
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="rocmcompat-collectives-") as tmp:
+    # In the session's folder, which the controller removes even when this process is killed
+    with tempfile.TemporaryDirectory(prefix="rocmcompat-collectives-", dir=sandbox_parent()) as tmp:
         tmp_path = Path(tmp)
         spec = {
             "backend": world.backend,

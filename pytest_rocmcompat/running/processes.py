@@ -201,6 +201,21 @@ def kill_session_children() -> None:
     kill_tree(sorted(descendants([os.getpid()])), grace_s=0.0)
 
 
+def kill_every_descendant(rounds: int = 50) -> None:
+    """SIGKILL every living descendant until none is left (the end of an interrupted session).
+
+    A process that dies by its parent-death signal orphans its children only as it exits; as a
+    subreaper this process then adopts them, so each round catches what the last one orphaned.
+    Nothing is waited for (zombies are left to their owners and to exit).
+    """
+    for _ in range(rounds):
+        living = sorted(pid for pid in descendants([os.getpid()]) if alive(pid))
+        if not living:
+            return
+        kill_tree(living, grace_s=0.0)
+        time.sleep(0.01)
+
+
 def reap_adopted() -> None:
     """Reap zombie children this process adopted as subreaper (never blocks)."""
     while True:

@@ -9,11 +9,15 @@ controller) handles both:
 * The **first** signal becomes ``KeyboardInterrupt``: pytest unwinds as for Ctrl-C, every
   ``pytest_sessionfinish`` writer runs, and tests collected but never finished are recorded as
   skipped with the reason ``not run``; the exit status is pytest's ``INTERRUPTED`` (2).
-* **Any later** signal, or a first one that arrives once the results are being written,
-  interrupts nothing: every process the session started is killed at once (not waited for),
-  and the session gets :data:`BOUND_S` seconds to finish writing. Past that (a writer that is
-  stuck), it puts what JUnit it has in place, removes its temporary files and exits with
-  status 2: the escape hatch of a stuck shutdown, bounded.
+* A first signal that arrives once the results are being written interrupts nothing: the
+  writers go on, however long they take (a slow writer loses nothing to one cancel), and the
+  exit status is 2.
+* **Any later** signal interrupts nothing either: every process the session started is killed
+  at once (not waited for), and the session gets :data:`BOUND_S` seconds to finish writing.
+  Past that (a writer that is stuck), it puts what JUnit it has in place, removes its temporary
+  files and exits with status 2: the escape hatch of a stuck shutdown, bounded.
+* Once the writers are done after any signal, whatever still lives below this process (a
+  subreaper: what killed workers started comes to it) is killed.
 """
 
 from __future__ import annotations
@@ -36,11 +40,16 @@ class InterruptGuard:
     """Install on session start, remove on session end; only from the main thread.
 
     ``kill_children`` kills every process the session started (called once, at the second
-    signal); ``salvage`` puts the results in place as they are (called if the bound expires).
+    signal); ``salvage`` puts the results in place as they are (called if the bound expires);
+    ``sweep`` kills whatever is still alive below this process once the writers are done (after
+    any signal: workers killed by a group signal die without cleaning up, and what they started
+    is orphaned to this process).
     """
 
-    def __init__(self, kill_children: Callable[[], None], salvage: Callable[[], None]) -> None:
-        self.kill_children, self.salvage = kill_children, salvage
+    def __init__(
+        self, kill_children: Callable[[], None], salvage: Callable[[], None], sweep: Callable[[], None] = lambda: None
+    ) -> None:
+        self.kill_children, self.salvage, self.sweep = kill_children, salvage, sweep
         self._previous: dict[int, Callable | int | None] = {}
         self.received: list[str] = []  # signal names, in order
         self.finishing = False  # the results are being written: nothing may interrupt them
@@ -79,8 +88,10 @@ class InterruptGuard:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         self.received.append(name)
-        if len(self.received) == 1 and not self.finishing:
-            raise KeyboardInterrupt(f"{name} received (a CI cancel or time limit?): writing results before exiting")
+        if len(self.received) == 1:
+            if not self.finishing:
+                raise KeyboardInterrupt(f"{name} received (a CI cancel or time limit?): writing results before exiting")
+            return  # the results are being written: they go on, unbounded until a second signal
         self._arm()
 
     def _arm(self) -> None:
@@ -104,9 +115,14 @@ class InterruptGuard:
 GUARD_KEY = pytest.StashKey[InterruptGuard]()  # the controller's guard, removed at unconfigure
 
 
-def install_guard(config: pytest.Config, kill_children: Callable[[], None], salvage: Callable[[], None]) -> None:
+def install_guard(
+    config: pytest.Config,
+    kill_children: Callable[[], None],
+    salvage: Callable[[], None],
+    sweep: Callable[[], None] = lambda: None,
+) -> None:
     """The process that writes the results turns SIGINT/SIGTERM into a bounded, lossless stop."""
-    config.stash[GUARD_KEY] = guard = InterruptGuard(kill_children, salvage)
+    config.stash[GUARD_KEY] = guard = InterruptGuard(kill_children, salvage, sweep)
     guard.install()
     if not config.pluginmanager.has_plugin(_FINISHING_PLUGIN):
         config.pluginmanager.register(_Finishing(), _FINISHING_PLUGIN)
@@ -129,6 +145,7 @@ class _Finishing:
             guard = guard_of(session.config)
             if guard is not None and guard.interrupted:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
+                guard.sweep()
 
 
 def guard_of(config: pytest.Config) -> InterruptGuard | None:

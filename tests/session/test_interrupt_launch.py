@@ -132,7 +132,7 @@ def descendants(root: int) -> dict[int, tuple[bytes, str]]:
 
 def stalled_launch(tmp: Path) -> dict[str, int] | None:
     """The pids of the launch's ranks and the stalled rank's child, once rank 1 stalls; else None."""
-    for folder in (tmp / "tmp").glob("rocmcompat-collectives-*"):
+    for folder in (tmp / "tmp").glob("**/rocmcompat-collectives-*"):
         events = []
         for log in sorted(folder.glob("rank*.jsonl")):
             for line in log.read_text(errors="replace").splitlines():
@@ -187,22 +187,17 @@ def kill_survivors(tree: dict[int, tuple[bytes, str]]) -> None:
                 pass
 
 
-# Known bugs, reproduced by these cases (strict: a fix turns them into failures, remove the mark then).
-# An xdist worker that dies without its own cleanup -- SIGTERM has its default action in workers,
-# and a second signal SIGKILLs them -- leaves the launch's folder (TMPDIR/rocmcompat-collectives-*,
-# made by collectives/launcher.py outside the session folder the controller removes); and after a
-# group SIGTERM, a process a rank started outlives everything: the rank dies by its parent-death
-# signal, its child is orphaned away from the controller (not a subreaper) and nothing sweeps it.
-LEFT_FOLDER = "a killed xdist worker leaves TMPDIR/rocmcompat-collectives-* (outside the session folder)"
-LEFT_CHILD = "and a rank's child survives a group SIGTERM (workers die at once; the controller is no subreaper)"
+# The two -n 2 cases reproduced bugs until 2026-11-26: a killed xdist worker (SIGTERM has its
+# default action in workers; a second signal SIGKILLs them) left the launch's folder outside the
+# session folder, and after a group SIGTERM a process a rank started outlived everything (the
+# rank died by its parent-death signal; its child went to init). The launch's folder is now in
+# the session folder, and the controller is a subreaper that sweeps what is left after a signal.
 CASES = [
     ("serial", ("TERM",), "process"),
     ("serial", ("TERM", "TERM"), "group"),
     ("serial", ("INT", "TERM", "TERM"), "process"),
-    pytest.param(
-        "-n 2", ("TERM",), "group", marks=pytest.mark.xfail(strict=True, reason=f"{LEFT_FOLDER}, {LEFT_CHILD}")
-    ),
-    pytest.param("-n 2", ("TERM", "TERM"), "process", marks=pytest.mark.xfail(strict=True, reason=LEFT_FOLDER)),
+    ("-n 2", ("TERM",), "group"),
+    ("-n 2", ("TERM", "TERM"), "process"),
     ("-n 2", ("INT", "TERM", "TERM"), "group"),
 ]
 

@@ -185,3 +185,19 @@ def test_signals_while_the_results_are_written_lose_nothing(tmp_path: Path, sequ
     _check_nothing_lost(tmp_path, out, {"test_one", "test_two"}, proc.returncode)
     text = (tmp_path / "out" / "junit.xml").read_text()
     assert "not run" not in text, "both tests had finished before the signal"
+
+
+SLOWER_WRITER = SLOW_WRITER.replace("time.sleep(1.0)", "time.sleep(3.0)")
+
+
+@pytest.mark.parametrize("sequence", [("TERM",), ("INT",)], ids="+".join)
+def test_one_signal_during_a_slow_writer_loses_nothing(tmp_path: Path, sequence: tuple[str, ...]) -> None:
+    """A writer slower than the bound (a report over a network share, a big site) keeps its
+    results through one cancel: only a second signal starts the bound."""
+    assert SLOWER_WRITER != SLOW_WRITER
+    (tmp_path / "test_suite.py").write_text(FAST_SUITE)
+    (tmp_path / "conftest.py").write_text(SLOWER_WRITER)
+    proc = _start(tmp_path)
+    out, after_last = _signal_and_wait(tmp_path, proc, sequence, "group")
+    _check_nothing_lost(tmp_path, out, {"test_one", "test_two"}, proc.returncode)
+    assert after_last > 1.5, f"the writer was cut short after {after_last:.1f} s\n{out}"
