@@ -8,9 +8,8 @@ whose ``pytest_sessionfinish`` takes 5 s, longer than the bound), serially and u
 Measured: the time from the last signal to the exit of the session's process, over ``--reps``
 runs; also the exit statuses, whether JUnit was complete, and processes of the session (noted
 before the signals) still alive after it. The documented bound (issue 24): the session ends at
-most 2 s after the second signal (``interrupt.BOUND_S`` = 1.5 s), and also after a first
-signal that arrives while the results are being written; a single signal elsewhere has none
-(pytest unwinds and the writers run).
+most 2 s after the second signal (``interrupt.BOUND_S`` = 1.5 s); a single signal has none
+(pytest unwinds and the writers run, a slow writer to its end: one cancel loses nothing).
 
     python bench/interrupt_bound.py [--reps 3] [--out .bench/interrupt_bound.json]
 """
@@ -219,7 +218,8 @@ def _junit_count(path: Path) -> int:
 
 
 def bound_applies(moment: str, sequence: tuple[str, ...]) -> bool:
-    return len(sequence) > 1 or moment == "report writing"
+    """The bound starts at the second signal (a first one during writing lets the writers finish)."""
+    return len(sequence) > 1
 
 
 def main() -> int:
@@ -246,7 +246,7 @@ def main() -> int:
         sequence = tuple(seq.split("+"))
         after_last = [r.after_last_s for r in results]
         if bound_applies(moment, sequence):
-            # after the second signal, or after the first where that one already arms the bound
+            # after the second signal
             measured = [r.after_second_s or r.after_last_s for r in results]
             held = max(measured) <= DOCUMENTED_BOUND_S
             held_all &= held

@@ -55,7 +55,16 @@ def _props(xml) -> dict[str, dict[str, str]]:
     }
 
 
-def test_a_crash_stack_is_printed_once(pytester: pytest.Pytester, env_file) -> None:
+@pytest.mark.parametrize("ci", ["", "1"], ids=["local", "CI=1"])
+def test_a_crash_stack_is_printed_once(
+    pytester: pytest.Pytester, env_file, monkeypatch: pytest.MonkeyPatch, ci: str
+) -> None:
+    # with CI set, pytest prints a string failure whole in its short summary: both ways are checked
+    if ci:
+        monkeypatch.setenv("CI", ci)
+    else:
+        monkeypatch.delenv("CI", raising=False)
+        monkeypatch.delenv("BUILD_NUMBER", raising=False)
     pytester.makepyfile(test_aborts=ABORTS)
     result = pytester.runpytest_subprocess(
         "--rocm-env", str(env_file), "-p", "no:cacheprovider", "-k", "abort_known", "--junitxml=out.xml", timeout=120
