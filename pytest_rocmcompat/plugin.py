@@ -40,6 +40,7 @@ from pytest_rocmcompat.session.state import (
     PROBE_CACHED_KEY,
     STATE_KEY,
     WORKER_ENV_KEY,
+    CompatState,
     build_state,
     state_of,
 )
@@ -183,7 +184,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         install_guard(
             config,
             kill_children=kill_children,
-            salvage=lambda: junit_file.salvage(config),
+            salvage=lambda: _salvage(config),
             sweep=kill_every_descendant,
         )
 
@@ -229,14 +230,32 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = state_of(config)
     if state is None or hasattr(config, "workerinput") or config.getoption("rocm_child_result"):
         return
-    state.finish_all()
     usage_error = exitstatus == pytest.ExitCode.USAGE_ERROR  # nothing was meant to run: no "not run" list
-    missing = [] if config.option.collectonly or usage_error else not_run(state.collected, state.finished)
+    stopped = exitstatus != pytest.ExitCode.INTERRUPTED and bool(session.shouldstop or session.shouldfail)
+    _write_results(config, state, int(exitstatus), listed=not (config.option.collectonly or usage_error), stopped=stopped)
+
+
+def _write_results(config: pytest.Config, state: CompatState, exitstatus: int, *, listed: bool, stopped: bool) -> None:
+    """JUnit (with the tests that never finished, if ``listed``) and the plugin's reports."""
+    state.finish_all()
+    missing = not_run(state.collected, state.finished) if listed else []
     if missing:
-        stopped = exitstatus != pytest.ExitCode.INTERRUPTED and (session.shouldstop or session.shouldfail)
         state.mark_not_run(missing, NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED)
     junit_file.finish(config, [(n, state.notable[n].message) for n in missing])
     from pytest_rocmcompat.report.outputs import write_outputs
 
     tr = config.pluginmanager.get_plugin("terminalreporter")
-    write_outputs(state, int(exitstatus), warn=tr.write_line if tr is not None else None)
+    write_outputs(state, exitstatus, warn=tr.write_line if tr is not None else None)
+
+
+def _salvage(config: pytest.Config) -> None:
+    """The interrupt bound expired with the writers still busy (one of them stuck, perhaps before
+    pytest's own JUnit writer ran): write what the session holds now, once, and leave.
+    """
+    state = state_of(config)
+    junit_file.write_pending(config)
+    if state is None:
+        junit_file.salvage(config)
+        return
+    _write_results(config, state, int(pytest.ExitCode.INTERRUPTED), listed=not config.option.collectonly, stopped=False)
+    junit_file.salvage(config)  # whatever is still unplaced (nothing, normally): removed, never half-published

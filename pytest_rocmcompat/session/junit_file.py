@@ -19,6 +19,7 @@ from pytest_rocmcompat.safe_io.escape import safe_text
 from pytest_rocmcompat.safe_io.redact import secret_values_from_env
 
 TARGET_KEY = pytest.StashKey[str]()
+FINISHED_KEY = pytest.StashKey[bool]()  # finish() has put the file in place
 
 
 def redirect_writer(config: pytest.Config) -> None:
@@ -51,16 +52,56 @@ def add_crash_properties(config: pytest.Config, report: pytest.TestReport) -> No
             reporter.add_property(name, value)
 
 
+def write_pending(config: pytest.Config) -> None:
+    """A stuck shutdown's JUnit: have pytest's writer write what it holds now, unless it already
+    wrote a complete file (or :func:`finish` already put it in place).
+
+    Called when the interrupt bound expires while another writer (a conftest's, a plugin's) still
+    runs before pytest's own: the tests that ran keep their outcomes.
+    """
+    target = config.stash.get(TARGET_KEY, None)
+    if not target or config.stash.get(FINISHED_KEY, False):
+        return
+    written = f"{target}.rocmcompat-{os.getpid()}.tmp"
+    if _complete_xml(written):
+        return
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:
+        return
+    xml = config.stash.get(xml_key, None)
+    if xml is not None:
+        try:
+            xml.pytest_sessionfinish()  # writes xml.logfile, the temporary file (see redirect_writer)
+        except Exception:  # a half-written file is dropped by finish()/salvage(), never published
+            pass
+
+
+def _complete_xml(path: str) -> bool:
+    from xml.etree import ElementTree as ET
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            ET.fromstring(fh.read())
+    except (OSError, ET.ParseError, ValueError):
+        return False
+    return True
+
+
 def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
     """Add ``not_run`` tests (nodeid, reason), redact, and put the file in place atomically."""
     target = config.stash.get(TARGET_KEY, None) or getattr(config.option, "xmlpath", None)
     if not target:
         return
+    config.stash[FINISHED_KEY] = True
     written = f"{target}.rocmcompat-{os.getpid()}.tmp" if TARGET_KEY in config.stash else target
     if not os.path.isfile(written):
         return
     with open(written, encoding="utf-8") as fh:
         text = fh.read()
+    if written != target and not _complete_xml(written):  # half a file (a writer cut short): not published
+        os.unlink(written)
+        return
     if not_run:
         text = _with_not_run(text, not_run)
     write_atomic(target, _redacted(text))

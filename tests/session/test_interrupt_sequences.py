@@ -201,3 +201,21 @@ def test_one_signal_during_a_slow_writer_loses_nothing(tmp_path: Path, sequence:
     out, after_last = _signal_and_wait(tmp_path, proc, sequence, "group")
     _check_nothing_lost(tmp_path, out, {"test_one", "test_two"}, proc.returncode)
     assert after_last > 1.5, f"the writer was cut short after {after_last:.1f} s\n{out}"
+
+
+STUCK_WRITER = SLOW_WRITER.replace("time.sleep(1.0)", "time.sleep(30.0)")
+
+
+@pytest.mark.parametrize("sequence", [("TERM", "TERM"), ("INT", "TERM", "TERM")], ids="+".join)
+def test_a_stuck_writer_before_pytests_own_loses_nothing(tmp_path: Path, sequence: tuple[str, ...]) -> None:
+    """A writer stuck before pytest's JUnit writer ran: after the second signal the bound expires
+    and what the session holds is written then (JUnit with both tests' outcomes, the report)."""
+    assert STUCK_WRITER != SLOW_WRITER
+    (tmp_path / "test_suite.py").write_text(FAST_SUITE)
+    (tmp_path / "conftest.py").write_text(STUCK_WRITER)
+    proc = _start(tmp_path)
+    out, after_last = _signal_and_wait(tmp_path, proc, sequence, "group")
+    _check_nothing_lost(tmp_path, out, {"test_one", "test_two"}, proc.returncode)
+    assert after_last < 20, f"the stuck writer held the session {after_last:.1f} s\n{out}"
+    text = (tmp_path / "out" / "junit.xml").read_text()
+    assert "not run" not in text and "<failure" not in text, text  # both tests passed before the signal
