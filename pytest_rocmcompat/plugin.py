@@ -178,9 +178,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             if root is not None:
                 root.remove()
 
-        # Orphans of what the session started (a killed worker's launches) come to this process,
-        # so an interrupted session can find and kill them (see interrupt.InterruptGuard.sweep).
-        become_subreaper()
+        # Under xdist, orphans of what the workers started (a killed worker's launches) come to this
+        # process, so an interrupted session can find and kill them (interrupt.InterruptGuard.sweep).
+        # A serial session becomes one only where it starts such processes (isolation, launches):
+        # a host suite's own daemons keep going to init.
+        if getattr(config.option, "numprocesses", None):
+            become_subreaper()
         install_guard(
             config,
             kill_children=kill_children,
@@ -232,7 +235,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     usage_error = exitstatus == pytest.ExitCode.USAGE_ERROR  # nothing was meant to run: no "not run" list
     stopped = exitstatus != pytest.ExitCode.INTERRUPTED and bool(session.shouldstop or session.shouldfail)
-    _write_results(config, state, int(exitstatus), listed=not (config.option.collectonly or usage_error), stopped=stopped)
+    _write_results(
+        config, state, int(exitstatus), listed=not (config.option.collectonly or usage_error), stopped=stopped
+    )
 
 
 def _write_results(config: pytest.Config, state: CompatState, exitstatus: int, *, listed: bool, stopped: bool) -> None:
