@@ -10,6 +10,7 @@ stack does not contain.
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import os
 import re
@@ -70,12 +71,16 @@ def platform_of(env: Environment) -> str:
     return env.platform
 
 
+_RECORDED: dict[str, str] = {}  # this process's replay files, by content digest
+
+
 def rocm_stack_option(path: str) -> str:
     """``--rocm-stack FILE``: the file's stack, recorded as a replay file; its path (for ``--rocm-env``).
 
     An argparse ``type``: a malformed or unpinned file is a usage error naming the file and line.
-    The recorded file is named by its content, in the temporary directory, so parsing the command
-    line twice writes it once.
+    Each process that parses the command line (pytest, each xdist worker, each isolation sandbox)
+    records it once, under a name nobody can guess or plant (``mkstemp``: created new, 0600), and
+    removes it when it exits; the name ends with the stack file's, which the replay label shows.
     """
     try:
         _, env = stack_file_environment(path)
@@ -83,12 +88,21 @@ def rocm_stack_option(path: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
     text = env.to_json()
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    uid = os.getuid() if hasattr(os, "getuid") else 0
+    recorded = _RECORDED.get(digest)
+    if recorded is not None and os.path.isfile(recorded):
+        return recorded
     name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(path))[:80]  # the replay label names the file
-    out = os.path.join(tempfile.gettempdir(), f"rocmcompat-stack-{uid}-{digest}-{name}.json")
-    if not os.path.exists(out):
-        fd, tmp = tempfile.mkstemp(prefix="rocmcompat-stack-", suffix=".tmp", dir=os.path.dirname(out))
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out)
+    fd, out = tempfile.mkstemp(prefix="rocmcompat-stack-", suffix=f"-{name}.json")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    _RECORDED[digest] = out
+    atexit.register(_remove, out, os.getpid())
     return out
+
+
+def _remove(out: str, owner: int) -> None:
+    if os.getpid() == owner:  # a forked child that exits normally leaves its parent's file alone
+        try:
+            os.unlink(out)
+        except OSError:
+            pass

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +79,29 @@ def test_the_option_records_exactly_the_file(tmp_path) -> None:
         recorded = json.load(fh)
     assert recorded["torch"] == "2.5.1+rocm6.2" and recorded["libraries"] == {"vllm": "0.6.3"}
     assert rocm_stack_option(str(req)) == rocm_stack_option(str(req))  # parsed twice, written once
+
+
+def test_the_recorded_file_is_private_unguessable_and_gone_at_exit(tmp_path) -> None:
+    """Recorded with mkstemp (a name nobody can plant in a shared /tmp), 0600, removed when the
+    process that recorded it exits (it used to stay in /tmp for good under a predictable name)."""
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.5.1+rocm6.2\n", encoding="utf-8")
+    code = (
+        "import os, sys\n"
+        "from pytest_rocmcompat.stack.stack_replay import rocm_stack_option\n"
+        f"out = rocm_stack_option({str(req)!r})\n"
+        "print(out)\n"
+        "print(oct(os.stat(out).st_mode & 0o777))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    out, mode = proc.stdout.split()
+    assert out.endswith("-requirements.txt.json") and Path(out).parent == tmp_path
+    assert mode == "0o600"
+    assert not Path(out).exists(), "the recorded stack outlived its process"
