@@ -32,6 +32,7 @@ from pathlib import Path
 from _common import REPO, default_out, machine, write_json
 from tabulate import tabulate
 
+from pytest_rocmcompat.running.processes import descendants, identity
 from pytest_rocmcompat.session.interrupt import BOUND_S
 from pytest_rocmcompat.stack.environment import Environment
 
@@ -78,36 +79,9 @@ LAUNCH_ENV = {
 }
 
 
-def _identity(pid: int) -> tuple[bytes, bytes] | None:
-    """(start time, command line) of a living pid (a reused pid differs in one of them)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmdline = fh.read()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    return None if fields[0] in (b"Z", b"X") else (fields[19], cmdline)
-
-
-def _descendants(root: int) -> dict[int, tuple[bytes, bytes]]:
-    children: dict[int, list[int]] = {}
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        children.setdefault(int(stat[stat.rfind(b")") + 2 :].split()[1]), []).append(int(name))
-    found: dict[int, tuple[bytes, bytes]] = {}
-    todo = [root]
-    while todo:
-        for pid in children.get(todo.pop(), ()):
-            if pid not in found and (ident := _identity(pid)) is not None:
-                found[pid] = ident
-                todo.append(pid)
-    return found
+def _living_tree(root: int) -> dict[int, tuple[bytes, str]]:
+    """Pid -> identity (start time, command line) of every living descendant of ``root``."""
+    return {pid: ident for pid in descendants([root]) if (ident := identity(pid)) is not None}
 
 
 def _launch_stalled(tmp: Path) -> bool:
@@ -176,7 +150,7 @@ def one_run(root: Path, moment: str, mode: str, sequence: tuple[str, ...]) -> Ru
                 os.killpg(proc.pid, signal.SIGKILL)
             raise RuntimeError(f"{moment}, {mode}: the session never reached the moment (exit {proc.wait()})")
         time.sleep(0.02)
-    tree = _descendants(proc.pid)
+    tree = _living_tree(proc.pid)
     sent: list[float] = []
     for i, name in enumerate(sequence):
         if i:
@@ -192,10 +166,10 @@ def one_run(root: Path, moment: str, mode: str, sequence: tuple[str, ...]) -> Ru
         code = proc.wait()
     ended = time.monotonic()
     deadline = time.monotonic() + 5
-    while (left := [pid for pid, ident in tree.items() if _identity(pid) == ident]) and time.monotonic() < deadline:
+    while (left := [pid for pid, ident in tree.items() if identity(pid) == ident]) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in sorted(left):  # keep the machine clean (same process only: pids are reused)
-        if _identity(pid) == tree[pid]:
+        if identity(pid) == tree[pid]:
             os.kill(pid, signal.SIGKILL)
     return Run(
         after_last_s=ended - sent[-1],
@@ -204,7 +178,7 @@ def one_run(root: Path, moment: str, mode: str, sequence: tuple[str, ...]) -> Ru
         exit=code,
         junit_complete=_junit_count(root / "out" / "junit.xml") == tests,
         survivors=len(left),
-        survivor_commands=[tree[pid][1].replace(b"\0", b" ").decode("utf-8", "replace")[:120] for pid in left],
+        survivor_commands=[tree[pid][1][:120] for pid in left],
         stray_tmp=sum(1 for p in root.rglob("*") if p.name.endswith(".tmp")),
         left_folders=sorted(p.name.split("-")[1] for p in (root / "tmp").glob("rocmcompat-*")),
     )

@@ -18,7 +18,7 @@ from pytest_rocmcompat.matrix.model import SUITES
 from pytest_rocmcompat.running import gpu_allocation
 from pytest_rocmcompat.running.isolation import hook as isolation
 from pytest_rocmcompat.running.isolation.roots import SandboxRoot
-from pytest_rocmcompat.running.processes import become_subreaper, kill_every_descendant, kill_session_children
+from pytest_rocmcompat.running.processes import become_subreaper, kill_every_descendant
 from pytest_rocmcompat.session import classify, collection, gc_freeze, junit_file
 from pytest_rocmcompat.session.fixtures import (  # noqa: F401  offered to every suite as plugin attributes
     rocm_env,
@@ -174,7 +174,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         root = config.stash.get(SANDBOX_ROOT_KEY, None)
 
         def kill_children() -> None:
-            kill_session_children()
+            kill_every_descendant(rounds=1)
             if root is not None:
                 root.remove()
 

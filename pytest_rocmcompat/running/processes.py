@@ -96,12 +96,6 @@ def in_sessions(sessions: set[int]) -> set[int]:
     }
 
 
-def parent_of(pid: int) -> int | None:
-    """The parent pid of ``pid``, or None when it is gone (or /proc cannot say)."""
-    fields = _stat_fields(pid)
-    return int(fields[1]) if fields is not None and len(fields) > 1 else None
-
-
 def alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie waiting to be reaped does not)."""
     try:
@@ -193,27 +187,31 @@ def kill_tree(
     return sorted(victims)
 
 
-def kill_session_children() -> None:
-    """SIGKILL every descendant of this process at once, waiting for none (an interrupted session).
-
-    Children are left for their owners to reap (a ``Popen`` object, pytest-xdist's gateways).
-    """
-    kill_tree(sorted(descendants([os.getpid()])), grace_s=0.0)
-
-
 def kill_every_descendant(rounds: int = 50) -> None:
-    """SIGKILL every living descendant until none is left (the end of an interrupted session).
+    """SIGKILL every living descendant of this process, waiting for none (an interrupted session).
 
-    A process that dies by its parent-death signal orphans its children only as it exits; as a
-    subreaper this process then adopts them, so each round catches what the last one orphaned.
-    Nothing is waited for (zombies are left to their owners and to exit).
+    ``rounds=1``: one sweep, at once. More rounds: until none is left. A process that dies by its
+    parent-death signal orphans its children only as it exits; as a subreaper this process then
+    adopts them, so each round catches what the last one orphaned. Children are left for their
+    owners to reap (a ``Popen`` object, pytest-xdist's gateways).
     """
-    for _ in range(rounds):
+    for round_ in range(rounds):
+        if round_:
+            time.sleep(0.01)
         living = sorted(pid for pid in descendants([os.getpid()]) if alive(pid))
         if not living:
             return
         kill_tree(living, grace_s=0.0)
-        time.sleep(0.01)
+
+
+def identity(pid: int) -> tuple[bytes, str] | None:
+    """(start time, command line) of a living ``pid``, or None (gone, or a zombie): the same pid
+    seen later is the same process only if both match (pids are reused).
+    """
+    fields = _stat_fields(pid)
+    if fields is None or len(fields) < 20 or fields[0] in (b"Z", b"X"):
+        return None
+    return fields[19], command_of(pid)
 
 
 def reap_adopted() -> None:

@@ -32,7 +32,7 @@ def redirect_writer(config: pytest.Config) -> None:
     if xml is None:
         return
     config.stash[TARGET_KEY] = xml.logfile
-    xml.logfile = f"{xml.logfile}.rocmcompat-{os.getpid()}.tmp"
+    xml.logfile = _temporary(xml.logfile)
 
 
 def add_crash_properties(config: pytest.Config, report: pytest.TestReport) -> None:
@@ -62,8 +62,7 @@ def write_pending(config: pytest.Config) -> None:
     target = config.stash.get(TARGET_KEY, None)
     if not target or config.stash.get(FINISHED_KEY, False):
         return
-    written = f"{target}.rocmcompat-{os.getpid()}.tmp"
-    if _complete_xml(written):
+    if _complete_text(_temporary(target)) is not None:
         return
     try:
         from _pytest.junitxml import xml_key
@@ -77,15 +76,22 @@ def write_pending(config: pytest.Config) -> None:
             pass
 
 
-def _complete_xml(path: str) -> bool:
+def _temporary(target: str) -> str:
+    """Where pytest's JUnit writer writes for this process (see :func:`redirect_writer`)."""
+    return f"{target}.rocmcompat-{os.getpid()}.tmp"
+
+
+def _complete_text(path: str) -> str | None:
+    """The file's text if it is complete XML; None if it is missing or half written."""
     from xml.etree import ElementTree as ET
 
     try:
         with open(path, encoding="utf-8") as fh:
-            ET.fromstring(fh.read())
+            text = fh.read()
+        ET.fromstring(text)
     except (OSError, ET.ParseError, ValueError):
-        return False
-    return True
+        return None
+    return text
 
 
 def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
@@ -94,12 +100,15 @@ def finish(config: pytest.Config, not_run: list[tuple[str, str]]) -> None:
     if not target:
         return
     config.stash[FINISHED_KEY] = True
-    written = f"{target}.rocmcompat-{os.getpid()}.tmp" if TARGET_KEY in config.stash else target
+    written = _temporary(target) if TARGET_KEY in config.stash else target
     if not os.path.isfile(written):
         return
-    with open(written, encoding="utf-8") as fh:
-        text = fh.read()
-    if written != target and not _complete_xml(written):  # half a file (a writer cut short): not published
+    if written == target:  # pytest wrote in place (no redirect): redacted as it is
+        with open(written, encoding="utf-8") as fh:
+            text: str | None = fh.read()
+    else:
+        text = _complete_text(written)
+    if text is None:  # half a file (a writer cut short): not published
         os.unlink(written)
         return
     if not_run:
@@ -119,19 +128,11 @@ def salvage(config: pytest.Config) -> None:
     target = config.stash.get(TARGET_KEY, None)
     if not target:
         return
-    written = f"{target}.rocmcompat-{os.getpid()}.tmp"
-    try:
-        with open(written, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError:
+    written = _temporary(target)
+    if not os.path.exists(written):  # (finish() removes it once its own complete file is in place)
         return
-    from xml.etree import ElementTree as ET
-
-    try:
-        ET.fromstring(text)
-    except ET.ParseError:
-        pass
-    else:  # (finish() removes the temporary file once its own complete file is in place)
+    text = _complete_text(written)
+    if text is not None:
         write_atomic(target, _redacted(text))
     try:
         os.unlink(written)

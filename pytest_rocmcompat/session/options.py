@@ -113,20 +113,20 @@ def check_ini(config: pytest.Config) -> float:
         try:
             values[name] = config.getini(name)  # pytest checks the type (native TOML types included)
         except (pytest.UsageError, ValueError) as exc:
-            where = f"{config.inipath}: " if config.inipath else ""
-            raise pytest.UsageError(f"rocmcompat: {where}ini {name}: {exc}") from None
+            raise pytest.UsageError(f"rocmcompat: {_where(config)}ini {name}: {exc}") from None
     _seconds(config, "rocm_gpu_wait_timeout", values["rocm_gpu_wait_timeout"])
-    if values["rocm_gpu_policy"] not in GPU_POLICIES:
-        where = f"{config.inipath}: " if config.inipath else ""
-        raise pytest.UsageError(
-            f"rocmcompat: {where}ini rocm_gpu_policy = {values['rocm_gpu_policy']!r}: one of {', '.join(GPU_POLICIES)}"
-        )
-    if values["rocm_isolate"] not in ISOLATE_SCOPES:
-        where = f"{config.inipath}: " if config.inipath else ""
-        raise pytest.UsageError(
-            f"rocmcompat: {where}ini rocm_isolate = {values['rocm_isolate']!r}: one of {', '.join(ISOLATE_SCOPES)}"
-        )
+    _one_of(config, "rocm_gpu_policy", values["rocm_gpu_policy"], GPU_POLICIES)
+    _one_of(config, "rocm_isolate", values["rocm_isolate"], ISOLATE_SCOPES)
     return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
+
+
+def _where(config: pytest.Config) -> str:
+    return f"{config.inipath}: " if config.inipath else ""
+
+
+def _one_of(config: pytest.Config, name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise pytest.UsageError(f"rocmcompat: {_where(config)}ini {name} = {value!r}: one of {', '.join(choices)}")
 
 
 def _seconds(config: pytest.Config, name: str, value: object) -> float:
@@ -135,8 +135,7 @@ def _seconds(config: pytest.Config, name: str, value: object) -> float:
     except ValueError:
         seconds = -1.0
     if not seconds > 0 or math.isnan(seconds) or math.isinf(seconds):
-        where = f"{config.inipath}: " if config.inipath else ""
         raise pytest.UsageError(
-            f"rocmcompat: {where}ini {name} = {value!r}: the time limit must be a number of seconds > 0"
+            f"rocmcompat: {_where(config)}ini {name} = {value!r}: the time limit must be a number of seconds > 0"
         )
     return seconds

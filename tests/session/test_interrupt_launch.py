@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.running.processes import descendants, identity
 from tests.conftest import CPU_ENV, REPO
 from tests.session.test_interrupt_sequences import _check_nothing_lost, _signal_and_wait
 
@@ -96,38 +97,9 @@ def collected() -> frozenset[str]:
     return names
 
 
-def identity(pid: int) -> tuple[bytes, str] | None:
-    """(start time, command line) of a living ``pid``: the same pid later is the same process only if
-    both match (pids are reused)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmdline = fh.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    return None if fields[0] in (b"Z", b"X") else (fields[19], cmdline)
-
-
-def descendants(root: int) -> dict[int, tuple[bytes, str]]:
-    """Pid -> :func:`identity` of every living descendant of ``root``, found in /proc by parent pid."""
-    children: dict[int, list[int]] = {}
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        children.setdefault(int(stat[stat.rfind(b")") + 2 :].split()[1]), []).append(int(name))
-    found: dict[int, tuple[bytes, str]] = {}
-    todo = [root]
-    while todo:
-        for pid in children.get(todo.pop(), ()):
-            if pid not in found and (ident := identity(pid)) is not None:
-                found[pid] = ident
-                todo.append(pid)
-    return found
+def living_tree(root: int) -> dict[int, tuple[bytes, str]]:
+    """Pid -> :func:`identity` of every living descendant of ``root``."""
+    return {pid: ident for pid in descendants([root]) if (ident := identity(pid)) is not None}
 
 
 def stalled_launch(tmp: Path) -> dict[str, int] | None:
@@ -167,7 +139,7 @@ def start_and_reach_the_stall(tmp: Path, *extra: str) -> tuple[subprocess.Popen,
             os.killpg(proc.pid, signal.SIGKILL)
             pytest.fail(f"the launch never stalled:\n{proc.communicate()[0].decode(errors='replace')[-4000:]}")
         time.sleep(0.1)
-    tree = descendants(proc.pid)
+    tree = living_tree(proc.pid)
     assert set(ranks.values()) <= set(tree), f"the launch's processes {ranks} are not the session's: {tree}"
     for name, pid in ranks.items():
         (tmp / "pids" / name).write_text(str(pid))

@@ -34,7 +34,6 @@ from pytest_rocmcompat.running.processes import (
     command_of,
     descendants,
     kill_tree,
-    parent_of,
 )
 
 TAIL_CHARS = 6000
@@ -172,7 +171,7 @@ class Sandbox:
         if self.spent:  # crash, hang or early exit of the sandbox itself: the whole tree goes
             if returncode == 0 and data.get("done") and not sandbox_died:
                 notes = self._kill_leftovers()
-            self.kill(adopted=(children_of(os.getpid()) - before) | self._orphaned_child(data.get("pid")))
+            self.kill(adopted=children_of(os.getpid()) - before)
             self._kill_late_orphans(before)
         elif returncode is None:  # a template's child hung: kill it, keep the template
             if not self._kill_child(data.get("pid"), ended):
@@ -209,14 +208,6 @@ class Sandbox:
             if not late:
                 return
             kill_tree(sorted(late))
-
-    def _orphaned_child(self, pid: object) -> set[int]:
-        """``pid``, the template's forked child, while it is still the template's or ours (so the
-        number cannot have been reused by an unrelated process).
-        """
-        if not isinstance(pid, int) or pid == self.proc.pid:
-            return set()
-        return {pid} if parent_of(pid) in (self.proc.pid, os.getpid()) else set()
 
     def _kill_leftovers(self) -> tuple[str, ...]:
         """Kill what a finished test left running in the sandbox; one note per process."""
