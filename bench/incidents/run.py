@@ -1,7 +1,9 @@
 """Replay the public incident corpus through the plugin and print recall and false-positive rate.
 
-The corpus is two files: ``incidents.yaml`` (split by a hash of the id) and ``collected.yaml``
-(issue 25 item 5: split by breakage class, the held-out classes named at its top). Each incident
+The corpus is three files: ``incidents.yaml`` (split by a hash of the id), ``collected.yaml``
+(issue 25 item 5: split by breakage class, the held-out classes named at its top) and
+``blind.yaml`` (issue 25 item 5: collected blind, without reading the knowledge, and committed
+before any knowledge that might catch it; every incident ``split: blind``). Each incident
 is replayed as a user's CI would meet it: a fresh directory
 with one test carrying the incident's markers that raises the quoted error text, a real
 ``python -m pytest`` run with ``--rocm-set`` for the reported stack (on a neutral replayed
@@ -14,10 +16,12 @@ a ``gpus`` test was skipped before any check could judge the stack).
 A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
 check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
 recognised broken / broken; the false-positive rate is recognised works / works. Both are
-printed for the ``train`` half (rules may be written from it) and the ``held-out`` half, and
-per breakage class (``class``) with its split.
+printed for the ``train`` half (rules may be written from it), the ``held-out`` half and the
+``blind`` set (the honest measure of generalisation: nothing was written from or for it), per
+breakage class (``class``) with its split, and per class of the blind set alone.
 
-    python bench/incidents/run.py                 # both files, 2 at a time
+    python bench/incidents/run.py                 # all three files, 2 at a time
+    python bench/incidents/run.py --split blind
     python bench/incidents/run.py --split held-out --jobs 1 --json out.json
     python bench/incidents/run.py --only pytorch-120233-dynamo-py312-torch222
 """
@@ -48,7 +52,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 CORPUS = HERE / "incidents.yaml"
 COLLECTED = HERE / "collected.yaml"
-CORPORA = (CORPUS, COLLECTED)
+BLIND = HERE / "blind.yaml"
+CORPORA = (CORPUS, COLLECTED, BLIND)
 REQUIRED = ("id", "url", "date", "stack", "test", "error", "verdict", "split")
 REQUIRED_COLLECTED = (*REQUIRED, "class", "checked")
 CLASS_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -56,7 +61,9 @@ URL = re.compile(
     r"^https://(?:github\.com/[\w.-]+/[\w.-]+/(?:issues|pull|releases|discussions|blob|commit)/\S+|\S+\.\S+/\S*)$"
 )
 VERDICTS = ("broken", "works")
-SPLITS = ("train", "held-out")
+SPLITS = ("train", "held-out")  # the two halves of incidents.yaml and collected.yaml
+BLIND_SPLIT = "blind"  # every incident of blind.yaml, and only those
+ALL_SPLITS = (*SPLITS, BLIND_SPLIT)
 RECOGNISED = ("known-bad", "skipped")
 
 
@@ -98,32 +105,45 @@ def held_out_classes(path: Path = COLLECTED) -> tuple[str, ...]:
 
 
 def load_all(paths: tuple[Path, ...] = CORPORA) -> list[dict]:
-    """Every incident of both files, in order."""
+    """Every incident of the files (by default all three), in order."""
     return [inc for path in paths for inc in load_corpus(path)]
 
 
 def validate_all(paths: tuple[Path, ...] = CORPORA) -> list[str]:
-    """Each file by its own split rule, and ids unique across the files."""
+    """Each file by its own split rule, ids unique across the files, blind sources in no other file."""
     classes = held_out_classes(COLLECTED) if COLLECTED.exists() else ()
     problems: list[str] = []
     for path in paths:
-        by_class = path.name == COLLECTED.name
-        problems += [f"{path.name}: {p}" for p in validate(load_corpus(path), classes, by_class=by_class)]
+        blind = path.name == BLIND.name
+        by_class = path.name == COLLECTED.name or blind
+        found = validate(load_corpus(path), classes, by_class=by_class, blind=blind)
+        problems += [f"{path.name}: {p}" for p in found]
     seen: dict[str, str] = {}
     for path in paths:
         for inc in load_corpus(path):
             if inc.get("id") in seen and seen[inc["id"]] != path.name:
                 problems.append(f"{path.name}: {inc['id']}: id also in {seen[inc['id']]}")
             seen.setdefault(inc.get("id"), path.name)
+    # a blind source quoted by another file was seen before the blind set was collected
+    sighted = {inc.get("url") for path in paths if path.name != BLIND.name for inc in load_corpus(path)}
+    for path in paths:
+        if path.name == BLIND.name:
+            for inc in load_corpus(path):
+                if inc.get("url") in sighted:
+                    problems.append(f"{path.name}: {inc.get('id')}: url also in another corpus file")
     return problems
 
 
-def validate(incidents: list[dict], held_out: tuple[str, ...] = (), *, by_class: bool = False) -> list[str]:
+def validate(
+    incidents: list[dict], held_out: tuple[str, ...] = (), *, by_class: bool = False, blind: bool = False
+) -> list[str]:
     """Every problem of the corpus, one line each (empty: well-formed).
 
     ``by_class`` (collected.yaml): ``class`` and ``checked`` are required and the split is the
-    class's (held-out iff the class is in ``held_out``). Otherwise (incidents.yaml) the split is
-    the hash of the id, except for an incident of a held-out class, which is held-out.
+    class's (held-out iff the class is in ``held_out``). ``blind`` (blind.yaml, with
+    ``by_class``): the same fields are required and every split is ``blind``. Otherwise
+    (incidents.yaml) the split is the hash of the id, except for an incident of a held-out
+    class, which is held-out. Only blind.yaml may use the ``blind`` split.
     """
     problems, seen = [], set()
     for n, inc in enumerate(incidents):
@@ -146,7 +166,10 @@ def validate(incidents: list[dict], held_out: tuple[str, ...] = (), *, by_class:
         cls = inc.get("class")
         if cls is not None and not CLASS_NAME.match(str(cls)):
             problems.append(f"{where}: class must be lower-case-with-dashes")
-        if by_class:
+        if blind:
+            if inc.get("split") != BLIND_SPLIT:
+                problems.append(f"{where}: split must be {BLIND_SPLIT} (blind.yaml)")
+        elif by_class:
             want = "held-out" if cls in held_out else "train"
             if cls and inc.get("split") != want:
                 problems.append(f"{where}: split must be {want} (class {cls})")
@@ -328,7 +351,7 @@ def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:
 def summarise(results: list[Replay]) -> dict[str, dict[str, object]]:
     """Per split (and ``all``): recall on broken stacks, false-positive rate on working ones."""
     out: dict[str, dict[str, object]] = {}
-    for split in (*SPLITS, "all"):
+    for split in (*ALL_SPLITS, "all"):
         rows = [r for r in results if split in ("all", r.split)]
         broken = [r for r in rows if r.verdict == "broken"]
         works = [r for r in rows if r.verdict == "works"]
@@ -367,6 +390,14 @@ def summarise_classes(results: list[Replay]) -> dict[str, dict[str, object]]:
     return out
 
 
+def _print_classes(by_class: dict[str, dict[str, object]]) -> None:
+    print(f"{'class':28} {'split':15} {'recall':>14} {'false pos.':>10}")
+    for cls, c in by_class.items():
+        recall = f"{c['recognised']}/{c['broken']} ({_pct(c['recall'])})" if c["broken"] else "-"
+        fps = f"{c['false_positives']}/{c['works']}" if c["works"] else "-"
+        print(f"{cls:28} {c['splits']:15} {recall:>14} {fps:>10}")
+
+
 def _ratio(n: int, d: int) -> float | None:
     return round(n / d, 4) if d else None
 
@@ -377,8 +408,8 @@ def _pct(value: object) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, help="one file only (default: both)")
-    parser.add_argument("--split", choices=SPLITS)
+    parser.add_argument("--corpus", type=Path, help="one file only (default: all three)")
+    parser.add_argument("--split", choices=ALL_SPLITS)
     parser.add_argument("--only", nargs="*", default=None, help="incident ids")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write every replay and the summary here")
@@ -402,11 +433,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
     summary = summarise(results)
     by_class = summarise_classes(results)
-    print(f"{'class':28} {'split':15} {'recall':>14} {'false pos.':>10}")
-    for cls, c in by_class.items():
-        recall = f"{c['recognised']}/{c['broken']} ({_pct(c['recall'])})" if c["broken"] else "-"
-        fps = f"{c['false_positives']}/{c['works']}" if c["works"] else "-"
-        print(f"{cls:28} {c['splits']:15} {recall:>14} {fps:>10}")
+    _print_classes(by_class)
+    blind_classes = summarise_classes([r for r in results if r.split == BLIND_SPLIT])
+    if blind_classes:
+        print(f"{BLIND_SPLIT} split, per class:")
+        _print_classes(blind_classes)
     for split, s in summary.items():
         print(
             f"{split:8}: recall {s['recognised']}/{s['broken']} ({_pct(s['recall'])}), "
@@ -421,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
                     "results": [asdict(r) | {"recognised": r.recognised} for r in results],
                     "summary": summary,
                     "classes": by_class,
+                    "blind_classes": blind_classes,
                 },
                 indent=2,
             ),
