@@ -24,6 +24,7 @@ from pytest_rocmcompat.knowledge.checks import (
     requirements,
     rocblas_arch,
     rocm_driver,
+    rocm_gpu_support,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
@@ -45,6 +46,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_driver.ID: rocm_driver.check,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.check,
     rocblas_arch.ID: rocblas_arch.check,
+    rocm_gpu_support.ID: rocm_gpu_support.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -62,6 +64,7 @@ PREDICTS: dict[str, str] = {
     rocm_driver.ID: rocm_driver.PREDICTS,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.PREDICTS,
     rocblas_arch.ID: rocblas_arch.PREDICTS,
+    rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
