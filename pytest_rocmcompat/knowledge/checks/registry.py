@@ -25,6 +25,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocblas_arch,
     rocm_driver,
     rocm_gpu_support,
+    rocm_visibility,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
@@ -47,6 +48,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     bitsandbytes_rocm.ID: bitsandbytes_rocm.check,
     rocblas_arch.ID: rocblas_arch.check,
     rocm_gpu_support.ID: rocm_gpu_support.check,
+    rocm_visibility.ID: rocm_visibility.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -65,6 +67,7 @@ PREDICTS: dict[str, str] = {
     bitsandbytes_rocm.ID: bitsandbytes_rocm.PREDICTS,
     rocblas_arch.ID: rocblas_arch.PREDICTS,
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
+    rocm_visibility.ID: rocm_visibility.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
