@@ -29,6 +29,7 @@ DEFAULT_ISOLATE_TIMEOUT = 300.0
 DEFAULT_GPU_WAIT_TIMEOUT = 1800.0  # ini rocm_gpu_wait_timeout: then a waiting test errors, naming the holder
 GPU_POLICIES = ("marked", "all", "none")  # ini rocm_gpu_policy / --rocm-gpu-policy, the default first
 ISOLATE_SCOPES = ("marked", "gpu", "all")  # ini rocm_isolate / --rocm-isolate, the default first
+STANDBY_MODES = ("gpu", "always", "off")  # ini rocm_isolate_standby, the default first
 
 
 def float_ini_type() -> bool:
@@ -79,6 +80,15 @@ def register_ini(parser: pytest.Parser) -> None:
         "modules' state) reaches the next one. isolated(reuse=...) overrides it per test.",
         type="bool",
         default=False,
+    )
+    parser.addini(
+        "rocm_isolate_standby",
+        "While an isolated test runs, fork the next one's process ahead of need: 'gpu' (default) when "
+        "the next test declares GPU use on a CUDA machine, starting its CUDA driver and context ahead "
+        "(torch's own state untouched; the driver has then read CUDA_VISIBLE_DEVICES and the other "
+        "CUDA_* variables, so a test must not change them itself); 'always' for every next isolated "
+        "test; 'off' never (each test's process is forked when it starts).",
+        default="gpu",
     )
     parser.addini(
         "rocm_isolate_preload",

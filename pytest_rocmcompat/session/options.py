@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from pytest_rocmcompat.markers import GPU_POLICIES, ISOLATE_SCOPES, register_ini
+from pytest_rocmcompat.markers import GPU_POLICIES, ISOLATE_SCOPES, STANDBY_MODES, register_ini
 from pytest_rocmcompat.stack.stack_replay import rocm_stack_option
 
 
@@ -107,6 +107,7 @@ def check_ini(config: pytest.Config) -> float:
         "rocm_gpu_wait_timeout",
         "rocm_gpu_policy",
         "rocm_isolate",
+        "rocm_isolate_standby",
         "rocm_gpu_fixtures",
         "rocm_isolate_timeout",
     ):
@@ -117,6 +118,7 @@ def check_ini(config: pytest.Config) -> float:
     _seconds(config, "rocm_gpu_wait_timeout", values["rocm_gpu_wait_timeout"])
     _one_of(config, "rocm_gpu_policy", values["rocm_gpu_policy"], GPU_POLICIES)
     _one_of(config, "rocm_isolate", values["rocm_isolate"], ISOLATE_SCOPES)
+    _one_of(config, "rocm_isolate_standby", values["rocm_isolate_standby"], STANDBY_MODES)
     return _seconds(config, "rocm_isolate_timeout", values["rocm_isolate_timeout"])
 
 

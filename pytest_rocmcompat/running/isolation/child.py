@@ -37,6 +37,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_rocmcompat.running.isolation.standby import Standby, wait_for_command, warm_gpu_runtime
 from pytest_rocmcompat.running.isolation.template import REPORTING_MODULES, fork_blocker, native_threads, preload
 from pytest_rocmcompat.running.processes import become_subreaper, die_with_parent, kill_tree, reap_adopted
 from pytest_rocmcompat.safe_io.atomic import write_atomic
@@ -70,6 +71,8 @@ class SandboxServer:
         self.mode, self.note = REUSED, ""
         self.template = PRELOAD_VAR in os.environ
         self.preload = [m for m in os.environ.pop(PRELOAD_VAR, "").split(",") if m]
+        self.standby: Standby | None = None  # a template's child forked ahead for the next test
+        self.standby_note = ""  # in a child that was a standby: whether its GPU runtime was warmed
 
     def start(self) -> None:
         become_subreaper()
@@ -104,12 +107,14 @@ class SandboxServer:
             if command.get("fork"):
                 blocker = fork_blocker(ready_threads)
                 if blocker is None:
-                    self._fork(session, command, problems)
+                    self._fork(session, command, problems, ready_threads)
                     continue
+                self._release_standby()
                 # Not safe to fork: this process runs the test and ends, so no other test sees it.
                 self._serve(session, command, SPAWNED, "; ".join([blocker, *problems]))
                 self._end(command, 0)
                 return True
+            self._release_standby()
             modules = self._serve(session, command, REUSED, "")
             self._end(command, 0)
             os.environ.clear()
@@ -119,7 +124,13 @@ class SandboxServer:
             for name in modules:
                 sys.modules.pop(name, None)
             reap_adopted()
+        self._release_standby()
         return True
+
+    def _release_standby(self) -> None:
+        if self.standby is not None:
+            self.standby.release()
+            self.standby = None
 
     def _serve(self, session: pytest.Session, command: dict, mode: str, note: str) -> list[str]:
         """Run the command's test in this process; the names of the test modules it imported."""
@@ -133,8 +144,39 @@ class SandboxServer:
         self._write(done=True)
         return modules
 
-    def _fork(self, session: pytest.Session, command: dict, problems: list[str]) -> None:
-        """Run the command's test in a child forked from this template; wait for it; write its end."""
+    def _fork(self, session: pytest.Session, command: dict, problems: list[str], ready_threads: int) -> None:
+        """Run the command's test in a child forked from this template; wait for it; write its end.
+
+        The test goes to the standby prepared for it when the standby sees its environment, else
+        to a child forked now; while it runs, the next standby is forked (``command["standby"]``).
+        """
+        standby, self.standby = self.standby, None
+        pid = (
+            standby.pid
+            if standby is not None and standby.hand(command)
+            else self._fork_child(session, problems, command)
+        )
+        spec = command.get("standby")
+        if spec is not None and fork_blocker(ready_threads) is None:
+            self.standby = self._fork_standby(session, problems, spec)
+        try:
+            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        except ChildProcessError:  # reaped elsewhere: how it ended is unknown
+            returncode = 70
+        self._end(command, returncode)
+        reap_adopted()
+
+    def _fork_standby(self, session: pytest.Session, problems: list[str], spec: dict) -> Standby:
+        """Fork a standby: it sets ``spec["environ"]``, warms the GPU runtime if asked, and waits."""
+        read, write = os.pipe()
+        pid = self._fork_child(session, problems, None, (spec, read, write))
+        os.close(read)
+        return Standby(pid, write, spec.get("environ"))
+
+    def _fork_child(
+        self, session: pytest.Session, problems: list[str], command: dict | None, standby: tuple | None = None
+    ) -> int:
+        """Fork a child that runs ``command`` (or, a standby, the one that reaches its pipe); its pid."""
         template = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -150,7 +192,18 @@ class SandboxServer:
                 os.dup2(stdin, 0)
                 os.close(stdin)
                 sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115  # lives until _exit
-                self._serve(session, command, FORKED, "; ".join(problems))
+                warmed = ""
+                if standby is not None:
+                    spec, read, write = standby
+                    os.close(write)
+                    if spec.get("environ") is not None:
+                        os.environ.clear()
+                        os.environ.update(spec["environ"])
+                    warmed = warm_gpu_runtime() if spec.get("warm") else "not warmed"
+                    command = wait_for_command(read)
+                if command is not None:
+                    self.standby_note = warmed
+                    self._serve(session, command, FORKED, "; ".join(problems))
                 code = 0
             except BaseException:
                 import traceback
@@ -162,15 +215,11 @@ class SandboxServer:
                     sys.stderr.flush()
                 finally:
                     os._exit(code)
-        try:
-            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        except ChildProcessError:  # reaped elsewhere: how it ended is unknown
-            returncode = 70
-        self._end(command, returncode)
-        reap_adopted()
+        return pid
 
     def _end(self, command: dict, returncode: int) -> None:
-        write_atomic(str(end_path(command["result"])), _dumps({"returncode": returncode}))
+        standby = self.standby.pid if self.standby is not None else None  # no leftover of the test's
+        write_atomic(str(end_path(command["result"])), _dumps({"returncode": returncode, "standby": standby}))
 
     def _run(self, session: pytest.Session, nodeid: str) -> list[str]:
         """Collect and run one test; the names of the test modules to drop afterwards."""
@@ -228,6 +277,7 @@ class SandboxServer:
                         "pid": os.getpid(),
                         "mode": self.mode,
                         "note": self.note,
+                        "standby": self.standby_note,
                     }
                 ),
             )

@@ -74,6 +74,28 @@ def reuses(item: pytest.Item, marker: pytest.Mark | None) -> bool:
     return bool(item.config.getini("rocm_isolate_reuse") if reuse is None else reuse)
 
 
+def standby_spec(nextitem: pytest.Item | None, state: CompatState) -> dict | None:
+    """What the template prepares for ``nextitem`` while the current isolated test runs, or None.
+
+    Ini ``rocm_isolate_standby``: 'gpu' (default) a standby with its CUDA driver started, for a
+    next test that declares GPU use on a CUDA machine; 'always' a standby for every next isolated
+    test (its runtime started only where 'gpu' would); 'off' none. See :mod:`.standby`.
+    """
+    if nextitem is None or TIMEOUT_KEY not in nextitem.stash:
+        return None
+    config = nextitem.config
+    mode = str(config.getini("rocm_isolate_standby") or "gpu")
+    if mode == "off" or reuses(nextitem, nextitem.get_closest_marker("isolated")):
+        return None
+    names = {mark.name for mark in nextitem.iter_markers()}
+    gpus = gpu_allocation.declared_gpus(nextitem, names, gpu_allocation.gpu_fixtures(config))
+    need = 0 if gpus is None else gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+    warm = bool(need) and state.env.platform == "cuda" and bool(state.env.gpus)
+    if mode == "gpu" and not warm:
+        return None
+    return {"environ": gpu_allocation.child_environ(nextitem, state), "warm": warm}
+
+
 class Isolator:
     """Registered once collection holds an isolated test (so plain sessions pay no extra hook)."""
 
@@ -118,6 +140,7 @@ class Isolator:
             environ=gpu_allocation.child_environ(item, self.state),
             reuse=reuses(item, marker),
             more=self.remaining > 0,
+            standby=standby_spec(nextitem, self.state),
         )
         for report in reports:  # classified already, by the child or (a death) by the runner
             setattr(report, CLASSIFIED, True)

@@ -22,7 +22,7 @@ from _pytest._code.code import ExceptionChainRepr, ReprEntryNative, ReprFileLoca
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.outcomes import PROP_ISOLATION, PROP_OUTCOME, PROP_RULE, Outcome
-from pytest_rocmcompat.running.isolation.child import SPAWNED
+from pytest_rocmcompat.running.isolation.child import FORKED, SPAWNED
 from pytest_rocmcompat.running.isolation.sandbox import TAIL_CHARS, ChildEnd, SandboxPool
 from pytest_rocmcompat.session.classify import _prop, classify
 
@@ -39,10 +39,14 @@ def run_isolated(
     environ: dict[str, str] | None = None,
     reuse: bool = False,
     more: bool = True,
+    standby: dict | None = None,
 ) -> list[pytest.TestReport]:
-    """Run ``item`` in a sandbox of ``pool`` (seeing ``environ``); return its reports."""
+    """Run ``item`` in a sandbox of ``pool`` (seeing ``environ``); return its reports.
+
+    ``standby``: the next isolated test's environment and GPU use, for a child forked ahead.
+    """
     config = item.config
-    end, _more = pool.run(item.nodeid, timeout, environ=environ, reuse=reuse, more=more)
+    end, _more = pool.run(item.nodeid, timeout, environ=environ, reuse=reuse, more=more, standby=standby)
     _forward_warnings(config, end)
     rebuilt = [
         _verbatim_subtest(config.hook.pytest_report_from_serializable(config=config, data=_tuple_longrepr(d)), d)
@@ -68,6 +72,8 @@ def _process_property(end: ChildEnd) -> list[tuple[str, str]]:
     if not end.mode:
         return []
     value = f"{end.mode}: {end.note}" if end.mode == SPAWNED and end.note else end.mode
+    if end.mode == FORKED and end.standby:
+        value = f"{end.mode}: standby, {end.standby}"
     return [(PROP_ISOLATION, value)]
 
 

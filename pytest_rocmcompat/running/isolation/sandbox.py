@@ -57,6 +57,7 @@ class ChildEnd:
     started: bool = False  # the sandbox began the test (else it never got that far)
     mode: str = ""  # forked | spawned | reused: how the test got its process ("" if it never began)
     note: str = ""  # why a template could not fork (spawned), or what it could not preload
+    standby: str = ""  # a standby ran it: whether its GPU runtime was warmed ("" : forked for it)
 
     @property
     def hung(self) -> bool:
@@ -117,10 +118,14 @@ class Sandbox:
             shutil.rmtree(self.dir, ignore_errors=True)
             raise
 
-    def run(self, nodeid: str, timeout: float, environ: dict[str, str] | None = None) -> ChildEnd:
+    def run(
+        self, nodeid: str, timeout: float, environ: dict[str, str] | None = None, standby: dict | None = None
+    ) -> ChildEnd:
         """Run one test (a template runs it in a forked child that sees ``environ``).
 
-        Afterwards :attr:`spent` says whether the sandbox can take another test.
+        ``standby`` (a template only): the next isolated test's environment and whether it uses a
+        GPU, for a child forked ahead of need (:mod:`.standby`). Afterwards :attr:`spent` says
+        whether the sandbox can take another test.
         """
         result = self.dir / f"result-{self.used}.json"
         ended = end_path(result)
@@ -129,9 +134,9 @@ class Sandbox:
         start = time.monotonic()
         before = children_of(os.getpid())
         returncode: int | None = 0
-        if environ is not None:  # the child sees what the sandbox was started with, and this
-            environ = {**environ, PARENT_VAR: str(os.getpid()), ISOLATED_VAR: "1"}
-        command = {"nodeid": nodeid, "result": str(result), "fork": self.template, "environ": environ}
+        command = {"nodeid": nodeid, "result": str(result), "fork": self.template, "environ": self._seen(environ)}
+        if standby is not None and self.template:
+            command["standby"] = {**standby, "environ": self._seen(standby.get("environ"))}
         try:
             assert self.proc.stdin is not None
             self.proc.stdin.write(json.dumps(command).encode() + b"\n")
@@ -143,6 +148,7 @@ class Sandbox:
         pause = 0.001
         began: float | None = None  # when the sandbox began the test (a start-up still under way: None)
         sandbox_died = False
+        waiting: object = None
         while True:
             now = time.monotonic()
             if began is None and data:
@@ -150,6 +156,7 @@ class Sandbox:
             end = _read(ended)  # written once the process that ran the test is done with it
             if end:
                 returncode = int(end.get("returncode", 70))
+                waiting = end.get("standby")  # the next test's standby: no leftover of this one
                 data = _read(result)
                 break
             if self.proc.poll() is not None:
@@ -170,7 +177,7 @@ class Sandbox:
         notes: tuple[str, ...] = ()
         if self.spent:  # crash, hang or early exit of the sandbox itself: the whole tree goes
             if returncode == 0 and data.get("done") and not sandbox_died:
-                notes = self._kill_leftovers()
+                notes = self._kill_leftovers(waiting)
             self.kill(adopted=children_of(os.getpid()) - before)
             self._kill_late_orphans(before)
         elif returncode is None:  # a template's child hung: kill it, keep the template
@@ -178,9 +185,9 @@ class Sandbox:
                 self.spent = True
                 self.kill(adopted=children_of(os.getpid()) - before)
         elif returncode == 0 and data.get("done"):
-            notes = self._kill_leftovers()
+            notes = self._kill_leftovers(waiting)
         else:  # the child crashed or exited early: what it left goes, unnamed
-            kill_tree(sorted(descendants([self.proc.pid])))
+            kill_tree(sorted(descendants([self.proc.pid]) - {waiting}))
         return ChildEnd(
             returncode,
             output,
@@ -193,6 +200,7 @@ class Sandbox:
             bool(data),
             mode,
             str(data.get("note", "")),
+            str(data.get("standby", "")),
         )
 
     def _kill_late_orphans(self, before: set[int]) -> None:
@@ -209,16 +217,25 @@ class Sandbox:
                 return
             kill_tree(sorted(late))
 
-    def _kill_leftovers(self) -> tuple[str, ...]:
-        """Kill what a finished test left running in the sandbox; one note per process."""
-        leftovers = sorted(descendants([self.proc.pid]))
+    def _seen(self, environ: dict[str, str] | None) -> dict[str, str] | None:
+        """The environment a child sees: ``environ`` and the sandbox's own variables (None: the template's)."""
+        if environ is None:
+            return None
+        return {**environ, PARENT_VAR: str(os.getpid()), ISOLATED_VAR: "1"}
+
+    def _kill_leftovers(self, standby: object = None) -> tuple[str, ...]:
+        """Kill what a finished test left running in the sandbox (not the ``standby`` waiting for the next)."""
+        leftovers = sorted(descendants([self.proc.pid]) - {standby})
         notes = tuple(f"{pid} {command_of(pid)}" for pid in leftovers)
         if leftovers:
             kill_tree(leftovers)
         return notes
 
     def _kill_child(self, pid: object, ended: Path) -> bool:
-        """Kill a template's hung child and all it started; True once the template saw it end."""
+        """Kill a template's hung child and all it started; True once the template saw it end.
+
+        The ``standby`` forked for the next test is no orphan of the hung one: it is kept.
+        """
         if isinstance(pid, int) and pid != self.proc.pid:
             kill_tree([pid])
         deadline = time.monotonic() + END_GRACE_S
@@ -226,7 +243,8 @@ class Sandbox:
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 return False
             time.sleep(0.01)
-        kill_tree(sorted(descendants([self.proc.pid])))  # orphans it left to the template
+        standby = _read(ended).get("standby")
+        kill_tree(sorted(descendants([self.proc.pid]) - {standby}))  # orphans it left to the template
         return True
 
     def _output(self, offset: int) -> str:
@@ -350,12 +368,14 @@ class SandboxPool:
         reuse: bool = False,
         fresh: bool = False,
         more: bool = True,
+        standby: dict | None = None,
     ) -> tuple[ChildEnd, bool]:
         """Run one test; returns its end and whether its sandbox takes another test.
 
         By default the test runs in a child forked from the template, seeing ``environ`` when
         given (GPU visibility). ``reuse``: in the reusable sandbox instead, after earlier tests
-        (``fresh``: one that has run nothing); ``more``: another isolated test follows.
+        (``fresh``: one that has run nothing); ``more``: another isolated test follows;
+        ``standby``: what the template prepares for it (:meth:`Sandbox.run`).
         """
         if reuse:
             return self._run_reusable(nodeid, timeout, environ=environ, fresh=fresh, more=more)
@@ -364,7 +384,7 @@ class SandboxPool:
         sandbox = self.template or self._new()
         self.template = None
         try:
-            end = sandbox.run(nodeid, timeout, environ)
+            end = sandbox.run(nodeid, timeout, environ, standby)
         except BaseException:
             sandbox.kill()
             raise
