@@ -370,6 +370,29 @@ VERBATIM: list[tuple[str, str, str]] = [
         "rocBLAS error: Could not initialize Tensile library",
         "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
     ),
+    # rocm-gpu-unsupported
+    (
+        "rocm-gpu-unsupported",
+        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+        "https://github.com/ROCm/legacy-rocm-build/issues/1623",
+    ),
+    (
+        "rocm-gpu-unsupported",
+        "RuntimeError: HIP error: invalid device function\n"
+        "HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+        "https://github.com/ROCm/legacy-rocm-build/issues/5668",
+    ),
+    (
+        "rocm-gpu-unsupported",
+        "Memory access fault by GPU node-1 on address (nil). Reason: Page not present or supervisor privilege.",
+        "https://github.com/bigattichouse/worldmodel/blob/2ca5b27b04ee4e5c3e5cb3f5aa513448eeda747f/docs/rocm_troubleshooting.md",
+    ),
+    # rocm-visible-devices
+    (
+        "rocm-visible-devices",
+        '"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"',
+        "https://github.com/pytorch/pytorch/blob/17e3b6a97af175f377f42b52cf20d4c758a432a9/torch/cuda/__init__.py",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -486,6 +509,16 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "@pytest.mark.gpus(1)",
         "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
         "No such file or directory for GPU arch : gfx1103",
+    ),
+    "rocm-gpu-unsupported": (  # AMD's ROCm 6.0 table marks MI25/Vega 10 unsupported; torch and rocBLAS carry it
+        ("platform=rocm", "arch=gfx900", "torch=2.3.0+rocm6.0", "torch_archs=gfx900"),
+        "@pytest.mark.gpus(1)",
+        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
+    ),
+    "rocm-visible-devices": (  # HIP counts within the one GPU ROCR exposes
+        ("platform=rocm", "arch=gfx90a", "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0,1"),
+        "@pytest.mark.gpus(1)",
+        "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES",
     ),
 }
 
