@@ -38,7 +38,7 @@ for part in $parts; do
       echo "nested: exit $? wall $((SECONDS - start)) s" >>"$log"; tail -c 600 "$out/nested.out" >>"$log" ;;
     isolation)
       start=$SECONDS
-      timeout 400 python bench/isolation_overhead.py --tests 10 --reps 3 --out "$out/isolation_overhead.json" \
+      timeout 520 python bench/isolation_overhead.py --tests 10 --reps 3 --out "$out/isolation_overhead.json" \
         >"$out/isolation_overhead.txt" 2>&1
       echo "isolation: exit $? wall $((SECONDS - start)) s" >>"$log"; tail -30 "$out/isolation_overhead.txt" >>"$log" ;;
     isolated) run gpu-suite-isolated 300 suites/gpu --rocm-matrix "$matrix" --rocm-isolate all ;;

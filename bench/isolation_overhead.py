@@ -3,6 +3,8 @@
 Runs real pytest sessions of N tests, interleaved, each variant once per repetition:
 trivial tests and torch tests (on the GPU where one is available) in-process and
 isolated (fresh: a child forked from the template per test; reuse: ini rocm_isolate_reuse),
+the torch tests declaring a GPU (``gpus(1)``: each next test's process is a standby forked
+and CUDA-started while the previous test runs, and the same with ini rocm_isolate_standby=off),
 the isolated torch suite with one crashing test in the middle, one isolated test alone (a
 template's start-up), and ``python -c "import torch"``. Targets (issue 24): a fresh isolated
 suite costs at most 2x its in-process wall time plus one template start; the reuse mode keeps
@@ -36,6 +38,9 @@ def write_suite(root: Path, n: int) -> None:
     torch_tests = "".join(TORCH_TEST.format(i=i) for i in range(n))
     iso_plain = "import pytest\n" + "".join(f"{mark}def test_{i}():\n    pass\n" for i in range(n))
     iso_torch = "import pytest\n" + "".join(mark + TORCH_TEST.format(i=i) for i in range(n))
+    gpu_mark = "@pytest.mark.gpus(1)\n"  # declared GPU tests: each next one's process is a warmed standby
+    gpu_torch = "import pytest\n" + "".join(gpu_mark + TORCH_TEST.format(i=i) for i in range(n))
+    iso_gpu = "import pytest\n" + "".join(mark + gpu_mark + TORCH_TEST.format(i=i) for i in range(n))
     half = n // 2
     iso_crash = (
         "import pytest\n"
@@ -49,6 +54,8 @@ def write_suite(root: Path, n: int) -> None:
         "test_torch.py": torch_tests,
         "test_iso_plain.py": iso_plain,
         "test_iso_torch.py": iso_torch,
+        "test_gpu_torch.py": gpu_torch,
+        "test_iso_gpu.py": iso_gpu,
         "test_iso_crash.py": iso_crash,
         "test_iso_one.py": "import pytest\n" + mark + TORCH_TEST.format(i=0),
         "test_one.py": TORCH_TEST.format(i=0),
@@ -82,6 +89,9 @@ def main() -> int:
                 "isolated, trivial": session("test_iso_plain.py"),
                 "in-process, torch": session("test_torch.py"),
                 "isolated, torch": session("test_iso_torch.py"),
+                "in-process, torch, gpus(1)": session("test_gpu_torch.py"),
+                "isolated, torch, gpus(1)": session("test_iso_gpu.py"),
+                "isolated, torch, gpus(1), no standby": session("test_iso_gpu.py", "-o", "rocm_isolate_standby=off"),
                 "isolated, torch, one crash": session("test_iso_crash.py"),
                 "isolated (reuse), torch": session("test_iso_torch.py", *reuse),
                 "isolated (reuse), torch, one crash": session("test_iso_crash.py", *reuse),
@@ -98,8 +108,12 @@ def main() -> int:
     allowed_reuse = 1.3 * med["in-process, torch"] + start
     crash_cost = med["isolated, torch, one crash"] - med["isolated, torch"]
     crash_cost_reuse = med["isolated (reuse), torch, one crash"] - med["isolated (reuse), torch"]
+    allowed_gpu = 2.0 * med["in-process, torch, gpus(1)"] + start
     derived = {
         "template start (one torch test: isolated - in-process)": start,
+        "isolated (fresh) torch suite, gpus(1): warmed standbys": med["isolated, torch, gpus(1)"],
+        "isolated (fresh) torch suite, gpus(1), standby off": med["isolated, torch, gpus(1), no standby"],
+        "allowed: 2 x in-process gpus(1) suite + one template start": allowed_gpu,
         "isolated (fresh) torch suite": med["isolated, torch"],
         "allowed: 2 x in-process torch suite + one template start": allowed,
         "isolated (reuse) torch suite": med["isolated (reuse), torch"],
@@ -111,8 +125,14 @@ def main() -> int:
     }
     print(table(list(med.items()), (f"median wall time (s), {n} tests", "value")))
     print(table(list(derived.items()), ("derived (s)", "value")))
-    met = med["isolated, torch"] <= allowed and med["isolated (reuse), torch"] <= allowed_reuse
-    print(f"targets fresh <= 2 x in-process + one start, reuse <= 1.3 x: {'met' if met else 'NOT met'}")
+    met = (
+        med["isolated, torch"] <= allowed
+        and med["isolated, torch, gpus(1)"] <= allowed_gpu
+        and med["isolated (reuse), torch"] <= allowed_reuse
+    )
+    print(
+        f"targets fresh <= 2 x in-process + one start (unmarked and gpus(1)), reuse <= 1.3 x: {'met' if met else 'NOT met'}"
+    )
     write_json(
         args.out,
         {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.running.isolation.standby import Standby, wait_for_command, warm_gpu_runtime
+from pytest_rocmcompat.running.isolation.standby import Standby, wait_for_command
 from tests.conftest import CPU_ENV
 from tests.running.test_fresh_isolation import CRASH_BETWEEN, LEAKS, _pids, _props
 
@@ -191,5 +191,30 @@ def test_a_standby_takes_only_a_command_for_the_environment_it_set() -> None:
         assert got == (command if expected == "handed" else None)
 
 
-def test_the_warm_up_says_why_not_without_a_cuda_build() -> None:
-    assert warm_gpu_runtime().startswith("not warmed")
+WARM = """
+import torch
+from pytest_rocmcompat.running.isolation.standby import warm_gpu_runtime
+print(warm_gpu_runtime(), torch.cuda.is_initialized(), bool(torch.version.cuda))
+"""
+
+
+def test_the_warm_up_starts_the_driver_only_and_says_why_not() -> None:
+    """In a process of its own (a warm-up in this one would give it a CUDA context)."""
+    env = {**os.environ, "PYTORCH_NVML_BASED_CUDA_CHECK": "1"}
+    done = subprocess.run([sys.executable, "-c", WARM], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    said, initialised, cuda_build = done.stdout.split()[:-2], done.stdout.split()[-2], done.stdout.split()[-1]
+    assert initialised == "False", "the warm-up touched torch's own CUDA state"
+    gpu = Path("/dev/nvidia0").exists()
+    if cuda_build == "True" and gpu:
+        assert said == ["warmed"], done.stdout
+    else:
+        assert said[:2] == ["not", "warmed:"], done.stdout
+    hidden = subprocess.run(
+        [sys.executable, "-c", WARM],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "CUDA_VISIBLE_DEVICES": ""},
+    )
+    assert hidden.stdout.startswith("not warmed:"), hidden.stdout + hidden.stderr
