@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import default_out, interleave, machine, summary, table, timed_run, write_json
 
-from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.environment import GPU, Environment
 
 TORCH_TEST = (
     "def test_{i}():\n    import torch\n    dev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
@@ -63,7 +63,25 @@ def write_suite(root: Path, n: int) -> None:
     for name, text in files.items():
         (root / name).write_text(text)
     (root / "pytest.ini").write_text("[pytest]\n")
-    (root / "env.json").write_text(Environment(python="3").to_json())
+    (root / "env.json").write_text(recorded_environment().to_json())
+
+
+def recorded_environment() -> Environment:
+    """The sessions' environment, given (no probe per session): this host's NVIDIA GPUs, if any,
+    as ``nvidia-smi`` names them, so that tests declaring ``gpus(1)`` run rather than skip."""
+    import shutil
+    import subprocess
+
+    gpus: list[GPU] = []
+    if shutil.which("nvidia-smi"):
+        query = ["nvidia-smi", "--query-gpu=index,name,compute_cap", "--format=csv,noheader"]
+        done = subprocess.run(query, capture_output=True, text=True, timeout=60, check=False)
+        for line in done.stdout.splitlines():
+            index, name, cap = (part.strip() for part in line.split(","))
+            gpus.append(GPU(int(index), name, "sm_" + cap.replace(".", ""), vendor="nvidia"))
+    if not gpus:
+        return Environment(python="3")
+    return Environment(python="3", platform="cuda", gpus=tuple(gpus))
 
 
 def main() -> int:
