@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import rocm_visibility
@@ -11,7 +9,7 @@ from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, evaluate
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.conftest import DATA
+from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 
@@ -105,37 +103,14 @@ def test_the_signature_does_not_claim_a_foreign_failure(message: str) -> None:
     assert compile_signature(PREDICTS[rocm_visibility.ID]).search(message) is None
 
 
-_TESTS = """
-import pytest
-
-@pytest.mark.gpus(1)
-def test_predicted():
-    raise RuntimeError("HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES")
-
-@pytest.mark.gpus(1)
-def test_unrelated():
-    raise ValueError("a genuinely different regression")
-"""
-
-
 def test_predicted_failure_is_known_bad_and_an_unrelated_one_stays_fail(pytester: pytest.Pytester) -> None:
-    h100 = Environment.load(str(DATA / "env_h100_archs.json"))
-    (pytester.path / "env.json").write_text(h100.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_stack=_TESTS)
     stack = (
         "platform=rocm", "arch=gfx90a", "torch=2.5.1+rocm6.2", "torch_archs=gfx90a",
         "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0,1",
     )  # fmt: skip
-    sets = [arg for value in stack for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=1)
-    cases: dict[str, dict[str, str]] = {}
-    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
-        cases[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
-    predicted, unrelated = cases["test_predicted"], cases["test_unrelated"]
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES", stack
+    )
     assert predicted["rocm_outcome"] == "known-bad" and predicted["rocm_rule"] == rocm_visibility.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
     assert unrelated["rocm_diagnosis"].startswith(f"{rocm_visibility.ID}: HIP_VISIBLE_DEVICES lists 2 devices")
