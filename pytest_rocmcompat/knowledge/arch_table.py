@@ -185,6 +185,18 @@ LIB_MIN_ARCH: tuple[tuple[str, str, str, str], ...] = (
     ("flash_attn_3", "nvidia", "sm>=90", "https://github.com/Dao-AILab/flash-attention#flashattention-3-beta-release"),
     # vLLM: "GPU: compute capability 7.0 or higher" (installation requirements)
     ("vllm", "nvidia", "sm>=70", "https://docs.vllm.ai/en/latest/getting_started/installation/gpu.html"),
+    # vLLM on ROCm: "GPU: MI200s (gfx90a), MI300 (gfx942), MI350 (gfx950), Radeon RX 7900 series
+    # (gfx1100/1101), Radeon RX 9000 series (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)"
+    # (installation requirements, v0.14.0 and main: docs/getting_started/installation/gpu.rocm.inc.md).
+    # The list only grew: v0.4.0.post1 to v0.6.0 named "MI200s (gfx90a), MI300 (gfx942), Radeon RX 7900
+    # series (gfx1100)" (https://docs.vllm.ai/en/v0.6.0/_sources/getting_started/amd-installation.rst),
+    # so the latest list never flags an arch an older vLLM served (it may miss one an older vLLM lacked).
+    (
+        "vllm",
+        "amd",
+        "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1150 gfx1151 gfx1200 gfx1201",
+        "https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/",
+    ),
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
     ("transformer_engine", "nvidia", "sm>=80", S_NV_TE),
 )

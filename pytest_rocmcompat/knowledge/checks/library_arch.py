@@ -1,7 +1,8 @@
 """``library-min-arch``: a library the tests use has no kernels for this GPU (its own minimum arch).
 
 From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH` (flash-attn Ampere+ on CUDA and
-MI200/MI300/MI350 on ROCm, FlashAttention-3 Hopper, vLLM Volta+, Transformer Engine Ampere+),
+MI200/MI300/MI350 on ROCm, FlashAttention-3 Hopper, vLLM Volta+ on CUDA and gfx90a/gfx942/gfx950/gfx110x/gfx115x/gfx120x on
+ROCm, Transformer Engine Ampere+),
 each row sourced; reaches the tests that ``uses`` the library. A problem of the stack when the
 stack lists the library; otherwise conditional (only tests that use it meet it).
 """
@@ -20,6 +21,10 @@ PREDICTS = (
     r"|is invalid or not supported by Flash-Attention|FlashAttention currently only supports MI\d+"
     r"|FlashAttention-3 only supports|GPUs with compute capability below 7\.0 are not supported"
     r"|Transformer Engine requires|no kernel image is available for execution on the device"
+    # vLLM on ROCm refuses a gfx8 (or older) arch when it reads the capability from the gcnArchName
+    # (vllm/platforms/rocm.py, _capability_from_gcn_arch):
+    # https://github.com/vllm-project/vllm/blob/001eda31e3d032e9dc864e97f3630358b2ff8b5a/vllm/platforms/rocm.py
+    r"|Major version < 9 is not expected for any supported AMD GPU"
     r"|(?i:invalid device function)|hipErrorNoBinaryForGpu"
 )
 
