@@ -105,6 +105,11 @@ def gpu_wait_limit(config: pytest.Config) -> float:
     return float(config.getini("rocm_gpu_wait_timeout"))
 
 
+def requested(gpus: pytest.Mark) -> object:
+    """The count a ``gpus`` marker asks for (``gpus(2)``, ``gpus(n=2)``; none given: 1), unchecked."""
+    return gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+
+
 def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: list[str] | None) -> None:
     """Skip a test that needs more GPUs than the machine has; under xdist, give it its GPUs.
 
@@ -113,7 +118,7 @@ def allocate(item: pytest.Item, gpus: pytest.Mark, state: CompatState, mine: lis
     plain xdist), so a declared test holds its GPUs' locks and, where the host has more GPUs than
     it holds, runs in a child that sees exactly them; on a one-GPU host it runs in-process.
     """
-    need = gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+    need = requested(gpus)
     if isinstance(need, bool) or not isinstance(need, int) or need < 0:
         raise pytest.UsageError(f"rocmcompat: {item.nodeid}: gpus({need!r}): the GPU count must be a whole number >= 0")
     devices = published_devices(os.environ) if mine is not None else []

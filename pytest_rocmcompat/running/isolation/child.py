@@ -107,7 +107,7 @@ class SandboxServer:
             if command.get("fork"):
                 blocker = fork_blocker(ready_threads)
                 if blocker is None:
-                    self._fork(session, command, problems, ready_threads)
+                    self._fork(session, command, problems)
                     continue
                 self._release_standby()
                 # Not safe to fork: this process runs the test and ends, so no other test sees it.
@@ -144,11 +144,12 @@ class SandboxServer:
         self._write(done=True)
         return modules
 
-    def _fork(self, session: pytest.Session, command: dict, problems: list[str], ready_threads: int) -> None:
+    def _fork(self, session: pytest.Session, command: dict, problems: list[str]) -> None:
         """Run the command's test in a child forked from this template; wait for it; write its end.
 
         The test goes to the standby prepared for it when the standby sees its environment, else
         to a child forked now; while it runs, the next standby is forked (``command["standby"]``).
+        The fork check the run loop made still holds: forking changes nothing in this process.
         """
         standby, self.standby = self.standby, None
         pid = (
@@ -157,7 +158,7 @@ class SandboxServer:
             else self._fork_child(session, problems, command)
         )
         spec = command.get("standby")
-        if spec is not None and fork_blocker(ready_threads) is None:
+        if spec is not None:
             self.standby = self._fork_standby(session, problems, spec)
         try:
             returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])

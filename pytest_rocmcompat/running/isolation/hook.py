@@ -89,7 +89,7 @@ def standby_spec(nextitem: pytest.Item | None, state: CompatState) -> dict | Non
         return None
     names = {mark.name for mark in nextitem.iter_markers()}
     gpus = gpu_allocation.declared_gpus(nextitem, names, gpu_allocation.gpu_fixtures(config))
-    need = 0 if gpus is None else gpus.kwargs.get("n", gpus.args[0] if gpus.args else 1)
+    need = 0 if gpus is None else gpu_allocation.requested(gpus)
     warm = bool(need) and state.env.platform == "cuda" and bool(state.env.gpus)
     if mode == "gpu" and not warm:
         return None
