@@ -2,9 +2,10 @@
 
 For every release since ``--since`` (default 2023-01-01) of the GPU-stack packages in
 :data:`PACKAGES`, it records what the release *declared*: its ``Requires-Dist`` lines on
-torch, NumPy, Triton, the ``nvidia-*`` wheels and the domain libraries (with their
-environment markers), and what its wheel file names say (Python tags, platform tags,
-local version labels). Nothing is downloaded but metadata:
+the packages in :data:`KEPT` (torch, NumPy, Triton, the ``nvidia-*`` wheels, every package of
+:data:`PACKAGES` and the Hugging Face libraries they pin), with their environment markers, and
+what its wheel file names say (Python tags, platform tags, local version labels). Nothing is
+downloaded but metadata:
 
 - the project index ``https://pypi.org/pypi/{name}/json`` lists releases, files and upload dates;
 - a wheel's METADATA comes from its PEP 658 file ``{wheel url}.metadata``; the wheel read is the
@@ -65,9 +66,14 @@ PACKAGES = (
     "trl",
     "ray",
 )
-# requirements kept: the ones a GPU stack breaks on (everything else a release needs is left out)
+# requirements kept: the ones a GPU stack breaks on (everything else a release needs is left out):
+# torch, NumPy, Triton and the nvidia-* wheels; every package of :data:`PACKAGES` (peft ->
+# transformers/accelerate, trl -> transformers, vLLM -> xformers/ray); and the Hugging Face layer
+# they pin (transformers -> tokenizers/huggingface-hub/safetensors, vLLM -> flashinfer-python)
 KEPT = frozenset(
     {"torch", "numpy", "triton", "pytorch-triton", "pytorch-triton-rocm", "torchvision", "torchaudio", "xformers"}
+    | set(PACKAGES)
+    | {"tokenizers", "huggingface-hub", "safetensors", "datasets", "flashinfer-python"}
 )
 SDIST_HEAD = 65535  # bytes of an sdist read for its PKG-INFO
 ZIP_TAIL = 65536  # bytes at the end of a wheel read for its zip directory, when PEP 658 metadata is missing

@@ -2,7 +2,8 @@
 
 ``tools/regenerate_declared.py`` writes the file from PyPI's metadata (every release since
 2023 of torch, vLLM, xformers, the domain libraries, ...; their ``Requires-Dist`` on torch,
-NumPy, Triton and the ``nvidia-*`` wheels, and their wheel tags); this module only reads it.
+NumPy, Triton, the ``nvidia-*`` wheels, each other and the Hugging Face libraries they pin
+(the file's ``kept`` list), and their wheel tags); this module only reads it.
 A release the file does not list is unknown (``None``), never "declares nothing".
 """
 

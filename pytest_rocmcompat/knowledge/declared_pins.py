@@ -1,30 +1,61 @@
-"""The torch requirement a GPU-stack release declared, for stacks described without metadata.
+"""What a GPU-stack release declared, for stacks described without metadata.
 
 ``--rocm-set lib.vllm=0.6.3.post1`` says which vLLM is installed but not what it declares;
-this answers from the generated data (:mod:`declared_data`: every release since 2023 of vLLM,
-xformers, torchvision, torchaudio, bitsandbytes, peft, ... as PyPI's metadata states it).
-Installed metadata, when recorded, always wins (``Environment.requires``).
+this answers from the generated data (:mod:`declared_data`: every release since 2023 of torch,
+vLLM, xformers, torchvision, torchaudio, torchao, bitsandbytes, DeepSpeed, flash-attn, peft,
+transformers, accelerate, TRL and Ray as PyPI's metadata states it; the requirements kept are
+listed by ``tools/regenerate_declared.py``). Installed metadata, when recorded, always wins
+(``Environment.requires``, in the check). Extras and requirements without a version are left
+out; markers are left on the text for the check to evaluate for the stack.
 
-Only the requirements on torch are returned (extras and requirements without a version left
-out): vLLM's exactly as declared (pip's own conflict messages name them), every other
-package's exact pin reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a domain
-library built for one patch loads with the others, so a patch mismatch is not reported here.
+:func:`declared_requires` returns the requirements on torch; :func:`declared_requires_all`
+every requirement, on torch and on the rest of the stack, with these policies:
 
-Where nothing is declared (a release published after the data was generated, or one whose
-wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of torchvision and
-torchaudio answer, each sourced; every other package then says nothing.
+1. **On torch**: vLLM's exactly as declared (pip's own conflict messages name them), every
+   other package's exact pin reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a
+   domain library built for one patch loads with the others, so a patch mismatch is not
+   reported. Where nothing is declared (a release published after the data was generated, or
+   one whose wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of
+   torchvision and torchaudio answer, each sourced; every other package then says nothing.
+2. **torch's own pins** apply to a CUDA build of torch only (PyPI's torch metadata is the CUDA
+   wheel's; a ``+rocm`` torch or a ROCm platform pulls ``pytorch-triton-rocm`` and no
+   ``nvidia-*`` wheel, a ``+cpu`` torch neither):
+
+   - ``triton`` / ``pytorch-triton`` / ``pytorch-triton-rocm``: exact, as declared. Inductor
+     imports Triton internals that move between releases (``triton_key``, ``AttrsDescriptor``,
+     ``CompiledKernel.launch_enter_hook``), so ``torch.compile`` breaks with another Triton.
+     The Triton pin is the same for every CUDA build of one torch release (``+cu118`` ...).
+   - ``nvidia-*`` exact pins (``nvidia-nccl-cu12==2.21.5``): *same major, not older than the
+     pin* (``>=2.21.5,<3``). Users upgrade NCCL or cuDNN on purpose (a fix, a newer GPU) and
+     NVIDIA keeps them backward compatible within a major version; an *older* library lacks
+     symbols the torch build links (``undefined symbol: ncclCommRegister``, ``ncclMemFree``).
+     These pins are those of the default PyPI wheel only (untagged, or tagged with the CUDA
+     runtime that wheel pins, :func:`derived_facts.pypi_default_build`): a ``+cu118`` or
+     ``+cu121`` build from download.pytorch.org pins other releases.
+3. **Between libraries** (peft -> transformers/accelerate, TRL -> transformers, vLLM ->
+   xformers/transformers/torchvision, transformers -> tokenizers/huggingface-hub/safetensors):
+   as declared, ``nvidia-*`` exact pins read as in 2. The check reports only requirements on
+   packages present in the stack.
+
+vLLM's and xformers' PyPI wheels are CUDA builds: on ROCm they declare nothing here.
 """
 
 from __future__ import annotations
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
 from pytest_rocmcompat.stack.versions import coerce_version
 
 # vLLM's and xformers' PyPI wheels are CUDA builds; on ROCm both are built from source
 CUDA_WHEELS = ("vllm", "xformers")
-EXACT = ("vllm",)  # declared exact pins kept as they are
+EXACT = ("vllm",)  # declared exact pins on torch kept as they are
+TRITON = ("triton", "pytorch-triton", "pytorch-triton-rocm")  # torch's own pins kept exact
+# Policy 2's reasons: cuDNN minor releases are binary backward compatible within a major version;
+# NCCL keeps one soname per major version (libnccl.so.2) and adds symbols in minor releases
+NVIDIA_COMPAT = "https://docs.nvidia.com/deeplearning/cudnn/latest/developer/forward-compatibility.html"
 # Hand-written rules, only where nothing is declared:
 _TORCHVISION = "https://github.com/pytorch/vision#installation"  # torchvision 0.N pairs torch 2.(N-15)
 _TORCHAUDIO = "https://pytorch.org/audio/main/installation.html#compatibility-matrix"  # torchaudio 2.N: torch 2.N
@@ -50,20 +81,80 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
     return None
 
 
-def _torch_requirements(release: declared_data.Release) -> list[Requirement]:
-    """The release's versioned requirements on torch, not gated on an extra."""
+def declared_requires_all(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, str], ...]:
+    """``(requirement, source)`` of every versioned requirement ``dist`` at ``version`` declared.
+
+    The policies of the module docstring applied: on torch as :func:`declared_requires`;
+    torch's own Triton and ``nvidia-*`` pins for a CUDA build only; the rest as declared, an
+    exact ``nvidia-*`` pin read as "same major, not older". Empty when nothing is known.
+    """
+    v = coerce_version(version)
+    if v is None or (dist in CUDA_WHEELS and not cuda_build):
+        return ()
+    on_torch = declared_requires(dist, version, cuda_build=cuda_build)
+    found = [(text, on_torch[1]) for text in on_torch[0]] if on_torch is not None else []
+    release = declared_data.release(dist, v)
+    if release is None:
+        return tuple(found)
+    torch_build = _torch_build(v.local, release.version) if canonicalize_name(dist) == "torch" else None
+    for req in _requirements(release):
+        name = canonicalize_name(req.name)
+        if name == "torch":
+            continue  # answered above
+        if torch_build is not None and not _applies_to_build(name, torch_build, cuda_build):
+            continue
+        found.append((_nvidia_policy(req) if name.startswith("nvidia-") else str(req), release.source))
+    return tuple(found)
+
+
+def _torch_build(local: str | None, public: str) -> str:
+    """``"default"`` (the PyPI wheel: untagged, or tagged ``+cu124`` as its runtime), ``"cuda"`` (another
+    CUDA build, ``+cu118``), else ``"other"`` (``+cpu``, ``+rocm6.2``, ``+xpu``).
+    """
+    if not local:
+        return "default"
+    default = pypi_default_build(public)
+    if default is not None and default[0] == local:
+        return "default"
+    return "cuda" if local.startswith("cu") else "other"
+
+
+def _applies_to_build(name: str, build: str, cuda_build: bool) -> bool:
+    """Whether torch's own pin on ``name`` holds for the torch build in hand (policy 2)."""
+    if not cuda_build or build == "other":
+        return False  # a ROCm or CPU torch pulls none of the CUDA wheel's pins
+    if name.startswith("nvidia-"):
+        return build == "default"  # +cu118/+cu121 wheels pin other nvidia-* releases
+    return True  # Triton: one pin per torch release, whatever its CUDA
+
+
+def _requirements(release: declared_data.Release) -> list[Requirement]:
+    """The release's versioned requirements, not gated on an extra."""
     found = []
     for text in release.requires or ():
         try:
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        if req.name.lower() != "torch" or not req.specifier:
-            continue
-        if req.marker is not None and "extra" in str(req.marker):
+        if not req.specifier or (req.marker is not None and "extra" in str(req.marker)):
             continue
         found.append(req)
     return found
+
+
+def _torch_requirements(release: declared_data.Release) -> list[Requirement]:
+    """The release's versioned requirements on torch, not gated on an extra."""
+    return [req for req in _requirements(release) if canonicalize_name(req.name) == "torch"]
+
+
+def _nvidia_policy(req: Requirement) -> str:
+    """``nvidia-nccl-cu12==2.21.5`` -> ``nvidia-nccl-cu12>=2.21.5,<3`` (same major, not older); others as declared."""
+    specs = list(req.specifier)
+    pinned = coerce_version(specs[0].version) if len(specs) == 1 and specs[0].operator == "==" else None
+    if pinned is None or "*" in specs[0].version:
+        return str(req)
+    marker = f"; {req.marker}" if req.marker is not None else ""
+    return f"{req.name}>={specs[0].version},<{pinned.major + 1}{marker}"
 
 
 def _shown(dist: str, req: Requirement) -> str:

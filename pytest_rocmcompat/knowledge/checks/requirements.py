@@ -1,9 +1,16 @@
 """``requirement-not-met``: an installed stack package's declared requirement on another is not met.
 
 The ``pip check`` idea, limited to the GPU stack the probe records: ``Requires-Dist`` from
-the installed metadata (``Environment.requires``), else the small sourced pin table for a
-stack described by ``--rocm-set lib.NAME=`` alone. Local version tags count as pip counts
-them: ``torch==2.5.1`` is met by ``2.5.1+rocm6.2``.
+the installed metadata (``Environment.requires``), which always wins when recorded, else what
+the release declared on PyPI (:func:`declared_pins.declared_requires_all`, whose docstring
+states the policies: torch pins reduced to their series for non-vLLM packages, torch's own
+Triton pin exact and its ``nvidia-*`` pins as "same major, not older", both for a CUDA torch
+only, requirements between libraries as declared), else the small sourced tables below for
+releases the data cannot answer. Local version tags count as pip counts them: ``torch==2.5.1``
+is met by ``2.5.1+rocm6.2``. Extras are left out; markers are evaluated for the stack's Python
+and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assumes). Only
+requirements on packages present in the stack are checked; in a ``--rocm-set`` replay, on
+packages the replay named (or torch). Each pair is reported with its source.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.declared_pins import declared_requires
+from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
+from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
@@ -44,6 +52,9 @@ PREDICTS = (
     # pip's ResolutionImpossible causes, one per line (resolvelib/factory.py: "{name} {version} depends
     # on {requirement}", "The user requested {requirement}")
     r"|\b[A-Za-z0-9][\w.-]{0,80} \d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
+    # a library beside a Triton or transformers it was not built for: Inductor's imports of Triton
+    # internals (triton_key, AttrsDescriptor, CompiledKernel hooks), peft/TRL importing a transformers API
+    r"|cannot import name '\w+' from '(?:triton|transformers)(?:\.[\w.]+)?'|type object 'CompiledKernel' has no attribute '\w+'"
 )
 
 
@@ -61,14 +72,13 @@ def check(env: Environment) -> list[Finding]:
     for dist, version in installed.items():
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
-        declared, source = _declared(env, dist, version)
-        for text, where in [(text, source) for text in declared] + _runtime_minimums(dist, version):
-            problem = _unmet(text, env, markers)
+        for text, where in _declared(env, dist, version) + _runtime_minimums(dist, version):
+            problem = _unmet(text, env, markers, replaced)
             if problem is not None:
                 broken.append((f"{dist} {version}", text, problem, where))
     if not broken:
         return []
-    pairs = "; ".join(f"{d} requires {r}, installed {t}" for d, r, t, _ in broken)
+    pairs = "; ".join(f"{d} requires {_bare(r)}, installed {t} ({_cite(s)})" for d, r, t, s in broken)
     uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])))
     sources = [s for *_, s in broken if s.startswith("http")]
     return [
@@ -83,14 +93,23 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _declared(env: Environment, dist: str, version: str) -> tuple[tuple[str, ...], str]:
+def _bare(text: str) -> str:
+    """A requirement without its marker (the marker held for this stack, or it would not be reported)."""
+    return text.split(";", 1)[0].strip()
+
+
+def _cite(source: str) -> str:
+    return "installed metadata" if source == SOURCE else source
+
+
+def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str]]:
+    """``(requirement, source)``: installed metadata, else a sourced table, else what PyPI's release declared."""
     if dist in env.requires:
-        return env.requires[dist], SOURCE
+        return [(text, SOURCE) for text in env.requires[dist]]
     paired = _domain_pairing(dist, version)
     if paired is not None:
-        return paired
-    found = declared_requires(dist, version, cuda_build=not _rocm_build(env))
-    return found if found is not None else ((), SOURCE)
+        return [(text, paired[1]) for text in paired[0]]
+    return list(declared_requires_all(dist, version, cuda_build=not _rocm_build(env)))
 
 
 # What a release checks at run time although its metadata declares it only as an extra: transformers'
@@ -172,7 +191,7 @@ def _rocm_build(env: Environment) -> bool:
     return env.torch_rocm is not None or env.platform == "rocm"
 
 
-def _unmet(text: str, env: Environment, markers: dict[str, str]) -> str | None:
+def _unmet(text: str, env: Environment, markers: dict[str, str], replaced: set[str] | None = None) -> str | None:
     """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept.
 
     Parsed by a small pattern first so that requirements on packages that are not installed
@@ -182,6 +201,8 @@ def _unmet(text: str, env: Environment, markers: dict[str, str]) -> str | None:
     if m is None:
         return None
     name = normalize_library(m.group(1))
+    if replaced and name not in replaced and name != "torch":
+        return None  # the base machine's package beside a replayed stack
     installed = env.torch if name == "torch" and env.torch else env.libraries.get(name)
     version = coerce_version(installed)
     spec_text = m.group(2).strip()
@@ -221,6 +242,7 @@ def _marker_holds(text: str, env: Environment, markers: dict[str, str]) -> bool:
 
 
 def _marker_environment(env: Environment) -> dict[str, str]:
+    """Markers for the stack: its Python, its OS (Linux x86_64 unless it names macOS or Windows)."""
     from packaging.markers import default_environment
 
     # a TypedDict of str fields, which mypy reads as Mapping[str, object]
@@ -229,8 +251,13 @@ def _marker_environment(env: Environment) -> dict[str, str]:
     if python is not None:
         markers["python_version"] = f"{python.major}.{python.minor}"
         markers["python_full_version"] = env.python
-    if env.os.lower().startswith("linux"):
-        markers.update(sys_platform="linux", platform_system="Linux", os_name="posix")
+    system = env.os.split(" ", 1)[0].lower()
+    if system in ("darwin", "macos"):
+        markers.update(sys_platform="darwin", platform_system="Darwin", os_name="posix", platform_machine="arm64")
+    elif system == "windows":
+        markers.update(sys_platform="win32", platform_system="Windows", os_name="nt", platform_machine="AMD64")
+    else:  # Linux, or not stated: Linux x86_64, where PyPI's CUDA wheels and their pins apply
+        markers.update({k: v for k, v in LINUX_X86_64.items() if k != "extra"})
     return markers
 
 
