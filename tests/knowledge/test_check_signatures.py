@@ -393,6 +393,13 @@ VERBATIM: list[tuple[str, str, str]] = [
         '"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"',
         "https://github.com/pytorch/pytorch/blob/17e3b6a97af175f377f42b52cf20d4c758a432a9/torch/cuda/__init__.py",
     ),
+    # built-for-other-vendor (more in tests/knowledge/test_gpu_vendor_builds.py)
+    (
+        "built-for-other-vendor",
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+        "installed a driver from http://www.nvidia.com/Download/index.aspx",
+        "https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/411",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -515,10 +522,22 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "@pytest.mark.gpus(1)",
         "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
     ),
-    "rocm-visible-devices": (  # HIP counts within the one GPU ROCR exposes
-        ("platform=rocm", "arch=gfx90a", "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0,1"),
+    "rocm-visible-devices": (  # HIP counts within the one GPU ROCR exposes (a ROCm torch: the H100 file's is CUDA)
+        (
+            "platform=rocm",
+            "arch=gfx90a",
+            "torch=2.5.1+rocm6.2",
+            "env.ROCR_VISIBLE_DEVICES=0",
+            "env.HIP_VISIBLE_DEVICES=0,1",
+        ),
         "@pytest.mark.gpus(1)",
         "HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES",
+    ),
+    "built-for-other-vendor": (  # a CUDA torch on an AMD GPU
+        ("platform=rocm", "arch=gfx1030", "torch=2.5.1+cu124"),
+        "@pytest.mark.gpus(1)",
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+        "installed a driver from http://www.nvidia.com/Download/index.aspx",
     ),
 }
 

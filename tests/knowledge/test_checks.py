@@ -160,8 +160,12 @@ def test_vllm_pin_from_table_both_ways() -> None:
 def test_recorded_requires_with_local_tags_and_markers() -> None:
     base = ["lib.vllm=0.6.5", "torch=2.5.1+rocm6.2"]
     ok = ["requires.vllm=torch==2.5.1|numpy<2; python_version<'3.9'|ray[adag]==2.40; extra == 'ray'"]
-    assert ids(apply_overrides(H100, [*base, *ok])) == []  # +rocm6.2 meets ==2.5.1; markers not applied
-    assert ids(apply_overrides(H100, [*base, "requires.vllm=torch==2.5.0"])) == ["requirement-not-met"]
+    # +rocm6.2 meets ==2.5.1; markers not applied (a ROCm torch on the H100's NVIDIA GPUs is built-for-other-vendor)
+    assert ids(apply_overrides(H100, [*base, *ok])) == ["built-for-other-vendor"]
+    assert ids(apply_overrides(H100, [*base, "requires.vllm=torch==2.5.0"])) == [
+        "requirement-not-met",
+        "built-for-other-vendor",
+    ]
 
 
 def test_installed_metadata_pair_is_named() -> None:

@@ -17,6 +17,7 @@ from pytest_rocmcompat.knowledge.checks import (
     cuda_driver,
     dynamo_gate,
     extension_torch,
+    gpu_vendor_builds,
     hsa_override,
     library_arch,
     numeric_formats,
@@ -49,6 +50,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocblas_arch.ID: rocblas_arch.check,
     rocm_gpu_support.ID: rocm_gpu_support.check,
     rocm_visibility.ID: rocm_visibility.check,
+    gpu_vendor_builds.ID: gpu_vendor_builds.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -68,6 +70,7 @@ PREDICTS: dict[str, str] = {
     rocblas_arch.ID: rocblas_arch.PREDICTS,
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
     rocm_visibility.ID: rocm_visibility.PREDICTS,
+    gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
