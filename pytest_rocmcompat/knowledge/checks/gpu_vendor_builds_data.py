@@ -11,7 +11,8 @@ Left out on purpose, with the reason:
   loads; nothing on a ROCm stack opens them, so they are inert there and say nothing.
 - ``flash-attn`` on PyPI is a source distribution (its ``setup.py`` builds for the installed torch,
   ROCm included), and its prebuilt wheels install without the ``+cu`` label (it is only in the file
-  name): nothing to tell by what ``pip freeze`` lists. ``xformers`` and ``vllm`` without a label are
+  name): nothing to tell by what ``pip freeze`` lists (the live probe recovers the label from
+  ``direct_url.json`` when the wheel was installed by URL; the label rule then judges it). ``xformers`` and ``vllm`` without a label are
   left to the pins of ``declared_pins`` (their PyPI wheels are CUDA builds, ROCm builds come from
   other indexes, not told apart by version alone); with a ``+cu``/``+rocm`` label they are judged
   by :data:`LABELS`. ``bitsandbytes`` on ROCm is ``bitsandbytes-rocm-build``'s.
