@@ -176,9 +176,13 @@ def test_a_standby_takes_only_a_command_for_the_environment_it_set() -> None:
             os._exit(0)
         os.close(read)
         os.close(out_write)
-        standby = Standby(pid, write, None)
+        exits, notice = os.pipe()  # the standby's exit notice (unused here: it is reaped below)
+        os.close(notice)
+        standby = Standby(pid, write, None, exits)
         command = {"nodeid": "t::x", "environ": environ}
         assert standby.hand(command) is (expected == "handed")
+        if expected == "handed":
+            os.close(exits)
         got = json.loads(os.read(out_read, 65536).decode())
         os.close(out_read)
         assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0

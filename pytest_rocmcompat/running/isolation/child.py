@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import sys
@@ -53,6 +54,34 @@ FORKED, SPAWNED, REUSED = "forked", "spawned", "reused"  # how an isolated test 
 _dumps = json.dumps
 
 
+def _exit_code(pid: int, exits: int) -> tuple[int, bool]:
+    """Wait for child ``pid`` to end: ``(returncode, reaped)``; closes ``exits``.
+
+    The child writes its exit code on ``exits`` just before ``_exit`` (after which nothing it runs
+    can change its status): that code is returned at once, unreaped, while the kernel still tears
+    the process down. A child that dies without writing one (a crash, a kill) is reaped and its
+    status returned; its death is also noticed while a process the test forked holds the pipe open.
+    """
+    try:
+        while True:
+            ready, _, _ = select.select([exits], [], [], 0.05)
+            if ready:
+                try:
+                    data = os.read(exits, 1)
+                except InterruptedError:
+                    continue
+                if data:
+                    return data[0], False
+            try:
+                done, status = os.waitpid(pid, 0 if ready else os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: how it ended is unknown
+                return 70, True
+            if done:
+                return os.waitstatus_to_exitcode(status), True
+    finally:
+        os.close(exits)
+
+
 def end_path(result: str | Path) -> Path:
     """Where the sandbox writes how the process that ran the test ended."""
     return Path(f"{result}.end")
@@ -73,6 +102,7 @@ class SandboxServer:
         self.preload = [m for m in os.environ.pop(PRELOAD_VAR, "").split(",") if m]
         self.standby: Standby | None = None  # a template's child forked ahead for the next test
         self.standby_note = ""  # in a child that was a standby: whether its GPU runtime was warmed
+        self.exiting: set[int] = set()  # children past their _exit call, not yet reaped
 
     def start(self) -> None:
         become_subreaper()
@@ -129,7 +159,8 @@ class SandboxServer:
 
     def _release_standby(self) -> None:
         if self.standby is not None:
-            self.standby.release()
+            self.standby.drop()
+            self.exiting.add(self.standby.pid)
             self.standby = None
 
     def _serve(self, session: pytest.Session, command: dict, mode: str, note: str) -> list[str]:
@@ -145,46 +176,66 @@ class SandboxServer:
         return modules
 
     def _fork(self, session: pytest.Session, command: dict, problems: list[str]) -> None:
-        """Run the command's test in a child forked from this template; wait for it; write its end.
+        """Run the command's test in a child forked from this template; write its end once it exits.
 
         The test goes to the standby prepared for it when the standby sees its environment, else
         to a child forked now; while it runs, the next standby is forked (``command["standby"]``).
         The fork check the run loop made still holds: forking changes nothing in this process.
+        The end is written as soon as the child has called ``_exit`` (:func:`_exit_code`), not
+        when the kernel has finished tearing it down (about 0.1 s with a CUDA context): nothing
+        the child runs can change its exit status after that call.
         """
         standby, self.standby = self.standby, None
-        pid = (
-            standby.pid
-            if standby is not None and standby.hand(command)
-            else self._fork_child(session, problems, command)
-        )
+        if standby is not None and standby.hand(command):
+            pid, exits = standby.pid, standby.exits
+        else:
+            if standby is not None:  # released (hand dropped it): it exits by itself, no leftover of the test's
+                self.exiting.add(standby.pid)
+            pid, exits = self._fork_child(session, problems, command)
         spec = command.get("standby")
         if spec is not None:
             self.standby = self._fork_standby(session, problems, spec)
-        try:
-            returncode = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-        except ChildProcessError:  # reaped elsewhere: how it ended is unknown
-            returncode = 70
+        returncode, reaped = _exit_code(pid, exits)
+        if not reaped:
+            self.exiting.add(pid)
+        self._reap_exited()
         self._end(command, returncode)
-        reap_adopted()
+        reap_adopted()  # what the test's own processes left to this subreaper
+
+    def _reap_exited(self) -> None:
+        """Reap the children that called ``_exit`` and are gone by now; the others stay listed."""
+        for pid in list(self.exiting):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.exiting.discard(pid)
 
     def _fork_standby(self, session: pytest.Session, problems: list[str], spec: dict) -> Standby:
         """Fork a standby: it sets ``spec["environ"]``, warms the GPU runtime if asked, and waits."""
         read, write = os.pipe()
-        pid = self._fork_child(session, problems, None, (spec, read, write))
+        pid, exits = self._fork_child(session, problems, None, (spec, read, write))
         os.close(read)
-        return Standby(pid, write, spec.get("environ"))
+        return Standby(pid, write, spec.get("environ"), exits)
 
     def _fork_child(
         self, session: pytest.Session, problems: list[str], command: dict | None, standby: tuple | None = None
-    ) -> int:
-        """Fork a child that runs ``command`` (or, a standby, the one that reaches its pipe); its pid."""
+    ) -> tuple[int, int]:
+        """Fork a child that runs ``command`` (or, a standby, the one that reaches its pipe).
+
+        Returns its pid and the read end of the pipe on which it writes its exit code just before
+        ``_exit`` (:func:`_exit_code`).
+        """
         template = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()
+        exits, notice = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: one test, then _exit (no session end, no atexit of the template's)
             code = 70
             try:
+                os.close(exits)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the template's handler would kill its tree
                 die_with_parent(signal.SIGKILL)
                 if os.getppid() != template:
@@ -215,12 +266,18 @@ class SandboxServer:
                     sys.stdout.flush()
                     sys.stderr.flush()
                 finally:
-                    os._exit(code)
-        return pid
+                    try:
+                        os.write(notice, bytes((code,)))
+                    finally:
+                        os._exit(code)
+        os.close(notice)
+        return pid, exits
 
     def _end(self, command: dict, returncode: int) -> None:
-        standby = self.standby.pid if self.standby is not None else None  # no leftover of the test's
-        write_atomic(str(end_path(command["result"])), _dumps({"returncode": returncode, "standby": standby}))
+        """Write how the test's process ended; the standby and the children still exiting are no leftovers."""
+        standby = self.standby.pid if self.standby is not None else None
+        end = {"returncode": returncode, "standby": standby, "exiting": sorted(self.exiting)}
+        write_atomic(str(end_path(command["result"])), _dumps(end))
 
     def _run(self, session: pytest.Session, nodeid: str) -> list[str]:
         """Collect and run one test; the names of the test modules to drop afterwards."""

@@ -148,7 +148,7 @@ class Sandbox:
         pause = 0.001
         began: float | None = None  # when the sandbox began the test (a start-up still under way: None)
         sandbox_died = False
-        waiting: object = None
+        kept: set[int] = set()  # the template's processes that are no leftover of this test
         while True:
             now = time.monotonic()
             if began is None and data:
@@ -156,7 +156,7 @@ class Sandbox:
             end = _read(ended)  # written once the process that ran the test is done with it
             if end:
                 returncode = int(end.get("returncode", 70))
-                waiting = end.get("standby")  # the next test's standby: no leftover of this one
+                kept = _kept(end)
                 data = _read(result)
                 break
             if self.proc.poll() is not None:
@@ -177,7 +177,7 @@ class Sandbox:
         notes: tuple[str, ...] = ()
         if self.spent:  # crash, hang or early exit of the sandbox itself: the whole tree goes
             if returncode == 0 and data.get("done") and not sandbox_died:
-                notes = self._kill_leftovers(waiting)
+                notes = self._kill_leftovers(kept)
             self.kill(adopted=children_of(os.getpid()) - before)
             self._kill_late_orphans(before)
         elif returncode is None:  # a template's child hung: kill it, keep the template
@@ -185,9 +185,9 @@ class Sandbox:
                 self.spent = True
                 self.kill(adopted=children_of(os.getpid()) - before)
         elif returncode == 0 and data.get("done"):
-            notes = self._kill_leftovers(waiting)
+            notes = self._kill_leftovers(kept)
         else:  # the child crashed or exited early: what it left goes, unnamed
-            kill_tree(sorted(descendants([self.proc.pid]) - {waiting}))
+            kill_tree(sorted(descendants([self.proc.pid]) - kept))
         return ChildEnd(
             returncode,
             output,
@@ -223,9 +223,9 @@ class Sandbox:
             return None
         return {**environ, PARENT_VAR: str(os.getpid()), ISOLATED_VAR: "1"}
 
-    def _kill_leftovers(self, standby: object = None) -> tuple[str, ...]:
-        """Kill what a finished test left running in the sandbox (not the ``standby`` waiting for the next)."""
-        leftovers = sorted(descendants([self.proc.pid]) - {standby})
+    def _kill_leftovers(self, kept: set[int]) -> tuple[str, ...]:
+        """Kill what a finished test left running in the sandbox (not the ``kept`` processes: :func:`_kept`)."""
+        leftovers = sorted(descendants([self.proc.pid]) - kept)
         notes = tuple(f"{pid} {command_of(pid)}" for pid in leftovers)
         if leftovers:
             kill_tree(leftovers)
@@ -234,7 +234,7 @@ class Sandbox:
     def _kill_child(self, pid: object, ended: Path) -> bool:
         """Kill a template's hung child and all it started; True once the template saw it end.
 
-        The ``standby`` forked for the next test is no orphan of the hung one: it is kept.
+        The standby forked for the next test is no orphan of the hung one: it is kept (:func:`_kept`).
         """
         if isinstance(pid, int) and pid != self.proc.pid:
             kill_tree([pid])
@@ -243,8 +243,7 @@ class Sandbox:
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 return False
             time.sleep(0.01)
-        standby = _read(ended).get("standby")
-        kill_tree(sorted(descendants([self.proc.pid]) - {standby}))  # orphans it left to the template
+        kill_tree(sorted(descendants([self.proc.pid]) - _kept(_read(ended))))  # orphans it left to the template
         return True
 
     def _output(self, offset: int) -> str:
@@ -272,8 +271,14 @@ class Sandbox:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def close(self) -> None:
-        """Let the sandbox end its session (bounded), then make sure nothing of it is left."""
-        if not self.used:  # nothing ran: nothing to finish
+        """Let the sandbox end its session (bounded), then make sure nothing of it is left.
+
+        A template that forked every test has nothing to finish (its children ran the tests and
+        ended; its own session ran no test and no fixture): it is killed at once, sparing the
+        seconds Python takes to tear down an imported torch. A sandbox that ran tests itself (a
+        reusable one, or a template that could not fork) ends its session: its fixtures' teardown.
+        """
+        if not self.used or (self.template and not self.spent):
             self.kill()
             return
         self._close_pipe()
@@ -292,6 +297,15 @@ class Sandbox:
                 self.proc.stdin.close()
         except OSError:
             pass
+
+
+def _kept(end: dict) -> set[int]:
+    """The template's children that an end file says are no leftover of the test: the standby
+    waiting for the next test, and children past their ``_exit`` call (the test's own process
+    among them) that the kernel is still tearing down. What those started is not kept.
+    """
+    pids = [end.get("standby"), *(end.get("exiting") or ())]
+    return {pid for pid in pids if isinstance(pid, int) and not isinstance(pid, bool)}
 
 
 class _ResultFile:

@@ -51,21 +51,24 @@ def warm_gpu_runtime() -> str:
 
 @dataclass
 class Standby:
-    """The template's handle on a standby child: its pid, the pipe its command goes to, what it saw."""
+    """The template's handle on a standby child: its pid, the pipe its command goes to, what it saw,
+    and the pipe it writes its exit code on (:func:`.child._exit_code`).
+    """
 
     pid: int
     pipe: int
     environ: dict[str, str] | None
+    exits: int
 
     def hand(self, command: dict) -> bool:
         """Give the standby ``command``; False (and the standby released) when it cannot take it."""
         if command.get("environ") != self.environ:
-            self.release()
+            self.drop()
             return False
         try:
             os.write(self.pipe, json.dumps(command).encode() + b"\n")
         except OSError:  # it died (killed with a test's leftovers): a fresh child instead
-            self.release()
+            self.drop()
             return False
         self.release()
         return True
@@ -74,6 +77,14 @@ class Standby:
         """Close the command pipe: a standby that has no command by then exits by itself."""
         try:
             os.close(self.pipe)
+        except OSError:
+            pass
+
+    def drop(self) -> None:
+        """Release a standby that will take no command, and stop listening for its exit code."""
+        self.release()
+        try:
+            os.close(self.exits)
         except OSError:
             pass
 
