@@ -5,6 +5,7 @@
 #   main       the README main job (MATRIX) serially and with -n 4
 #   nested     bench/gpu_nested.py: pytest -n 2 and serial pytest started from GPU and unmarked tests
 #   isolation  bench/isolation_overhead.py: 10 fresh isolated GPU tests against in-process
+#   timeline   bench/isolation_timeline.py: where 10 fresh isolated gpus(1) tests spend their time
 #   isolated   the bundled GPU suite with every test isolated (--rocm-isolate all): how many forked
 # Wall times and counts in OUTDIR/log.txt, JUnit and output files beside it.
 #   bash bench/gpu_host.sh matrices/h100.yaml "$OUT" [PART ...]
@@ -41,6 +42,11 @@ for part in $parts; do
       timeout 520 python bench/isolation_overhead.py --tests 10 --reps 3 --out "$out/isolation_overhead.json" \
         >"$out/isolation_overhead.txt" 2>&1
       echo "isolation: exit $? wall $((SECONDS - start)) s" >>"$log"; tail -30 "$out/isolation_overhead.txt" >>"$log" ;;
+    timeline)
+      start=$SECONDS
+      timeout 200 python bench/isolation_timeline.py --tests 10 --reps 3 --out "$out/isolation_timeline.json" \
+        >"$out/isolation_timeline.txt" 2>&1
+      echo "timeline: exit $? wall $((SECONDS - start)) s" >>"$log"; tail -30 "$out/isolation_timeline.txt" >>"$log" ;;
     isolated) run gpu-suite-isolated 300 suites/gpu --rocm-matrix "$matrix" --rocm-isolate all ;;
   esac
 done
