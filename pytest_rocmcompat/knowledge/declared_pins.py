@@ -25,6 +25,8 @@ every requirement, on torch and on the rest of the stack, with these policies:
      imports Triton internals that move between releases (``triton_key``, ``AttrsDescriptor``,
      ``CompiledKernel.launch_enter_hook``), so ``torch.compile`` breaks with another Triton.
      The Triton pin is the same for every CUDA build of one torch release (``+cu118`` ...).
+     Eager torch never imports Triton, and a library's own Triton kernels build with any
+     Triton, so the check lets this pair reach torch.compile tests only.
    - ``nvidia-*`` exact pins (``nvidia-nccl-cu12==2.21.5``): *same major, not older than the
      pin* (``>=2.21.5,<3``). Users upgrade NCCL or cuDNN on purpose (a fix, a newer GPU) and
      NVIDIA keeps them backward compatible within a major version; an *older* library lacks

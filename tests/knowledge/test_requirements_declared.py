@@ -12,9 +12,11 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, evaluate
+from pytest_rocmcompat.knowledge.checks import dynamo_gate, requirements
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules, evaluate
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires, declared_requires_all
+from pytest_rocmcompat.knowledge.derived_facts import derive
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -80,6 +82,22 @@ def test_torch_nvidia_pins_same_major_not_older(stack: tuple[str, ...], found: s
 def test_markers_for_the_stack_os(os: str, found: bool) -> None:
     """torch 2.5.1's Triton pin holds on Linux x86_64 only; a stack naming no OS is taken as Linux x86_64."""
     assert bool(_reasons("torch=2.5.1", "lib.triton=3.0.0", base=replace(BASE, os=os))) is found
+
+
+@pytest.mark.parametrize(
+    ("uses", "reached"),
+    [({"torch-compile"}, True), ({"inductor"}, True), ({"triton"}, False), ({"torch"}, False), (set(), False)],
+)
+def test_triton_pin_reaches_torch_compile_tests_only(uses: set[str], reached: bool) -> None:
+    """Eager torch never imports Triton; a library's own Triton kernels build with any Triton: only Inductor."""
+    env = apply_overrides(BASE, ["torch=2.5.1", "lib.triton=3.0.0"])
+    (finding,) = evaluate(env)
+    assert finding.uses == ("torch.compile", "inductor") and finding.nodeids == dynamo_gate.COMPILE_TESTS
+    active = ActiveRules(compile_rules([finding]), derive(env))
+    assert bool(active.match(ItemFacts("test_x.py::test_x", frozenset(), frozenset(uses)))) is reached
+    # an older NCCL breaks loading torch itself: that pair reaches every test using torch
+    (both,) = evaluate(apply_overrides(BASE, ["torch=2.5.1", "lib.triton=3.0.0", "lib.nvidia-nccl-cu12=2.20.5"]))
+    assert {"torch.compile", "inductor", "torch", "nvidia-nccl-cu12"} == set(both.uses)
 
 
 def test_torch_pins_by_build() -> None:
@@ -203,10 +221,6 @@ VERBATIM: list[tuple[str, str]] = [
         "ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
         "undefined symbol: ncclMemFree",
         "https://github.com/rwth-i6/returnn/issues/1802",
-    ),
-    (
-        "torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
-        "https://github.com/NVIDIA/nccl/issues/1180",
     ),
     (  # transformers' own run-time check of what it declares (utils/versions.py)
         "ImportError: huggingface-hub>=0.34.0,<1.0 is required for a normal functioning of this module, "

@@ -10,7 +10,9 @@ releases the data cannot answer. Local version tags count as pip counts them: ``
 is met by ``2.5.1+rocm6.2``. Extras are left out; markers are evaluated for the stack's Python
 and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assumes). Only
 requirements on packages present in the stack are checked; in a ``--rocm-set`` replay, on
-packages the replay named (or torch). Each pair is reported with its source.
+packages the replay named (or torch). Each pair is reported with its source. A pair reaches the
+tests that use either package, except torch's Triton pin, which reaches torch.compile tests only
+(:data:`COMPILE_USES`).
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import re
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
-from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
+from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
@@ -79,7 +82,7 @@ def check(env: Environment) -> list[Finding]:
     if not broken:
         return []
     pairs = "; ".join(f"{d} requires {_bare(r)}, installed {t} ({_cite(s)})" for d, r, t, s in broken)
-    uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])))
+    uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in _uses(d.split()[0], t.split()[0])))
     sources = [s for *_, s in broken if s.startswith("http")]
     return [
         Finding(
@@ -89,8 +92,23 @@ def check(env: Environment) -> list[Finding]:
             "dependent package built for the installed one)",
             link=sources[0] if sources else SOURCE,
             uses=uses,
+            nodeids=COMPILE_TESTS if set(COMPILE_USES) <= set(uses) else (),
         )
     ]
+
+
+# torch's Triton pin binds only Inductor, which imports Triton internals (torch/_inductor:
+# codecache.py ``triton_key``, runtime/hints.py ``AttrsDescriptor``, runtime/triton_heuristics.py
+# ``CompiledKernel`` hooks); eager torch never imports Triton, and a library's own Triton kernels
+# are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only.
+COMPILE_USES = ("torch.compile", "inductor")
+
+
+def _uses(dist: str, target: str) -> tuple[str, ...]:
+    """The ``uses`` names a broken pair reaches."""
+    if dist == "torch" and target in TRITON:
+        return COMPILE_USES
+    return (dist, target)
 
 
 def _bare(text: str) -> str:
