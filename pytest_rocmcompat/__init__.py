@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from pytest_rocmcompat.errors import ConfigError
 from pytest_rocmcompat.outcomes import Outcome
+from pytest_rocmcompat.safe_io import no_assert_rewrite  # noqa: F401  # before the rest of the package loads
 from pytest_rocmcompat.safe_io.package_files import VERSION
 from pytest_rocmcompat.stack.environment import GPU, Environment
 
