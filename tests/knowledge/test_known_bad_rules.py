@@ -18,6 +18,7 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.stack.versions import specifier_contains
 from tests.conftest import REPO
+from tests.knowledge.test_rocm_release_notes_rules import CASES as RELEASE_NOTES_CASES
 
 KNOWN_BAD = REPO / "matrices" / "known_bad.yaml"
 BASE = Environment(platform="cpu", python="3.11.7")
@@ -348,6 +349,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "torch=2.6.0+cu124", "lib.bitsandbytes=0.43.3"],
     ),
 }
+# the rules restating AMD's ROCm release notes keep their cases beside their own tests
+CASES.update(RELEASE_NOTES_CASES)
 
 # The coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
 # environment of exactly that situation.
