@@ -393,6 +393,133 @@ VERBATIM: list[tuple[str, str, str]] = [
         '"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"',
         "https://github.com/pytorch/pytorch/blob/17e3b6a97af175f377f42b52cf20d4c758a432a9/torch/cuda/__init__.py",
     ),
+    # ---- seventh round: the libraries' and runtimes' own message texts (issue 25 item 7) ----
+    # arch-not-in-build: torch's capability warnings since pytorch/pytorch#166185 and before it
+    (
+        "arch-not-in-build",
+        "UserWarning: Found GPU0 Tesla V100-PCIE-32GB which is of compute capability (CC) 7.0.",
+        "https://github.com/pytorch/pytorch/issues/182250",
+    ),
+    (
+        "arch-not-in-build",
+        "Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability "
+        "supported by this version of PyTorch is (8.0) - (12.0)",
+        "https://github.com/eugr/spark-vllm-docker/issues/15",
+    ),
+    # arch-not-in-build, rocblas-arch-not-in-release, rocm-gpu-unsupported: rocBLAS/hipBLASLt finding no
+    # kernels for the processor (tensile_host.cpp: ROCm/rocBLAS rocm-6.2.0, ROCm/hipBLASLt)
+    (
+        "arch-not-in-build",
+        "rocBLAS error: Could not load C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary_lazy_gfx1103.dat",
+        "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
+    ),
+    (
+        "arch-not-in-build",
+        "rocBLAS error: Could not initialize Tensile library",
+        "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
+    ),
+    (
+        "arch-not-in-build",
+        "rocBLAS warning: No paths matched /usr/lib64/library/*gfx906*co. Make sure that ROCBLAS_TENSILE_LIBPATH "
+        "is set correctly.",
+        "https://github.com/justxi/rocm/issues/182",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        "rocBLAS warning: No paths matched /usr/lib64/library/*gfx906*co. Make sure that ROCBLAS_TENSILE_LIBPATH "
+        "is set correctly.",
+        "https://github.com/justxi/rocm/issues/182",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        '"\\nrocblaslt error: Could not initialize Tensile library"',
+        "https://github.com/ROCm/hipBLASLt/blob/7d9fb683db25941d38c5f89749a2c26acc493992/library/src/amd_detail/rocblaslt/src/tensile_host.cpp#L1437",
+    ),
+    (
+        "rocblas-arch-not-in-release",
+        '"\\nrocblaslt warning: No paths matched " << dir << ". Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly."',
+        "https://github.com/ROCm/hipBLASLt/blob/7d9fb683db25941d38c5f89749a2c26acc493992/library/src/amd_detail/rocblaslt/src/tensile_host.cpp#L1353-L1354",
+    ),
+    (
+        "rocm-gpu-unsupported",
+        "rocBLAS error: Could not initialize Tensile library",
+        "https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12",
+    ),
+    (
+        "rocm-gpu-unsupported",
+        "rocBLAS warning: No paths matched /usr/lib64/library/*gfx906*co. Make sure that ROCBLAS_TENSILE_LIBPATH "
+        "is set correctly.",
+        "https://github.com/justxi/rocm/issues/182",
+    ),
+    # HIP's text for hipErrorNoBinaryForGpu (hipGetErrorString), what torch prints after "HIP error: "
+    (
+        "rocblas-arch-not-in-release",
+        'return "no kernel image is available for execution on the device";',
+        "https://github.com/ROCm/clr/blob/f9f995c6d0aecec28debd3db0f41df0c15ec003d/hipamd/src/hip_error.cpp#L261-L262",
+    ),
+    (
+        "hsa-override-invalid",
+        'return "no kernel image is available for execution on the device";',
+        "https://github.com/ROCm/clr/blob/f9f995c6d0aecec28debd3db0f41df0c15ec003d/hipamd/src/hip_error.cpp#L261-L262",
+    ),
+    (
+        "bitsandbytes-rocm-build",
+        'return "no kernel image is available for execution on the device";',
+        "https://github.com/ROCm/clr/blob/f9f995c6d0aecec28debd3db0f41df0c15ec003d/hipamd/src/hip_error.cpp#L261-L262",
+    ),
+    # hsa-override-invalid: the thunk rejecting the value (printed when HSAKMT_DEBUG_LEVEL >= 3)
+    (
+        "hsa-override-invalid",
+        'pr_err("HSA_OVERRIDE_GFX_VERSION %s is invalid\\n",',
+        "https://github.com/ROCm/ROCR-Runtime/blob/c7785a6da1c10c25bc8d527c00b1fe79bfbd84c9/libhsakmt/src/topology.c#L1224",
+    ),
+    # bitsandbytes-rocm-build: cextension.py's missing-dependency report (same template for ROCm and CUDA)
+    (
+        "bitsandbytes-rocm-build",
+        "RuntimeError: CUDA SETUP ERROR: Missing dependency: libnvJitLink.so.13",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1905",
+    ),
+    # library-min-arch: flash-attn's CuTe interface, torch Inductor's Triton minimum
+    (
+        "library-min-arch",
+        'assert arch // 10 in [8, 9, 10, 11, 12], "Unsupported compute capability. Supported: 8.x, 9.x, 10.x, 11.x, 12.x"',
+        "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L681",
+    ),
+    (
+        "library-min-arch",
+        'f"Found {device_props.name} which is too old to be supported by the triton GPU compiler, "',
+        "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
+    ),
+    # bf16-unsupported-arch: Accelerate's mixed-precision check
+    (
+        "bf16-unsupported-arch",
+        'raise ValueError("bf16 mixed precision requires PyTorch >= 1.10 and a supported device.")',
+        "https://github.com/huggingface/accelerate/blob/v1.15.0/src/accelerate/accelerator.py",
+    ),
+    # fp8-format-arch: Transformer Engine's fp8 gate (NVIDIA's and ROCm's fork)
+    (
+        "fp8-format-arch",
+        'return False, "Device compute capability 8.9 or higher required for FP8 execution."',
+        "https://github.com/NVIDIA/TransformerEngine/blob/d0067d0da6cb01811b8072a7d304f0e00344ce2b/transformer_engine/pytorch/quantization.py#L154",
+    ),
+    (
+        "fp8-format-arch",
+        'return False, "Device arch gfx94x or gfx95x required for FP8 execution."',
+        "https://github.com/ROCm/TransformerEngine/blob/04a84095310fee0a3d911928bf9cb0889c1fefac/transformer_engine/pytorch/fp8.py",
+    ),
+    # cuda-newer-than-driver: the driver's PTX JIT refusing a newer toolkit's PTX
+    (
+        "cuda-newer-than-driver",
+        "[cudaErrorUnsupportedPtxVersion] the provided PTX was compiled with an unsupported toolchain. in expression "
+        "cudaGetLastError()",
+        "https://github.com/NVIDIA/nvbandwidth/issues/61",
+    ),
+    (
+        "cuda-newer-than-driver",
+        "cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was "
+        "compiled with an unsupported toolchain.",
+        "https://github.com/d-li14/involution/issues/52",
+    ),
     # built-for-other-vendor (more in tests/knowledge/test_gpu_vendor_builds.py)
     (
         "built-for-other-vendor",
@@ -409,6 +536,11 @@ FOREIGN = (
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
     "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error",
     "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'QuantizedCUDA' backend.",
+    # seventh round: messages near the new signatures that name no stack problem
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "rocBLAS warning: No Tensile solution found for XF32, fall back to FP32",
+    "FP8 execution requires the product of all dimensions except the last to be divisible by 8",
+    "ValueError: fp16 mixed precision requires a GPU (not 'cpu').",
 )
 
 

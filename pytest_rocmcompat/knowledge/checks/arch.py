@@ -17,13 +17,22 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shippe
 # matches each against a message quoted from a real report): CUDA's launch error and torch's
 # own warnings, HIP's missing-kernel errors (any case: "Invalid device function" is reported
 # too), and the math libraries' per-arch kernel files (rocBLAS Tensile, cuBLAS).
+# Seventh round, the libraries' own texts: torch's newer capability warning (torch/cuda/__init__.py
+# _warn_unsupported_code, "Found GPU0 ... which is of compute capability (CC) 12.0.", and the range
+# warning before it, "Minimum and Maximum cuda capability supported by this version of PyTorch is
+# (8.0) - (12.0)"); rocBLAS'
+# and hipBLASLt's tensile_host.cpp (ROCm/rocBLAS, ROCm/hipBLASLt: the per-arch library not loaded,
+# the library not initialised, no code object file matching the processor).
 PREDICTS = (
     r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice"
     r"|with CUDA capability sm_\d+ is not compatible with the current PyTorch installation"
     r"|PyTorch no longer supports this GPU because it is too old"
+    r"|which is of compute capability \(CC\) \d+\.\d+|Minimum and Maximum cuda capability supported by this version of PyTorch"
     r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
     r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
-    r"|Cannot read [^\n]{0,400}?TensileLibrary|TensileLibrary\.dat: Illegal seek|CUBLAS_STATUS_ARCH_MISMATCH"
+    r"|(?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary|TensileLibrary\.dat: Illegal seek|CUBLAS_STATUS_ARCH_MISMATCH"
+    r"|(?:rocBLAS|rocblaslt) error: Could not initialize Tensile library"
+    r"|No paths matched [^\n]{0,400}?(?:ROCBLAS|HIPBLASLT)_TENSILE_LIBPATH"
 )
 
 

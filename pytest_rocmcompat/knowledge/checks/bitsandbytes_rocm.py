@@ -86,6 +86,11 @@ PREDICTS = (
     r"|bitsandbytes native library functionality but it's not available|bitsandbytes library load error"
     r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32|'NoneType' object has no attribute 'c\w+'"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
+    # seventh round, cextension.py of 0.48+ (main): a runtime library its ROCm/CUDA library links is
+    # missing ("{BNB_BACKEND} SETUP ERROR: Missing dependency: ..."); and HIP's text for
+    # hipErrorNoBinaryForGpu, which its kernels' error check prints (csrc/compat.cuh "Error %s at line")
+    r"|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
+    r"|no kernel image is available for execution on the device"
 )
 
 

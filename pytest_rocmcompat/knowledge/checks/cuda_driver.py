@@ -14,10 +14,14 @@ from pytest_rocmcompat.stack.versions import coerce_version
 ID = "cuda-newer-than-driver"
 SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility"
 # What torch and the CUDA runtime print when the driver is older than the build's CUDA (a
-# warning at CUDA initialisation, captured with the test's output, or the error itself).
+# warning at CUDA initialisation, captured with the test's output, or the error itself). Seventh
+# round: the driver's PTX JIT refusing PTX from a newer toolkit (cudaErrorUnsupportedPtxVersion,
+# "the provided PTX was compiled with an unsupported toolchain": CUDA runtime API error text).
 PREDICTS = (
     r"The NVIDIA driver on your system is too old|CUDA driver version is insufficient for CUDA runtime version"
     r"|cudaErrorInsufficientDriver|forward compatibility was attempted on non supported HW"
+    r"|the provided PTX was compiled with an unsupported toolchain|cudaErrorUnsupportedPtxVersion"
+    r"|CUDA_ERROR_UNSUPPORTED_PTX_VERSION"
 )
 
 

@@ -20,10 +20,15 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 # ROCm maintainers on overrides across major ISA versions ("major screw ups").
 SOURCE = "https://github.com/ROCm/rocm-systems/pull/3461"
 # What code for a foreign ISA gives: the runtime's ISA check, missing code objects, memory faults.
+# Seventh round: HIP's text for hipErrorNoBinaryForGpu (ROCm/clr hip_error.cpp), and the thunk's
+# refusal of a malformed value (ROCR-Runtime libhsakmt/src/topology.c "HSA_OVERRIDE_GFX_VERSION %s is
+# invalid", printed when HSAKMT_DEBUG_LEVEL >= 3). Not ROCr's "HW Exception ... GPU Hang": any hang.
 PREDICTS = (
     r"HSA_STATUS_ERROR_INVALID_ISA|HSA_ERROR_INVALID_ISA|Memory access fault by GPU node-\d+"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
     r"|HSA_STATUS_ERROR_OUT_OF_RESOURCES|No HIP GPUs are available"
+    r"|no kernel image is available for execution on the device"
+    r"|HSA_OVERRIDE_GFX_VERSION \S+ is invalid"
 )
 
 

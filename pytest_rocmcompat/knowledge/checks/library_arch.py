@@ -26,6 +26,11 @@ PREDICTS = (
     # https://github.com/vllm-project/vllm/blob/001eda31e3d032e9dc864e97f3630358b2ff8b5a/vllm/platforms/rocm.py
     r"|Major version < 9 is not expected for any supported AMD GPU"
     r"|(?i:invalid device function)|hipErrorNoBinaryForGpu"
+    # seventh round: flash-attn's CuTe interface (FA4) refusing the arch
+    # (flash_attn/cute/interface.py "Unsupported compute capability. Supported: 8.x, 9.x, ..."), and
+    # torch Inductor refusing a GPU below Triton's minimum (torch/_inductor/exc.py GPUTooOldForTriton),
+    # which a library's compiled path meets on a GPU below its minimum (vLLM on sm_6x)
+    r"|Unsupported compute capability\. Supported: \d+\.x|too old to be supported by the triton GPU compiler"
 )
 
 

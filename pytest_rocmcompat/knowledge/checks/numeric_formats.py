@@ -24,16 +24,22 @@ BF16_NODEIDS = ("*bf16*", "*bfloat16*", "*BF16*")
 BF16_USES = ("bf16", "bfloat16", "vllm", "transformers", "accelerate", "trl", "deepspeed")
 FP8_NODEIDS = ("*fp8*", "*float8*", "*FP8*", "*fnuz*")
 FP8_USES = ("fp8", "float8")
-# vLLM's dtype check, transformers' TrainingArguments(bf16=True), torch autocast's check.
+# vLLM's dtype check, transformers' TrainingArguments(bf16=True), torch autocast's check, and
+# (seventh round) Accelerate's mixed-precision check (src/accelerate/accelerator.py).
 BF16_PREDICTS = (
     r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0"
     r"|Your setup doesn't support bf16/gpu|Current CUDA Device does not support bfloat16"
+    r"|bf16 mixed precision requires PyTorch >= 1\.10 and a supported device"
 )
 # Triton's per-arch fp8 types, torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
 FP8_PREDICTS = (
     r"type fp8\w* not supported in this architecture|fp8e4nv data type is not supported on CUDA arch"
     r"|torch\._scaled_mm is only supported on"
     r"|F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942"
+    # seventh round: Transformer Engine's fp8 gate, NVIDIA's (transformer_engine/pytorch/quantization.py
+    # "Device compute capability 8.9 or higher required for FP8 execution.") and ROCm's fork
+    # (transformer_engine/pytorch/fp8.py "Device arch gfx94x or gfx95x required for FP8 execution.")
+    r"|Device (?:compute capability|arch) [\w.]{1,12}(?: or [\w.]{1,12})? required for FP8 execution"
 )
 
 

@@ -61,10 +61,16 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
 # rocBLAS' own messages (tensile_host.cpp: the Tensile library file missing for the processor, or
 # failing to load, quoted with or without its 'rocBLAS error: ' prefix; the library then failing to initialise), and HIP's missing-code-object errors for
 # its non-Tensile kernels. Not "Could not initialize Tensile host: No devices found": no GPU visible.
+# Seventh round: hipBLASLt's copy of the same loader ("rocblaslt error: ..."), both libraries' warning
+# that no code object file matches the processor ("No paths matched <dir>/*<gfx>*co. Make sure that
+# ROCBLAS_TENSILE_LIBPATH is set correctly."), and HIP's own text for hipErrorNoBinaryForGpu
+# (ROCm/clr hipamd/src/hip_error.cpp: what torch prints after "HIP error: ").
 PREDICTS = (
     r"(?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary"
-    r"|rocBLAS error: Could not initialize Tensile library"
+    r"|(?:rocBLAS|rocblaslt) error: Could not initialize Tensile library"
+    r"|No paths matched [^\n]{0,400}?(?:ROCBLAS|HIPBLASLT)_TENSILE_LIBPATH"
     r"|hipErrorNoBinaryForGpu|Unable to find code object for all current devices"
+    r"|no kernel image is available for execution on the device"
     r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
 )
 

@@ -51,6 +51,9 @@ PREDICTS = (
     r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
     r"|Memory access fault by GPU node-\d+"
     r"|(?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary"
+    # seventh round: rocBLAS/hipBLASLt failing to load their per-arch kernels (as rocblas_arch)
+    r"|(?:rocBLAS|rocblaslt) error: Could not initialize Tensile library"
+    r"|No paths matched [^\n]{0,400}?(?:ROCBLAS|HIPBLASLT)_TENSILE_LIBPATH"
 )
 
 
