@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CPU_ENV
 from tests.running.test_fresh_isolation import _pids, _props
-from tests.running.test_standby import _carrying
+from tests.running.test_standby import _carrying, _run
 
 pytest.importorskip("torch")
 
@@ -55,29 +54,16 @@ def env_file(pytester: pytest.Pytester) -> Path:
     return path
 
 
-def _session(pytester: pytest.Pytester, env_file: Path, ini: str, *args: str) -> tuple[pytest.RunResult, str, float]:
-    pytester.makeini(ini)
-    pytester.mkdir("pids")
-    marker = f"ROCMCOMPAT_EXIT_PROBE_{uuid.uuid4().hex}"
-    start = time.monotonic()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PIDS", str(pytester.path / "pids"))
-        mp.setenv(marker, "1")
-        result = pytester.runpytest_subprocess(
-            "--rocm-env", str(env_file), "-p", "no:cacheprovider", "--junitxml=out.xml", "-rA", *args, timeout=300
-        )
-    return result, marker, time.monotonic() - start
-
-
 @pytest.mark.parametrize("xdist", [False, True], ids=["serial", "-n 2"])
 def test_a_crash_is_seen_while_a_process_the_test_forked_holds_its_exit_pipe(
     pytester: pytest.Pytester, env_file: Path, xdist: bool
 ) -> None:
     if xdist:
         pytest.importorskip("xdist")
-    pytester.makepyfile(test_forking=FORKING)
     extra = ["-n", "2", "--dist", "loadfile"] if xdist else []  # one worker: one template forks all three
-    result, marker, took = _session(pytester, env_file, "[pytest]\nrocm_isolate_preload = torch\n", *extra)
+    start = time.monotonic()
+    result, marker = _run(pytester, env_file, FORKING, "[pytest]\nrocm_isolate_preload = torch\n", *extra)
+    took = time.monotonic() - start
     out = result.stdout.str()
     result.stdout.fnmatch_lines(["CRASHED*test_1_forks_then_crashes*"])
     result.stdout.fnmatch_lines(["PASSED*test_2_after*"])
@@ -126,9 +112,8 @@ def test_a_template_is_not_waited_for_a_reusable_sandbox_ends_its_session(
     """A template ran no test and no fixture: killed at the end, not left to tear torch down; a
     reusable sandbox ran its tests itself, so its session ends (its session fixtures' teardown)."""
     pytester.makeconftest(FINISH_CONFTEST)
-    pytester.makepyfile(test_plain=PLAIN)
     ini = "[pytest]\nrocm_isolate_preload = torch\n" + ("rocm_isolate_reuse = true\n" if mode == "reuse" else "")
-    result, marker, _ = _session(pytester, env_file, ini)
+    result, marker = _run(pytester, env_file, PLAIN, ini)
     assert result.ret == 0, result.stdout.str()
     finished = sorted(p.name for p in (pytester.path / "pids").glob("finished-*"))
     assert len(finished) == (1 if mode == "reuse" else 0), finished
