@@ -94,7 +94,7 @@ def run_check(args: argparse.Namespace) -> int:
         except CheckUsageError as exc:
             echo(f"rocmcompat check: {exc}", err=True)
             return 2
-    status = 1 if (any(not p.conditional for p in problems) or rules) else 0
+    status = 1 if (any(not (p.conditional or p.uncertain) for p in problems) or rules) else 0
     if args.json:
         _print_json(stack, env, problems, rules, reached, status)
     else:
@@ -224,6 +224,7 @@ def _print_json(
                 "link": f.link,
                 "text": f.describe(),
                 "conditional": f.conditional,
+                "uncertain": f.uncertain,
             }
             for f in problems
         ],
@@ -255,6 +256,8 @@ def _print_text(
     out(f"problems (built-in checks): {len(problems) or 'none found'}")
     for problem in problems:
         only = " (only for tests that use it: not counted against the stack)" if problem.conditional else ""
+        if problem.uncertain:
+            only = " (at risk: the stack does not say which build; not counted against the stack)"
         out(f"  {problem.describe()}{only}")
     out(f"known-bad rules active: {len(rules) or 'none'}")
     for rule in rules:
@@ -265,7 +268,7 @@ def _print_text(
         for nodeid, ids in sorted(reached.items()):
             out(f"  {nodeid}: {', '.join(ids)}")
     if status:
-        counted = len([p for p in problems if not p.conditional]) + len(rules)
+        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(rules)
         out(f"verdict: known-bad: {counted} finding(s) against this stack")
     else:
         out("verdict: nothing known against this stack")

@@ -18,7 +18,7 @@ from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.stack.versions import parse_specifier
 
-FORMAT = 3  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics
+FORMAT = 4  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics; 4: at_risk
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
@@ -72,6 +72,7 @@ def _rule_to_plain(rule: Rule) -> dict[str, Any]:
         "line": rule.line,
         "contested": rule.contested,
         "fresh": rule.fresh,
+        "at_risk": rule.at_risk,
         "signature": None if rule.signature is None else rule.signature.pattern,
         "links": list(rule.links),
         "fixed_in": [list(f) for f in rule.fixed_in],
@@ -117,6 +118,7 @@ def _rule_from_plain(data: dict[str, Any]) -> Rule:
         line=_opt_int(data["line"]),
         contested=_bool(data["contested"]),
         fresh=_bool(data["fresh"]),
+        at_risk=_bool(data["at_risk"]),
     )
 
 

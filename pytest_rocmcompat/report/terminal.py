@@ -30,14 +30,18 @@ def header_lines(state: CompatState, *, cached: bool, verbose: bool) -> list[str
         f"active ({state.rules_source})"
     )
     lines.extend(active_rule_lines(state.rules.active, verbose=verbose))
-    broken = [p for p in state.problems if not getattr(p, "conditional", False)]
-    conditional = [p for p in state.problems if getattr(p, "conditional", False)]
+    uncertain = [p for p in state.problems if getattr(p, "uncertain", False)]
+    conditional = [p for p in state.problems if getattr(p, "conditional", False) and p not in uncertain]
+    broken = [p for p in state.problems if p not in conditional and p not in uncertain]
     if broken:
         lines.append(f"rocmcompat: checks: {len(broken)} problem(s) with this stack:")
         lines.extend(f"rocmcompat:   {p.describe()}" for p in broken)
     if conditional:  # (a library the stack does not list, a format: only tests that use it meet these)
         lines.append(f"rocmcompat: checks: {len(conditional)} finding(s) for tests that use what they name:")
         lines.extend(f"rocmcompat:   {p.describe()}" for p in conditional)
+    if uncertain:  # (the stack does not say which build: a failure the check predicts confirms it)
+        lines.append(f"rocmcompat: checks: {len(uncertain)} risk(s) the stack does not settle:")
+        lines.extend(f"rocmcompat:   {p.describe()}" for p in uncertain)
     if verbose:
         lines.extend(f"rocmcompat: probe note: {note}" for note in state.env.notes)
     return [safe_text(line) for line in lines]

@@ -3,7 +3,8 @@
 A rule whose action is ``xfail`` (or ``isolate`` with a signature) turns a failure
 into ``known-bad`` only when the failure text matches its signature; any other
 failure stays ``fail``. A test such a rule reaches that passes is ``stale-rule``
-(a failure under ``--rocm-strict``).
+(a failure under ``--rocm-strict``), except for a check's uncertain finding (``Rule.at_risk``:
+the stack did not state what decides it), where the pass stands.
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ def classify(
             if matched.signature is not None:
                 _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
             return matched
+        if all(r.at_risk for r in xfail_rules):  # an unconfirmed risk is no cause of another failure
+            diagnose_failure(item, report, text)
+            return None
         diagnosed = diagnose_failure(item, report, text) is not None
         ids = ", ".join(r.id for r in xfail_rules)
         report.sections.append(
@@ -111,6 +115,8 @@ def classify(
         # the same note reaches JUnit (a testcase property) and the run report (the message)
         note = f"rule {ids} applies but its signature did not match"
         _prop(item, report, PROP_NOTE, note + _stack_problem_as_cause(item, report, xfail_rules, diagnosed))
+    elif report.passed and all(r.at_risk for r in xfail_rules):
+        pass  # a risk the stack did not confirm (a check's uncertain finding): the pass stands
     elif report.passed:
         rule = xfail_rules[0]
         _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)

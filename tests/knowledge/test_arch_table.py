@@ -155,7 +155,8 @@ def test_arch_no_official_build_ever_carried(gpu: str) -> None:
      ("platform=rocm", "arch=gfx1010", "torch=2.4.1")],
 )  # fmt: skip
 def test_arch_served_by_some_official_build_or_unknown_torch(assignments: tuple[str, ...]) -> None:
-    assert arch.check(stack(*assignments)) == []
+    """No verdict; a GPU only some release builds serve is at most a risk (tests/knowledge/test_uncertain_findings.py)."""
+    assert [f for f in arch.check(stack(*assignments)) if not f.uncertain] == []
 
 
 def test_registered_checks_fire_together_through_evaluate() -> None:

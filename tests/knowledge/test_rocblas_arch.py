@@ -12,9 +12,9 @@ from pytest_rocmcompat.stack.overrides import apply_overrides
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 
 
-def _found(*stack: str) -> list[str]:
+def _found(*stack: str, certain: bool = False) -> list[str]:
     env = apply_overrides(BASE, ["platform=rocm", *stack])
-    return [f.reason for f in evaluate(env) if f.check == rocblas_arch.ID]
+    return [f.reason for f in evaluate(env) if f.check == rocblas_arch.ID and not (certain and f.uncertain)]
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,8 @@ def test_a_gpu_the_release_does_not_build_for_is_found(stack: tuple[str, ...], p
     ],
 )
 def test_a_served_or_unknown_stack_is_not_found(stack: tuple[str, ...]) -> None:
-    assert _found(*stack) == []
+    """No verdict; an unknown release is at most a risk (tests/knowledge/test_uncertain_findings.py)."""
+    assert _found(*stack, certain=True) == []
 
 
 def test_torch_s_bundled_rocblas_is_judged_before_the_system_rocm() -> None:

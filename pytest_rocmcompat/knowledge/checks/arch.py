@@ -1,4 +1,9 @@
-"""``arch-not-in-build``: a GPU whose architecture the torch build carries no code for."""
+"""``arch-not-in-build``: a GPU whose architecture the torch build carries no code for.
+
+A stack that names no torch: an arch no official wheel ever carried is a finding; one that only
+some official release builds carry is an *uncertain* finding (``Finding.uncertain``): a failure
+this check predicts confirms it (known-bad), a pass stands.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,16 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.wheel_targets import TOOLKIT_SOURCE, build_targets, ever_official, toolkit_ceiling
+from pytest_rocmcompat.knowledge.wheel_targets import (
+    TABLE,
+    TOOLKIT_SOURCE,
+    build_targets,
+    ever_official,
+    toolkit_ceiling,
+)
 from pytest_rocmcompat.stack.arch import arch_vendor
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import build_tag_version
+from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version
 
 ID = "arch-not-in-build"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
@@ -40,6 +51,7 @@ def check(env: Environment) -> list[Finding]:
     targets, origin = build_targets(env)
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     missing: list[str] = []
+    at_risk: list[str] = []  # the stack names no torch; only some official release builds carry the arch
     link = ""
     for arch in env.archs:
         effective = override if override and arch.startswith("gfx") else arch
@@ -56,12 +68,16 @@ def check(env: Environment) -> list[Finding]:
             link = rocm_targets.SOURCE if effective.startswith("gfx") else cuda_targets.SOURCE
             if served is False:
                 origin = "no official torch wheel of any release carries it (the stack names no torch)"
+            elif served:
+                carried = release_builds_carrying(arch_vendor(effective), effective, _series(env, effective))
+                if carried is not None:
+                    at_risk.append(f"{effective} {carried}")
         elif arch.startswith("sm_"):
             served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
         if served is False:
             missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
     if not missing:
-        return []
+        return _at_risk(at_risk, link)
     if env.torch is None and not targets:
         reason = f"no official torch build has kernels for {', '.join(missing)} ({origin})"
     else:
@@ -81,6 +97,58 @@ def check(env: Environment) -> list[Finding]:
             nodeids=GPU_SUITE,
         )
     ]
+
+
+def _at_risk(archs: list[str], link: str) -> list[Finding]:
+    """The uncertain finding for GPUs that only some official release builds serve."""
+    if not archs:
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason="the stack names no torch build, and the official torch wheels it could be carry kernels for "
+            + "; ".join(archs),
+            fix="name the torch build (torch=VERSION+TAG) to settle it, and use one whose targets include this GPU",
+            link=link,
+            markers=("gpus",),
+            nodeids=GPU_SUITE,
+            uncertain=True,
+        )
+    ]
+
+
+def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -> str | None:
+    """``"only in rocm6.3 (torch >=2.7,<2.10), ..."`` (or ``"in none of the ... builds"``): the release
+    builds of :data:`TABLE` that serve ``arch``, when some of the candidates do not; ``None`` when
+    all serve it (or there is no candidate).
+
+    The candidates are the vendor's release builds, or, when the stack names its ROCm/CUDA release
+    (``series``: ``"rocm6.1"``, ``"cu121"``), the builds made for that release (``rocm5`` rows for
+    any 5.x): the torch a user of that release installs.
+    """
+    prefix = "cu" if vendor == "nvidia" else "rocm"
+    rows = [(tag, spec, tuple(targets.split())) for tag, spec, targets, _ in TABLE if tag.startswith(prefix)]
+    if series is not None:
+        rows = [row for row in rows if series.startswith(row[0]) or row[0] == series]
+    serving: list[str] = []
+    lacking: list[str] = []
+    for tag, spec, targets in rows:
+        served = cuda_targets.served_by(targets, arch)
+        if served is None:
+            served = rocm_targets.served_by(targets, arch)
+        (serving if served else lacking).append(f"{tag} (torch {spec})")
+    if not lacking:
+        return None
+    return f"only in {', '.join(serving)}" if serving else f"in none of the {', '.join(lacking)} builds"
+
+
+def _series(env: Environment, arch: str) -> str | None:
+    """The build tag series of the stack's stated ROCm/CUDA release (``"rocm6.1"``, ``"cu121"``), if any."""
+    if arch.startswith("gfx"):
+        version = coerce_version(env.rocm)
+        return f"rocm{version.major}.{version.minor}" if version is not None else None
+    version = coerce_version(env.cuda)
+    return f"cu{version.major}{version.minor}" if version is not None else None
 
 
 def _platform_matches(env: Environment, arch: str) -> bool:

@@ -21,6 +21,11 @@ class Finding:
     # it: the finding still reaches the tests that say so, but is no problem of the stack itself
     # (``rocmcompat check`` lists it without counting it against the stack).
     conditional: bool = False
+    # The stack does not state what decides it (no torch or ROCm release named), but some of the
+    # builds it could be lack what the GPU needs: a risk that only a failure the check predicts
+    # confirms. Such a failure ends known-bad; a passing test stays a pass (no stale rule); not
+    # counted against the stack by ``rocmcompat check``.
+    uncertain: bool = False
 
     def describe(self) -> str:
         """``[check-id] reason; fix: ... (link)``, as a rule's text reads."""

@@ -118,6 +118,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
                 signature=_signature(check_id),
                 links=links,
                 file=SOURCE_FILE,
+                at_risk=all(f.uncertain for f in group),
             )
         )
     return rules

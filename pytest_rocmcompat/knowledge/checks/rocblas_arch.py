@@ -15,7 +15,9 @@ The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torc
 libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
 processor's kernels, so the overridden arch is judged. Releases outside the table (before 5.4,
 after 7.1, or an unknown series) are not judged. The lists are Linux's default build; a stack that
-names no arch is not judged.
+names no arch is not judged. A stack that names neither a ROCm release nor a torch gets an
+*uncertain* finding for a GPU that only some tabled releases carry: a failure this check predicts
+confirms it (known-bad), a pass stands.
 """
 
 from __future__ import annotations
@@ -79,10 +81,12 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
     release = _release(env)
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    if release is None and env.torch is None:
+        return _at_risk(env, override)
     if release is None or release not in TARGETS:
         return []
     targets, link = TARGETS[release]
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     missing = []
     for arch in env.archs:
         if not arch.startswith("gfx"):
@@ -102,6 +106,37 @@ def check(env: Environment) -> list[Finding]:
             link=link,
             markers=("gpus",),
             nodeids=GPU_SUITE,
+        )
+    ]
+
+
+def _at_risk(env: Environment, override: str | None) -> list[Finding]:
+    """The stack names no ROCm release and no torch: the GPUs that only some tabled releases'
+    rocBLAS is built for, as an uncertain finding (a failure it predicts confirms it).
+    """
+    risky = []
+    for arch in env.archs:
+        if not arch.startswith("gfx"):
+            continue
+        effective = rocm_targets.base(override or arch)
+        carrying = [series for series, (targets, _) in TARGETS.items() if effective in targets]
+        if len(carrying) == len(TARGETS):
+            continue
+        risky.append(
+            f"{effective}: in ROCm {', '.join(carrying)} only" if carrying else f"{effective}: in none of ROCm 5.4-7.1"
+        )
+    if not risky:
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason="the stack names no ROCm release, and rocBLAS has Tensile kernels for " + "; ".join(risky),
+            fix="name the ROCm release (rocm=X.Y, or the torch build torch=VERSION+rocmX.Y) to settle it, "
+            "and use one whose rocBLAS is built for this GPU",
+            link=SOURCE_7,
+            markers=("gpus",),
+            nodeids=GPU_SUITE,
+            uncertain=True,
         )
     ]
 

@@ -118,6 +118,7 @@ class Rule:
     line: int | None = None
     contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
     fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
+    at_risk: bool = False  # a check's uncertain finding (``Finding.uncertain``): a pass is no stale rule
 
     @property
     def location(self) -> str:
