@@ -38,6 +38,7 @@ def _rocm(gfx: str, *sets: str) -> Environment:
         (arch.check, "gfx1036", (), "certain"),  # no official wheel ever carried it
         # rocblas-arch-not-in-release: rocBLAS builds Tensile kernels for gfx1201 from ROCm 6.3
         (rocblas_arch.check, "gfx1201", (), "uncertain"),
+        (rocblas_arch.check, "gfx1201", ("torch=2.10.0a0+git826b697",), "uncertain"),  # a source build: release unknown
         (rocblas_arch.check, "gfx1201", ("rocm=6.2",), "certain"),
         (rocblas_arch.check, "gfx1201", ("rocm=6.3",), "none"),
         (rocblas_arch.check, "gfx90a", (), "none"),

@@ -15,9 +15,9 @@ The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torc
 libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
 processor's kernels, so the overridden arch is judged. Releases outside the table (before 5.4,
 after 7.1, or an unknown series) are not judged. The lists are Linux's default build; a stack that
-names no arch is not judged. A stack that names neither a ROCm release nor a torch gets an
-*uncertain* finding for a GPU that only some tabled releases carry: a failure this check predicts
-confirms it (known-bad), a pass stands.
+names no arch is not judged. A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
+no HIP version) gets an *uncertain* finding for a GPU that only some tabled releases carry: a
+failure this check predicts confirms it (known-bad), a pass stands.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def check(env: Environment) -> list[Finding]:
         return []
     release = _release(env)
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
-    if release is None and env.torch is None:
+    if release is None:
         return _at_risk(env, override)
     if release is None or release not in TARGETS:
         return []
@@ -111,8 +111,8 @@ def check(env: Environment) -> list[Finding]:
 
 
 def _at_risk(env: Environment, override: str | None) -> list[Finding]:
-    """The stack names no ROCm release and no torch: the GPUs that only some tabled releases'
-    rocBLAS is built for, as an uncertain finding (a failure it predicts confirms it).
+    """The stack's ROCm release is unknown: the GPUs that only some tabled releases' rocBLAS is
+    built for, as an uncertain finding (a failure it predicts confirms it).
     """
     risky = []
     for arch in env.archs:
