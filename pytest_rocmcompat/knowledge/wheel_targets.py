@@ -176,4 +176,21 @@ def ever_official(vendor: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for targets in rows for t in targets.split()))
 
 
+def stated_build_series(env: Environment, vendor: str) -> str | None:
+    """The build tag series of the stack's stated ROCm/CUDA release (``"rocm6.1"``, ``"cu121"``), if any."""
+    version = coerce_version(env.rocm if vendor == "amd" else env.cuda)
+    if version is None:
+        return None
+    return f"rocm{version.major}.{version.minor}" if vendor == "amd" else f"cu{version.major}{version.minor}"
+
+
+def release_rows(vendor: str, series: str | None = None) -> list[tuple[str, str, str, str]]:
+    """:data:`TABLE`'s release builds of ``vendor``; with ``series``, those made for that release
+    (``"rocm6.1"`` takes the ``rocm6.1`` rows and the ``rocm6`` ones, were there any).
+    """
+    prefix = "cu" if vendor == "nvidia" else "rocm"
+    rows = [row for row in TABLE if row[0].startswith(prefix)]
+    return rows if series is None else [row for row in rows if series.startswith(row[0])]
+
+
 EVER_OFFICIAL_SOURCE = "docs/checks.md, 'Official wheel targets' (every row of knowledge/wheel_targets.py)"

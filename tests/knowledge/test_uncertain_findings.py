@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_rocmcompat.knowledge.checks import arch, rocblas_arch
+from pytest_rocmcompat.knowledge.checks import arch, python_range, rocblas_arch
 from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -50,6 +50,23 @@ def test_a_stack_that_does_not_say_its_build_gets_a_risk_not_a_verdict(check, gf
     assert kinds == {expected}, [f.describe() for f in found]
     if expected == "uncertain":
         assert "names no" in found[0].reason and gfx in found[0].reason
+
+
+@pytest.mark.parametrize(
+    ("sets", "expected"),
+    [
+        (("platform=rocm", "python=3.14"), "uncertain"),  # of the tabled releases only torch 2.9 has cp314 wheels
+        (("platform=rocm", "rocm=6.2.4", "python=3.8"), "uncertain"),  # the rocm6.2 builds are torch 2.5-2.7: 3.9+
+        (("platform=rocm", "rocm=6.2", "python=3.12"), "none"),
+        (("platform=rocm", "python=3.11"), "none"),  # every tabled release has it
+        (("python=3.14",), "none"),  # no platform: no build to reason about
+        (("platform=rocm", "torch=2.5.1+rocm6.2", "python=3.8"), "certain"),
+    ],
+)
+def test_python_without_a_named_torch_is_a_risk(sets: tuple[str, ...], expected: str) -> None:
+    found = python_range.check(derive(apply_overrides(Environment(), list(sets))))
+    kinds = {"uncertain" if f.uncertain else "certain" for f in found} or {"none"}
+    assert kinds == {expected}, [f.describe() for f in found]
 
 
 TESTS = """

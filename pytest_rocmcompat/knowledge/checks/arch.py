@@ -12,15 +12,16 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.wheel_targets import (
-    TABLE,
     TOOLKIT_SOURCE,
     build_targets,
     ever_official,
+    release_rows,
+    stated_build_series,
     toolkit_ceiling,
 )
 from pytest_rocmcompat.stack.arch import arch_vendor
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version
+from pytest_rocmcompat.stack.versions import build_tag_version
 
 ID = "arch-not-in-build"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
@@ -69,7 +70,9 @@ def check(env: Environment) -> list[Finding]:
             if served is False:
                 origin = "no official torch wheel of any release carries it (the stack names no torch)"
             elif served:
-                carried = release_builds_carrying(arch_vendor(effective), effective, _series(env, effective))
+                carried = release_builds_carrying(
+                    arch_vendor(effective), effective, stated_build_series(env, arch_vendor(effective))
+                )
                 if carried is not None:
                     at_risk.append(f"{effective} {carried}")
         elif arch.startswith("sm_"):
@@ -126,10 +129,7 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
     (``series``: ``"rocm6.1"``, ``"cu121"``), the builds made for that release (``rocm5`` rows for
     any 5.x): the torch a user of that release installs.
     """
-    prefix = "cu" if vendor == "nvidia" else "rocm"
-    rows = [(tag, spec, tuple(targets.split())) for tag, spec, targets, _ in TABLE if tag.startswith(prefix)]
-    if series is not None:
-        rows = [row for row in rows if series.startswith(row[0]) or row[0] == series]
+    rows = [(tag, spec, tuple(targets.split())) for tag, spec, targets, _ in release_rows(vendor, series)]
     serving: list[str] = []
     lacking: list[str] = []
     for tag, spec, targets in rows:
@@ -140,15 +140,6 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
     if not lacking:
         return None
     return f"only in {', '.join(serving)}" if serving else f"in none of the {', '.join(lacking)} builds"
-
-
-def _series(env: Environment, arch: str) -> str | None:
-    """The build tag series of the stack's stated ROCm/CUDA release (``"rocm6.1"``, ``"cu121"``), if any."""
-    if arch.startswith("gfx"):
-        version = coerce_version(env.rocm)
-        return f"rocm{version.major}.{version.minor}" if version is not None else None
-    version = coerce_version(env.cuda)
-    return f"cu{version.major}{version.minor}" if version is not None else None
 
 
 def _platform_matches(env: Environment, arch: str) -> bool:

@@ -2,13 +2,20 @@
 
 PyTorch RELEASE.md, "Release Compatibility Matrix" (experimental Python versions with
 published wheels count as supported here, to avoid false problems).
+
+A stack that names no torch but a platform gets an *uncertain* finding when some of the torch
+releases it could hold have no wheel for its Python: the releases with official builds for its
+stated ROCm/CUDA release (``knowledge/wheel_targets.py``), else every release tabled here. pip's
+"no matching distribution" (predicted) confirms it; a pass stands.
 """
 
 from __future__ import annotations
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.wheel_targets import release_rows, stated_build_series
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -48,6 +55,8 @@ def torch_series(env: Environment) -> str | None:
 
 def check(env: Environment) -> list[Finding]:
     series, python = torch_series(env), python_minor(env)
+    if series is None and python is not None and env.torch is None:
+        return _at_risk(env, python)
     if series not in RANGES or python is None:
         return []
     low, high = (Version(x) for x in RANGES[series])
@@ -62,3 +71,36 @@ def check(env: Environment) -> list[Finding]:
             everything=True,
         )
     ]
+
+
+def _at_risk(env: Environment, python: Version) -> list[Finding]:
+    """The uncertain finding: some torch releases the stack could hold have no wheel for ``python``."""
+    vendor = {"rocm": "amd", "cuda": "nvidia"}.get(env.platform or "")
+    if vendor is None:
+        return []
+    candidates = _candidate_series(vendor, stated_build_series(env, vendor))
+    if not candidates:
+        return []
+    fits = [s for s in candidates if Version(RANGES[s][0]) <= python <= Version(RANGES[s][1])]
+    if len(fits) == len(candidates):
+        return []
+    name = "ROCm" if vendor == "amd" else "CUDA"
+    built = f" built for {name} {env.rocm or env.cuda}" if stated_build_series(env, vendor) else ""
+    which = f"only torch {', '.join(fits)}" if fits else f"none of torch {candidates[0]}-{candidates[-1]}"
+    return [
+        Finding(
+            check=ID,
+            reason=f"the stack names no torch, and of the torch releases{built}, {which} has wheels for "
+            f"Python {python}",
+            fix="name the torch release (torch=VERSION) to settle it; use a Python its wheels support",
+            link=SOURCE,
+            everything=True,
+            uncertain=True,
+        )
+    ]
+
+
+def _candidate_series(vendor: str, series: str | None) -> list[str]:
+    """Torch series (tabled in :data:`RANGES`) with an official release build of ``vendor``, for ``series``."""
+    specs = [SpecifierSet(spec) for _, spec, _, _ in release_rows(vendor, series)]
+    return [s for s in RANGES if any(Version(f"{s}.0") in spec for spec in specs)]
