@@ -214,15 +214,17 @@ def identity(pid: int) -> tuple[bytes, str] | None:
     return fields[19], command_of(pid)
 
 
-def reap_adopted() -> None:
-    """Reap zombie children this process adopted as subreaper (never blocks)."""
+def reap_adopted() -> set[int]:
+    """Reap zombie children (those this process adopted as subreaper too; never blocks); their pids."""
+    reaped: set[int] = set()
     while True:
         try:
             pid, _status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return reaped
         if pid == 0:
-            return
+            return reaped
+        reaped.add(pid)
 
 
 def _signal(pid: int, signum: int) -> None:

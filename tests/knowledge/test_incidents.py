@@ -257,17 +257,23 @@ def test_every_incident_has_a_class(everything) -> None:
     assert all(i.get("class") for i in everything), [i["id"] for i in everything if not i.get("class")]
 
 
-def test_validate_names_class_problems(run) -> None:
-    base = {
-        "id": "x-2",
-        "url": "https://github.com/o/r/issues/1",
+def _incident(number: int, **more: object) -> dict:
+    """A valid incident (but its class and split) for the validator's tests."""
+    return {
+        "id": f"x-{number}",
+        "url": f"https://github.com/o/r/issues/{number}",
         "date": datetime.date(2025, 1, 1),
         "stack": ["platform=rocm"],
         "test": "test_x",
         "error": "boom",
         "verdict": "broken",
         "checked": "by hand",
+        **more,
     }
+
+
+def test_validate_names_class_problems(run) -> None:
+    base = _incident(1, id="x-2")
     problems = "\n".join(run.validate([{**base, "split": "train"}], ("c",), by_class=True))
     assert "missing 'class'" in problems
     problems = "\n".join(run.validate([{**base, "class": "c", "split": "train"}], ("c",), by_class=True))
@@ -390,17 +396,7 @@ def test_no_rule_check_table_or_doc_cites_a_blind_source(blind) -> None:
 
 
 def test_validate_names_blind_problems(run) -> None:
-    base = {
-        "id": "x-3",
-        "url": "https://github.com/o/r/issues/3",
-        "date": datetime.date(2025, 1, 1),
-        "stack": ["platform=rocm"],
-        "test": "test_x",
-        "error": "boom",
-        "verdict": "broken",
-        "checked": "by hand",
-        "class": "c",
-    }
+    base = _incident(3, **{"class": "c"})
     problems = "\n".join(run.validate([{**base, "split": "train"}], ("c",), by_class=True, blind=True))
     assert "split must be blind (blind.yaml)" in problems
     problems = "\n".join(run.validate([{**base, "split": "blind"}], (), by_class=True))

@@ -133,10 +133,7 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
     serving: list[str] = []
     lacking: list[str] = []
     for tag, spec, targets in rows:
-        served = cuda_targets.served_by(targets, arch)
-        if served is None:
-            served = rocm_targets.served_by(targets, arch)
-        (serving if served else lacking).append(f"{tag} (torch {spec})")
+        (serving if _served(targets, arch) else lacking).append(f"{tag} (torch {spec})")
     if not lacking:
         return None
     return f"only in {', '.join(serving)}" if serving else f"in none of the {', '.join(lacking)} builds"
@@ -148,9 +145,13 @@ def _platform_matches(env: Environment, arch: str) -> bool:
 
 
 def _served_by_any(vendor: str, arch: str) -> bool | None:
-    union = ever_official(vendor)
-    served = cuda_targets.served_by(union, arch)
-    return served if served is not None else rocm_targets.served_by(union, arch)
+    return _served(ever_official(vendor), arch)
+
+
+def _served(targets: tuple[str, ...], arch: str) -> bool | None:
+    """Whether ``targets`` serve ``arch``, by CUDA's rules for an sm arch, ROCm's for a gfx one."""
+    served = cuda_targets.served_by(targets, arch)
+    return served if served is not None else rocm_targets.served_by(targets, arch)
 
 
 def _within_toolkit(env: Environment, arch: str) -> bool | None:

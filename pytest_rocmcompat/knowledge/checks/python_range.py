@@ -78,14 +78,15 @@ def _at_risk(env: Environment, python: Version) -> list[Finding]:
     vendor = {"rocm": "amd", "cuda": "nvidia"}.get(env.platform or "")
     if vendor is None:
         return []
-    candidates = _candidate_series(vendor, stated_build_series(env, vendor))
+    stated = stated_build_series(env, vendor)
+    candidates = _candidate_series(vendor, stated)
     if not candidates:
         return []
     fits = [s for s in candidates if Version(RANGES[s][0]) <= python <= Version(RANGES[s][1])]
     if len(fits) == len(candidates):
         return []
     name = "ROCm" if vendor == "amd" else "CUDA"
-    built = f" built for {name} {env.rocm or env.cuda}" if stated_build_series(env, vendor) else ""
+    built = f" built for {name} {env.rocm or env.cuda}" if stated else ""
     which = f"only torch {', '.join(fits)}" if fits else f"none of torch {candidates[0]}-{candidates[-1]}"
     return [
         Finding(

@@ -22,12 +22,9 @@ failure this check predicts confirms it (known-bad), a pass stands.
 
 from __future__ import annotations
 
-from packaging.version import Version
-
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocblas-arch-not-in-release"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
@@ -80,11 +77,11 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
-    release = _release(env)
+    release = rocm_targets.loaded_series(env)
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     if release is None:
         return _at_risk(env, override)
-    if release is None or release not in TARGETS:
+    if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
     missing = []
@@ -139,9 +136,3 @@ def _at_risk(env: Environment, override: str | None) -> list[Finding]:
             uncertain=True,
         )
     ]
-
-
-def _release(env: Environment) -> str | None:
-    """``"6.2"``: the ROCm series whose rocBLAS the stack loads (torch's bundled one first)."""
-    version: Version | None = env.torch_rocm or coerce_version(env.rocm)
-    return f"{version.major}.{version.minor}" if version is not None else None

@@ -23,13 +23,10 @@ are not judged.
 
 from __future__ import annotations
 
-from packaging.version import Version
-
 from pytest_rocmcompat.knowledge.checks import rocblas_arch, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import LISTED, RUNTIME
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocm-gpu-unsupported"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
@@ -60,7 +57,7 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
-    release = _release(env)
+    release = rocm_targets.loaded_series(env)
     if release is None:
         return []
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
@@ -111,9 +108,3 @@ def _rocblas_decides(release: str, arch: str) -> bool:
     """``rocblas-arch-not-in-release`` already reports this GPU for this release."""
     targets = rocblas_arch.TARGETS.get(release)
     return targets is not None and arch not in targets[0]
-
-
-def _release(env: Environment) -> str | None:
-    """``"6.2"``: the ROCm series whose runtime the stack loads (torch's bundled one first)."""
-    version: Version | None = env.torch_rocm or coerce_version(env.rocm)
-    return f"{version.major}.{version.minor}" if version is not None else None

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import re
 
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
 SOURCE = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table"
 GENERIC_MEMBERS: dict[str, frozenset[str]] = {
     "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
@@ -45,3 +50,11 @@ def served_by(targets: tuple[str, ...], arch: str) -> bool | None:
     if not arch.startswith("gfx") or not gfx:
         return None
     return any(t == arch or arch in GENERIC_MEMBERS.get(t, ()) for t in gfx)
+
+
+def loaded_series(env: Environment) -> str | None:
+    """``"6.2"``: the ROCm series whose libraries the stack loads (a ``+rocm`` torch's bundled ones
+    first, else the system ``rocm``); ``None`` when the stack does not say.
+    """
+    version: Version | None = env.torch_rocm or coerce_version(env.rocm)
+    return f"{version.major}.{version.minor}" if version is not None else None

@@ -198,19 +198,10 @@ class SandboxServer:
         returncode, reaped = _exit_code(pid, exits)
         if not reaped:
             self.exiting.add(pid)
-        self._reap_exited()
+        # Zombies go: children past _exit that are gone by now, and what the test's own processes
+        # left to this subreaper. Only those still being torn down stay listed as exiting.
+        self.exiting -= reap_adopted()
         self._end(command, returncode)
-        reap_adopted()  # what the test's own processes left to this subreaper
-
-    def _reap_exited(self) -> None:
-        """Reap the children that called ``_exit`` and are gone by now; the others stay listed."""
-        for pid in list(self.exiting):
-            try:
-                done, _status = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                self.exiting.discard(pid)
 
     def _fork_standby(self, session: pytest.Session, problems: list[str], spec: dict) -> Standby:
         """Fork a standby: it sets ``spec["environ"]``, warms the GPU runtime if asked, and waits."""
