@@ -11,7 +11,9 @@ environment, so this machine's own stack does not leak in), the bundled ``known_
 and the built-in checks, and the JUnit file it writes read back with the plugin's own reader.
 A stack that states ``platform=rocm`` or ``cuda`` but no ``arch`` is replayed with one GPU of
 that vendor whose arch is unknown (:func:`base_environment`; before 2026-11-26 it had none, so
-a ``gpus`` test was skipped before any check could judge the stack).
+a ``gpus`` test was skipped before any check could judge the stack); a stack that states no
+platform is replayed on the one its versions imply (a ``+rocm``/``+cu`` torch, an untagged
+torch release's default PyPI build: :func:`implied_platform`, since 2026-11-27).
 
 A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
 check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
@@ -245,23 +247,47 @@ GPU_PLATFORMS = {"rocm": "amd", "cuda": "nvidia"}
 def base_environment(stack: list[str]) -> Environment:
     """The neutral environment a stack is replayed on (``--rocm-set`` then applies the stack).
 
-    A CPU machine with no GPU, except where the stack states a GPU platform (``platform=rocm`` or
-    ``cuda``) but no ``arch``: its user had a GPU of that vendor, so the replay has one GPU of
-    that vendor whose arch is unknown (empty). Arch checks see no arch and stay silent; a test
-    marked ``gpus`` is not skipped for want of a GPU before any check can judge the stack. (With
-    an ``arch``, ``--rocm-set arch=`` describes the GPU itself, as before.)
+    A CPU machine with no GPU, except where the stack implies a GPU platform but no ``arch``:
+    its user had a GPU of that vendor, so the replay has one GPU of that vendor whose arch is
+    unknown (empty). Arch checks see no arch and stay silent; a test marked ``gpus`` is not
+    skipped for want of a GPU before any check can judge the stack. (With an ``arch``,
+    ``--rocm-set arch=`` describes the GPU itself, as before.) The platform is the stated one,
+    else what the stack's own versions say (:func:`implied_platform`), as the plugin's probe
+    would find it on that user's machine.
     """
     sys.path.insert(0, str(REPO))
     from pytest_rocmcompat.stack.environment import GPU, Environment
 
     keys = dict(a.split("=", 1) for a in stack)
-    vendor = GPU_PLATFORMS.get(keys.get("platform", ""))
+    stated = keys.get("platform", "")
+    platform = stated or implied_platform(keys)
+    vendor = GPU_PLATFORMS.get(platform)
     gpus = (
         (GPU(0, f"(replayed {vendor} GPU, arch not stated)", "", None, vendor),)
         if vendor and "arch" not in keys
         else ()
     )
-    return Environment(platform="cpu", gpus=gpus, python="3.11.7", os="Linux")
+    return Environment(platform="cpu" if stated or not vendor else platform, gpus=gpus, python="3.11.7", os="Linux")
+
+
+def implied_platform(keys: dict[str, str]) -> str:
+    """The GPU platform a stack that states none implies, or ``""``.
+
+    A ``+rocm`` torch, a ``rocm``/``hip`` release: ROCm. A ``+cu`` torch, a ``cuda`` release, or
+    an untagged torch release whose default PyPI wheel is a CUDA build (``derived_facts``; how
+    ``pip freeze`` lists it): CUDA. Nothing else (a CPU or prerelease torch, no torch) implies one.
+    """
+    sys.path.insert(0, str(REPO))
+    from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
+    from pytest_rocmcompat.stack.versions import coerce_version
+
+    torch = coerce_version(keys.get("torch"))
+    local = (torch.local or "") if torch is not None else ""
+    if local.startswith("rocm") or keys.get("rocm") or keys.get("hip"):
+        return "rocm"
+    if re.match(r"cu\d", local) or keys.get("cuda") or pypi_default_build(keys.get("torch")) is not None:
+        return "cuda"
+    return ""
 
 
 def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:

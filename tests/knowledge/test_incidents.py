@@ -157,7 +157,28 @@ def test_a_gpu_platform_without_an_arch_is_replayed_with_one_gpu_of_unknown_arch
     assert run.base_environment(["platform=cuda"]).gpus[0].vendor == "nvidia"
     assert run.base_environment(["platform=rocm", "arch=gfx942"]).gpus == ()  # --rocm-set arch describes it
     assert run.base_environment(["platform=cpu"]).gpus == ()
-    assert run.base_environment(["torch=2.5.1"]).gpus == ()
+    assert run.base_environment(["torch=2.4.0a0+git34ffa2d"]).gpus == ()  # a source/NGC build: no platform
+
+
+@pytest.mark.parametrize(
+    ("stack", "platform"),
+    [
+        (["torch=2.5.1"], "cuda"),  # the default PyPI wheel of 2.5.1 is a CUDA 12.4 build
+        (["torch=2.2.0+rocm5.7", "python=3.8"], "rocm"),
+        (["torch=2.3.0+cu121"], "cuda"),
+        (["rocm=6.2"], "rocm"),
+        (["torch=2.5.1+cpu"], ""),
+        (["lib.vllm=0.6.3"], ""),
+    ],
+)
+def test_a_stack_that_states_no_platform_is_replayed_on_the_one_its_versions_imply(
+    run, stack: list[str], platform: str
+) -> None:
+    """How the plugin's probe would find it on the reporting user's machine; nothing implied: a CPU machine."""
+    env = run.base_environment(stack)
+    assert run.implied_platform(dict(a.split("=", 1) for a in stack)) == platform
+    assert env.platform == (platform or "cpu")
+    assert [g.vendor for g in env.gpus] == ([run.GPU_PLATFORMS[platform]] if platform else [])
 
 
 def test_a_gpu_of_unknown_arch_reaches_the_checks_and_arch_checks_stay_silent(run, tmp_path: Path) -> None:
