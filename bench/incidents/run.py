@@ -13,7 +13,7 @@ A stack that states ``platform=rocm`` or ``cuda`` but no ``arch`` is replayed wi
 that vendor whose arch is unknown (:func:`base_environment`; before 2026-11-26 it had none, so
 a ``gpus`` test was skipped before any check could judge the stack); a stack that states no
 platform is replayed on the one its versions imply (a ``+rocm``/``+cu`` torch, an untagged
-torch release's default PyPI build: :func:`implied_platform`, since 2026-11-27).
+torch release's default PyPI build: :func:`implied_platform`, since the evening of 2026-11-26).
 
 A broken stack is *recognised* when its test ends ``known-bad`` or ``skipped`` *by a rule or
 check* (``rocm_rule`` present); a skip for another reason (e.g. no GPU) is not. Recall is
