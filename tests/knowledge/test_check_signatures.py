@@ -490,6 +490,57 @@ VERBATIM: list[tuple[str, str, str]] = [
         'f"Found {device_props.name} which is too old to be supported by the triton GPU compiler, "',
         "https://github.com/pytorch/pytorch/blob/main/torch/_inductor/exc.py",
     ),
+    # library-min-arch: what the libraries' kernels print when built or compiled for an arch they do not
+    # serve: Composable Kernel (flash-attn/xformers ROCm backend), Triton's AMD backend, LLVM, flash-attn's
+    # ROCm arch list, and Transformer Engine's arch refusal
+    (
+        "library-min-arch",
+        "Compilation error for navi10 (use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD')",
+        "https://github.com/ROCm/composable_kernel/issues/775",
+    ),
+    (
+        "library-min-arch",
+        "/tmp/pip-req-build-e29df3z_/csrc/flash_attn_rocm/composable_kernel/include/ck/utility/"
+        "amd_buffer_addressing.hpp:32:48: error: use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD'",
+        "https://github.com/Comfy-Org/ComfyUI/pull/7223",
+    ),
+    (
+        "library-min-arch",
+        "Issue: GFX1151 fails to build. Undeclared identifier 'CK_TILE_BUFFER_RESOURCE_3RD_DWORD'",
+        "https://github.com/ROCm/flash-attention/issues/111",
+    ),
+    (
+        "library-min-arch",
+        "warp_gemm_attribute_mfma_impl_hip.hpp:116:17: error: '__builtin_amdgcn_mfma_f32_32x32x8bf16_1k' needs "
+        "target feature mai-insts",
+        "https://github.com/facebookresearch/xformers/issues/1026",
+    ),
+    (
+        "library-min-arch",
+        "error: triton_flash_attention.py:211:0: stack frame size (164332) exceeds limit (131056) in function "
+        "'attn_fwd_0d1d2d3de45de6d7de8de9de10c11de12de13de14c15de16d",
+        "https://github.com/vllm-project/vllm/issues/9319",
+    ),
+    (
+        "library-min-arch",
+        "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.wmma.f16.16x16x16.f16",
+        "https://github.com/iree-org/iree/issues/17807",
+    ),
+    (
+        "library-min-arch",
+        "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.wmma.f32.16x16x16.f16",
+        "https://github.com/modular/modular/issues/6722",
+    ),
+    (
+        "library-min-arch",
+        'f"Invalid archs: {archs}. Allowed: {allowed_archs}"',
+        "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/setup.py#L220-L222",
+    ),
+    (
+        "library-min-arch",
+        '"" if available else "BF16 support requires a GPU with compute capability 8.0 or higher."',
+        "https://github.com/NVIDIA/TransformerEngine/blob/d0067d0da6cb01811b8072a7d304f0e00344ce2b/transformer_engine/pytorch/utils.py#L652",
+    ),
     # bf16-unsupported-arch: Accelerate's mixed-precision check
     (
         "bf16-unsupported-arch",
@@ -541,6 +592,12 @@ FOREIGN = (
     "rocBLAS warning: No Tensile solution found for XF32, fall back to FP32",
     "FP8 execution requires the product of all dimensions except the last to be divisible by 8",
     "ValueError: fp16 mixed precision requires a GPU (not 'cpu').",
+    # Transformer Engine's build-time version checks, not its arch refusal (build_tools/pytorch.py, utils.py)
+    "RuntimeError: Transformer Engine requires CUDA 12.0 or newer",
+    "RuntimeError: Transformer Engine requires Python 3.10.0 or newer, but found Python 3.9.18.",
+    # a compile error of a different identifier, and a stack frame limit outside a GPU kernel
+    "error: use of undeclared identifier 'CK_TILE_HOST_DEVICE_EXTERN'",
+    "display_mode_vba_30.c:3540:6: error: stack frame size (2104) exceeds limit (2048) in 'dml30_ModeSupportAndSystemConfigurationFull'",
 )
 
 

@@ -14,13 +14,19 @@ from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 ID = "library-min-arch"
-# The libraries' own refusals (flash-attn CUDA and ROCm, vLLM, Transformer Engine) and the
-# generic missing-kernel errors a build without the arch gives.
+# The libraries' own refusals (flash-attn CUDA and ROCm, vLLM, Transformer Engine), the generic
+# missing-kernel errors a build without the arch gives, and the compile failures of their kernels
+# (Composable Kernel, Triton, LLVM) for an arch without the features they need.
 PREDICTS = (
     r"FlashAttention only supports (?:Ampere GPUs or newer|AMD MI200 GPUs or newer)"
     r"|is invalid or not supported by Flash-Attention|FlashAttention currently only supports MI\d+"
     r"|FlashAttention-3 only supports|GPUs with compute capability below 7\.0 are not supported"
-    r"|Transformer Engine requires|no kernel image is available for execution on the device"
+    r"|no kernel image is available for execution on the device"
+    # Transformer Engine's arch refusal (transformer_engine/pytorch/utils.py is_bf16_available, the
+    # reason below its compute capability 8.0 minimum); its "Transformer Engine requires ..." texts are
+    # build-time CUDA/Python version checks (build_tools/pytorch.py, build_tools/utils.py), not the arch:
+    # https://github.com/NVIDIA/TransformerEngine/blob/d0067d0da6cb01811b8072a7d304f0e00344ce2b/transformer_engine/pytorch/utils.py#L652
+    r"|BF16 support requires a GPU with compute capability 8\.0 or higher"
     # vLLM on ROCm refuses a gfx8 (or older) arch when it reads the capability from the gcnArchName
     # (vllm/platforms/rocm.py, _capability_from_gcn_arch):
     # https://github.com/vllm-project/vllm/blob/001eda31e3d032e9dc864e97f3630358b2ff8b5a/vllm/platforms/rocm.py
@@ -31,6 +37,23 @@ PREDICTS = (
     # torch Inductor refusing a GPU below Triton's minimum (torch/_inductor/exc.py GPUTooOldForTriton),
     # which a library's compiled path meets on a GPU below its minimum (vLLM on sm_6x)
     r"|Unsupported compute capability\. Supported: \d+\.x|too old to be supported by the triton GPU compiler"
+    # flash-attn's ROCm build refusing GPU_ARCHS outside its list (setup.py validate_and_update_archs):
+    # https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/setup.py#L220-L222
+    r"|Invalid archs: [^\n]{1,300}?\. Allowed: "
+    # Composable Kernel (flash-attn's and xformers' ROCm backend) compiled for an arch it has no
+    # buffer-resource setting for (ck/ck.hpp, ck_tile/core/config.hpp define it per gfx family only):
+    # https://github.com/ROCm/composable_kernel/issues/775, https://github.com/ROCm/flash-attention/issues/111
+    r"|(?i:u)ndeclared identifier 'CK(?:_TILE)?_BUFFER_RESOURCE_3RD_DWORD'"
+    # ... and its MFMA builtins compiled for an arch without matrix cores (clang's target-feature check):
+    # https://github.com/facebookresearch/xformers/issues/1026
+    r"|'__builtin_amdgcn_mfma\w*' needs target feature"
+    # Triton's AMD backend compiling a kernel the arch cannot hold (vLLM's Triton attention on gfx906),
+    # and LLVM failing to select a matrix-core intrinsic the arch lacks ("Cannot select: " "intrinsic %"
+    # in SelectionDAGISel::CannotYetSelect, llvm/lib/CodeGen/SelectionDAG/SelectionDAGISel.cpp at
+    # llvm/llvm-project@00d09051ccd8f02394b57264eb645d76edc03352; reports: vllm-project/vllm#9319,
+    # iree-org/iree#17807, modular/modular#6722)
+    r"|stack frame size \(\d+\) exceeds limit \(\d+\) in function"
+    r"|Cannot select: intrinsic %llvm\.amdgcn\.(?:mfma|wmma)"
 )
 
 
