@@ -18,6 +18,7 @@ from pytest_rocmcompat.knowledge.checks import (
     dynamo_gate,
     extension_torch,
     gpu_vendor_builds,
+    hipblaslt_arch,
     hsa_override,
     library_arch,
     numeric_formats,
@@ -51,6 +52,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_gpu_support.ID: rocm_gpu_support.check,
     rocm_visibility.ID: rocm_visibility.check,
     gpu_vendor_builds.ID: gpu_vendor_builds.check,
+    hipblaslt_arch.ID: hipblaslt_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -71,6 +73,7 @@ PREDICTS: dict[str, str] = {
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
     rocm_visibility.ID: rocm_visibility.PREDICTS,
     gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
+    hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
