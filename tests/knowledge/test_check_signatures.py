@@ -578,6 +578,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "installed a driver from http://www.nvidia.com/Download/index.aspx",
         "https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu/issues/411",
     ),
+    # hipblaslt-arch-unsupported: torch's addmm arch check (Blas.cpp TORCH_CHECK; more in test_hipblaslt_arch.py)
+    (
+        "hipblaslt-arch-unsupported",
+        "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
+        "https://github.com/pytorch/pytorch/issues/138067",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -727,6 +733,11 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "@pytest.mark.gpus(1)",
         "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
         "installed a driver from http://www.nvidia.com/Download/index.aspx",
+    ),
+    "hipblaslt-arch-unsupported": (  # ROCm 6.1's hipBLASLt has no gfx1100 kernels; the test calls hipBLASLt
+        ("platform=rocm", "arch=gfx1100", "torch=2.5.1+rocm6.1", "torch_archs=gfx1100"),
+        '@pytest.mark.uses("hipblaslt")',
+        "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
     ),
 }
 
