@@ -619,6 +619,26 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
             "https://github.com/pccr10001/comfyui-gfx1151-fa/issues/3",
             "Flash Attention failed, using default SDPA: FlashAttention currently only supports MI100 and RX7000 and above",
         ),
+        # Composable Kernel built for an RDNA arch it has no buffer-resource setting or MFMA for
+        (
+            "https://github.com/Comfy-Org/ComfyUI/pull/7223",
+            "/tmp/pip-req-build-e29df3z_/csrc/flash_attn_rocm/composable_kernel/include/ck/utility/"
+            "amd_buffer_addressing.hpp:32:48: error: use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD'",
+        ),
+        (
+            "https://github.com/ROCm/flash-attention/issues/111",
+            "Issue: GFX1151 fails to build. Undeclared identifier 'CK_TILE_BUFFER_RESOURCE_3RD_DWORD'",
+        ),
+        (
+            "https://github.com/facebookresearch/xformers/issues/1026",
+            "warp_gemm_attribute_mfma_impl_hip.hpp:116:17: error: '__builtin_amdgcn_mfma_f32_32x32x8bf16_1k' needs "
+            "target feature mai-insts",
+        ),
+        # flash-attn's setup.py refusing a GPU_ARCHS outside its list (it names no gfx10 arch)
+        (
+            "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/setup.py#L220-L222",
+            'f"Invalid archs: {archs}. Allowed: {allowed_archs}"',
+        ),
     ],
     "triton-fp8e4nv-pre-sm89": [
         (
