@@ -1,6 +1,6 @@
 """Regenerate ``pytest_rocmcompat/knowledge/data/declared.json`` from PyPI's metadata.
 
-For every release since ``--since`` (default 2023-01-01) of the GPU-stack packages in
+For every release since ``--since`` (default 2020-01-01) of the GPU-stack packages in
 :data:`PACKAGES`, it records what the release *declared*: its ``Requires-Dist`` lines on
 the packages in :data:`KEPT` (torch, NumPy, Triton, the ``nvidia-*`` wheels, every package of
 :data:`PACKAGES` and the Hugging Face libraries they pin), with their environment markers, and
@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--out", type=Path, default=OUT, help="data file to write (default: the committed one)")
     parser.add_argument("--packages", default=",".join(PACKAGES), help="comma-separated PyPI names")
-    parser.add_argument("--since", default="2023-01-01", help="first upload date kept (YYYY-MM-DD)")
+    parser.add_argument("--since", default="2020-01-01", help="first upload date kept (YYYY-MM-DD)")
     parser.add_argument("--date", default=None, help="generation date written to the file (default: today, UTC)")
     parser.add_argument("--offline", type=Path, default=None, help="answer from responses saved by --record")
     parser.add_argument("--record", type=Path, default=None, help="save every response under this folder")

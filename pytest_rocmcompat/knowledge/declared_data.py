@@ -1,7 +1,7 @@
 """What GPU-stack releases declared, read from the generated ``data/declared.json``.
 
 ``tools/regenerate_declared.py`` writes the file from PyPI's metadata (every release since
-2023 of torch, vLLM, xformers, the domain libraries, ...; their ``Requires-Dist`` on torch,
+2020 of torch, vLLM, xformers, the domain libraries, ...; their ``Requires-Dist`` on torch,
 NumPy, Triton, the ``nvidia-*`` wheels, each other and the Hugging Face libraries they pin
 (the file's ``kept`` list), and their wheel tags); this module only reads it.
 A release the file does not list is unknown (``None``), never "declares nothing".

@@ -5,7 +5,7 @@
 
 - **an untagged torch's build**: ``torch==2.5.1`` (how ``pip freeze`` lists the default PyPI
   wheel) becomes ``2.5.1+cu124``, the CUDA runtime its Linux x86_64 wheel pins
-  (``nvidia-cuda-runtime-cu12==12.4.127``, :mod:`declared_data`, every release since 2023),
+  (``nvidia-cuda-runtime-cu12==12.4.127``, :mod:`declared_data`, every release since 2020),
   when the platform is CUDA or the ``nvidia-*-cu1X`` packages the PyPI wheel depends on are
   installed. Never on ROCm (the
   ROCm wheels are always tagged; an untagged torch there is a source, conda or vendor build:

@@ -57,7 +57,8 @@ def test_untagged_torch_gets_its_pypi_default_build(torch: str, tag: str) -> Non
 def test_every_build_comes_from_the_release_and_is_sourced() -> None:
     assert pypi_default_build("2.5.1") == ("cu124", "https://pypi.org/project/torch/2.5.1/")
     assert pypi_default_build("2.0.0") == ("cu117", "https://pypi.org/project/torch/2.0.0/")
-    assert pypi_default_build("1.13.1") is None  # before the data (December 2022)
+    assert pypi_default_build("1.13.1") == ("cu117", "https://pypi.org/project/torch/1.13.1/")  # December 2022
+    assert pypi_default_build("1.12.1") is None  # its wheel bundles CUDA and pins no runtime: the tag is not known
     assert pypi_default_build("2.11.0") is None  # its wheel pins no CUDA runtime: the tag is not known
     for dist, _fact, _platforms, source in PACKAGE_FACTS:
         assert source.startswith("https://"), dist
@@ -90,7 +91,7 @@ def test_untagged_torch_on_unknown_platform_with_nvidia_packages() -> None:
         Environment(platform="cpu", torch="2.5.1", hip="6.2.41133", libraries={"nvidia-nccl-cu12": "2.21.5"}),
         cuda_env("2.4.0a0+git1234abc"),  # NGC / source build
         cuda_env("2.10.0.dev20250929"),  # a nightly without tag
-        cuda_env("1.13.1"),  # before the generated data
+        cuda_env("1.12.1"),  # its wheel bundles CUDA and pins no runtime
         cuda_env("2.11.0"),  # its wheel pins no CUDA runtime
         cuda_env("2.5.1", os="Windows 10"),  # Windows/macOS PyPI wheels are CPU builds
         cuda_env("2.5.1", libraries={"nvidia-cuda-runtime-cu12": "12.1.105"}),  # another build's runtime

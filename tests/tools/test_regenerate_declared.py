@@ -29,6 +29,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "torch,vllm,flash-attn",
             "--date",
             "2026-11-26",
+            "--since",
+            "2023-01-01",
             "--out",
             str(out),
         ],
