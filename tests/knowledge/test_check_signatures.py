@@ -273,6 +273,44 @@ VERBATIM: list[tuple[str, str, str]] = [
         "(MI-300) chipsets; try F8E5M2 or F8E4M3FN instead",
         "https://github.com/nod-ai/amd-shark-ai/issues/1604",
     ),
+    # fp8-format-arch: torch._scaled_mm's arch gate and FNUZ/OCP operand checks on ROCm, AITER's and
+    # flash-attn's fp8 refusals
+    (
+        "fp8-format-arch",
+        "RuntimeError: torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, "
+        "or ROCm MI300+",
+        "https://github.com/kijai/ComfyUI-CogVideoXWrapper/issues/40",
+    ),
+    (
+        "fp8-format-arch",
+        '"Expected b.dtype() == at::kFloat8_e4m3fnuz, got: ", b.dtype());',
+        "https://github.com/pytorch/pytorch/blob/0174dfabc023f11a8f78c79c301b49c8d7e02c8b/aten/src/ATen/native/cuda/ScaledBlas.cpp",
+    ),
+    (
+        "fp8-format-arch",
+        '"expected mat_b.dtype() to be at::kFloat8_e4m3fn, but got ", mat_b.dtype());',
+        "https://github.com/pytorch/pytorch/blob/0174dfabc023f11a8f78c79c301b49c8d7e02c8b/aten/src/ATen/native/cuda/ScaledBlas.cpp",
+    ),
+    (
+        "fp8-format-arch",
+        '"Block-wise scaling for Float8_e8m0fnu is only supported on ",',
+        "https://github.com/pytorch/pytorch/blob/0174dfabc023f11a8f78c79c301b49c8d7e02c8b/aten/src/ATen/native/cuda/ScaledBlas.cpp",
+    ),
+    (
+        "fp8-format-arch",
+        "RuntimeError: gfx1200 does not support FP8",
+        "https://github.com/ROCm/aiter/pull/2621",
+    ),
+    (
+        "fp8-format-arch",
+        'raise RuntimeError("This device does not support fp8")',
+        "https://github.com/ROCm/aiter/blob/e4048607a535ace3a2b51ded31b1c8c2d45c0879/aiter/ops/triton/utils/types.py#L84",
+    ),
+    (
+        "fp8-format-arch",
+        'assert arch // 10 == 10, "FP8 is only supported on SM100 (compute capability 10.x) for FA4 CuTe."',
+        "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L765",
+    ),
     # hsa-override-invalid
     (
         "hsa-override-invalid",
@@ -604,6 +642,9 @@ FOREIGN = (
     # a compile error of a different identifier, and a stack frame limit outside a GPU kernel
     "error: use of undeclared identifier 'CK_TILE_HOST_DEVICE_EXTERN'",
     "display_mode_vba_30.c:3540:6: error: stack frame size (2104) exceeds limit (2048) in 'dml30_ModeSupportAndSystemConfigurationFull'",
+    # fp8 failures that name no arch: a ROCm release gate, a dtype pairing rule
+    "RuntimeError: Float8_e4m3fn is only supported for ROCm 6.5 and above",
+    "RuntimeError: Multiplication of two Float8_e5m2 matrices is not supported",
 )
 
 

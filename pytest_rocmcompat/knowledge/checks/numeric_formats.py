@@ -31,7 +31,8 @@ BF16_PREDICTS = (
     r"|Your setup doesn't support bf16/gpu|Current CUDA Device does not support bfloat16"
     r"|bf16 mixed precision requires PyTorch >= 1\.10 and a supported device"
 )
-# Triton's per-arch fp8 types, torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
+# Triton's per-arch fp8 types (its AMD backend lists them per gfx arch: third_party/amd/backend/compiler.py),
+# torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
 FP8_PREDICTS = (
     r"type fp8\w* not supported in this architecture|fp8e4nv data type is not supported on CUDA arch"
     r"|torch\._scaled_mm is only supported on"
@@ -40,6 +41,19 @@ FP8_PREDICTS = (
     # "Device compute capability 8.9 or higher required for FP8 execution.") and ROCm's fork
     # (transformer_engine/pytorch/fp8.py "Device arch gfx94x or gfx95x required for FP8 execution.")
     r"|Device (?:compute capability|arch) [\w.]{1,12}(?: or [\w.]{1,12})? required for FP8 execution"
+    # torch._scaled_mm on ROCm: the FNUZ (gfx942) / OCP (other archs) operand check and the MX block
+    # scaling arch gate (aten/src/ATen/native/cuda/ScaledBlas.cpp):
+    # https://github.com/pytorch/pytorch/blob/0174dfabc023f11a8f78c79c301b49c8d7e02c8b/aten/src/ATen/native/cuda/ScaledBlas.cpp
+    r"|Expected b\.dtype\(\) == at::kFloat8_e4m3fn(?:uz)?, got: "
+    r"|expected mat_b\.dtype\(\) to be at::kFloat8_e4m3fn(?:uz)?, but got "
+    r"|Block-wise scaling for Float8_e8m0fnu is only supported on "
+    # AITER's Triton attention and dtype helpers on an arch without fp8 (vLLM ROCm, flash-attn's AMD
+    # Triton backend): aiter/ops/triton/_triton_kernels/flash_attn_triton_amd/fwd_prefill.py and
+    # aiter/ops/triton/utils/types.py at ROCm/aiter@e4048607a535ace3a2b51ded31b1c8c2d45c0879
+    r"|\bgfx\w+ does not support FP8|This device does not support fp8"
+    # flash-attn's CuTe interface (FA4) refusing fp8 below SM100 (flash_attn/cute/interface.py):
+    # https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L765
+    r"|FP8 is only supported on SM\d+"
 )
 
 
