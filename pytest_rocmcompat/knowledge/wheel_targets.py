@@ -20,11 +20,20 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version, parse_version
 
 _CU_OLD = "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90"
+# Linux manywheels of torch 1.5-2.0 (pytorch/builder manywheel/build.sh, then build_cuda.sh).
+_CU_PTX37 = "sm_37 sm_50 sm_60 sm_61 sm_70 compute_37"  # "3.7+PTX;5.0" + 6.0;6.1;7.0 (to 2020-07-09)
+_CU_PTX37_75 = "sm_37 sm_50 sm_60 sm_61 sm_70 sm_75 compute_37"  # CUDA 10.x: + 7.5
+_CU_KEPLER = "sm_37 sm_50 sm_60 sm_70"  # "3.7;5.0;6.0;7.0"
+_CU110 = _CU_KEPLER + " sm_75 sm_80"
+_CU11 = _CU_KEPLER + " sm_75 sm_80 sm_86"
 _CU128_27 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
 _CU128_28 = "sm_70 sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
+_CU128_211 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120"
 _CU128_EARLY = "sm_50 sm_60 " + _CU128_28
 _CU130 = "sm_75 sm_80 sm_86 sm_90 sm_100 sm_120 compute_120"
-_ROCM5_OLD = "gfx900 gfx906 gfx908 gfx90a gfx1030"
+_ROCM4 = "gfx900 gfx906 gfx908"
+_ROCM3 = "gfx803 " + _ROCM4
+_ROCM5_OLD = _ROCM4 + " gfx90a gfx1030"
 _ROCM5 = _ROCM5_OLD + " gfx1100"
 _ROCM60 = _ROCM5 + " gfx942"
 _ROCM_1101 = _ROCM60 + " gfx1101"
@@ -47,17 +56,62 @@ _S_UV_72 = "https://github.com/astral-sh/uv/pull/18730"
 _S_141667, _S_147761, _S_148562 = _PR + "141667", _PR + "147761", _PR + "148562"
 _S_167299, _S_179653 = _PR + "167299", _PR + "179653"
 _S_CI_ROCM = "https://github.com/pytorch/pytorch/blob/main/.ci/docker/manywheel/build.sh"
+_S_182250 = "https://github.com/pytorch/pytorch/issues/182250"
+_B = "https://github.com/pytorch/builder/blob/"
+_S_B15 = _B + "30850f425c45cb3050570a77e9bfdd321b237083/manywheel/build.sh"  # 2020-04-21 (1.5.0)
+_S_B465 = "https://github.com/pytorch/builder/pull/465"  # 2020-07-09, before 1.6.0: the larger set kept
+_S_B17 = _B + "c286aade3d1d8f9448d8d6a30d0da1eb1281f4fa/manywheel/build.sh"  # 2020-10-27 (1.7.0)
+_S_B18 = _B + "lts/release/1.8/manywheel/build.sh"
+_S_B110 = _B + "release/1.10/manywheel/build.sh"
+_S_B112 = _B + "release/1.12/manywheel/build_cuda.sh"
+_S_B113 = _B + "release/1.13/manywheel/build_cuda.sh"
+_S_B20_CUDA = _B + "release/2.0/manywheel/build_cuda.sh"
+_S_B17_ROCM = _B + "24274a90b59258ec16c264615b30ae2f4597f49c/manywheel/build_rocm.sh"  # 2020-12-10 (1.7.1)
+_S_53738 = "https://github.com/pytorch/pytorch/issues/53738"
+_S_B111_ROCM = _B + "release/1.11/manywheel/build_docker.sh"
+_S_B112_ROCM = _B + "release/1.12/manywheel/build_docker.sh"
 
 # (build tag prefix, torch releases, targets, source)
 TABLE: tuple[tuple[str, str, str, str], ...] = (
+    ("cu92", ">=1.5,<1.6", _CU_PTX37, _S_B15),
+    ("cu101", ">=1.5,<1.6", _CU_PTX37_75, _S_B15),
+    ("cu92", ">=1.6,<1.7", _CU_PTX37, _S_B465),
+    ("cu101", ">=1.6,<1.7", _CU_PTX37_75, _S_B465),
+    ("cu92", ">=1.7,<1.8", _CU_KEPLER, _S_B17),
+    ("cu101", ">=1.7,<1.8", _CU_KEPLER + " sm_75", _S_B17),
+    ("cu110", ">=1.7,<1.8", _CU110, _S_B17),
+    ("cu101", ">=1.8,<1.9", _CU_KEPLER, _S_B18),
+    ("cu102", ">=1.8,<1.9", _CU_KEPLER, _S_B18),
+    ("cu111", ">=1.8,<1.9", _CU11, _S_B18),
+    ("cu102", ">=1.9,<1.11", _CU_KEPLER, _S_B110),
+    ("cu111", ">=1.9,<1.11", _CU11, _S_B110),
+    ("cu113", ">=1.10,<1.11", _CU11, _S_B110),
+    ("cu102", ">=1.11,<1.13", _CU_KEPLER, _S_B112),
+    ("cu113", ">=1.11,<1.13", _CU11, _S_B112),
+    ("cu115", ">=1.11,<1.12", _CU11, _S_B112),
+    ("cu116", ">=1.12,<1.13", _CU11, _S_B112),
+    ("cu116", ">=1.13,<1.14", _CU11, _S_B113),
+    ("cu117", ">=1.13,<1.14", _CU11, _S_B113),
+    ("cu117", ">=2.0,<2.1", _CU11, _S_B20_CUDA),
     ("cu118", ">=2.0,<2.8", "sm_37 " + _CU_OLD, _S_MOI90),
     ("cu121", ">=2.1,<2.6", _CU_OLD, _S_SM120),
     ("cu124", ">=2.4,<2.7", _CU_OLD, _S_SM120),
     ("cu126", ">=2.6,<2.11", _CU_OLD, _S_MOI90),
+    ("cu126", ">=2.11,<2.12", _CU_OLD, _S_182250),
     ("cu128", ">=2.7,<2.8", _CU128_27, _S_MOI90),
     ("cu128", ">=2.8,<2.11", _CU128_28, _S_158700),
+    ("cu128", ">=2.11,<2.12", _CU128_211, _S_182250),
     ("cu129", ">=2.8,<2.10", _CU128_28, _S_158700),
     ("cu130", ">=2.9,<2.12", _CU130, _S_CU130),
+    ("rocm3.7", ">=1.7,<1.8", _ROCM3, _S_B17_ROCM),
+    ("rocm3.8", ">=1.7,<1.8", _ROCM3, _S_B17_ROCM),
+    ("rocm3.10", ">=1.8,<1.9", _ROCM4, _S_53738),
+    ("rocm4.0", ">=1.8,<1.11", _ROCM4, _S_53738),
+    ("rocm4.1", ">=1.9,<1.11", _ROCM4, _S_53738),
+    ("rocm4.2", ">=1.9,<1.11", _ROCM4, _S_53738),
+    ("rocm4.3", ">=1.11,<1.12", _ROCM5_OLD, _S_B111_ROCM),
+    ("rocm4.5", ">=1.11,<1.12", _ROCM5_OLD, _S_B111_ROCM),
+    ("rocm5", ">=1.12,<1.13", _ROCM5_OLD, _S_B112_ROCM),
     ("rocm5", ">=1.13,<2.1", _ROCM5_OLD, _S_BUILDER_20),
     ("rocm5", ">=2.1,<2.4", _ROCM5, _S_1407),
     ("rocm6.0", ">=2.2,<2.5", _ROCM60, _S_1647),
@@ -166,12 +220,13 @@ def build_targets(env: Environment) -> tuple[tuple[str, ...] | None, str]:
 
 
 def ever_official(vendor: str) -> tuple[str, ...]:
-    """Every target any official torch wheel of ``vendor`` (``"nvidia"``/``"amd"``) carried, release or nightly.
+    """Every target any official torch wheel of ``vendor`` (``"nvidia"``/``"amd"``) carried, release or nightly,
+    from torch :data:`OLDEST_CANDIDATE` on (the builds :func:`release_rows` offers a stack that states no release).
 
     For a stack that names no torch: an arch outside this set has no official build at all.
     """
+    rows = [targets for _, _, targets, _ in release_rows(vendor)]
     prefix = "cu" if vendor == "nvidia" else "rocm"
-    rows = [targets for tag, _, targets, _ in TABLE if tag.startswith(prefix)]
     rows += [targets for tag, _, _, targets, _ in NIGHTLY if tag.startswith(prefix)]
     return tuple(dict.fromkeys(t for targets in rows for t in targets.split()))
 
@@ -184,13 +239,26 @@ def stated_build_series(env: Environment, vendor: str) -> str | None:
     return f"rocm{version.major}.{version.minor}" if vendor == "amd" else f"cu{version.major}{version.minor}"
 
 
+# The oldest torch release whose builds are candidates for a stack that names neither torch nor its
+# ROCm/CUDA release (the first that python_range tables); older builds only for their own release.
+OLDEST_CANDIDATE = Version("1.13")
+
+
 def release_rows(vendor: str, series: str | None = None) -> list[tuple[str, str, str, str]]:
     """:data:`TABLE`'s release builds of ``vendor``; with ``series``, those made for that release
-    (``"rocm6.1"`` takes the ``rocm6.1`` rows and the ``rocm6`` ones, were there any).
+    (``"rocm6.1"`` takes the ``rocm6.1`` rows and the ``rocm6`` ones, were there any), else those
+    of torch :data:`OLDEST_CANDIDATE` and later.
     """
     prefix = "cu" if vendor == "nvidia" else "rocm"
     rows = [row for row in TABLE if row[0].startswith(prefix)]
-    return rows if series is None else [row for row in rows if series.startswith(row[0])]
+    if series is None:
+        return [row for row in rows if not _ends_before(row[1], OLDEST_CANDIDATE)]
+    return [row for row in rows if series.startswith(row[0])]
+
+
+def _ends_before(spec: str, release: Version) -> bool:
+    """Whether ``spec`` (``">=1.8,<1.11"``) admits no torch of ``release`` or later."""
+    return any(s.operator == "<" and Version(s.version) <= release for s in SpecifierSet(spec))
 
 
 EVER_OFFICIAL_SOURCE = "docs/checks.md, 'Official wheel targets' (every row of knowledge/wheel_targets.py)"
