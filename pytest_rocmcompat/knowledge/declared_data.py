@@ -10,6 +10,7 @@ A release the file does not list is unknown (``None``), never "declares nothing"
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -20,6 +21,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 DATA = "data/declared.json"
+# a wheel's Python tag as the data records it: cp310, cp37-cp37m, cp313-cp313t, cp39-abi3
+_CP_TAG = re.compile(r"cp(\d)(\d+)(?:-cp\d+[mt]?)?(-abi3)?")
 # where each release's requirements were read (the file's "index" pattern names the project page)
 RELEASE_SOURCE = "https://pypi.org/project/{name}/{version}/"
 # Linux x86_64, where the PyPI CUDA wheels and their nvidia-* dependencies apply
@@ -43,10 +46,24 @@ class Release:
     date: str
     requires: tuple[str, ...] | None  # None: the release published no requirements (sdist metadata < 2.2)
     read_from: str  # the metadata file it was read from
+    wheel_tags: tuple[str, ...] = ()  # the Python tags of its wheels (``cp310``, ``cp313-cp313t``, ``py3``)
 
     @property
     def source(self) -> str:
         return RELEASE_SOURCE.format(name=self.name, version=self.version)
+
+    @property
+    def cpython_wheels(self) -> frozenset[str] | None:
+        """The CPython minors (``"3.10"``) it has a version-specific wheel for; ``None`` when any
+        Python may install it (a ``py3``/``abi3`` wheel) or it published no wheel at all.
+        """
+        minors: set[str] = set()
+        for tag in self.wheel_tags:
+            m = _CP_TAG.fullmatch(tag)
+            if m is None or m.group(3):  # py3, py39, cp39-abi3: not bound to one Python
+                return None
+            minors.add(f"{m.group(1)}.{m.group(2)}")
+        return frozenset(minors) or None
 
 
 @cache
@@ -96,13 +113,14 @@ def release(name: str, version: str | Version | None) -> Release | None:
     if hit is None:
         return None
     text, entry = hit
-    requires = entry.get("requires")
+    requires, tags = entry.get("requires"), entry.get("python")
     return Release(
         name=canonicalize_name(name),
         version=text,
         date=str(entry.get("date", "")),
         requires=tuple(str(r) for r in requires) if isinstance(requires, list) else None,
         read_from=str(entry.get("from", "")),
+        wheel_tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
     )
 
 

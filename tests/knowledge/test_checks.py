@@ -136,7 +136,33 @@ def test_rocm_tables_name_known_gaps() -> None:
 def test_python_range_both_ways() -> None:
     assert ids(apply_overrides(H100, ["torch=2.5.1+cu124", "python=3.8.10"])) == ["python-unsupported-by-torch"]
     assert ids(apply_overrides(H100, ["torch=2.5.1+cu124", "python=3.12.3"])) == []
-    assert ids(apply_overrides(H100, ["torch=2.13.0", "python=3.8.10"])) == []  # unknown release: no verdict
+    assert ids(apply_overrides(H100, ["torch=2.99.0", "python=3.8.10"])) == []  # unknown release: no verdict
+
+
+@pytest.mark.parametrize(
+    ("torch", "python", "found"),
+    [
+        ("1.8.1+cu111", "3.10.4", True),  # its wheels: cp36-cp39
+        ("1.8.1+cu111", "3.9.7", False),
+        ("1.12.1", "3.11.2", True),  # cp37-cp310
+        ("2.11.0+cu130", "3.9.18", True),  # cp310-cp314 (RELEASE.md's table ends at 2.9)
+        ("2.11.0+cu130", "3.14.0", False),
+        ("2.13.0", "3.10.12", False),
+    ],
+)
+def test_python_range_of_a_release_outside_the_table_comes_from_its_wheels(
+    torch: str, python: str, found: bool
+) -> None:
+    """Generated data (PyPI wheel tags), sourced to the release's page."""
+    hits = [
+        f
+        for f in evaluate(apply_overrides(H100, [f"torch={torch}", f"python={python}"]))
+        if f.check == "python-unsupported-by-torch"
+    ]
+    assert bool(hits) is found
+    if found:
+        assert hits[0].link == f"https://pypi.org/project/torch/{torch.split('+', maxsplit=1)[0]}/"
+        assert f"this is Python {python}" in hits[0].reason
 
 
 def test_dynamo_gate_both_ways() -> None:

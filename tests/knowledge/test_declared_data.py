@@ -128,3 +128,13 @@ def test_the_wheel_ships_the_data() -> None:
     folder = DATA.parent.parent
     shipped = {p for pattern in patterns for p in folder.glob(pattern)}
     assert DATA in shipped and all(p in shipped for p in DATA.parent.iterdir() if p.suffix == ".json")
+
+
+def test_cpython_wheels_from_the_recorded_tags() -> None:
+    """Version-specific CPython wheels give the minors; a py3/abi3 wheel or no wheel gives None (any Python)."""
+    assert declared_data.release("torch", "1.8.1").cpython_wheels == {"3.6", "3.7", "3.8", "3.9"}
+    assert declared_data.release("torch", "2.11.0+cu130").cpython_wheels == {"3.10", "3.11", "3.12", "3.13", "3.14"}
+    assert declared_data.release("transformers", "4.40.0").cpython_wheels is None  # py3-none-any
+    assert declared_data.release("flash-attn", "2.5.9.post1").cpython_wheels is None  # sdist only
+    abi3 = declared_data.Release("x", "1.0", "2024-01-01", (), "", wheel_tags=("cp39-abi3",))
+    assert abi3.cpython_wheels is None

@@ -1,7 +1,9 @@
 """``python-unsupported-by-torch``: Python outside the torch release's supported range.
 
 PyTorch RELEASE.md, "Release Compatibility Matrix" (experimental Python versions with
-published wheels count as supported here, to avoid false problems).
+published wheels count as supported here, to avoid false problems); a release that table does
+not cover (before 1.13, after 2.9) is judged by the CPython tags of its published wheels
+(``declared_data``, generated from PyPI).
 
 A stack that names no torch but a platform gets an *uncertain* finding when some of the torch
 releases it could hold have no wheel for its Python: the releases with official builds for its
@@ -14,6 +16,7 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.wheel_targets import release_rows, stated_build_series
 from pytest_rocmcompat.stack.environment import Environment
@@ -57,6 +60,8 @@ def check(env: Environment) -> list[Finding]:
     series, python = torch_series(env), python_minor(env)
     if series is None and python is not None and env.torch is None:
         return _at_risk(env, python)
+    if python is not None and series not in RANGES:
+        return _from_wheels(env, python)
     if series not in RANGES or python is None:
         return []
     low, high = (Version(x) for x in RANGES[series])
@@ -68,6 +73,26 @@ def check(env: Environment) -> list[Finding]:
             reason=f"torch {env.torch} supports Python {low}-{high}, this is Python {env.python}",
             fix=f"use Python {low}-{high} or a torch release that supports Python {python}",
             link=SOURCE,
+            everything=True,
+        )
+    ]
+
+
+def _from_wheels(env: Environment, python: Version) -> list[Finding]:
+    """A release :data:`RANGES` does not table: the CPython versions its published wheels name
+    (the generated ``declared_data``, e.g. torch 1.8.1: cp36-cp39, 2.11.0: cp310-cp314).
+    """
+    release = declared_data.release("torch", env.torch)
+    wheels = release.cpython_wheels if release is not None else None
+    if release is None or not wheels or str(python) in wheels:
+        return []
+    ordered = sorted(wheels, key=Version)
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch {env.torch} has wheels for Python {ordered[0]}-{ordered[-1]} only, this is Python {env.python}",
+            fix=f"use Python {ordered[0]}-{ordered[-1]} or a torch release with wheels for Python {python}",
+            link=release.source,
             everything=True,
         )
     ]
