@@ -373,6 +373,28 @@ VERBATIM: list[tuple[str, str, str]] = [
         "ROCk module is NOT loaded, possibly no GPU devices",
         "https://github.com/ROCm/ROCm/issues/1626",
     ),
+    (
+        "rocm-driver-unsupported",
+        "hsa api call failure at line 900, file: /home/jenkins/jenkins-root/workspace/compute-rocm-rel-1.8/rocminfo/"
+        "rocminfo.cc. Call returned 4104",
+        "https://github.com/ROCm/legacy-rocm-build/issues/415",
+    ),
+    (
+        "rocm-driver-unsupported",
+        "hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
+        "    Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.",
+        "https://github.com/ROCm/legacy-rocm-build/issues/1070",
+    ),
+    (
+        "rocm-driver-unsupported",
+        "amdgpu 0000:23:00.0: kfd not supported on this ASIC",
+        "https://github.com/M-Bab/linux-kernel-amdgpu-binaries/issues/30",
+    ),
+    (
+        "rocm-driver-unsupported",
+        'return "hipErrorInsufficientDriver";',
+        "https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp",
+    ),
     # requirement-not-met: transformers' run-time version check (utils/versions.py require_version)
     (
         "requirement-not-met",
@@ -645,6 +667,10 @@ FOREIGN = (
     # fp8 failures that name no arch: a ROCm release gate, a dtype pairing rule
     "RuntimeError: Float8_e4m3fn is only supported for ROCm 6.5 and above",
     "RuntimeError: Multiplication of two Float8_e5m2 matrices is not supported",
+    # a crash or a HIP error that names no driver: no check may xfail it as a driver problem
+    "Segmentation fault (core dumped)",
+    "RuntimeError: HIP error: out of memory",
+    "hipErrorOutOfMemory",
 )
 
 
