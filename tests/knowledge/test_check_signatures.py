@@ -644,6 +644,18 @@ VERBATIM: list[tuple[str, str, str]] = [
         "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
         "https://github.com/pytorch/pytorch/issues/138067",
     ),
+    # no-wheel-for-python: pip building a release from its sdist on a Python it has no wheel for
+    (
+        "no-wheel-for-python",
+        "ERROR: Failed building wheel for xformers",
+        "https://github.com/facebookresearch/xformers/issues/1245",
+    ),
+    (
+        "no-wheel-for-python",
+        "Failed to build xformers\nERROR: Could not build wheels for xformers, which is required to install "
+        "pyproject.toml-based projects",
+        "https://github.com/ali-vilab/VGen/issues/100",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.

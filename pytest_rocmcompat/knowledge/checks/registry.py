@@ -28,6 +28,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocm_driver,
     rocm_gpu_support,
     rocm_visibility,
+    wheel_python,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
@@ -52,6 +53,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_gpu_support.ID: rocm_gpu_support.check,
     rocm_visibility.ID: rocm_visibility.check,
     gpu_vendor_builds.ID: gpu_vendor_builds.check,
+    wheel_python.ID: wheel_python.check,
     hipblaslt_arch.ID: hipblaslt_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
@@ -73,6 +75,7 @@ PREDICTS: dict[str, str] = {
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
     rocm_visibility.ID: rocm_visibility.PREDICTS,
     gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
+    wheel_python.ID: wheel_python.PREDICTS,
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")

@@ -1,0 +1,57 @@
+"""``no-wheel-for-python``: a compiled library release published no wheel for the stack's Python.
+
+What its published wheels say (the CPython tags of every wheel of the release, from the
+generated :mod:`..declared_data`, read from PyPI): ``vllm 0.2.1.post1`` has cp38-cp311 wheels
+only, ``xformers 0.0.22`` the same. On another Python pip finds no wheel: it refuses
+("No matching distribution") or builds the release from its sdist, which for a CUDA/ROCm
+extension needs the toolkit, a matching torch and hours, and often fails. The stack listing the
+library means it got installed somehow (a source build, another index), so the finding is a
+*risk* (uncertain): a predicted install/build failure confirms it, a passing test stands.
+A release with a ``py3``/``abi3`` wheel, or none recorded, is no finding; torch itself is
+``python-unsupported-by-torch``'s.
+"""
+
+from __future__ import annotations
+
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.python_range import python_minor
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+
+ID = "no-wheel-for-python"
+# pip's and uv's refusals and a failed source build (pip: "Failed building wheel for X",
+# "Failed to build X"; pip >= 24.3 "Failed to build installable wheels for some pyproject.toml
+# based projects"; uv: "Failed to build `X`"), each naming the distribution.
+PREDICTS = (
+    r"No matching distribution found for [\w.-]+|Could not find a version that satisfies the requirement [\w.-]+"
+    r"|Failed building wheel for [\w.-]+|Failed to build (?:installable wheels|`?[\w.-]+)"
+)
+
+
+def check(env: Environment) -> list[Finding]:
+    python = python_minor(env)
+    if python is None:
+        return []
+    found: list[Finding] = []
+    for name, version in sorted(env.libraries.items()):
+        if normalize_library(name) == "torch":
+            continue
+        release = declared_data.release(name, version)
+        wheels = release.cpython_wheels if release is not None else None
+        if release is None or not wheels or str(python) in wheels:
+            continue
+        ordered = sorted(wheels, key=Version)
+        found.append(
+            Finding(
+                check=ID,
+                reason=f"{release.name} {version} published wheels for Python {ordered[0]}-{ordered[-1]} only, "
+                f"not for Python {python}: pip builds it from source, if it can",
+                fix=f"use Python {ordered[0]}-{ordered[-1]}, or a {release.name} release with wheels for Python {python}",
+                link=release.source,
+                uses=(normalize_library(name),),
+                uncertain=True,
+            )
+        )
+    return found

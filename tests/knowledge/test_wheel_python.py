@@ -1,0 +1,94 @@
+"""``no-wheel-for-python``: a compiled library release with no wheel for the stack's Python is a risk."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import wheel_python
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.stack.environment import Environment
+
+
+def found(python: str, **libraries: str) -> list[str]:
+    env = Environment(platform="cuda", torch="2.0.1+cu118", python=python, libraries=libraries, source="replay")
+    return [f.reason for f in wheel_python.check(env)]
+
+
+def test_a_release_without_a_wheel_for_this_python_is_an_uncertain_finding() -> None:
+    # xformers 0.0.22.post7 published cp38-cp311 wheels; on Python 3.12 pip builds it from its sdist
+    # (googlecolab/colabtools#5554: "stuck at the building wheels step", only on Python 3.12)
+    env = Environment(platform="cuda", python="3.12.4", libraries={"xformers": "0.0.22.post7"}, source="replay")
+    (finding,) = wheel_python.check(env)
+    assert finding.uncertain and finding.uses == ("xformers",) and not finding.everything
+    assert finding.reason.startswith("xformers 0.0.22.post7 published wheels for Python 3.8-3.11 only")
+    assert finding.link == "https://pypi.org/project/xformers/0.0.22.post7/"
+
+
+@pytest.mark.parametrize(
+    ("python", "libraries"),
+    [
+        ("3.11.9", {"xformers": "0.0.22.post7"}),  # a wheel for 3.11
+        ("3.12.4", {"transformers": "4.40.0"}),  # py3-none-any: every Python
+        ("3.12.4", {"flash_attn": "2.5.9.post1"}),  # sdist only: nothing recorded
+        ("3.12.4", {"xformers": "99.0"}),  # a release the data does not know
+        ("3.12.4", {"torch": "2.0.1"}),  # torch is python-unsupported-by-torch's
+    ],
+)
+def test_no_finding(python: str, libraries: dict[str, str]) -> None:
+    assert found(python, **libraries) == []
+
+
+def test_no_python_no_finding() -> None:
+    env = Environment(platform="cuda", python="", libraries={"vllm": "0.2.1.post1"}, source="replay")
+    assert wheel_python.check(env) == []
+
+
+def test_compiled_as_an_uncertain_rule_reaching_the_library_tests() -> None:
+    env = Environment(platform="cuda", python="3.12.1", libraries={"vllm": "0.2.1.post1"}, source="replay")
+    findings = [f for f in evaluate(env) if f.check == wheel_python.ID]
+    (rule,) = compile_rules(findings)
+    assert rule.at_risk and rule.action == "xfail"
+    assert rule.signature_matches("ERROR: No matching distribution found for vllm==0.2.1.post1")
+    assert not rule.signature_matches("RuntimeError: CUDA error: an illegal memory access was encountered")
+
+
+TESTS = """
+import xml.etree.ElementTree as ET
+
+import pytest
+
+@pytest.mark.uses("ray")
+def test_predicted():
+    raise RuntimeError("ERROR: No matching distribution found for ray==2.40.0")
+
+@pytest.mark.uses("ray")
+def test_unrelated():
+    raise ValueError("a genuinely different regression")
+
+@pytest.mark.uses("ray")
+def test_passes():
+    pass
+"""
+
+
+def test_through_pytest_a_predicted_failure_confirms_the_risk_a_pass_stands(pytester: pytest.Pytester) -> None:
+    # Ray 2.40.0 published cp39-cp312 wheels and no sdist; torch 2.6 has Python 3.13 wheels
+    env = Environment(platform="cuda", torch="2.6.0+cu124", python="3.13.1", source="replay")
+    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
+    pytester.makepyfile(test_risk=TESTS)
+    result = pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
+        "--rocm-set", "lib.ray=2.40.0",
+    )  # fmt: skip
+    result.assert_outcomes(xfailed=1, failed=1, passed=1)
+    result.stdout.fnmatch_lines(["*risk(s) the stack does not settle*", "*no-wheel-for-python*ray 2.40.0*"])
+    props: dict[str, dict[str, str]] = {}
+    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
+        props[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
+    assert props["test_predicted"]["rocm_outcome"] == "known-bad"
+    assert props["test_predicted"]["rocm_rule"] == "no-wheel-for-python"
+    assert props["test_unrelated"].get("rocm_outcome", "fail") == "fail"
+    assert "rocm_note" not in props["test_unrelated"]
+    assert props["test_passes"].get("rocm_outcome", "pass") == "pass"
