@@ -184,6 +184,7 @@ def test_old_builds_at_their_edges(torch: str, has: str, lacks: str) -> None:
         "1.9.0+cu110",
         "1.12.1+rocm4.2",
         "2.6.0+cu121",  # 2.6 shipped no cu121 build
+        "2.9.0+cu129",  # nor 2.9 a cu129 one (pytorch/test-infra release/2.10: 12.6, 12.8, 13.0)
     ],
 )
 def test_builds_that_were_never_made_stay_unknown(torch: str) -> None:
