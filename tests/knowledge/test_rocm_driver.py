@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import rocm_driver
@@ -75,3 +77,21 @@ def test_finding_reaches_every_test_with_the_matrix_source() -> None:
     (finding,) = [f for f in evaluate(env) if f.check == rocm_driver.ID]
     assert finding.everything and finding.link == rocm_driver.SOURCE
     assert "amdgpu-install" in finding.fix
+
+
+# Failures of an arch, not of the driver: HIP's hipErrorInvalidDeviceFunction text
+# (https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp),
+# and rocBLAS without a Tensile library for the GPU (rocblas-arch-not-in-release's, verbatim from
+# https://github.com/brknsoul/ROCmLibs/issues/4 and
+# https://github.com/likelovewant/ROCmLibs-for-gfx1103-AMD780M-APU/issues/12).
+NOT_THE_DRIVER = (
+    "RuntimeError: HIP error: invalid device function",
+    "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
+    "No such file or directory for GPU arch : gfx1103",
+    "rocBLAS error: Could not initialize Tensile library",
+)
+
+
+@pytest.mark.parametrize("message", NOT_THE_DRIVER)
+def test_signature_leaves_arch_and_rocblas_failures_alone(message: str) -> None:
+    assert re.search(rocm_driver.PREDICTS, message) is None

@@ -30,13 +30,14 @@ SOURCE_DKMS = "https://repo.radeon.com/amdgpu/"
 # error codes of a missing or too old driver (hipGetErrorName, hipamd/src/hip_error.cpp:
 # https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp).
 # A bare crash ("Segmentation fault (core dumped)") or any HIP error ("HIP error: out of memory")
-# names no driver: those stay failures. rocminfo's HSA failure ("hsa api call failure at ...
+# names no driver: those stay failures, and so do "invalid device function" (code built for
+# another arch: library-min-arch's) and any "rocBLAS error" (a missing Tensile library for the
+# arch: rocblas-arch-not-in-release's). rocminfo's HSA failure ("hsa api call failure at ...
 # Call returned 4104") as users quote it: https://github.com/ROCm/legacy-rocm-build/issues/415
 PREDICTS = (
     r"No HIP GPUs are available|no ROCm-capable device|HSA_STATUS_ERROR\w*|hsa_init|hsa api call failure at"
     r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|amdgpu|Memory access fault by GPU node-\d+"
-    r"|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b|invalid device function"
-    r"|rocBLAS error"
+    r"|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b"
 )
 
 # KMD release -> (oldest, newest) ROCm user-space series it supports, and whether the newest is
