@@ -51,6 +51,18 @@ TORCH_PIN_FACTS: tuple[tuple[str, str], ...] = (
     (r"triton", "lib.triton"),
 )
 
+# Before 1.13 the PyPI wheel bundled its CUDA runtime and pinned no nvidia-* package, so the
+# data cannot say its build: the series a public report shows (pip's own download of the PyPI
+# wheel, then the build it reports). Other series of that era are left unknown.
+BUNDLED_CUDA_DEFAULT: dict[str, tuple[str, str]] = {
+    # `pip install torch torchvision` -> torch-1.6.0-cp38-cp38-manylinux1_x86_64.whl, pytorch.org's
+    # command for CUDA 10.2 (the issue's title: "PyTorch pip installation command for CUDA 10.2")
+    "1.6": ("cu102", "https://github.com/pytorch/pytorch/issues/43493"),
+    # `pip install torch` -> torch-1.8.0-cp38-cp38-manylinux1_x86_64.whl; collect_env: "1.8.1+cu102",
+    # "CUDA used to build PyTorch: 10.2", capabilities sm_37 sm_50 sm_60 sm_70
+    "1.8": ("cu102", "https://github.com/pytorch/pytorch/issues/53838"),
+}
+
 # (distribution, fact it gives, platforms where it applies, source). A fact named ``lib.X``
 # becomes the library entry ``X``; the others are Environment fields.
 PACKAGE_FACTS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
@@ -90,7 +102,7 @@ def pypi_default_build(torch: str | None) -> tuple[str, str] | None:
             v = coerce_version(pinned)
             if v is not None:
                 return f"cu{v.major}{v.minor}", source
-    return None
+    return BUNDLED_CUDA_DEFAULT.get(f"{version.major}.{version.minor}")
 
 
 def derive(env: Environment) -> Environment:

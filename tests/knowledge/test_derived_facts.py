@@ -59,6 +59,10 @@ def test_every_build_comes_from_the_release_and_is_sourced() -> None:
     assert pypi_default_build("2.0.0") == ("cu117", "https://pypi.org/project/torch/2.0.0/")
     assert pypi_default_build("1.13.1") == ("cu117", "https://pypi.org/project/torch/1.13.1/")  # December 2022
     assert pypi_default_build("1.12.1") is None  # its wheel bundles CUDA and pins no runtime: the tag is not known
+    # before 1.13 only where a public report shows the PyPI wheel's build (pytorch#53838, #43493)
+    assert pypi_default_build("1.8.1") == ("cu102", "https://github.com/pytorch/pytorch/issues/53838")
+    assert pypi_default_build("1.6.0") == ("cu102", "https://github.com/pytorch/pytorch/issues/43493")
+    assert pypi_default_build("1.7.1") is None
     assert pypi_default_build("2.11.0") is None  # its wheel pins no CUDA runtime: the tag is not known
     for dist, _fact, _platforms, source in PACKAGE_FACTS:
         assert source.startswith("https://"), dist
@@ -289,3 +293,10 @@ def test_library_condition_uses_the_same_bounds() -> None:
     env = Environment(platform="cuda", libraries={"triton": "3.3.0a0+git96316ce5"})
     assert active(env, libraries=(("triton", SpecifierSet(">=3.3")),))
     assert active(env, libraries=(("triton", SpecifierSet("<3.3")),))
+
+
+def test_an_untagged_2021_torch_on_an_ampere_gpu_is_the_cu102_wheel_without_sm_86() -> None:
+    """pytorch#53838: `pip install torch` (1.8) on an RTX 3090: sm_86 is not in the cu102 build."""
+    env = derive(cuda_env("1.8.1", python="3.8.10"))
+    assert env.torch == "1.8.1+cu102"
+    assert any("pytorch/issues/53838" in note for note in env.notes)
