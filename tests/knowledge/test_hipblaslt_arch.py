@@ -1,4 +1,4 @@
-"""``hipblaslt-arch-unsupported``: hipBLASLt asked for on a GPU its release has no kernels for."""
+"""``hipblaslt-arch-unsupported``: torch asks hipBLASLt for GEMMs on a GPU it has no kernels for."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from pytest_rocmcompat.knowledge.checks import hipblaslt_arch
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 
@@ -20,33 +21,36 @@ def _found(*stack: str, platform: str = "rocm") -> list[Finding]:
 
 
 @pytest.mark.parametrize(
-    ("stack", "problem"),
+    ("stack", "gpu"),
     [
-        # RDNA2 and Vega: in no hipBLASLt build of any release
-        (("arch=gfx1030", "torch=2.5.1+rocm6.2"), "hipBLASLt of ROCm 6.2 has no kernels for gfx1030"),
-        (("arch=gfx906", "rocm=7.1.0"), "no hipBLASLt release has kernels for gfx906"),
-        # RDNA3 from 6.2, RDNA4 and MI100 from 6.3, MI300 from 5.7
-        (("arch=gfx1100", "torch=2.4.1+rocm6.1"), "hipBLASLt of ROCm 6.1 has no kernels for gfx1100"),
-        (("arch=gfx1201", "rocm=6.2.4"), "hipBLASLt of ROCm 6.2 has no kernels for gfx1201"),
-        (("arch=gfx908", "torch=2.5.1+rocm6.2"), "hipBLASLt of ROCm 6.2 has no kernels for gfx908"),
+        # RDNA2 and Vega: in no hipBLASLt build nor torch list of any release
+        (("arch=gfx1030", "torch=2.5.1+rocm6.2"), "gfx1030 on ROCm 6.2"),
+        (("arch=gfx906", "rocm=7.1.0", "torch=2.9.0"), "gfx906 on any ROCm release"),
+        # hipBLASLt: RDNA3 from 6.2, RDNA4 and MI100 from 6.3; torch's list: both only for ROCm 6.3+
+        (("arch=gfx1100", "torch=2.4.1+rocm6.1"), "gfx1100 on ROCm 6.1"),
+        (("arch=gfx1100", "torch=2.5.1+rocm6.2"), "gfx1100 on ROCm 6.2"),
+        (("arch=gfx1201", "rocm=6.2.4"), "gfx1201 on ROCm 6.2"),
+        (("arch=gfx908", "torch=2.3.1+rocm6.0"), "gfx908 on ROCm 6.0"),
+        (("arch=gfx950", "rocm=6.3.2"), "gfx950 on ROCm 6.3"),
         # the override makes the runtime load the named processor's kernels
         (
             ("arch=gfx90a", "rocm=6.2", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"),
-            "gfx90a (as gfx1030 by HSA_OVERRIDE_GFX_VERSION)",
+            "gfx90a (as gfx1030 by HSA_OVERRIDE_GFX_VERSION) on ROCm 6.2",
         ),
     ],
 )
-def test_asking_for_hipblaslt_on_an_unserved_gpu_is_a_risk(stack: tuple[str, ...], problem: str) -> None:
+def test_asking_for_hipblaslt_on_an_unserved_gpu_is_found(stack: tuple[str, ...], gpu: str) -> None:
     (finding,) = _found(*stack, ASK)
-    assert problem in finding.reason
-    assert finding.reason.startswith("TORCH_BLAS_PREFER_HIPBLASLT=1 asks torch for hipBLASLt")
-    # torch builds with the arch gate fall back to hipBLAS with a warning: only a predicted failure confirms it
-    assert finding.uncertain and finding.markers == ("gpus",) and "hipblaslt" in finding.uses
+    assert finding.reason.startswith("TORCH_BLAS_PREFER_HIPBLASLT=1 asks torch for hipBLASLt, and ")
+    assert f"hipBLASLt does not serve {gpu}" in finding.reason
+    assert not finding.uncertain and not finding.conditional
+    assert finding.markers == ("gpus",) and finding.uses == ("hipblaslt",)
 
 
 def test_the_addmm_switch_asks_for_it_too() -> None:
-    (finding,) = _found("arch=gfx1030", "rocm=6.0.2", "env.DISABLE_ADDMM_HIP_LT=0")
+    (finding,) = _found("arch=gfx1030", "torch=2.3.1+rocm6.0", "env.DISABLE_ADDMM_HIP_LT=0")
     assert finding.reason.startswith("DISABLE_ADDMM_HIP_LT=0 asks torch for hipBLASLt")
+    assert not finding.uncertain
 
 
 @pytest.mark.parametrize(
@@ -55,57 +59,81 @@ def test_the_addmm_switch_asks_for_it_too() -> None:
         ("arch=gfx942", "torch=2.5.1+rocm6.2", ASK),
         ("arch=gfx90a", "torch=2.4.1+rocm6.1", ASK),
         ("arch=gfx942", "rocm=5.7.1", ASK),
-        ("arch=gfx1100", "rocm=6.2.0", ASK),
-        ("arch=gfx908", "rocm=6.3.1", ASK),
-        ("arch=gfx1030", "rocm=6.2", "env.HSA_OVERRIDE_GFX_VERSION=11.0.0", ASK),  # loads gfx1100's kernels
-        ("arch=gfx1151", "rocm=7.0.0", ASK),  # a release after the table, a GPU later lists name: not judged
-        ("arch=gfx90a", ASK),  # in every tabled release
+        ("arch=gfx1100", "torch=2.7.1+rocm6.3", ASK),  # torch's list has RDNA3 for ROCm 6.3+
+        ("arch=gfx908", "torch=2.9.0+rocm6.3", ASK),
+        ("arch=gfx1030", "rocm=6.3", "torch=2.7.1+rocm6.3", "env.HSA_OVERRIDE_GFX_VERSION=11.0.0", ASK),
+        ("arch=gfx1151", "torch=2.10.0+rocm7.0", ASK),  # after the table: torch 2.10+ lists name it
+        ("arch=gfx1030", "rocm=5.6", ASK),  # before 5.7 torch has no hipBLASLt
+        ("arch=gfx90a", ASK),  # in every release's list
+        ("arch=gfx1030", "torch=2.7.1+rocm6.3"),  # nothing asks: torch 2.7+ prefers it only on Instinct
         ("rocm=6.1", ASK),  # no arch: not judged
     ],
 )
-def test_a_served_or_unjudged_stack_is_not_found(stack: tuple[str, ...]) -> None:
-    assert _found(*stack) == []
+def test_a_served_or_unjudged_stack_reaches_no_gpu_test(stack: tuple[str, ...]) -> None:
+    assert [f for f in _found(*stack) if f.markers] == []
 
 
-def test_nothing_asked_reaches_only_tests_that_use_hipblaslt() -> None:
-    """torch falls back to hipBLAS by itself: the stack alone is no problem, code calling hipBLASLt is."""
-    (finding,) = _found("arch=gfx1030", "torch=2.5.1+rocm6.2")
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("arch=gfx1100", "torch=2.5.1+rocm6.3", ASK),  # ROCm 6.3's RDNA3 entries: torch's list from 2.6 on
+        ("arch=gfx1100", ASK),  # no release named: served only in some builds
+        ("arch=gfx1151", "rocm=7.1", ASK),  # no torch named: lists after 2.9 name it
+    ],
+)
+def test_a_stack_that_may_or_may_not_route_it_is_a_risk(stack: tuple[str, ...]) -> None:
+    (finding,) = _found(*stack)
+    assert finding.uncertain and finding.markers == ("gpus",)
+    assert "only in some builds the stack could be" in finding.reason
+
+
+def test_torch_2_9_or_older_refuses_strix_on_any_rocm() -> None:
+    """ROCm/ROCm#5643: torch 2.8.0+rocm7.1.0 on gfx1151 with TORCH_BLAS_PREFER_HIPBLASLT=1."""
+    (finding,) = _found("arch=gfx1151", "rocm=7.1", "torch=2.8.0+rocm7.1.0.lw.git7a520360", ASK)
+    assert not finding.uncertain and "does not serve gfx1151 on any ROCm release" in finding.reason
+    assert finding.link == "https://github.com/ROCm/pytorch/pull/2742"
+    assert _found("arch=gfx1151", "rocm=7.1", "torch=2.10.0+rocm7.1", ASK) == []
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("arch=gfx1030", "torch=2.5.1+rocm6.2"),  # torch 2.5 prefers hipBLASLt by itself, warns and falls back
+        ("arch=gfx1030", "torch=2.3.1+rocm6.0"),
+        ("arch=gfx1030", "torch=2.5.1+rocm6.2", "env.TORCH_BLAS_PREFER_HIPBLASLT=0"),
+        ("arch=gfx1030", "torch=2.5.1+rocm6.2", "env.TORCH_BLAS_PREFER_HIPBLASLT=true"),  # torch reads 0/1 only
+    ],
+)
+def test_nothing_asking_reaches_only_tests_that_use_hipblaslt(stack: tuple[str, ...]) -> None:
+    (finding,) = _found(*stack)
     assert finding.conditional and not finding.uncertain
     assert finding.uses == ("hipblaslt",) and finding.markers == () and finding.nodeids == ()
-    assert finding.link == "https://github.com/ROCm/hipBLASLt/blob/rocm-6.2.0/CMakeLists.txt"
 
 
-@pytest.mark.parametrize("value", ["0", "true"])  # asked not to; torch reads only 0 and 1
-def test_a_variable_that_does_not_ask_leaves_only_code_that_uses_hipblaslt(value: str) -> None:
-    (finding,) = _found("arch=gfx1030", "torch=2.5.1+rocm6.2", f"env.TORCH_BLAS_PREFER_HIPBLASLT={value}")
-    assert finding.conditional and finding.markers == () and finding.uses == ("hipblaslt",)
+def test_the_finding_names_the_release_s_targets() -> None:
+    (finding,) = _found("arch=gfx1030", "torch=2.3.1+rocm6.0")
+    assert finding.link == "https://github.com/ROCm/hipBLASLt/blob/rocm-6.0.0/CMakeLists.txt"
 
 
-def test_an_unknown_release_is_a_risk_only_for_a_gpu_some_releases_lack() -> None:
-    (finding,) = _found("arch=gfx1100", ASK)
-    assert finding.uncertain and "gfx1100: in ROCm 6.2, 6.3 only" in finding.reason
-    (never,) = _found("arch=gfx1030")  # no release has it: no doubt, still only code that uses hipBLASLt
-    assert never.conditional and not never.uncertain
-    assert never.reason == "no hipBLASLt release has kernels for gfx1030"
-
-
-def test_a_cuda_stack_is_not_judged() -> None:
+def test_a_cuda_stack_or_a_cuda_torch_is_not_judged() -> None:
     assert _found("arch=sm_90", "torch=2.5.1+cu124", ASK, platform="cuda") == []
+    assert _found("arch=gfx1030", "torch=2.5.1+cu124", ASK) == []  # no hipBLASLt in it
 
 
 @pytest.mark.parametrize(
     "message",
     [
+        # torch's Context.cpp warning (ROCm/ROCm#4440) and Blas.cpp check (pytorch/pytorch#138067)
         "UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas",
         "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
+        # hipBLASLt's TensileCreateLibrary printExit (ROCm/TheRock#154)
         "[hipBLASLt] Tensile::FATAL: Architecture gfx1151 not supported",
+        # the form of rocblaslt tensile_host.cpp's 'Cannot read ' << tensileLibPath << ': ' << strerror
         "rocblaslt error: Cannot read /opt/rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1030.dat: "
         "No such file or directory",
     ],
 )
 def test_the_signature_claims_hipblaslt_s_own_messages(message: str) -> None:
-    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-
     assert compile_signature(hipblaslt_arch.PREDICTS).search(message) is not None
 
 
@@ -119,6 +147,4 @@ def test_the_signature_claims_hipblaslt_s_own_messages(message: str) -> None:
     ],
 )
 def test_the_signature_stays_narrow(message: str) -> None:
-    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-
     assert compile_signature(hipblaslt_arch.PREDICTS).search(message) is None

@@ -1,29 +1,37 @@
-"""``hipblaslt-arch-unsupported``: hipBLASLt is asked for on a GPU it has no kernels for.
+"""``hipblaslt-arch-unsupported``: torch asks hipBLASLt for GEMMs on a GPU it has no kernels for.
 
-On ROCm torch runs GEMMs through hipBLASLt only on the processors hipBLASLt is built for; on any
-other it falls back to hipBLAS/rocBLAS (ROCm 5.7+, pytorch/pytorch#122106). What asks for it:
+On ROCm (5.7+, pytorch/pytorch#122106) torch runs GEMMs through hipBLASLt when it prefers it:
 
-- ``TORCH_BLAS_PREFER_HIPBLASLT=1`` (torch reads only ``0``/``1``: ``c10::utils::check_env``), the
-  preferred-BLAS switch of pytorch/pytorch#122106; ROCm builds made hipBLASLt the default in
-  pytorch/pytorch#127944. Since pytorch/pytorch#128753 torch checks the GPU against its list and
-  prints ``Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to
-  hipblas`` (a warning: the GEMM then runs on hipBLAS);
-- ``DISABLE_ADDMM_HIP_LT=0``, the fused addmm path (pytorch/pytorch#114329): its arch check raised
-  ``RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!`` until
-  pytorch/pytorch#138267 made it fall back (nightlies of 2024-10-14/15 raised it for every addmm:
-  pytorch/pytorch#138067, ROCm's release/2.5 until ROCm/pytorch#1855);
-- code that calls hipBLASLt itself (a test that ``uses("hipblaslt")``): no fallback, hipBLASLt's
-  own ``rocblaslt error: Cannot read .../TensileLibrary...`` when it has no kernels for the GPU.
+- by default on torch 2.4-2.6 for every GPU (pytorch/pytorch#127944), from 2.7 only on the
+  Instinct GPUs it lists (pytorch/pytorch#150212, as ROCm/pytorch#2053 says); on request with
+  ``TORCH_BLAS_PREFER_HIPBLASLT=1`` (torch reads only ``0``/``1``: ``c10::utils::check_env``);
+- for the fused addmm path with ``DISABLE_ADDMM_HIP_LT=0`` (pytorch/pytorch#114329);
+- always, for code that calls hipBLASLt itself (a test that ``uses("hipblaslt")``).
 
-Whether the request fails depends on the torch build, so a stack whose environment asks for it
-gets an *uncertain* finding (a failure this check predicts confirms it; a pass stands). A test
-that uses hipBLASLt gets a conditional one. Which processors hipBLASLt is built for is its
-``CMakeLists.txt``'s default ``AMDGPU_TARGETS`` per ROCm release (:data:`TARGETS`); releases after
-the table are judged only for a GPU no hipBLASLt or torch list ever named (:data:`EVER`).
-``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named processor's kernels: it is judged.
+Since pytorch/pytorch#128753 torch checks every GPU against its own list (gfx90a and gfx940-942;
+RDNA3/RDNA4 and gfx908 only in builds for ROCm 6.3+, gfx950 for 6.5+: the ``ROCM_VERSION`` lines
+of release/2.6 quoted in ROCm/pytorch#2053 and of ROCm/pytorch#2742) and otherwise prints
+``Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas``
+and runs hipBLAS. The addmm check raised ``RuntimeError: Attempting to use hipBLASLt on a
+unsupported architecture!`` until pytorch/pytorch#138267 (pytorch/pytorch#138067). hipBLASLt itself
+is built for the processors of its ``CMakeLists.txt``'s default ``AMDGPU_TARGETS`` per ROCm
+release (:data:`TARGETS`).
+
+A GPU the loaded release cannot serve (not in its hipBLASLt, or not in torch's list for it: gfx1150/
+gfx1151 in no list of torch 2.9 or older, ROCm/pytorch#2742) with a variable that asks is a finding,
+*uncertain* when only some builds the stack could be lack it (a failure this check predicts
+confirms it, a pass stands). With nothing asking, torch's own default only warns and falls back,
+so only tests that use hipBLASLt meet it (conditional). ``HSA_OVERRIDE_GFX_VERSION`` makes the
+runtime load the named processor's kernels: it is judged. A CUDA or CPU torch has no hipBLASLt.
+Releases before 5.7 are not judged; after 6.3 only by torch's list and for a GPU no hipBLASLt or
+torch list ever named (:data:`EVER`: Vega gfx900/906, RDNA1/2 gfx101x/103x, GCN).
 """
 
 from __future__ import annotations
+
+from typing import Literal
+
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -34,6 +42,18 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 _TAG = "https://github.com/ROCm/hipBLASLt/blob/rocm-{}/CMakeLists.txt"
 SOURCE_63 = "https://github.com/ROCm/hipBLASLt/blob/902dbb92838001c7a51af923a16f438e1d49c310/CMakeLists.txt"  # release-staging/rocm-rel-6.3
 SOURCE_TORCH = "https://github.com/pytorch/pytorch/pull/128753"
+SOURCE_GATE_63 = "https://github.com/ROCm/pytorch/pull/2053"  # release/2.6: the ROCM_VERSION >= 60300 list
+# torch's list of GPUs it routes to hipBLASLt, in every build since pytorch#128753; the rest of a
+# 6.3 hipBLASLt's targets only in torch builds for ROCm 6.3+ of torch 2.6 on (ROCm/pytorch#2053)
+GATE = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
+GATE_63_FROM = Version("2.6")
+FIRST_RELEASE = Version("5.7")  # torch's hipBLASLt code is built for ROCm 5.7+ (pytorch#122106)
+# torch's list named gfx1150/gfx1151 only after 2.9 (added by ROCm/pytorch#2742 and pytorch#166133,
+# October 2025; the list they change has neither): a 2.9 or older torch refuses them on any ROCm
+LATE = frozenset({"gfx1150", "gfx1151"})
+LATE_FROM = Version("2.10")
+SOURCE_LATE = "https://github.com/ROCm/pytorch/pull/2742"
+Status = Literal["served", "unserved", "maybe"]
 
 _57 = ("gfx90a", "gfx940", "gfx941", "gfx942")
 _62 = (*_57, "gfx1100", "gfx1101")
@@ -70,24 +90,33 @@ PREDICTS = (
 
 
 def check(env: Environment) -> list[Finding]:
-    if env.platform != "rocm":
+    if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
         return []
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     release = rocm_targets.loaded_series(env)
-    missing, risky = _unserved(env.archs, override, release)
-    if not missing and not risky:
+    torch = env.torch_version
+    judged = [(named, _status(effective, release, torch)) for named, effective in _gpus(env.archs, override)]
+    unserved = [named for named, status in judged if status == "unserved"]
+    maybe = [named for named, status in judged if status == "maybe"]
+    if not unserved and not maybe:
         return []
-    asked = _asked(env.env)
-    if missing:
-        where = f"hipBLASLt of ROCm {release} has no" if release in TARGETS else "no hipBLASLt release has"
-        problem = f"{where} kernels for {', '.join(missing)}"
+    where = f"ROCm {release}" if release in TARGETS else "any ROCm release"
+    if unserved:
+        problem = (
+            f"hipBLASLt does not serve {', '.join(unserved)} on {where} "
+            "(not in its build targets, or not in torch's hipBLASLt list)"
+        )
     else:
-        problem = "the stack names no ROCm release, and hipBLASLt has kernels for " + "; ".join(risky)
-    link = TARGETS[release][1] if release in TARGETS else SOURCE_TORCH
+        problem = (
+            f"torch routes {', '.join(maybe)} to hipBLASLt only in some builds the stack could be "
+            "(none for ROCm before 6.3)"
+        )
+    link = TARGETS[release][1] if release in TARGETS else (SOURCE_LATE if release else SOURCE_TORCH)
     fix = (
-        "do not ask for hipBLASLt on this GPU (unset TORCH_BLAS_PREFER_HIPBLASLT / DISABLE_ADDMM_HIP_LT=0: "
-        "torch uses hipBLAS), or use a ROCm release whose hipBLASLt is built for it"
+        "do not ask for hipBLASLt on this GPU (unset TORCH_BLAS_PREFER_HIPBLASLT, DISABLE_ADDMM_HIP_LT=0; "
+        "TORCH_BLAS_PREFER_HIPBLASLT=0 keeps torch on hipBLAS), or use a ROCm release and torch whose hipBLASLt serves it"
     )
+    asked = _asked(env.env)
     if asked:
         return [
             Finding(
@@ -98,43 +127,51 @@ def check(env: Environment) -> list[Finding]:
                 markers=("gpus",),
                 uses=("hipblaslt",),
                 nodeids=GPU_SUITE,
-                uncertain=True,  # torch builds with the arch gate fall back to hipBLAS with a warning
+                uncertain=not unserved,
             )
         ]
+    # nothing asks: torch stays on (or falls back to) hipBLAS, only code calling hipBLASLt meets it
     return [
         Finding(
-            check=ID,
-            reason=problem,
-            fix=fix,
-            link=link,
-            uses=("hipblaslt",),
-            conditional=True,
-            uncertain=not missing,
+            check=ID, reason=problem, fix=fix, link=link, uses=("hipblaslt",), conditional=True, uncertain=not unserved
         )
     ]
 
 
-def _unserved(archs: tuple[str, ...], override: str | None, release: str | None) -> tuple[list[str], list[str]]:
-    """(GPUs the judged release's hipBLASLt surely lacks, GPUs only some tabled releases carry)."""
-    missing: list[str] = []
-    risky: list[str] = []
+def _gpus(archs: tuple[str, ...], override: str | None) -> list[tuple[str, str]]:
+    """(name for the reason, processor whose kernels the runtime loads) of each AMD GPU."""
+    out = []
     for arch in archs:
-        if not arch.startswith("gfx"):
-            continue
-        effective = rocm_targets.base(override or arch)
-        named = effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)"
-        if effective not in EVER:
-            missing.append(named)
-        elif release in TARGETS:
-            if effective not in TARGETS[release][0]:
-                missing.append(named)
-        elif release is None:
-            carrying = [series for series, (targets, _) in TARGETS.items() if effective in targets]
-            if len(carrying) < len(TARGETS):
-                risky.append(
-                    f"{effective}: in ROCm {', '.join(carrying)} only" if carrying else f"{effective}: after 6.3 only"
-                )
-    return missing, risky
+        if arch.startswith("gfx"):
+            effective = rocm_targets.base(override or arch)
+            out.append(
+                (effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)", effective)
+            )
+    return out
+
+
+def _status(arch: str, release: str | None, torch: Version | None) -> Status:
+    """Whether the stack's hipBLASLt and torch's list serve ``arch`` (``maybe``: some builds it could be)."""
+    if release is not None and Version(release) < FIRST_RELEASE:
+        return "served"  # torch builds for ROCm before 5.7 have no hipBLASLt path at all
+    if arch not in EVER:
+        return "unserved"
+    if release is None:
+        return "served" if arch in GATE else "maybe"
+    if release in TARGETS:
+        if arch not in TARGETS[release][0] or (arch not in GATE and release != "6.3"):
+            return "unserved"  # torch lists the other targets only for ROCm 6.3+
+        return "served" if arch in GATE else _since(torch, GATE_63_FROM, "maybe")
+    if arch in LATE:  # a release after the table: torch's list decides
+        return _since(torch, LATE_FROM, "unserved")
+    return "served"
+
+
+def _since(torch: Version | None, first: Version, before: Status) -> Status:
+    """``served`` for a torch from ``first`` on, ``before`` for an older one, ``maybe`` for an unknown one."""
+    if torch is None:
+        return "maybe"
+    return "served" if Version(torch.base_version) >= first else before
 
 
 def _asked(variables: dict[str, str]) -> str | None:
