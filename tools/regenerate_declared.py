@@ -235,12 +235,16 @@ def _metadata_member(directory: bytes) -> tuple[int, int, int] | None:
     return None
 
 
-def wheel_facts(filenames: Iterable[str]) -> dict[str, list[str]]:
-    """Python tags, platform tags and local version labels named by a release's wheel files."""
+def wheel_facts(filenames: Iterable[str]) -> dict[str, list[str] | bool]:
+    """Python tags, platform tags and local version labels named by a release's wheel files, and
+    ``sdist: true`` when it also published a source archive (pip's fallback where no wheel fits).
+    """
     pythons: set[str] = set()
     platforms: set[str] = set()
     local: set[str] = set()
+    sdist = False
     for filename in filenames:
+        sdist = sdist or filename.endswith((".tar.gz", ".zip"))
         try:
             _name, version, _build, tags = parse_wheel_filename(filename)
         except (InvalidWheelFilename, InvalidVersion):
@@ -250,9 +254,11 @@ def wheel_facts(filenames: Iterable[str]) -> dict[str, list[str]]:
             platforms.add(tag.platform)
         if version.local:
             local.add(version.local)
-    facts = {"python": sorted(pythons, key=_tag_order), "platforms": sorted(platforms)}
+    facts: dict[str, list[str] | bool] = {"python": sorted(pythons, key=_tag_order), "platforms": sorted(platforms)}
     if local:
         facts["local"] = sorted(local)
+    if sdist:
+        facts["sdist"] = True
     return facts
 
 

@@ -47,6 +47,7 @@ class Release:
     requires: tuple[str, ...] | None  # None: the release published no requirements (sdist metadata < 2.2)
     read_from: str  # the metadata file it was read from
     wheel_tags: tuple[str, ...] = ()  # the Python tags of its wheels (``cp310``, ``cp313-cp313t``, ``py3``)
+    sdist: bool = False  # it also published a source archive (pip builds from it where no wheel fits)
 
     @property
     def source(self) -> str:
@@ -121,6 +122,7 @@ def release(name: str, version: str | Version | None) -> Release | None:
         requires=tuple(str(r) for r in requires) if isinstance(requires, list) else None,
         read_from=str(entry.get("from", "")),
         wheel_tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+        sdist=entry.get("sdist") is True,
     )
 
 

@@ -138,3 +138,11 @@ def test_cpython_wheels_from_the_recorded_tags() -> None:
     assert declared_data.release("flash-attn", "2.5.9.post1").cpython_wheels is None  # sdist only
     abi3 = declared_data.Release("x", "1.0", "2024-01-01", (), "", wheel_tags=("cp39-abi3",))
     assert abi3.cpython_wheels is None
+
+
+def test_whether_a_release_published_an_sdist() -> None:
+    """pip's fallback where no wheel fits: vLLM and xformers publish one, torch and Ray do not."""
+    assert declared_data.release("xformers", "0.0.22.post7").sdist
+    assert declared_data.release("flash-attn", "2.5.9.post1").sdist  # an sdist only
+    assert not declared_data.release("torch", "2.5.1").sdist
+    assert not declared_data.release("ray", "2.40.0").sdist

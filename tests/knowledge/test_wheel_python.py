@@ -23,7 +23,16 @@ def test_a_release_without_a_wheel_for_this_python_is_an_uncertain_finding() -> 
     (finding,) = wheel_python.check(env)
     assert finding.uncertain and finding.uses == ("xformers",) and not finding.everything
     assert finding.reason.startswith("xformers 0.0.22.post7 published wheels for Python 3.8-3.11 only")
+    assert finding.reason.endswith("pip builds it from its sdist, if it can")
     assert finding.link == "https://pypi.org/project/xformers/0.0.22.post7/"
+
+
+def test_without_an_sdist_pip_cannot_install_it_a_finding_of_the_stack() -> None:
+    # Ray 2.40.0 published cp39-cp312 wheels and no sdist: on Python 3.13 "No matching distribution"
+    env = Environment(platform="cuda", python="3.13.1", libraries={"ray": "2.40.0"}, source="replay")
+    (finding,) = wheel_python.check(env)
+    assert not finding.uncertain and finding.uses == ("ray",)
+    assert finding.reason.endswith("and no sdist: pip cannot install it")
 
 
 @pytest.mark.parametrize(
@@ -46,7 +55,7 @@ def test_no_python_no_finding() -> None:
 
 
 def test_compiled_as_an_uncertain_rule_reaching_the_library_tests() -> None:
-    env = Environment(platform="cuda", python="3.12.1", libraries={"vllm": "0.2.1.post1"}, source="replay")
+    env = Environment(platform="cuda", python="3.12.1", libraries={"vllm": "0.2.1.post1"}, source="replay")  # sdist
     findings = [f for f in evaluate(env) if f.check == wheel_python.ID]
     (rule,) = compile_rules(findings)
     assert rule.at_risk and rule.action == "xfail"
@@ -59,31 +68,31 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-@pytest.mark.uses("ray")
+@pytest.mark.uses("deepspeed")
 def test_predicted():
-    raise RuntimeError("ERROR: No matching distribution found for ray==2.40.0")
+    raise RuntimeError("ERROR: Failed building wheel for deepspeed")
 
-@pytest.mark.uses("ray")
+@pytest.mark.uses("deepspeed")
 def test_unrelated():
     raise ValueError("a genuinely different regression")
 
-@pytest.mark.uses("ray")
+@pytest.mark.uses("deepspeed")
 def test_passes():
     pass
 """
 
 
 def test_through_pytest_a_predicted_failure_confirms_the_risk_a_pass_stands(pytester: pytest.Pytester) -> None:
-    # Ray 2.40.0 published cp39-cp312 wheels and no sdist; torch 2.6 has Python 3.13 wheels
+    # DeepSpeed 0.16.3 published cp310-cp312 wheels and an sdist; torch 2.6 has Python 3.13 wheels
     env = Environment(platform="cuda", torch="2.6.0+cu124", python="3.13.1", source="replay")
     (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
     pytester.makepyfile(test_risk=TESTS)
     result = pytester.runpytest(
         "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        "--rocm-set", "lib.ray=2.40.0",
+        "--rocm-set", "lib.deepspeed=0.16.3",
     )  # fmt: skip
     result.assert_outcomes(xfailed=1, failed=1, passed=1)
-    result.stdout.fnmatch_lines(["*risk(s) the stack does not settle*", "*no-wheel-for-python*ray 2.40.0*"])
+    result.stdout.fnmatch_lines(["*risk(s) the stack does not settle*", "*no-wheel-for-python*deepspeed 0.16.3*"])
     props: dict[str, dict[str, str]] = {}
     for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
         props[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}

@@ -84,6 +84,7 @@ def test_sdists(generated: dict) -> None:
     flash = generated["packages"]["flash-attn"]["2.8.3"]
     assert flash["requires"] == ["torch"]  # declared, without a version: no torch pin
     assert flash["from"] == "flash_attn-2.8.3.tar.gz PKG-INFO" and flash["platforms"] == []
+    assert flash["sdist"] is True and "sdist" not in generated["packages"]["torch"]["2.5.1"]
 
 
 def test_committed_data_was_made_by_the_same_code(generated: dict) -> None:
@@ -107,7 +108,9 @@ def test_wheel_facts_read_local_labels_and_abi_tags() -> None:
         "python": ["cp39-abi3", "cp310", "cp312"],
         "platforms": ["linux_x86_64", "manylinux2014_x86_64", "win_amd64"],
         "local": ["cu121", "rocm6.2"],
+        "sdist": True,
     }
+    assert "sdist" not in rd.wheel_facts(["torch-2.5.1-cp310-cp310-manylinux1_x86_64.whl"])
 
 
 def test_kept_requirements_normalise_and_filter() -> None:

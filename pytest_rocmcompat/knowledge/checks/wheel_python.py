@@ -2,11 +2,13 @@
 
 What its published wheels say (the CPython tags of every wheel of the release, from the
 generated :mod:`..declared_data`, read from PyPI): ``vllm 0.2.1.post1`` has cp38-cp311 wheels
-only, ``xformers 0.0.22`` the same. On another Python pip finds no wheel: it refuses
-("No matching distribution") or builds the release from its sdist, which for a CUDA/ROCm
-extension needs the toolkit, a matching torch and hours, and often fails. The stack listing the
-library means it got installed somehow (a source build, another index), so the finding is a
-*risk* (uncertain): a predicted install/build failure confirms it, a passing test stands.
+only, ``xformers 0.0.22`` the same. On another Python pip finds no wheel. Without an sdist
+(Ray, torchao, torchvision's releases) it refuses ("No matching distribution"): a finding of
+the stack, as a requirements file checked before installing meets it. With one (vLLM,
+xformers) it builds the release from source, which for a CUDA/ROCm extension needs the
+toolkit, a matching torch and hours, and often fails; a stack listing the library may hold
+such a build (or one from another index), so that finding is a *risk* (uncertain): a predicted
+install/build failure confirms it, a passing test stands.
 A release with a ``py3``/``abi3`` wheel, or none recorded, is no finding; torch itself is
 ``python-unsupported-by-torch``'s.
 """
@@ -43,15 +45,16 @@ def check(env: Environment) -> list[Finding]:
         if release is None or not wheels or str(python) in wheels:
             continue
         ordered = sorted(wheels, key=Version)
+        then = "pip builds it from its sdist, if it can" if release.sdist else "and no sdist: pip cannot install it"
         found.append(
             Finding(
                 check=ID,
                 reason=f"{release.name} {version} published wheels for Python {ordered[0]}-{ordered[-1]} only, "
-                f"not for Python {python}: pip builds it from source, if it can",
+                f"not for Python {python}; {then}",
                 fix=f"use Python {ordered[0]}-{ordered[-1]}, or a {release.name} release with wheels for Python {python}",
                 link=release.source,
                 uses=(normalize_library(name),),
-                uncertain=True,
+                uncertain=release.sdist,
             )
         )
     return found
