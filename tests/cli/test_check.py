@@ -213,3 +213,15 @@ def test_tests_reached_collect_only(tmp_path: Path) -> None:
     assert "tests reached: 1" in proc.stdout and "test_user.py::test_quantize: " in proc.stdout
     proc = rocmcompat("check", "r.txt", "--tests", "no_such_dir", cwd=tmp_path)
     assert proc.returncode == 2 and "pytest --collect-only no_such_dir exited with 4" in proc.stderr
+
+
+def test_a_requirement_with_no_wheel_and_no_sdist_for_the_python_is_known_bad_before_installing(tmp_path: Path) -> None:
+    """Ray 2.40.0 published cp39-cp312 wheels and no sdist: on Python 3.13 pip has nothing to install."""
+    req = tmp_path / "requirements.txt"
+    req.write_text("torch==2.6.0\nray==2.40.0\n", encoding="utf-8")
+    status, result = check_json(str(req), "--set", "platform=cuda", "--set", "python=3.13.1")
+    assert status == 1 and result["known_bad"]
+    (problem,) = [p["text"] for p in result["problems"] if "[no-wheel-for-python]" in p["text"]]
+    assert "ray 2.40.0 published wheels for Python 3.9-3.12 only" in problem
+    status, result = check_json(str(req), "--set", "platform=cuda", "--set", "python=3.12.7")
+    assert not any("[no-wheel-for-python]" in p["text"] for p in result["problems"])
