@@ -21,6 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
+
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.versions import parse_specifier, specifier_contains
 
 # Sources (public vendor documentation).
 S_NV_CC = "https://developer.nvidia.com/cuda-gpus"
@@ -174,31 +179,87 @@ def same_group(a: str, b: str) -> bool | None:
     return ra.group == rb.group
 
 
-# Libraries' own arch requirements: (library as `uses` names it, vendor, the archs it serves
-# (a predicate over the row), what it says, source). Read by knowledge/checks/library_arch.py.
-LIB_MIN_ARCH: tuple[tuple[str, str, str, str], ...] = (
-    # flash-attn 2 CUDA kernels: "Ampere, Ada, or Hopper GPUs" (README, Installation and features)
-    ("flash_attn", "nvidia", "sm>=80", "https://github.com/Dao-AILab/flash-attention#installation-and-features"),
-    # flash-attn on ROCm (Composable Kernel backend): "MI200 or MI300 GPUs" (README, AMD ROCm support)
-    ("flash_attn", "amd", "gfx90a gfx942 gfx950", "https://github.com/Dao-AILab/flash-attention#amd-rocm-support"),
+# Libraries' own arch requirements, per range of the library's releases. Read by
+# knowledge/checks/library_arch.py through :func:`lib_rule`.
+S_FA = "https://github.com/Dao-AILab/flash-attention/blob"
+S_VLLM = "https://docs.vllm.ai/en"
+
+
+class LibArch(NamedTuple):
+    """The archs one library serves on one vendor's GPUs, for a range of its releases.
+
+    ``versions``: a PEP 440 specifier of the releases the row covers; ``""`` for every release no
+    other row of the library covers (the latest). ``rule``: ``"sm>=80"`` or a list of gfx names.
+    ``unlisted``: whether a stack that lists no version of the library may be running it, so its
+    archs count for such a stack (:func:`lib_rule`); ``False`` for an earlier API generation
+    (flash-attn 1.x: tests written for 2.x do not run on it) and for builds of no tagged release yet.
+    """
+
+    library: str  # as `uses` names it
+    vendor: str
+    versions: str
+    rule: str
+    source: str
+    unlisted: bool = True
+
+
+LIB_MIN_ARCH: tuple[LibArch, ...] = (
+    # FlashAttention 1.x: "Turing, Ampere, Ada, or Hopper GPUs (e.g., H100, A100, RTX 3090, T4, RTX 2080)";
+    # 2.x: "Ampere, Ada, or Hopper GPUs ... please use FlashAttention 1.x for Turing" (README at the tags)
+    LibArch("flash_attn", "nvidia", "<2", "sm>=75", f"{S_FA}/v1.0.9/README.md", unlisted=False),
+    LibArch("flash_attn", "nvidia", "", "sm>=80", f"{S_FA}/v2.8.3/README.md"),
+    # flash-attn on ROCm, its default Composable Kernel build: setup.py's allowed GPU_ARCHS (anything else:
+    # "One of GPU archs of [...] is invalid or not supported by Flash-Attention"). 2.6.2-2.7.4: MI200/MI300
+    # (README "MI200 or MI300 GPUs"; before 2.6.2 ROCm's fork, same list); 2.8.0-2.8.3.post1: gfx940/941
+    # dropped, gfx950 added; RDNA 3/4 (gfx1100-1102, gfx1150/1151, gfx1200/1201) since 5301a359
+    # (2026-03-26, "[AMD ROCm] Update CK and add RDNA 3/4 support", #2400), in no tag up to v2.8.3.post1
+    # (a branch off v2.8.3): main has reported 2.8.4 since 2026-03-11, so a listed 2.8.4+ is judged by
+    # the RDNA list, an unlisted flash-attn by the released ones. The opt-in Triton backend
+    # (FLASH_ATTENTION_TRITON_AMD_ENABLE=TRUE, 2.7.1+, not probed) also runs on RDNA.
+    LibArch("flash_attn", "amd", "<2.8", "gfx90a gfx940 gfx941 gfx942", f"{S_FA}/v2.7.4/setup.py#L135"),
+    LibArch("flash_attn", "amd", ">=2.8,<2.8.4", "gfx90a gfx942 gfx950", f"{S_FA}/v2.8.3/setup.py#L135"),
+    LibArch(
+        "flash_attn",
+        "amd",
+        "",
+        "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1102 gfx1150 gfx1151 gfx1200 gfx1201",
+        f"{S_FA}/5301a359f59ef8fa10f211618d9f7a69716a8898/setup.py#L202",
+        unlisted=False,
+    ),
     # FlashAttention-3: Hopper only (README "FlashAttention-3 beta release": H100/H800)
-    ("flash_attn_3", "nvidia", "sm>=90", "https://github.com/Dao-AILab/flash-attention#flashattention-3-beta-release"),
-    # vLLM: "GPU: compute capability 7.0 or higher" (installation requirements)
-    ("vllm", "nvidia", "sm>=70", "https://docs.vllm.ai/en/latest/getting_started/installation/gpu.html"),
-    # vLLM on ROCm: "GPU: MI200s (gfx90a), MI300 (gfx942), MI350 (gfx950), Radeon RX 7900 series
-    # (gfx1100/1101), Radeon RX 9000 series (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)"
-    # (installation requirements, v0.14.0 and main: docs/getting_started/installation/gpu.rocm.inc.md).
-    # The list only grew: v0.4.0.post1 to v0.6.0 named "MI200s (gfx90a), MI300 (gfx942), Radeon RX 7900
-    # series (gfx1100)" (https://docs.vllm.ai/en/v0.6.0/_sources/getting_started/amd-installation.rst),
-    # so the latest list never flags an arch an older vLLM served (it may miss one an older vLLM lacked).
-    (
+    LibArch(
+        "flash_attn_3",
+        "nvidia",
+        "",
+        "sm>=90",
+        "https://github.com/Dao-AILab/flash-attention#flashattention-3-beta-release",
+    ),
+    # vLLM: "GPU: compute capability 7.0 or higher (e.g., V100, T4, ...)" from v0.3.3 to v0.14.0; "7.5 or
+    # higher (e.g., T4, ...)" at v0.31.0 (installation requirements). The releases between are not yet
+    # pinned: judged by the older, wider rule.
+    LibArch("vllm", "nvidia", "<0.31", "sm>=70", f"{S_VLLM}/v0.14.0/getting_started/installation/gpu/"),
+    LibArch("vllm", "nvidia", "", "sm>=75", f"{S_VLLM}/v0.31.0/getting_started/installation/gpu/"),
+    # vLLM on ROCm, its installation requirements: "MI200s (gfx90a), MI300 (gfx942), Radeon RX 7900 series
+    # (gfx1100)" from v0.4.0.post1 ("vLLM 0.2.4 onwards supports ... AMD GPUs") to v0.7.2; v0.11.0 adds
+    # MI350 (gfx950), gfx1101 and Radeon RX 9000 (gfx1200/1201); v0.14.0 and main add Ryzen AI MAX / AI 300
+    # (gfx1151/1150). Releases between two pinned docs are judged by the later, wider list.
+    LibArch("vllm", "amd", "<0.7.3", "gfx90a gfx942 gfx1100", f"{S_VLLM}/v0.7.2/getting_started/installation/gpu/"),
+    LibArch(
         "vllm",
         "amd",
+        ">=0.7.3,<0.11.1",
+        "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1200 gfx1201",
+        f"{S_VLLM}/v0.11.0/getting_started/installation/gpu.html",
+    ),
+    LibArch(
+        "vllm",
+        "amd",
+        "",
         "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1150 gfx1151 gfx1200 gfx1201",
-        "https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/",
+        f"{S_VLLM}/v0.14.0/getting_started/installation/gpu/",
     ),
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
-    ("transformer_engine", "nvidia", "sm>=80", S_NV_TE),
+    LibArch("transformer_engine", "nvidia", "", "sm>=80", S_NV_TE),
 )
 
 
@@ -207,3 +268,30 @@ def lib_serves(rule: str, arch: Arch) -> bool:
     if rule.startswith("sm>="):
         return arch.vendor == "nvidia" and int(arch.name[3:]) >= int(rule[4:])
     return arch.name in rule.split()
+
+
+def lib_rows(library: str, vendor: str) -> tuple[LibArch, ...]:
+    """The rows of one library on one vendor, oldest releases first."""
+    return tuple(r for r in LIB_MIN_ARCH if (r.library, r.vendor) == (library, vendor))
+
+
+def lib_rule(library: str, vendor: str, version: Version | None) -> tuple[str, str]:
+    """(rule, source) that judges ``library`` at ``version`` on ``vendor``'s GPUs.
+
+    A version some row's range holds: that row; another known version: the latest row; an
+    unknown version: every arch some row it may be running serves (``unlisted``: the lowest ``sm>=``
+    or all gfx names), sourced to the latest such row. ``("", "")`` when the library has no row for the vendor.
+    """
+    rows = lib_rows(library, vendor)
+    if not rows:
+        return "", ""
+    latest = next(r for r in rows if not r.versions)
+    if version is not None:
+        row = next((r for r in rows if r.versions and specifier_contains(parse_specifier(r.versions), version)), latest)
+        return row.rule, row.source
+    rows = tuple(r for r in rows if r.unlisted)
+    source = next((r.source for r in rows if not r.versions), rows[-1].source)
+    if all(r.rule.startswith("sm>=") for r in rows):
+        return f"sm>={min(int(r.rule[4:]) for r in rows)}", source
+    names = dict.fromkeys(n for r in rows for n in r.rule.split())
+    return " ".join(names), source

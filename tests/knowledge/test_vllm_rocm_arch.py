@@ -26,10 +26,12 @@ def vllm_findings(*assignments: str) -> list[Finding]:
     return [f for f in library_arch.check(env) if f.uses == ("vllm",)]
 
 
-def test_the_row_is_sourced_and_names_known_archs() -> None:
-    (row,) = [r for r in arch_table.LIB_MIN_ARCH if r[:2] == ("vllm", "amd")]
-    assert row[3].startswith("https://docs.vllm.ai/")
-    assert all(arch_table.info(name) is not None for name in row[2].split())
+def test_the_rows_are_sourced_and_name_known_archs() -> None:
+    rows = arch_table.lib_rows("vllm", "amd")
+    assert [r.versions for r in rows] == ["<0.7.3", ">=0.7.3,<0.11.1", ""]
+    for row in rows:
+        assert row.source.startswith("https://docs.vllm.ai/")
+        assert all(arch_table.info(name) is not None for name in row.rule.split())
 
 
 @pytest.mark.parametrize("gpu", ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1151", "gfx1201"])
@@ -40,8 +42,9 @@ def test_supported_arch_is_silent(gpu: str) -> None:
 @pytest.mark.parametrize("gpu", ["gfx803", "gfx906", "gfx908", "gfx1030", "gfx1102"])
 def test_unsupported_arch_is_found(gpu: str) -> None:
     (finding,) = vllm_findings(f"arch={gpu}", "lib.vllm=0.14.0")
-    assert f"vllm has no kernels for {gpu}" in finding.reason and "gfx942" in finding.reason
+    assert f"vllm 0.14.0 has no kernels for {gpu}" in finding.reason and "gfx942" in finding.reason
     assert finding.link.startswith("https://docs.vllm.ai/") and not finding.conditional
+    assert finding.fix.startswith("run vllm tests")  # no release serves it
 
 
 def test_conditional_when_the_stack_does_not_list_vllm() -> None:

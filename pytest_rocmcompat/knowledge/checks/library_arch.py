@@ -1,10 +1,11 @@
 """``library-min-arch``: a library the tests use has no kernels for this GPU (its own minimum arch).
 
-From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH` (flash-attn Ampere+ on CUDA and
-MI200/MI300/MI350 on ROCm, FlashAttention-3 Hopper, vLLM Volta+ on CUDA and gfx90a/gfx942/gfx950/gfx110x/gfx115x/gfx120x on
-ROCm, Transformer Engine Ampere+),
-each row sourced; reaches the tests that ``uses`` the library. A problem of the stack when the
-stack lists the library; otherwise conditional (only tests that use it meet it).
+From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH`, versioned per range of the
+library's releases (flash-attn: Turing+ in 1.x, Ampere+ from 2.0 on CUDA; on ROCm MI200/MI300, then
+MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CUDA and its growing
+gfx list on ROCm; Transformer Engine Ampere+), each row sourced. A stack listing the library's
+version is judged by the row of that release; otherwise by every arch some release serves (the
+finding then conditional: only tests that use it meet it). Reaches the tests that ``uses`` it.
 """
 
 from __future__ import annotations
@@ -60,18 +61,25 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     rows = [r for r in (arch_table.info(a) for a in env.archs) if r is not None]
     found: list[Finding] = []
-    for library, vendor, rule, source in arch_table.LIB_MIN_ARCH:
+    for library, vendor in dict.fromkeys((r.library, r.vendor) for r in arch_table.LIB_MIN_ARCH):
+        name = normalize_library(library)
+        version = env.field_version("lib." + name)
+        rule, source = arch_table.lib_rule(library, vendor, version)
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
             continue
+        which = f"{library} {version}" if version is not None else library
+        fix = f"run {library} tests on a GPU it supports, or use another backend (e.g. PyTorch SDPA)"
+        if version is not None and _some_release_serves(library, vendor, rows, unserved):
+            fix = f"use a {library} release that serves {', '.join(unserved)}, or " + fix
         found.append(
             Finding(
                 check=ID,
-                reason=f"{library} has no kernels for {', '.join(unserved)} (it needs {_needs(rule)})",
-                fix=f"run {library} tests on a GPU it supports, or use another backend (e.g. PyTorch SDPA)",
+                reason=f"{which} has no kernels for {', '.join(unserved)} (it needs {_needs(rule)})",
+                fix=fix,
                 link=source,
-                uses=(normalize_library(library),),
-                conditional=normalize_library(library) not in env.libraries,
+                uses=(name,),
+                conditional=name not in env.libraries,
             )
         )
     return found
@@ -82,3 +90,8 @@ def _needs(rule: str) -> str:
         n = rule[4:]
         return f"compute capability {n[:-1]}.{n[-1]} or newer"
     return "one of " + ", ".join(rule.split())
+
+
+def _some_release_serves(library: str, vendor: str, rows: list[arch_table.Arch], names: list[str]) -> bool:
+    rules = [r.rule for r in arch_table.lib_rows(library, vendor)]
+    return all(any(arch_table.lib_serves(rule, r) for rule in rules) for r in rows if r.name in names)
