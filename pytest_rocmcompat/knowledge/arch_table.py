@@ -235,10 +235,16 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "https://github.com/Dao-AILab/flash-attention#flashattention-3-beta-release",
     ),
     # vLLM: "GPU: compute capability 7.0 or higher (e.g., V100, T4, ...)" from v0.3.3 to v0.14.0; "7.5 or
-    # higher (e.g., T4, ...)" at v0.31.0 (installation requirements). The releases between are not yet
+    # higher (e.g., T4, ...)" at v0.21.0 and later (installation requirements). v0.15-v0.20 are not yet
     # pinned: judged by the older, wider rule.
-    LibArch("vllm", "nvidia", "<0.31", "sm>=70", f"{S_VLLM}/v0.14.0/getting_started/installation/gpu/"),
-    LibArch("vllm", "nvidia", "", "sm>=75", f"{S_VLLM}/v0.31.0/getting_started/installation/gpu/"),
+    LibArch("vllm", "nvidia", "<0.21", "sm>=70", f"{S_VLLM}/v0.14.0/getting_started/installation/gpu/"),
+    LibArch(
+        "vllm",
+        "nvidia",
+        "",
+        "sm>=75",
+        "https://github.com/vllm-project/vllm/blob/v0.21.0/docs/getting_started/installation/gpu.cuda.inc.md",
+    ),
     # vLLM on ROCm, its installation requirements: "MI200s (gfx90a), MI300 (gfx942), Radeon RX 7900 series
     # (gfx1100)" from v0.4.0.post1 ("vLLM 0.2.4 onwards supports ... AMD GPUs") to v0.7.2; v0.11.0 adds
     # MI350 (gfx950), gfx1101 and Radeon RX 9000 (gfx1200/1201); v0.14.0 and main add Ryzen AI MAX / AI 300

@@ -39,7 +39,8 @@ def test_each_library_has_one_latest_row_and_valid_ranges() -> None:
         ("vllm", "amd", "0.9.2", "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1200 gfx1201"),
         ("vllm", "amd", "0.14.0", "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1150 gfx1151 gfx1200 gfx1201"),
         ("vllm", "nvidia", "0.14.0", "sm>=70"),
-        ("vllm", "nvidia", "0.31.0", "sm>=75"),
+        ("vllm", "nvidia", "0.20.2", "sm>=70"),
+        ("vllm", "nvidia", "0.21.0", "sm>=75"),
         ("flash_attn", "nvidia", "1.0.9", "sm>=75"),
         ("flash_attn", "nvidia", "2.8.3", "sm>=80"),
         ("flash_attn", "amd", "2.7.4", "gfx90a gfx940 gfx941 gfx942"),
@@ -87,11 +88,12 @@ def test_unlisted_vllm_is_judged_by_every_release() -> None:
 # ---- vLLM on CUDA -------------------------------------------------------------------------------
 def test_vllm_on_volta() -> None:
     assert found("vllm", "platform=cuda", "arch=sm_70", "lib.vllm=0.14.0") == []
-    (finding,) = found("vllm", "platform=cuda", "arch=sm_70", "lib.vllm=0.31.0")
-    assert "compute capability 7.5 or newer" in finding.reason and "v0.31.0" in finding.link
+    (finding,) = found("vllm", "platform=cuda", "arch=sm_70", "lib.vllm=0.21.0")
+    assert "compute capability 7.5 or newer" in finding.reason and "/v0.21.0/" in finding.link
     assert finding.fix.startswith("use a vllm release that serves sm_70")  # an older one does
     assert found("vllm", "platform=cuda", "arch=sm_70") == []  # some release serves it
     assert found("vllm", "platform=cuda", "arch=sm_75", "lib.vllm=0.31.0") == []
+    assert found("vllm", "platform=cuda", "arch=sm_70", "lib.vllm=0.23.1rc1.dev901+g2f3f441f8") != []
     (pascal,) = found("vllm", "platform=cuda", "arch=sm_61", "lib.vllm=0.14.0")
     assert "compute capability 7.0 or newer" in pascal.reason
 
