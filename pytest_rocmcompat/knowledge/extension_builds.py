@@ -45,6 +45,13 @@ TORCHAO_MIN_TORCH = (2, 11, 0)
 _TORCH_LABEL = re.compile(r"torch(\d+)\.(\d+)")
 _PYG_LABEL = re.compile(r"(?:^|[._])pt(\d)(\d{1,2})(?=cu|cpu|rocm|[._]|$)")
 _ABI_LABEL = re.compile(r"cxx11abi(true|false)")
+# cu121, cu12 (flash-attn's torch2.8 labels), pt23cu121 (PyG), cuda12.1; rocm6.2, rocm62 (flash-attn)
+_CUDA_LABEL = re.compile(r"(?<![a-z])cu(?:da)?(\d+)")
+_ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.|(\d))")
+# CUDA's compatibility holds within one major release ("minor version compatibility")
+_CUDA_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+# the HIP runtime's soname follows ROCm's major: libamdhip64.so.5 / .so.6 / .so.7
+_ROCM_SOURCE = "https://github.com/ROCm/TheRock/issues/1119"
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,9 @@ def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool
                 "its compiled library fails to load (undefined symbol)",
             )
         )
+    runtime = _runtime_mismatch(label, (t.local or "").lower())
+    if runtime is not None:
+        found.append(runtime)
     abi = _ABI_LABEL.search(label)
     if abi is not None and torch_abi is not None:
         built_abi = abi.group(1) == "true"
@@ -118,6 +128,44 @@ def official_cxx11_abi(torch: str | None) -> bool | None:
     if release >= Version("2.6"):
         return tag == "cu126"
     return False if release >= Version("1.0") else None
+
+
+def gpu_runtime(label: str) -> tuple[str, int] | None:
+    """``("cuda", 12)`` for ``cu121``/``cu12torch2.8``/``pt23cu121``, ``("rocm", 6)`` for ``rocm6.2``/
+    ``rocm62torch2.5``, ``("cpu", 0)`` for ``cpu``: the GPU runtime (and its major) a build label names.
+    """
+    m = _CUDA_LABEL.search(label)
+    if m:
+        digits = m.group(1)
+        major = int(digits[:2]) if len(digits) >= 3 or digits.startswith("1") else int(digits[0])
+        return "cuda", major
+    m = _ROCM_LABEL.search(label)
+    if m:
+        return "rocm", int(m.group(1) or m.group(2))
+    return ("cpu", 0) if re.search(r"(?:^|[._])cpu(?:$|[._])", label) else None
+
+
+def _runtime_mismatch(label: str, torch_label: str) -> BuiltFor | None:
+    """An extension built for another major of torch's GPU runtime (``+cu118`` beside ``+cu121``).
+
+    A library built against CUDA N links ``libcudart.so.N`` (CUDA's compatibility holds within a
+    major only); one built against ROCm N links ``libamdhip64.so.N``, whose soname follows ROCm's
+    major. Another vendor's build is ``built-for-other-vendor``'s; a torch without a label is not judged.
+    """
+    built, torch = gpu_runtime(label), gpu_runtime(torch_label)
+    if built is None or torch is None or built[0] != torch[0] or built[0] == "cpu" or built[1] == torch[1]:
+        return None  # a CPU build beside a GPU torch may be meant (CPU-side use): not judged
+    if built[0] == "cuda":
+        return BuiltFor(
+            f"CUDA {built[1]}", _CUDA_SOURCE, False,
+            f"its library links the CUDA {built[1]} runtime (libcudart.so.{built[1]}), which a CUDA {torch[1]} "
+            "torch does not bring",
+        )  # fmt: skip
+    return BuiltFor(
+        f"ROCm {built[1]}", _ROCM_SOURCE, False,
+        f"its library links the ROCm {built[1]} HIP runtime (libamdhip64.so.{built[1]}), which a ROCm {torch[1]} "
+        "torch does not bring",
+    )  # fmt: skip
 
 
 def _labelled_series(label: str) -> tuple[int, int] | None:

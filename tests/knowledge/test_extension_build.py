@@ -132,6 +132,46 @@ def test_pyg_labels_both_ways(version: str, torch: str, ok: bool) -> None:
     assert (found == []) is ok, found
 
 
+# ---- the GPU runtime a label names: another CUDA/ROCm major than torch's --------------------------
+@pytest.mark.parametrize(
+    ("env", "torch", "lib", "expected"),
+    [
+        ("H100", "2.1.0+cu121", "torchvision=0.16.0+cu118", "built for CUDA 11"),  # libcudart.so.11 missing
+        ("H100", "2.1.0+cu118", "torchvision=0.16.0+cu121", "built for CUDA 12"),
+        ("H100", "2.3.1+cu118", "torch-scatter=2.1.2+pt23cu121", "built for CUDA 12"),  # PyG: series right, CUDA not
+        ("H100", "2.8.0+cu128", "flash-attn=2.8.3+cu12torch2.8cxx11abiTRUE", None),  # CUDA 12 both
+        ("H100", "2.1.0+cu121", "torchvision=0.16.0+cu121", None),
+        ("H100", "2.1.0+cu121", "torchvision=0.16.0+cpu", None),  # a CPU build: not judged
+        ("H100", "2.1.0", "torchvision=0.16.0+cu118", "built for CUDA 11"),  # untagged: the cu121 PyPI wheel
+        ("H100", "2.1.0a0+git32f93b1", "torchvision=0.16.0+cu118", None),  # a source/NGC torch: not judged
+        ("MI300X", "2.1.0+rocm6.0", "torchvision=0.16.0+rocm5.6", "built for ROCm 5"),  # libamdhip64.so.5
+        ("MI300X", "2.5.1+rocm6.2", "flash-attn=2.6.3+rocm62torch2.5cxx11abiTRUE", None),
+        ("MI300X", "2.5.1+rocm6.2", "torchvision=0.20.1+rocm6.1", None),  # same major
+    ],
+)
+def test_another_gpu_runtime_major_both_ways(env: str, torch: str, lib: str, expected: str | None) -> None:
+    found = problems(H100 if env == "H100" else MI300X, f"torch={torch}", f"lib.{lib}")
+    if expected is None:
+        assert found == [], found
+    else:
+        (reason,) = found
+        assert expected in reason and "does not bring" in reason
+
+
+def test_the_missing_runtime_library_is_the_predicted_failure() -> None:
+    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+
+    signature = compile_signature(extension_torch.PREDICTS)
+    # ROCm/legacy-rocm-build#1753, ROCm/TheRock#1119 (verbatim)
+    assert signature.search("ImportError: libamdhip64.so.5: cannot open shared object file: No such file or directory")
+    assert signature.search("ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory")
+    # torchvision's extension.py _check_cuda_version (v0.16.0), verbatim
+    assert signature.search(
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions."
+    )
+    assert not signature.search("OSError: libgomp.so.1: cannot open shared object file: No such file or directory")
+
+
 def test_official_cxx11_abi() -> None:
     assert official_cxx11_abi("2.7.0+cu128") and official_cxx11_abi("2.11.0+cu130")
     assert official_cxx11_abi("2.9.0+rocm6.4") is True

@@ -26,7 +26,9 @@ PREDICTS = (
     r"|Could not run '(?!aten::)\w+::\w+' with arguments from the '\w+' backend"
     r"|operator (?!aten::)\w+::\w+ does not exist|No such operator (?!aten::)\w+::\w+"
     r"|Skipping import of cpp extensions due to incompatible torch version"
-    r"|An issue occurred while importing '[\w-]+'|Detected that PyTorch and [\w-]+ were compiled with different CUDA versions"
+    r"|An issue occurred while importing '[\w-]+'|Detected that PyTorch and [\w-]+ were compiled with different CUDA (?:major )?versions"
+    # a build for another CUDA/ROCm major: the runtime library it links is not there
+    r"|lib(?:cudart|amdhip64)\.so\.[\d.]{1,12}: cannot open shared object file"
     r"|module 'torch' has no attribute '(?:u?int[1-7]|float8_e\w+)'"
     r"|module 'torch\.[\w.]+' has no attribute '\w+'|cannot import name '\w+' from 'torch[\w.]*'"
     r"|No module named 'torch\.[\w.]+'"
