@@ -103,7 +103,8 @@ def classify(
             diagnose_failure(item, report, text)
             return None
         diagnosed = diagnose_failure(item, report, text) is not None
-        ids = ", ".join(r.id for r in xfail_rules)
+        certain = [r for r in xfail_rules if not r.at_risk]  # an unconfirmed risk is no cause here either
+        ids = ", ".join(r.id for r in certain)
         report.sections.append(
             (
                 "rocmcompat",
@@ -114,7 +115,7 @@ def classify(
         _prop(item, report, PROP_OUTCOME, unmatched.value)
         # the same note reaches JUnit (a testcase property) and the run report (the message)
         note = f"rule {ids} applies but its signature did not match"
-        _prop(item, report, PROP_NOTE, note + _stack_problem_as_cause(item, report, xfail_rules, diagnosed))
+        _prop(item, report, PROP_NOTE, note + _stack_problem_as_cause(item, report, certain, diagnosed))
     elif report.passed and all(r.at_risk for r in xfail_rules):
         pass  # a risk the stack did not confirm (a check's uncertain finding): the pass stands
     elif report.passed:

@@ -101,3 +101,29 @@ def test_through_pytest_a_predicted_failure_confirms_the_risk_a_pass_stands(pyte
     assert props["test_unrelated"].get("rocm_outcome", "fail") == "fail"
     assert "rocm_note" not in props["test_unrelated"]
     assert props["test_passes"].get("rocm_outcome", "pass") == "pass"
+
+
+def test_an_unrelated_failure_names_only_the_certain_rules_as_cause(pytester: pytest.Pytester) -> None:
+    """No torch named on Python 3.13: python-unsupported-by-torch is only a risk; Ray 2.40.0 has no
+    Python 3.13 wheel and no sdist: certain. The note and the likely cause name the certain one only."""
+    env = Environment(platform="cuda", python="3.13.1", source="replay")
+    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
+    pytester.makepyfile(
+        test_mixed="""
+import pytest
+
+@pytest.mark.uses("ray")
+def test_unrelated():
+    raise ValueError("a genuinely different regression")
+"""
+    )
+    result = pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+        "--rocm-set", "lib.ray=2.40.0",
+    )  # fmt: skip
+    result.assert_outcomes(failed=1)
+    (case,) = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    props = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
+    assert props["rocm_note"] == "rule no-wheel-for-python applies but its signature did not match"
+    assert props["rocm_diagnosis"].startswith("no-wheel-for-python: ray 2.40.0")
+    assert "python-unsupported-by-torch" not in props["rocm_note"] + props["rocm_diagnosis"]
