@@ -288,3 +288,20 @@ def test_a_hostile_rocm_env_file_is_a_clear_usage_error(pytester: pytest.Pyteste
     err = run.stderr.str()
     assert "Traceback" not in err and ("recorded environment" in err or kind == "bad-utf8"), err
     assert {"fifo": "FIFO", "device": "device", "huge": "MiB", "bad-utf8": ":3: not UTF-8"}[kind] in err, err
+
+
+@pytest.mark.parametrize(
+    "printed",
+    [
+        # torchvision's message as a terminal wrapped it (geocine/sd-easy-mode#18, verbatim)
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different\n"
+        "CUDA versions. PyTorch has CUDA Version=11.7 and torchvision has CUDA \nVersion=11.8.",
+        "\x1b[31mRuntimeError\x1b[0m: Detected that PyTorch and torchvision were compiled with \x1b[1mdifferent\x1b[0m "
+        "CUDA versions.",  # coloured
+        "Detected that PyTorch and torchvision were compiled with different    CUDA versions.",  # padded
+    ],
+)
+def test_a_wrapped_or_coloured_message_still_matches_its_signature(printed: str) -> None:
+    signature = compile_signature(r"compiled with different CUDA (?:major )?versions")
+    assert signature.search(printed) is not None
+    assert signature.search("compiled with the same CUDA versions") is None

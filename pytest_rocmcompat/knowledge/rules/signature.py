@@ -22,6 +22,8 @@ from typing import Any
 MATCH_BUDGET_S = 0.25
 MAX_PATTERN_CHARS = 2000
 _UNBOUNDED = 4096  # a repeat with a maximum above this counts as unbounded
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colour and cursor codes
+_WRAPPED = re.compile(r"[ \t]*\n[ \t]*|[ \t]{2,}")  # a line break (with its indentation), or a run of blanks
 
 
 class SignatureTimeout(Exception):
@@ -47,7 +49,20 @@ class Signature:
     _compiled: Any = field(compare=False, repr=False, hash=False, default=None)
 
     def search(self, text: str) -> Any:
-        """The first match in ``text`` or ``None``; :class:`SignatureTimeout` past the budget."""
+        """The first match in ``text`` or ``None``; :class:`SignatureTimeout` past the budget.
+
+        Failure text as terminals and loggers print it is tried too: colour codes removed and
+        runs of whitespace (a message wrapped over lines, ``different\nCUDA versions``) read as
+        one space, so a signature written from the message as its source spells it still matches.
+        """
+        found = self._search(text)
+        if found is None:
+            plain = _WRAPPED.sub(" ", _ANSI.sub("", text))
+            if plain != text:
+                found = self._search(plain)
+        return found
+
+    def _search(self, text: str) -> Any:
         compiled = self._compiled
         if compiled is None:
             engine = _engine()
