@@ -17,6 +17,7 @@ or silently drops its kernels. Three recorded facts say which torch it was built
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -47,7 +48,7 @@ _PYG_LABEL = re.compile(r"(?:^|[._])pt(\d)(\d{1,2})(?=cu|cpu|rocm|[._]|$)")
 _ABI_LABEL = re.compile(r"cxx11abi(true|false)")
 # cu121, cu12 (flash-attn's torch2.8 labels), pt23cu121 (PyG), cuda12.1; rocm6.2, rocm62 (flash-attn)
 _CUDA_LABEL = re.compile(r"(?<![a-z])cu(?:da)?(\d+)")
-_ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.|(\d))")
+_ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.(\d+)?|(\d)(\d)?)")
 # CUDA's compatibility holds within one major release ("minor version compatibility")
 _CUDA_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 # the HIP runtime's soname follows ROCm's major: libamdhip64.so.5 / .so.6 / .so.7
@@ -91,7 +92,7 @@ def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool
                 "its compiled library fails to load (undefined symbol)",
             )
         )
-    runtime = _runtime_mismatch(label, (t.local or "").lower())
+    runtime = _runtime_mismatch(dist, v, label, (t.local or "").lower())
     if runtime is not None:
         found.append(runtime)
     abi = _ABI_LABEL.search(label)
@@ -130,31 +131,50 @@ def official_cxx11_abi(torch: str | None) -> bool | None:
     return False if release >= Version("1.0") else None
 
 
-def gpu_runtime(label: str) -> tuple[str, int] | None:
-    """``("cuda", 12)`` for ``cu121``/``cu12torch2.8``/``pt23cu121``, ``("rocm", 6)`` for ``rocm6.2``/
-    ``rocm62torch2.5``, ``("cpu", 0)`` for ``cpu``: the GPU runtime (and its major) a build label names.
+def gpu_runtime(label: str) -> tuple[str, int, int | None] | None:
+    """``("cuda", 12, 1)`` for ``cu121``/``pt23cu121``, ``("cuda", 12, None)`` for flash-attn's
+    ``cu12torch2.8``, ``("rocm", 6, 2)`` for ``rocm6.2``/``rocm62torch2.5``, ``("cpu", 0, None)``:
+    the GPU runtime release a build label names.
     """
     m = _CUDA_LABEL.search(label)
     if m:
         digits = m.group(1)
-        major = int(digits[:2]) if len(digits) >= 3 or digits.startswith("1") else int(digits[0])
-        return "cuda", major
+        if len(digits) >= 3:  # cu121, cu102
+            return "cuda", int(digits[:2]), int(digits[2:])
+        if digits.startswith("1"):  # cu12 (a major only)
+            return "cuda", int(digits), None
+        return "cuda", int(digits[0]), int(digits[1:])  # cu92
     m = _ROCM_LABEL.search(label)
     if m:
-        return "rocm", int(m.group(1) or m.group(2))
-    return ("cpu", 0) if re.search(r"(?:^|[._])cpu(?:$|[._])", label) else None
+        if m.group(1):
+            return "rocm", int(m.group(1)), int(m.group(2)) if m.group(2) else None
+        return "rocm", int(m.group(3)), int(m.group(4)) if m.group(4) else None
+    return ("cpu", 0, None) if re.search(r"(?:^|[._])cpu(?:$|[._])", label) else None
 
 
-def _runtime_mismatch(label: str, torch_label: str) -> BuiltFor | None:
+def _runtime_mismatch(dist: str, v: Version, label: str, torch_label: str) -> BuiltFor | None:
     """An extension built for another major of torch's GPU runtime (``+cu118`` beside ``+cu121``).
 
     A library built against CUDA N links ``libcudart.so.N`` (CUDA's compatibility holds within a
     major only); one built against ROCm N links ``libamdhip64.so.N``, whose soname follows ROCm's
-    major. Another vendor's build is ``built-for-other-vendor``'s; a torch without a label is not judged.
+    major. torchvision before 0.16 also refuses another CUDA *minor* (its ``_check_cuda_version``
+    compared both until pytorch/vision#7726), torchaudio releases before pytorch/audio#4226 (merged
+    2026-09-02) likewise. Another vendor's build is ``built-for-other-vendor``'s; a CPU build, or a
+    torch without a label, is not judged.
     """
     built, torch = gpu_runtime(label), gpu_runtime(torch_label)
-    if built is None or torch is None or built[0] != torch[0] or built[0] == "cpu" or built[1] == torch[1]:
-        return None  # a CPU build beside a GPU torch may be meant (CPU-side use): not judged
+    if built is None or torch is None or built[0] != torch[0] or built[0] == "cpu":
+        return None
+    if built[0] == "cuda" and built[1] == torch[1] and None not in (built[2], torch[2]) and built[2] != torch[2]:
+        strict = _MINOR_STRICT.get(dist)
+        if strict is not None and strict[0](v):
+            return BuiltFor(
+                f"CUDA {built[1]}.{built[2]}", strict[1], False,
+                f"it refuses a torch built with another CUDA release (CUDA {torch[1]}.{torch[2]})",
+            )  # fmt: skip
+        return None
+    if built[1] == torch[1]:
+        return None
     if built[0] == "cuda":
         return BuiltFor(
             f"CUDA {built[1]}", _CUDA_SOURCE, False,
@@ -166,6 +186,23 @@ def _runtime_mismatch(label: str, torch_label: str) -> BuiltFor | None:
         f"its library links the ROCm {built[1]} HIP runtime (libamdhip64.so.{built[1]}), which a ROCm {torch[1]} "
         "torch does not bring",
     )  # fmt: skip
+
+
+def _released_before(name: str, day: str) -> Callable[[Version], bool]:
+    def check(v: Version) -> bool:
+        from pytest_rocmcompat.knowledge import declared_data
+
+        release = declared_data.release(name, v)
+        return release is not None and bool(release.date) and release.date < day
+
+    return check
+
+
+# distribution -> (the releases that refuse another CUDA minor, source)
+_MINOR_STRICT: dict[str, tuple[Callable[[Version], bool], str]] = {
+    "torchvision": (lambda v: v < Version("0.16"), "https://github.com/pytorch/vision/pull/7726"),
+    "torchaudio": (_released_before("torchaudio", "2026-09-02"), "https://github.com/pytorch/audio/pull/4226"),
+}
 
 
 def _labelled_series(label: str) -> tuple[int, int] | None:

@@ -147,6 +147,12 @@ def test_pyg_labels_both_ways(version: str, torch: str, ok: bool) -> None:
         ("MI300X", "2.1.0+rocm6.0", "torchvision=0.16.0+rocm5.6", "built for ROCm 5"),  # libamdhip64.so.5
         ("MI300X", "2.5.1+rocm6.2", "flash-attn=2.6.3+rocm62torch2.5cxx11abiTRUE", None),
         ("MI300X", "2.5.1+rocm6.2", "torchvision=0.20.1+rocm6.1", None),  # same major
+        # torchvision before 0.16 refuses another CUDA minor too (pytorch/vision#7726): the 2023 Colab class
+        ("H100", "2.0.1+cu117", "torchvision=0.15.2+cu118", "built for CUDA 11.8"),
+        ("H100", "2.2.0+cu121", "torchvision=0.17.0+cu118", "built for CUDA 11"),  # 0.16+: the major only
+        ("H100", "2.2.0+cu118", "torchvision=0.17.0+cu117", None),
+        ("H100", "2.0.1+cu117", "torchaudio=2.0.2+cu118", "built for CUDA 11.8"),  # before pytorch/audio#4226
+        ("H100", "2.0.1+cu117", "xformers=0.0.20+cu118", None),  # others: the major only
     ],
 )
 def test_another_gpu_runtime_major_both_ways(env: str, torch: str, lib: str, expected: str | None) -> None:
@@ -155,7 +161,9 @@ def test_another_gpu_runtime_major_both_ways(env: str, torch: str, lib: str, exp
         assert found == [], found
     else:
         (reason,) = found
-        assert expected in reason and "does not bring" in reason
+        assert expected in reason and (
+            "does not bring" in reason or "refuses a torch built with another CUDA" in reason
+        )
 
 
 def test_the_missing_runtime_library_is_the_predicted_failure() -> None:
