@@ -208,12 +208,13 @@ def test_header_shows_environment_and_cell(setup) -> None:
         [
             "rocmcompat: platform=rocm arch=gfx906 x1 rocm=6.2.4 * torch=2.5.1+rocm6.2 python=3.12.3 [[]replay: *env.json[]]",
             "rocmcompat: matrix 'TestMatrix' cell arch=gfx906 torch=2.5 python=3.12",
-            # the matrix's two rules of three, and three built-in checks for what gfx906 lacks
-            # (fp8, libraries' minimum arch, bitsandbytes' ROCm builds): each reaches only the
-            # tests that use what it names
-            "rocmcompat: 5 of 6 known-bad rules active (matrix.yaml)",
-            "rocmcompat:   active: gfx906-fault, flaky-any, fp8-format-arch, library-min-arch, bitsandbytes-rocm-build",
-            "rocmcompat: checks: 4 finding(s) for tests that use what they name:",
+            # the matrix's two rules of three, and four built-in checks for what gfx906 lacks
+            # (fp8, libraries' minimum arch, bitsandbytes' ROCm builds, hipBLASLt's targets): each
+            # reaches only the tests that use what it names
+            "rocmcompat: 6 of 7 known-bad rules active (matrix.yaml)",
+            "rocmcompat:   active: gfx906-fault, flaky-any, fp8-format-arch, library-min-arch, bitsandbytes-rocm-build, "
+            "hipblaslt-arch-unsupported",
+            "rocmcompat: checks: 5 finding(s) for tests that use what they name:",
             "rocmcompat:   [[]library-min-arch[]] vllm has no kernels for gfx906 *",
         ]
     )
