@@ -67,6 +67,8 @@ def check(env: Environment) -> list[Finding]:
         rule, source = arch_table.lib_rule(library, vendor, version)
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
+            if version is None:
+                found += _at_risk(env, library, vendor, rows)
             continue
         which = f"{library} {version}" if version is not None else library
         fix = f"run {library} tests on a GPU it supports, or use another backend (e.g. PyTorch SDPA)"
@@ -83,6 +85,33 @@ def check(env: Environment) -> list[Finding]:
             )
         )
     return found
+
+
+def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.Arch]) -> list[Finding]:
+    """The uncertain finding: the stack names no release of ``library``, and some releases it may be
+    running have no kernels for the GPU (vLLM before 0.7.3 on gfx1201) while later ones do.
+    """
+    name = normalize_library(library)
+    lacking = [
+        row
+        for row in arch_table.lib_rows(library, vendor)
+        if row.unlisted and any(r.vendor == vendor and not arch_table.lib_serves(row.rule, r) for r in rows)
+    ]
+    if not lacking:
+        return []
+    archs = [r.name for r in rows if r.vendor == vendor and any(not arch_table.lib_serves(x.rule, r) for x in lacking)]
+    releases = " and ".join(f"{library} {row.versions}" if row.versions else f"the latest {library}" for row in lacking)
+    return [
+        Finding(
+            check=ID,
+            reason=f"the stack does not say which {library} release: {releases} has no kernels for {', '.join(archs)}",
+            fix=f"name the {library} release (lib.{name}=VERSION) to settle it; use one that serves {', '.join(archs)}",
+            link=lacking[-1].source,
+            uses=(name,),
+            conditional=name not in env.libraries,
+            uncertain=True,
+        )
+    ]
 
 
 def _needs(rule: str) -> str:
