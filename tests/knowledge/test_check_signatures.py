@@ -656,6 +656,30 @@ VERBATIM: list[tuple[str, str, str]] = [
         "pyproject.toml-based projects",
         "https://github.com/ali-vilab/VGen/issues/100",
     ),
+    # numpy2-abi: a NumPy 1.x build beside NumPy 2 (NumPy's shim, the 1.x headers, Cython, numba's gate)
+    (
+        "numpy2-abi",
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash. To support both 1.x and 2.x\n"
+        "versions of NumPy, modules must be compiled with NumPy 2.0.",
+        "https://github.com/opencv/opencv/issues/25772",
+    ),
+    ("numpy2-abi", "AttributeError: _ARRAY_API not found", "https://github.com/opencv/opencv/issues/25772"),
+    (
+        "numpy2-abi",
+        "ImportError: numpy.core.multiarray failed to import",
+        "https://github.com/aaronwmorris/indi-allsky/issues/1329",
+    ),
+    (
+        "numpy2-abi",
+        "ValueError: numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject",
+        "https://github.com/rubenIng93/mmwave-decoder/issues/4",
+    ),
+    (
+        "numpy2-abi",
+        "_UFUNC_API not found",
+        "https://github.com/numpy/numpy/blob/v1.26.4/numpy/core/code_generators/generate_ufunc_api.py",
+    ),
+    ("numpy2-abi", "Numba needs NumPy 1.26 or less", "https://github.com/numba/numba/blob/0.59.1/numba/__init__.py"),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -817,6 +841,11 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("platform=rocm", "arch=gfx1030", "torch=2.3.1+rocm6.0", "env.DISABLE_ADDMM_HIP_LT=0"),
         "@pytest.mark.gpus(1)",
         "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
+    ),
+    "numpy2-abi": (  # opencv 4.8 is built against NumPy 1.x; the H100 file's numpy is 2.5.2
+        ("lib.opencv-python=4.8.0.76",),
+        '@pytest.mark.uses("opencv-python")',
+        "AttributeError: _ARRAY_API not found",
     ),
 }
 

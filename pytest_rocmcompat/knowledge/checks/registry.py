@@ -22,6 +22,7 @@ from pytest_rocmcompat.knowledge.checks import (
     hsa_override,
     library_arch,
     numeric_formats,
+    numpy_abi,
     python_range,
     requirements,
     rocblas_arch,
@@ -55,6 +56,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     gpu_vendor_builds.ID: gpu_vendor_builds.check,
     wheel_python.ID: wheel_python.check,
     hipblaslt_arch.ID: hipblaslt_arch.check,
+    numpy_abi.ID: numpy_abi.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -77,6 +79,7 @@ PREDICTS: dict[str, str] = {
     gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
     wheel_python.ID: wheel_python.PREDICTS,
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
+    numpy_abi.ID: numpy_abi.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

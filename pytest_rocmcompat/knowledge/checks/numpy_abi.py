@@ -1,0 +1,86 @@
+"""``numpy2-abi``: a compiled package built against NumPy 1.x beside NumPy 2 fails to import.
+
+NumPy 2.0 changed the ABI: "When you build wheels for your package using a NumPy 1.xx version at
+build time, those will not work with NumPy 2.0" (``doc/source/dev/depending_on_numpy.rst`` at
+v2.0.0, https://github.com/numpy/numpy/blob/v2.0.0/doc/source/dev/depending_on_numpy.rst). A
+stack whose numpy is 2.x (a pre-release of 2.0 included) and that lists a package of
+:data:`numpy_abi_data.FIRST_NUMPY2` older than its first release built against NumPy 2 (a
+pre-release, dev or local version judged as its release) cannot import it: a certain finding
+that reaches the tests that ``uses`` the package. torch is left to the bundled known-bad rule
+``numpy2-torch-built-against-numpy1`` (matrices/known_bad.yaml). A package whose recorded
+``Requires-Dist`` already excludes the stack's numpy is left to ``requirement-not-met``.
+"""
+
+from __future__ import annotations
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.versions import parse_version, specifier_contains
+
+ID = "numpy2-abi"
+# How the import fails, verbatim: NumPy 2's ``numpy/core/_multiarray_umath.py`` (v2.0.0) on the
+# C-API lookup of a 1.x build; the 1.x headers' ``_import_array``/``import_array`` (v1.25.2
+# ``generate_numpy_api.py``, ``generate_ufunc_api.py``); Cython's type-size check of the 1.x
+# ``numpy.dtype`` layout; numba's own gate before 0.60 (``numba/__init__.py`` at 0.59.1).
+PREDICTS = (
+    r"compiled using NumPy 1\.x cannot be run in|_(?:ARRAY|UFUNC)_API not found"
+    r"|numpy\.core\.(?:multiarray|umath|_multiarray_umath) failed to import"
+    r"|numpy\.dtype size changed, may indicate binary incompatibility\. Expected \d+ from C header, got \d+ from PyObject"
+    r"|Numba needs NumPy 1\.\d+ or less"
+)
+
+
+def check(env: Environment) -> list[Finding]:
+    numpy = _version(env.libraries.get("numpy"))
+    if numpy is None or numpy.release[:1] < (2,):
+        return []
+    found: list[Finding] = []
+    for name, listed in sorted(env.libraries.items()):
+        dist = normalize_library(name)
+        row = BY_DIST.get(dist)
+        version = _version(listed)
+        if row is None or version is None or Version(version.base_version) >= Version(row.first):
+            continue
+        if _declares_against(env, (name, dist), numpy):
+            continue  # its own numpy requirement excludes this numpy: requirement-not-met says so
+        found.append(_finding(dist, listed, row, env.libraries["numpy"]))
+    return found
+
+
+def _finding(dist: str, listed: str, row: FirstNumpy2, numpy: str) -> Finding:
+    return Finding(
+        check=ID,
+        reason=f"{dist} {listed} is built against NumPy 1.x and cannot be imported beside numpy {numpy} "
+        f"(its first release built against NumPy 2 is {row.first})",
+        fix=f"upgrade {dist} to >={row.first}, or pin numpy<2",
+        link=row.source,
+        uses=(dist,),
+    )
+
+
+def _declares_against(env: Environment, names: tuple[str, ...], numpy: Version) -> bool:
+    """Whether the package's recorded ``Requires-Dist`` on numpy (one without a marker) excludes this numpy."""
+    recorded = next((env.requires[n] for n in names if n in env.requires), ())
+    for text in recorded:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if (
+            req.marker is None
+            and normalize_library(req.name) == "numpy"
+            and not specifier_contains(req.specifier, numpy)
+        ):
+            return True
+    return False
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return parse_version(text) if text else None
+    except InvalidVersion:
+        return None
