@@ -56,6 +56,9 @@ FIRST_NUMPY2: tuple[FirstNumpy2, ...] = (
     ),
     # "JAX released 0.4.26 on pypi, which is compatible with" NumPy 2 (built against 2.0.0rc1)
     FirstNumpy2(("jaxlib",), "0.4.26", "https://github.com/numpy/numpy/issues/26191"),
+    # pandas' optional accelerator: "Support for NumPy 2.0.0" in 2.10.0, whose build requires
+    # numpy>=2.0.0rc1 (2.9.0: oldest-supported-numpy)
+    FirstNumpy2(("numexpr",), "2.10.0", "https://github.com/pydata/numexpr/blob/v2.10.0/RELEASE_NOTES.rst"),
     # "This release brings compatibility with NumPy 2.0.0."
     FirstNumpy2(("statsmodels",), "0.14.2", "https://www.statsmodels.org/stable/release/version0.14.2.html"),
 )
