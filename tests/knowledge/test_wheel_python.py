@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import wheel_python
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.stack.environment import Environment
+from tests.knowledge.two_ways import junit_properties
 
 
 def found(python: str, **libraries: str) -> list[str]:
@@ -64,8 +63,6 @@ def test_compiled_as_an_uncertain_rule_reaching_the_library_tests() -> None:
 
 
 TESTS = """
-import xml.etree.ElementTree as ET
-
 import pytest
 
 @pytest.mark.uses("deepspeed")
@@ -93,9 +90,7 @@ def test_through_pytest_a_predicted_failure_confirms_the_risk_a_pass_stands(pyte
     )  # fmt: skip
     result.assert_outcomes(xfailed=1, failed=1, passed=1)
     result.stdout.fnmatch_lines(["*risk(s) the stack does not settle*", "*no-wheel-for-python*deepspeed 0.16.3*"])
-    props: dict[str, dict[str, str]] = {}
-    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
-        props[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
+    props = junit_properties(pytester.path / "junit.xml")
     assert props["test_predicted"]["rocm_outcome"] == "known-bad"
     assert props["test_predicted"]["rocm_rule"] == "no-wheel-for-python"
     assert props["test_unrelated"].get("rocm_outcome", "fail") == "fail"
@@ -122,8 +117,7 @@ def test_unrelated():
         "--rocm-set", "lib.ray=2.40.0",
     )  # fmt: skip
     result.assert_outcomes(failed=1)
-    (case,) = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
-    props = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
+    props = junit_properties(pytester.path / "junit.xml")["test_unrelated"]
     assert props["rocm_note"] == "rule no-wheel-for-python applies but its signature did not match"
     assert props["rocm_diagnosis"].startswith("no-wheel-for-python: ray 2.40.0")
     assert "python-unsupported-by-torch" not in props["rocm_note"] + props["rocm_diagnosis"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -36,7 +37,13 @@ def predicted_and_unrelated(
         *sets,
     )  # fmt: skip
     result.assert_outcomes(xfailed=1, failed=1)
-    cases: dict[str, dict[str, str]] = {}
-    for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"):
-        cases[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
+    cases = junit_properties(pytester.path / "junit.xml")
     return cases["test_predicted"], cases["test_unrelated"]
+
+
+def junit_properties(path: Path) -> dict[str, dict[str, str]]:
+    """Each test case's properties in a JUnit file, by test name."""
+    cases: dict[str, dict[str, str]] = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        cases[case.get("name") or ""] = {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
+    return cases
