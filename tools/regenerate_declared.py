@@ -4,8 +4,9 @@ For every release since ``--since`` (default 2020-01-01) of the GPU-stack packag
 :data:`PACKAGES`, it records what the release *declared*: its ``Requires-Dist`` lines on
 the packages in :data:`KEPT` (torch, NumPy, Triton, the ``nvidia-*`` wheels, every package of
 :data:`PACKAGES` and the Hugging Face libraries they pin), with their environment markers, and
-what its wheel file names say (Python tags, platform tags, local version labels). Nothing is
-downloaded but metadata:
+what its wheel file names say (Python tags, platform tags, local version labels); for the packages
+in :data:`NATIVE`, the native libraries its wheel carries (``native``). Nothing is downloaded but
+metadata:
 
 - the project index ``https://pypi.org/pypi/{name}/json`` lists releases, files and upload dates;
 - a wheel's METADATA comes from its PEP 658 file ``{wheel url}.metadata``; the wheel read is the
@@ -37,7 +38,7 @@ import time
 import urllib.error
 import urllib.request
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,9 @@ KEPT = frozenset(
     | set(PACKAGES)
     | {"tokenizers", "huggingface-hub", "safetensors", "datasets", "flashinfer-python"}
 )
+# packages whose native libraries are listed (``native``: the ``*.so`` files inside the package folder of
+# the Linux x86_64 or pure-Python wheel, read from its zip directory): bitsandbytes loads one per CUDA version
+NATIVE = frozenset({"bitsandbytes"})
 SDIST_HEAD = 65535  # bytes of an sdist read for its PKG-INFO
 ZIP_TAIL = 65536  # bytes at the end of a wheel read for its zip directory, when PEP 658 metadata is missing
 WORKERS = 4
@@ -192,19 +196,8 @@ def wheel_metadata(fetch: Fetch, url: str, size: int) -> str | None:
 
     The zip's central directory from its end, then that one member; ``None`` when not found.
     """
-    tail_start = max(0, size - ZIP_TAIL)
-    tail = fetch(url, (tail_start, size - 1))
-    if tail is None:
-        return None
-    end = tail.rfind(b"PK\x05\x06")
-    if end < 0 or len(tail) < end + 22:
-        return None
-    cd_size, cd_offset = struct.unpack("<II", tail[end + 12 : end + 20])
-    if cd_offset >= tail_start:
-        directory = tail[cd_offset - tail_start : cd_offset - tail_start + cd_size]
-    else:
-        directory = fetch(url, (cd_offset, cd_offset + cd_size - 1)) or b""
-    member = _metadata_member(directory)
+    directory = zip_directory(fetch, url, size)
+    member = _metadata_member(directory) if directory is not None else None
     if member is None:
         return None
     method, compressed, offset = member
@@ -220,19 +213,47 @@ def wheel_metadata(fetch: Fetch, url: str, size: int) -> str | None:
     return raw.decode("utf-8", "replace") if method in (0, 8) else None
 
 
-def _metadata_member(directory: bytes) -> tuple[int, int, int] | None:
-    """(compression method, compressed size, local header offset) of ``NAME.dist-info/METADATA``."""
+def zip_directory(fetch: Fetch, url: str, size: int) -> bytes | None:
+    """A zip's central directory, read from the end of the file by byte ranges; ``None`` when not found."""
+    tail_start = max(0, size - ZIP_TAIL)
+    tail = fetch(url, (tail_start, size - 1))
+    if tail is None:
+        return None
+    end = tail.rfind(b"PK\x05\x06")
+    if end < 0 or len(tail) < end + 22:
+        return None
+    cd_size, cd_offset = struct.unpack("<II", tail[end + 12 : end + 20])
+    if cd_offset >= tail_start:
+        return tail[cd_offset - tail_start : cd_offset - tail_start + cd_size]
+    return fetch(url, (cd_offset, cd_offset + cd_size - 1)) or b""
+
+
+def zip_members(directory: bytes) -> Iterator[tuple[str, int, int, int]]:
+    """(name, compression method, compressed size, local header offset) of each central directory entry."""
     at = 0
     while directory[at : at + 4] == b"PK\x01\x02" and at + 46 <= len(directory):
         method = struct.unpack("<H", directory[at + 10 : at + 12])[0]
         compressed = struct.unpack("<I", directory[at + 20 : at + 24])[0]
         name_len, extra_len, comment_len = struct.unpack("<HHH", directory[at + 28 : at + 34])
         offset = struct.unpack("<I", directory[at + 42 : at + 46])[0]
-        name = directory[at + 46 : at + 46 + name_len].decode("utf-8", "replace")
+        yield directory[at + 46 : at + 46 + name_len].decode("utf-8", "replace"), method, compressed, offset
+        at += 46 + name_len + extra_len + comment_len
+
+
+def _metadata_member(directory: bytes) -> tuple[int, int, int] | None:
+    """(compression method, compressed size, local header offset) of ``NAME.dist-info/METADATA``."""
+    for name, method, compressed, offset in zip_members(directory):
         if name.count("/") == 1 and name.endswith(".dist-info/METADATA"):
             return method, compressed, offset
-        at += 46 + name_len + extra_len + comment_len
     return None
+
+
+def native_libraries(directory: bytes, package: str) -> list[str]:
+    """The ``*.so`` files under the wheel's top-level ``package`` folder, as paths inside it (sorted)."""
+    prefix = package.replace("-", "_") + "/"
+    return sorted(
+        name[len(prefix) :] for name, *_ in zip_members(directory) if name.startswith(prefix) and name.endswith(".so")
+    )
 
 
 def wheel_facts(filenames: Iterable[str]) -> dict[str, list[str] | bool]:
@@ -302,8 +323,12 @@ def releases_since(index: dict[str, Any], since: str) -> dict[str, dict[str, Any
 
 
 # ---- one package -------------------------------------------------------------------------
-def read_release(fetch: Fetch, index_url: str, version: str, release: dict[str, Any]) -> dict[str, Any]:
-    """The data file's entry for one release (see the module docstring)."""
+def read_release(
+    fetch: Fetch, index_url: str, version: str, release: dict[str, Any], native: str | None = None
+) -> dict[str, Any]:
+    """The data file's entry for one release (see the module docstring); with ``native`` (the package
+    name, one of :data:`NATIVE`) also the native libraries of its wheel.
+    """
     files = release["files"]
     entry: dict[str, Any] = {"date": release["date"]}
     if release["yanked"]:
@@ -339,8 +364,22 @@ def read_release(fetch: Fetch, index_url: str, version: str, release: dict[str, 
                 else:
                     entry["from"] = f"{filename} PKG-INFO (metadata {meta_version}: requirements not published)"
     entry["requires"] = requires
+    if native is not None and chosen is not None:
+        libraries = wheel_native(fetch, urljoin(index_url, str(chosen["url"])), chosen, native)
+        if libraries is not None:
+            entry["native"] = libraries
     entry.update(wheel_facts(str(f.get("filename", "")) for f in files))
     return entry
+
+
+def wheel_native(fetch: Fetch, url: str, chosen: dict[str, Any], package: str) -> list[str] | None:
+    """:func:`native_libraries` of the chosen file when it is a Linux x86_64 or pure-Python wheel; else ``None``."""
+    filename, size = str(chosen["filename"]), int(chosen.get("size") or 0)
+    linux = "linux" in filename and "x86_64" in filename
+    if not filename.endswith(".whl") or size <= 0 or not (linux or filename.endswith("-none-any.whl")):
+        return None
+    directory = zip_directory(fetch, url, size)
+    return native_libraries(directory, package) if directory else None
 
 
 def _at_least(text: str, floor: str) -> bool:
@@ -362,7 +401,8 @@ def read_package(fetch: Fetch, name: str, since: str, pool: ThreadPoolExecutor) 
     if not isinstance(index, dict) or not isinstance(index.get("releases"), dict):
         raise RegenerateError(f"{index_url}: no 'releases' object (not a PyPI JSON project page)")
     releases = releases_since(index, since)
-    entries = pool.map(lambda kv: read_release(fetch, index_url, kv[0], kv[1]), releases.items())
+    native = name if name in NATIVE else None
+    entries = pool.map(lambda kv: read_release(fetch, index_url, kv[0], kv[1], native), releases.items())
     return dict(zip(releases, entries, strict=True))
 
 
@@ -378,6 +418,8 @@ def regenerate(fetch: Fetch, packages: Iterable[str], since: str, today: str) ->
         "metadata": "PEP 658: {wheel url}.metadata of the release's Linux x86_64 wheel (else a pure-Python one); "
         "releases without wheels: PKG-INFO in the first 64 KiB of the sdist",
         "kept": [*sorted(KEPT), "nvidia-*"],
+        "native": f"packages {', '.join(sorted(NATIVE))}: the *.so files in the package folder of the same wheel "
+        "(its zip directory, read by byte ranges)",
         "packages": data,
     }
 

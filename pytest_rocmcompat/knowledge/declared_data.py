@@ -3,7 +3,8 @@
 ``tools/regenerate_declared.py`` writes the file from PyPI's metadata (every release since
 2020 of torch, vLLM, xformers, the domain libraries, ...; their ``Requires-Dist`` on torch,
 NumPy, Triton, the ``nvidia-*`` wheels, each other and the Hugging Face libraries they pin
-(the file's ``kept`` list), and their wheel tags); this module only reads it.
+(the file's ``kept`` list), their wheel tags, and for bitsandbytes the native libraries inside
+its wheel); this module only reads it.
 A release the file does not list is unknown (``None``), never "declares nothing".
 """
 
@@ -48,6 +49,7 @@ class Release:
     read_from: str  # the metadata file it was read from
     wheel_tags: tuple[str, ...] = ()  # the Python tags of its wheels (``cp310``, ``cp313-cp313t``, ``py3``)
     sdist: bool = False  # it also published a source archive (pip builds from it where no wheel fits)
+    native: tuple[str, ...] = ()  # the ``*.so`` files in its Linux x86_64 wheel's package folder (data's NATIVE)
 
     @property
     def source(self) -> str:
@@ -114,7 +116,7 @@ def release(name: str, version: str | Version | None) -> Release | None:
     if hit is None:
         return None
     text, entry = hit
-    requires, tags = entry.get("requires"), entry.get("python")
+    requires, tags, native = entry.get("requires"), entry.get("python"), entry.get("native")
     return Release(
         name=canonicalize_name(name),
         version=text,
@@ -123,6 +125,7 @@ def release(name: str, version: str | Version | None) -> Release | None:
         read_from=str(entry.get("from", "")),
         wheel_tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
         sdist=entry.get("sdist") is True,
+        native=tuple(str(n) for n in native) if isinstance(native, list) else (),
     )
 
 

@@ -680,6 +680,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "https://github.com/numpy/numpy/blob/v1.26.4/numpy/core/code_generators/generate_ufunc_api.py",
     ),
     ("numpy2-abi", "Numba needs NumPy 1.26 or less", "https://github.com/numba/numba/blob/0.59.1/numba/__init__.py"),
+    (  # bitsandbytes-cuda-build: the loader's warning (0.43.1-0.45) for a library the wheel lacks
+        "bitsandbytes-cuda-build",
+        "Could not find the bitsandbytes CUDA binary at "
+        "PosixPath('/notebooks/bitsandbytes/bitsandbytes/libbitsandbytes_cuda124.so')",
+        "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1559",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
@@ -846,6 +852,12 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         ("lib.opencv-python=4.8.0.76",),
         '@pytest.mark.uses("opencv-python")',
         "AttributeError: _ARRAY_API not found",
+    ),
+    "bitsandbytes-cuda-build": (  # 0.45.5's wheel stops at CUDA 12.8; the H100 file's torch is +cu130
+        ("lib.bitsandbytes=0.45.5",),
+        '@pytest.mark.uses("bitsandbytes")',
+        "Could not find the bitsandbytes CUDA binary at "
+        "PosixPath('/notebooks/bitsandbytes/bitsandbytes/libbitsandbytes_cuda124.so')",
     ),
 }
 

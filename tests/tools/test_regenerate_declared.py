@@ -26,7 +26,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "--offline",
             str(FIXTURE),
             "--packages",
-            "torch,vllm,flash-attn",
+            "torch,vllm,flash-attn,bitsandbytes",
             "--date",
             "2026-11-26",
             "--since",
@@ -40,7 +40,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "5 releases of 3 packages" in proc.stdout
+    assert "6 releases of 4 packages" in proc.stdout
     return json.loads(out.read_text(encoding="utf-8"))
 
 
@@ -87,12 +87,22 @@ def test_sdists(generated: dict) -> None:
     assert flash["sdist"] is True and "sdist" not in generated["packages"]["torch"]["2.5.1"]
 
 
+def test_native_libraries_of_a_wheel_read_from_its_zip_directory(generated: dict) -> None:
+    bnb = generated["packages"]["bitsandbytes"]["0.42.0"]
+    assert bnb["from"] == "bitsandbytes-0.42.0-py3-none-any.whl METADATA (zip directory by byte ranges)"
+    assert bnb["native"][0] == "libbitsandbytes_cpu.so" and len(bnb["native"]) == 21
+    assert {"libbitsandbytes_cuda118.so", "libbitsandbytes_cuda123_nocublaslt.so"} <= set(bnb["native"])
+    assert "libbitsandbytes_cuda124.so" not in bnb["native"] and "libbitsandbytes_cuda113.so" not in bnb["native"]
+    assert all("native" not in e for name in ("torch", "vllm") for e in generated["packages"][name].values())
+
+
 def test_committed_data_was_made_by_the_same_code(generated: dict) -> None:
     committed = json.loads(rd.OUT.read_text(encoding="utf-8"))
     for name, releases in generated["packages"].items():
         for version, entry in releases.items():
             kept = committed["packages"][name][version]  # the fixture's torch files are a subset: tags differ
             assert (kept["requires"], kept["from"], kept["date"]) == (entry["requires"], entry["from"], entry["date"])
+            assert kept.get("native") == entry.get("native")
 
 
 def test_wheel_facts_read_local_labels_and_abi_tags() -> None:

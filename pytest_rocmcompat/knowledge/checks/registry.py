@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from pytest_rocmcompat.knowledge.checks import (
     arch,
+    bitsandbytes_cuda,
     bitsandbytes_rocm,
     cuda_driver,
     dynamo_gate,
@@ -50,6 +51,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     library_arch.ID: library_arch.check,
     rocm_driver.ID: rocm_driver.check,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.check,
+    bitsandbytes_cuda.ID: bitsandbytes_cuda.check,
     rocblas_arch.ID: rocblas_arch.check,
     rocm_gpu_support.ID: rocm_gpu_support.check,
     rocm_visibility.ID: rocm_visibility.check,
@@ -73,6 +75,7 @@ PREDICTS: dict[str, str] = {
     library_arch.ID: library_arch.PREDICTS,
     rocm_driver.ID: rocm_driver.PREDICTS,
     bitsandbytes_rocm.ID: bitsandbytes_rocm.PREDICTS,
+    bitsandbytes_cuda.ID: bitsandbytes_cuda.PREDICTS,
     rocblas_arch.ID: rocblas_arch.PREDICTS,
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
     rocm_visibility.ID: rocm_visibility.PREDICTS,
