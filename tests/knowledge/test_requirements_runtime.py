@@ -1,0 +1,100 @@
+"""``requirement-not-met`` on :data:`requirements.RUNTIME_MINIMUMS`, the Hugging Face fine-tuning layer.
+
+Each row both ways through the registry: the pair below the floor (or above the ceiling) is
+found, with the row's requirement and source; the pair at the floor (or below the ceiling), or
+a release outside the row's range, is not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, evaluate
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+from pytest_rocmcompat.stack.environment import Environment
+
+
+def _reasons(**libraries: str) -> list[str]:
+    env = Environment(platform="cpu", python="3.11.7", os="Linux", libraries=dict(libraries))
+    return [f.reason for f in evaluate(env) if f.check == requirements.ID]
+
+
+# (installed libraries, the requirement reported, or None)
+CASES = [
+    # transformers' Trainer: "Using the `Trainer` with `PyTorch` requires `accelerate>=X`"
+    ({"transformers": "4.30.0", "accelerate": "0.20.0"}, "transformers 4.30.0 requires accelerate>=0.20.1"),
+    ({"transformers": "4.30.0", "accelerate": "0.20.1"}, None),
+    ({"transformers": "4.29.2", "accelerate": "0.19.0"}, None),  # before the tabled floors
+    ({"transformers": "4.37.0", "accelerate": "0.20.3"}, "transformers 4.37.0 requires accelerate>=0.21.0"),
+    ({"transformers": "4.37.0", "accelerate": "0.21.0"}, None),
+    ({"transformers": "4.44.2", "accelerate": "0.21.0"}, None),  # 0.26.0 from 4.45.0 only
+    ({"transformers": "4.45.0", "accelerate": "0.25.0"}, "transformers 4.45.0 requires accelerate>=0.26.0"),
+    ({"transformers": "4.57.6", "accelerate": "0.26.0"}, None),
+    ({"transformers": "5.0.0", "accelerate": "1.0.1"}, "transformers 5.0.0 requires accelerate>=1.1.0"),
+    ({"transformers": "5.0.0", "accelerate": "1.1.0"}, None),
+    # transformers' PEFT integration: check_peft_version(MIN_PEFT_VERSION)
+    ({"transformers": "4.33.0", "peft": "0.4.0"}, "transformers 4.33.0 requires peft>=0.5.0"),
+    ({"transformers": "4.33.0", "peft": "0.5.0"}, None),
+    ({"transformers": "5.0.0", "peft": "0.17.1"}, "transformers 5.0.0 requires peft>=0.18.0"),
+    ({"transformers": "5.0.0", "peft": "0.18.0"}, None),
+    # peft's imports of transformers names
+    ({"peft": "0.14.0", "transformers": "4.42.4"}, "peft 0.14.0 requires transformers>=4.43.0"),
+    ({"peft": "0.14.0", "transformers": "4.43.0"}, None),
+    ({"peft": "0.13.2", "transformers": "4.42.4"}, None),  # before the EncoderDecoderCache import
+    ({"peft": "0.16.0", "transformers": "4.43.0"}, "peft 0.16.0 requires transformers>=4.44.0,<5.0.0"),
+    ({"peft": "0.17.1", "transformers": "5.0.0"}, "peft 0.17.1 requires transformers>=4.44.0,<5.0.0"),
+    ({"peft": "0.17.1", "transformers": "4.57.6"}, None),
+    ({"peft": "0.18.0", "transformers": "5.0.0"}, None),  # HybridCache guarded (huggingface/peft#2735)
+    ({"peft": "0.18.0", "transformers": "4.51.3"}, "peft 0.18.0 requires transformers>=4.52.0"),
+    ({"peft": "0.18.0", "transformers": "4.52.0"}, None),
+    # peft's import of accelerate's clear_device_cache
+    ({"peft": "0.15.0", "accelerate": "0.31.0"}, "peft 0.15.0 requires accelerate>=0.32.0"),
+    ({"peft": "0.15.0", "accelerate": "0.32.0"}, None),
+    ({"peft": "0.14.0", "accelerate": "0.31.0"}, None),
+    # TRL before 0.8.0 imports top_k_top_p_filtering, gone in transformers 4.39.0
+    ({"trl": "0.7.11", "transformers": "4.39.0"}, "trl 0.7.11 requires transformers<4.39.0"),
+    ({"trl": "0.7.11", "transformers": "4.38.2"}, None),
+    ({"trl": "0.8.0", "transformers": "4.39.0"}, None),
+]
+
+
+@pytest.mark.parametrize(("libraries", "found"), CASES)
+def test_runtime_rows_both_ways(libraries: dict[str, str], found: str | None) -> None:
+    reasons = _reasons(**libraries)
+    assert bool(reasons) is (found is not None), reasons
+    if found is not None:
+        assert found + ", installed " in reasons[0]
+        assert "(https://github.com/huggingface/" in reasons[0]
+
+
+def test_the_deepspeed_row_is_kept() -> None:
+    assert "transformers 4.31.0 requires deepspeed>=0.9.3" in _reasons(transformers="4.31.0", deepspeed="0.8.3")[0]
+
+
+def test_one_pair_per_dependency() -> None:
+    """A later transformers below every accelerate floor is reported against its own floor only."""
+    (reason,) = _reasons(transformers="5.0.0", accelerate="0.19.0")
+    assert reason.count("requires accelerate") == 1 and "accelerate>=1.1.0" in reason
+
+
+def test_rows_are_well_formed() -> None:
+    for dist, rows in requirements.RUNTIME_MINIMUMS.items():
+        for row in rows:
+            assert row.source.startswith("https://github.com/huggingface/"), (dist, row)
+            assert row.until is None or Version(row.since) < Version(row.until)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # huggingface/trl#1409
+        "ImportError: cannot import name 'top_k_top_p_filtering' from 'transformers' "
+        "(/usr/local/lib/python3.10/dist-packages/transformers/__init__.py)",
+        # huggingface/peft#2292
+        "ImportError: cannot import name 'EncoderDecoderCache' from 'transformers'",
+    ],
+)
+def test_the_import_failures_are_predicted(message: str) -> None:
+    assert compile_signature(PREDICTS[requirements.ID]).search(message)
