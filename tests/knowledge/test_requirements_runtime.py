@@ -94,6 +94,9 @@ def test_rows_are_well_formed() -> None:
         "(/usr/local/lib/python3.10/dist-packages/transformers/__init__.py)",
         # huggingface/peft#2292
         "ImportError: cannot import name 'EncoderDecoderCache' from 'transformers'",
+        # huggingface/transformers#44351 (peft 0.16/0.17's import line on transformers 5)
+        "ImportError: cannot import name 'HybridCache' from 'transformers' "
+        "(/opt/conda/envs/python3.10.13/lib/python3.10/site-packages/transformers/__init__.py)",
     ],
 )
 def test_the_import_failures_are_predicted(message: str) -> None:

@@ -153,10 +153,11 @@ _PEFT = "https://github.com/huggingface/peft/blob/"
 # - transformers' PEFT integration (``integrations/peft.py``) calls ``check_peft_version(MIN_PEFT_VERSION)``:
 #   0.5.0 from 4.33.0, 0.18.0 from 5.0.0.
 # - peft imports transformers names at import time although it declares ``transformers`` unbounded:
-#   ``EncoderDecoderCache`` (first in transformers 4.43.0) from 0.14.0 (huggingface/peft#2292), ``HybridCache`` (4.44.0 to 4.57.x,
-#   gone in 5.0.0) in 0.16.0 to 0.17.x (guarded from 0.18.0, huggingface/peft#2735),
-#   ``transformers.modeling_layers`` (first in 4.52.0) from 0.18.0; and accelerate's
-#   ``clear_device_cache`` (first in accelerate 0.32.0) from 0.15.0, although it declares accelerate>=0.21.0.
+#   ``EncoderDecoderCache`` (first in transformers 4.43.0) from 0.14.0 (huggingface/peft#2292);
+#   ``HybridCache`` (4.44.0 to 4.57.x, gone in 5.0.0: huggingface/transformers#44351) in 0.16.0 to
+#   0.17.x (guarded from 0.18.0, huggingface/peft#2735); ``transformers.modeling_layers`` (first in
+#   4.52.0) from 0.18.0; and accelerate's ``clear_device_cache`` (first in accelerate 0.32.0) from
+#   0.15.0, although it declares accelerate>=0.21.0.
 # - TRL before 0.8.0 imports ``top_k_top_p_filtering`` from transformers, removed in transformers 4.39.0
 #   (huggingface/transformers#29492; TRL copied it in huggingface/trl#1415, first in 0.8.0).
 # Rows of one package and dependency do not overlap, so one pair is reported once. Earlier floors are not tabled.
