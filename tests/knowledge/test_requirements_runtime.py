@@ -101,3 +101,22 @@ def test_rows_are_well_formed() -> None:
 )
 def test_the_import_failures_are_predicted(message: str) -> None:
     assert compile_signature(PREDICTS[requirements.ID]).search(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # LlamaFactory#8142 (peft's loftq_utils on an older accelerate), verbatim
+        "ImportError: cannot import name 'clear_device_cache' from 'accelerate.utils.memory'",
+        # huggingface/setfit#625 (peft 0.18 on transformers 4.51.3), verbatim
+        "ModuleNotFoundError: No module named 'transformers.modeling_layers'",
+        # transformers v5.0.0 training_args.py and utils/peft_utils.py, as formatted
+        "Using the `Trainer` with `PyTorch` requires `accelerate>=1.1.0`: Please run `pip install transformers[torch]`",
+        "The version of PEFT you are using is not compatible, please use a version >= 0.18.0",
+    ],
+)
+def test_the_runtime_floors_own_messages_are_predicted(message: str) -> None:
+    from pytest_rocmcompat.knowledge.checks.requirements import PREDICTS
+    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+
+    assert compile_signature(PREDICTS).search(message) is not None

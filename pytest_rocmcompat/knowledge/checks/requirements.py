@@ -58,7 +58,11 @@ PREDICTS = (
     r"|\b[A-Za-z0-9][\w.-]{0,80} \d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
     # a library beside a Triton or transformers it was not built for: Inductor's imports of Triton
     # internals (triton_key, AttrsDescriptor, CompiledKernel hooks), peft/TRL importing a transformers API
-    r"|cannot import name '\w+' from '(?:triton|transformers)(?:\.[\w.]+)?'|type object 'CompiledKernel' has no attribute '\w+'"
+    r"|cannot import name '\w+' from '(?:triton|transformers|accelerate)(?:\.[\w.]+)?'|type object 'CompiledKernel' has no attribute '\w+'"
+    # transformers' own run-time floors (training_args.py Trainer check, utils/peft_utils.py MIN_PEFT_VERSION)
+    # and a peft importing a transformers module an older release lacks (huggingface/setfit#625)
+    r"|requires `accelerate>=[\d.]+`|The version of PEFT you are using is not compatible"
+    r"|No module named 'transformers\.[\w.]+'"
 )
 
 
