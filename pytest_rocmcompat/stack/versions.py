@@ -33,6 +33,14 @@ def parse_version(text: str) -> Version:
     return Version(str(text).strip())
 
 
+def optional_version(text: str | None) -> Version | None:
+    """A PEP 440 version, or ``None`` for no text or text that is not one (no best-effort reading)."""
+    try:
+        return parse_version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
 def coerce_version(text: str | None) -> Version | None:
     """Best-effort version from tool output: ``"6.2.41133-dd7f95766"`` -> ``6.2.41133``.
 

@@ -24,14 +24,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import cuda_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version
+from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version, optional_version
 
 ID = "bitsandbytes-cuda-build"
 REPO = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/{ref}/bitsandbytes/{path}"
@@ -105,7 +105,7 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     listed = env.libraries.get("bitsandbytes")
     release = declared_data.release("bitsandbytes", listed)
-    version = _version(listed)
+    version = optional_version(listed)
     cuda = _torch_cuda(env)
     if release is None or not release.native or version is None or version.local or cuda is None:
         return []
@@ -189,10 +189,3 @@ def _highest_capability(archs: tuple[str, ...]) -> tuple[int, int] | None:
     """The loader's compute capability: the highest among the GPUs (``None`` when none is known)."""
     found = [c for c in (cuda_targets.capability(a) for a in archs) if c is not None]
     return max(found) if found else None
-
-
-def _version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None

@@ -22,12 +22,12 @@ bitsandbytes the finding is conditional (only tests that ``uses("bitsandbytes")`
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.versions import coerce_version, optional_version
 
 ID = "bitsandbytes-rocm-build"
 DOCS = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/{tag}/docs/source/installation.mdx"
@@ -98,7 +98,7 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
     listed = env.libraries.get("bitsandbytes")
-    release = _version(listed)
+    release = optional_version(listed)
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     archs = [override if override else a for a in env.archs if a.startswith("gfx")]
@@ -143,13 +143,6 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str]) ->
     if missing:
         return f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link
     return None, ""
-
-
-def _version(text: str | None) -> Version | None:
-    try:
-        return Version(text) if text else None
-    except InvalidVersion:
-        return None
 
 
 def _series(v: Version | None) -> Version | None:

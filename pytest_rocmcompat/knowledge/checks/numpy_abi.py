@@ -14,12 +14,12 @@ that reaches the tests that ``uses`` the package. torch is left to the bundled k
 from __future__ import annotations
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
-from pytest_rocmcompat.stack.versions import parse_version, specifier_contains
+from pytest_rocmcompat.stack.versions import optional_version, specifier_contains
 
 ID = "numpy2-abi"
 # How the import fails, verbatim: NumPy 2's ``numpy/core/_multiarray_umath.py`` (v2.0.0) on the
@@ -35,14 +35,14 @@ PREDICTS = (
 
 
 def check(env: Environment) -> list[Finding]:
-    numpy = _version(env.libraries.get("numpy"))
+    numpy = optional_version(env.libraries.get("numpy"))
     if numpy is None or numpy.release[:1] < (2,):
         return []
     found: list[Finding] = []
     for name, listed in sorted(env.libraries.items()):
         dist = normalize_library(name)
         row = BY_DIST.get(dist)
-        version = _version(listed)
+        version = optional_version(listed)
         if row is None or version is None or Version(version.base_version) >= Version(row.first):
             continue
         if _declares_against(env, (name, dist), numpy):
@@ -77,10 +77,3 @@ def _declares_against(env: Environment, names: tuple[str, ...], numpy: Version) 
         ):
             return True
     return False
-
-
-def _version(text: str | None) -> Version | None:
-    try:
-        return parse_version(text) if text else None
-    except InvalidVersion:
-        return None
