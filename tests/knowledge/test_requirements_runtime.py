@@ -1,4 +1,4 @@
-"""``requirement-not-met`` on :data:`requirements.RUNTIME_MINIMUMS`, the Hugging Face fine-tuning layer.
+"""``requirement-not-met`` on :data:`requirement_tables.RUNTIME_MINIMUMS`, the Hugging Face fine-tuning layer.
 
 Each row both ways through the registry: the pair below the floor (or above the ceiling) is
 found, with the row's requirement and source; the pair at the floor (or below the ceiling), or
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks import requirement_tables, requirements
 from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, evaluate
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
@@ -80,7 +80,7 @@ def test_one_pair_per_dependency() -> None:
 
 
 def test_rows_are_well_formed() -> None:
-    for dist, rows in requirements.RUNTIME_MINIMUMS.items():
+    for dist, rows in requirement_tables.RUNTIME_MINIMUMS.items():
         for row in rows:
             assert row.source.startswith("https://github.com/huggingface/"), (dist, row)
             assert row.until is None or Version(row.since) < Version(row.until)

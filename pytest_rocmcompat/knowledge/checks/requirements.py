@@ -18,13 +18,12 @@ tests that use either package, except torch's Triton pin, which reaches torch.co
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.requirement_tables import domain_pairing, runtime_minimums
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
 from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -80,7 +79,7 @@ def check(env: Environment) -> list[Finding]:
     for dist, version in installed.items():
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
-        for text, where in _declared(env, dist, version) + _runtime_minimums(dist, version):
+        for text, where in _declared(env, dist, version) + runtime_minimums(dist, version):
             problem = _unmet(text, env, markers, replaced)
             if problem is not None:
                 broken.append((f"{dist} {version}", text, problem, where))
@@ -129,130 +128,10 @@ def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str]
     """``(requirement, source)``: installed metadata, else a sourced table, else what PyPI's release declared."""
     if dist in env.requires:
         return [(text, SOURCE) for text in env.requires[dist]]
-    paired = _domain_pairing(dist, version)
+    paired = domain_pairing(dist, version)
     if paired is not None:
         return [(text, paired[1]) for text in paired[0]]
     return list(declared_requires_all(dist, version, cuda_build=not _rocm_build(env)))
-
-
-class RuntimeRow(NamedTuple):
-    """A requirement a release enforces at run time, for releases ``since <= v < until``."""
-
-    since: str
-    requirement: str
-    source: str
-    until: str | None = None  # the first release that no longer needs it (None: still needed)
-
-
-_TF = "https://github.com/huggingface/transformers/blob/"
-_PEFT = "https://github.com/huggingface/peft/blob/"
-# What a release checks or needs at run time although its metadata declares it only loosely or as
-# an extra, each row read at the release tags it names:
-# - transformers' DeepSpeed integration calls ``dep_version_check("deepspeed")`` (``integrations/
-#   deepspeed.py``), which reads ``dependency_versions_table.py``: ``deepspeed>=0.9.3`` from 4.31.0
-#   (huggingface/transformers#24541, merged 2023-06-28, after 4.30.2).
-# - transformers' Trainer (``training_args.py``) raises "Using the `Trainer` with `PyTorch` requires
-#   `accelerate>=X`" below ``X``: 0.20.1 from 4.30.0, ``ACCELERATE_MIN_VERSION`` (utils/import_utils.py)
-#   0.21.0 from 4.37.0, 0.26.0 from 4.45.0, 1.1.0 from 5.0.0 (accelerate is only an extra there).
-# - transformers' PEFT integration (``integrations/peft.py``) calls ``check_peft_version(MIN_PEFT_VERSION)``:
-#   0.5.0 from 4.33.0, 0.18.0 from 5.0.0.
-# - peft imports transformers names at import time although it declares ``transformers`` unbounded:
-#   ``EncoderDecoderCache`` (first in transformers 4.43.0) from 0.14.0 (huggingface/peft#2292);
-#   ``HybridCache`` (4.44.0 to 4.57.x, gone in 5.0.0: huggingface/transformers#44351) in 0.16.0 to
-#   0.17.x (guarded from 0.18.0, huggingface/peft#2735); ``transformers.modeling_layers`` (first in
-#   4.52.0) from 0.18.0; and accelerate's ``clear_device_cache`` (first in accelerate 0.32.0) from
-#   0.15.0, although it declares accelerate>=0.21.0.
-# - TRL before 0.8.0 imports ``top_k_top_p_filtering`` from transformers, removed in transformers 4.39.0
-#   (huggingface/transformers#29492; TRL copied it in huggingface/trl#1415, first in 0.8.0).
-# Rows of one package and dependency do not overlap, so one pair is reported once. Earlier floors are not tabled.
-RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
-    "transformers": (
-        RuntimeRow("4.31.0", "deepspeed>=0.9.3", "https://github.com/huggingface/transformers/pull/24541"),
-        RuntimeRow("4.30.0", "accelerate>=0.20.1", f"{_TF}v4.30.0/src/transformers/training_args.py", "4.37.0"),
-        RuntimeRow("4.37.0", "accelerate>=0.21.0", f"{_TF}v4.37.0/src/transformers/utils/import_utils.py", "4.45.0"),
-        RuntimeRow("4.45.0", "accelerate>=0.26.0", f"{_TF}v4.45.0/src/transformers/utils/import_utils.py", "5.0.0"),
-        RuntimeRow("5.0.0", "accelerate>=1.1.0", f"{_TF}v5.0.0/src/transformers/utils/import_utils.py"),
-        RuntimeRow("4.33.0", "peft>=0.5.0", f"{_TF}v4.33.0/src/transformers/integrations/peft.py", "5.0.0"),
-        RuntimeRow("5.0.0", "peft>=0.18.0", f"{_TF}v5.0.0/src/transformers/integrations/peft.py"),
-    ),
-    "peft": (
-        RuntimeRow("0.14.0", "transformers>=4.43.0", f"{_PEFT}v0.14.0/src/peft/peft_model.py#L37", "0.16.0"),
-        RuntimeRow("0.16.0", "transformers>=4.44.0,<5.0.0", f"{_PEFT}v0.16.0/src/peft/peft_model.py#L37", "0.18.0"),
-        RuntimeRow("0.18.0", "transformers>=4.52.0", f"{_PEFT}v0.18.0/src/peft/tuners/lora/model.py#L26"),
-        RuntimeRow("0.15.0", "accelerate>=0.32.0", f"{_PEFT}v0.15.0/src/peft/utils/loftq_utils.py#L25"),
-    ),
-    "trl": (RuntimeRow("0.2.0", "transformers<4.39.0", "https://github.com/huggingface/trl/pull/1415", "0.8.0"),),
-}
-
-
-def _runtime_minimums(dist: str, version: str) -> list[tuple[str, str]]:
-    """``(requirement, source)`` of :data:`RUNTIME_MINIMUMS` whose release range holds this release."""
-    v = coerce_version(version)
-    if v is None:
-        return []
-    return [
-        (row.requirement, row.source)
-        for row in RUNTIME_MINIMUMS.get(dist, ())
-        if Version(row.since) <= v and (row.until is None or v < Version(row.until))
-    ]
-
-
-# torchvision's setup.py pins the torch it was built with (``torch==$PYTORCH_VERSION``): a nightly
-# torchvision 0.N.0.devYYYYMMDD requires the torch 2.(N-15) nightly of the same day.
-_NIGHTLY_SOURCE = "https://github.com/pytorch/vision/blob/main/setup.py"
-_NIGHTLY = re.compile(r"^(\d+)\.(\d+)\.\d+\.dev(\d{8})")
-# Releases before the generated data (2023): the PyTorch Versions table of domain libraries.
-_HISTORY_SOURCE = "https://github.com/pytorch/pytorch/wiki/PyTorch-Versions"
-TORCHVISION_HISTORY: dict[str, str] = {
-    "0.2.2": "1.0",
-    "0.3": "1.1",
-    "0.4.0": "1.2",
-    "0.4.1": "1.3",
-    "0.4.2": "1.3",
-    "0.5": "1.4",
-    "0.6": "1.5",
-    "0.7": "1.6",
-    "0.8": "1.7",
-    "0.9": "1.8",
-    "0.10": "1.9",
-    "0.11": "1.10",
-    "0.12": "1.11",
-    "0.13": "1.12",
-    "0.14": "1.13",
-}
-
-
-# Releases that declare no torch bound but cannot run on a newer torch, each from its fix:
-# DeepSpeed before 0.8.2 imports torch._six, which torch 2.0 removed.
-UPPER_BOUNDS: dict[str, tuple[str, str, str]] = {
-    "deepspeed": ("0.8.2", "torch<2.0", "https://github.com/microsoft/DeepSpeed/pull/2863"),
-}
-
-
-def _domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | None:
-    """The torch a release needs where the generated data cannot say: a torchvision nightly's day,
-    a pre-2023 torchvision, a release fixed only later (:data:`UPPER_BOUNDS`).
-    """
-    if dist in UPPER_BOUNDS:
-        fixed_in, requirement, source = UPPER_BOUNDS[dist]
-        v = coerce_version(version)
-        return ((requirement,), source) if v is not None and v < Version(fixed_in) else None
-    if dist != "torchvision":
-        return None
-    nightly = _NIGHTLY.match(version)
-    if nightly is not None:
-        major, minor, day = (int(g) for g in nightly.groups())
-        if major == 0 and minor >= 15:
-            return (f"torch=={2}.{minor - 15}.0.dev{day}",), _NIGHTLY_SOURCE
-        return None
-    v = coerce_version(version)
-    if v is None or v.major != 0 or v.minor >= 15:
-        return None
-    series = TORCHVISION_HISTORY.get(".".join(map(str, v.release[:3]))) or TORCHVISION_HISTORY.get(f"0.{v.minor}")
-    if series is None:
-        return None
-    torch_major, torch_minor = series.split(".")
-    return (f"torch>={torch_major}.{torch_minor},<{torch_major}.{int(torch_minor) + 1}",), _HISTORY_SOURCE
 
 
 def _rocm_build(env: Environment) -> bool:
