@@ -26,6 +26,9 @@ class Finding:
     # confirms. Such a failure ends known-bad; a passing test stays a pass (no stale rule); not
     # counted against the stack by ``rocmcompat check``.
     uncertain: bool = False
+    # Failures this finding predicts beyond its check's ``PREDICTS`` (a regular expression), e.g.
+    # an import error naming one of the two packages of a broken pair; ``""``: only ``PREDICTS``.
+    predicts: str = ""
 
     def describe(self) -> str:
         """``[check-id] reason; fix: ... (link)``, as a rule's text reads."""

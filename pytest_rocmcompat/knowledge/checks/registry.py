@@ -127,7 +127,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
                 reason=reason,
                 action=settings.get(check_id, DEFAULT_ACTION),
                 applies_to=applies,
-                signature=_signature(check_id),
+                signature=_signature(check_id, tuple(f.predicts for f in group)),
                 links=links,
                 file=SOURCE_FILE,
                 at_risk=all(f.uncertain for f in group),
@@ -150,10 +150,10 @@ def likely_cause(rules: Iterable[Rule]) -> str | None:
     return None
 
 
-def _signature(check_id: str) -> Signature | None:
-    """The check's predicted failures; compiled on the first failure it reaches (as a rule's is)."""
-    pattern = PREDICTS.get(check_id)
-    return Signature(pattern) if pattern else None
+def _signature(check_id: str, extra: Iterable[str] = ()) -> Signature | None:
+    """The check's predicted failures and its findings' own; compiled on the first failure it reaches."""
+    parts = [p for p in (PREDICTS.get(check_id, ""), *extra) if p]
+    return Signature("|".join(dict.fromkeys(parts))) if parts else None
 
 
 def _union(parts: Iterable[Iterable[str]]) -> tuple[str, ...]:

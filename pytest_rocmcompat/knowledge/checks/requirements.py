@@ -18,6 +18,7 @@ tests that use either package, except torch's Triton pin, which reaches torch.co
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -97,8 +98,44 @@ def check(env: Environment) -> list[Finding]:
             link=sources[0] if sources else SOURCE,
             uses=uses,
             nodeids=COMPILE_TESTS if set(COMPILE_USES) <= set(uses) else (),
+            predicts=pair_predicts(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])),
         )
     ]
+
+
+# Import names that are not the distribution name with ``-`` as ``_`` (each package's own top-level module).
+IMPORT_NAMES: dict[str, str] = {
+    "autoawq": "awq",
+    "flashinfer-python": "flashinfer",
+    "onnxruntime-gpu": "onnxruntime",
+    "open-clip-torch": "open_clip",
+    "optimum-quanto": "optimum",
+    "pytorch-triton": "triton",
+    "pytorch-triton-rocm": "triton",
+    "scikit-learn": "sklearn",
+    "pillow": "PIL",
+}
+
+
+def import_name(dist: str) -> str:
+    """The top-level module a distribution installs (``sentence-transformers`` -> ``sentence_transformers``)."""
+    dist = normalize_library(dist)
+    return IMPORT_NAMES.get(dist, dist.replace("-", "_"))
+
+
+def pair_predicts(dists: Iterable[str]) -> str:
+    """What a broken pair itself predicts: one package importing from the other what its installed
+    release lacks (``cannot import name 'X' from 'transformers.cache_utils'``, ``module 'peft' has no
+    attribute 'X'``, ``No module named 'transformers.modeling_layers'``), naming either package.
+    """
+    names = "|".join(re.escape(n) for n in sorted({import_name(d) for d in dists}))
+    if not names:
+        return ""
+    module = rf"(?:{names})(?:\.[\w.]+)?"
+    return (
+        rf"cannot import name '\w+' from '{module}'|module '{module}' has no attribute '\w+'"
+        rf"|No module named '(?:{names})\.[\w.]+'"
+    )
 
 
 # torch's Triton pin binds only Inductor, which imports Triton internals (torch/_inductor:
