@@ -82,8 +82,81 @@ def test_one_pair_per_dependency() -> None:
 def test_rows_are_well_formed() -> None:
     for dist, rows in requirement_tables.RUNTIME_MINIMUMS.items():
         for row in rows:
-            assert row.source.startswith("https://github.com/huggingface/"), (dist, row)
+            assert row.source.startswith(("https://github.com/huggingface/", "https://github.com/deepspeedai/")), (
+                dist,
+                row,
+            )
             assert row.until is None or Version(row.since) < Version(row.until)
+
+
+def _torch_reasons(torch: str, python: str = "3.11.7", **libraries: str) -> list[str]:
+    env = Environment(platform="cpu", python=python, os="Linux", torch=torch, libraries=dict(libraries))
+    return [f.reason for f in evaluate(env) if f.check == requirements.ID]
+
+
+_DS = "(https://github.com/deepspeedai/DeepSpeed/pull/"
+# (deepspeed, torch, python, the requirement and fix PR reported, or None)
+DEEPSPEED_CASES = [
+    # 0.15.3: torch.compiler.is_compiling (torch 2.3) called when torch.compiler and nn.Module.compile exist
+    ("0.15.3", "2.2.1", "3.11.7", "requires torch!=2.1.*,!=2.2.*, installed torch 2.2.1 " + _DS + "6663)"),
+    ("0.15.3", "2.1.2+rocm5.6", "3.11.7", "requires torch!=2.1.*,!=2.2.*, installed torch 2.1.2+rocm5.6"),
+    ("0.15.3", "2.0.1", "3.11.7", None),  # no torch.compiler: the call is skipped
+    ("0.15.3", "2.3.0", "3.11.7", None),
+    ("0.15.4", "2.2.1", "3.11.7", None),  # the fallback (#6663)
+    ("0.15.2", "2.2.1", "3.11.7", None),  # before the call
+    # 0.17.5: ZenFlow's _disable_dynamo_if_unsupported (torch 2.4) without a fallback for torch 2.1-2.3
+    ("0.17.5", "2.3.1", "3.11.7", "requires torch!=2.1.*,!=2.2.*,!=2.3.*, installed torch 2.3.1 " + _DS + "7544)"),
+    ("0.17.5", "2.0.1", "3.11.7", None),  # below 2.1 the fallback is defined
+    ("0.17.5", "2.4.0", "3.11.7", None),
+    ("0.17.6", "2.3.1", "3.11.7", None),
+    ("0.17.4", "2.3.1", "3.11.7", None),  # no ZenFlow yet
+    # 0.18.6: torch.compile at import, which torch < 2.4 refuses on Python 3.12
+    ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4, installed torch 2.3.1 " + _DS + "7875)"),
+    ("0.18.6", "2.3.1", "3.11.7", None),
+    ("0.18.6", "2.4.0", "3.12.3", None),
+    ("0.18.5", "2.3.1", "3.12.3", None),
+    # 0.18.7 and 0.18.8: torch.amp.custom_fwd (torch 2.4) at import
+    ("0.18.7", "2.3.1", "3.11.7", "requires torch>=2.4, installed torch 2.3.1 " + _DS + "7920)"),
+    ("0.18.8", "2.2.2+rocm5.7", "3.12.3", "requires torch>=2.4, installed torch 2.2.2+rocm5.7 " + _DS + "7920)"),
+    ("0.18.8", "2.4.0", "3.11.7", None),
+    ("0.18.9", "2.3.1", "3.11.7", None),
+    # before 0.19.5: ops built with -std=c++17, which torch 2.12's headers refuse
+    ("0.19.4", "2.12.0", "3.12.3", "requires torch<2.12, installed torch 2.12.0 " + _DS + "8238)"),
+    ("0.14.4", "2.12.1", "3.11.7", "requires torch<2.12, installed torch 2.12.1 " + _DS + "8238)"),
+    ("0.19.4", "2.11.0", "3.12.3", None),
+    ("0.19.5", "2.12.0", "3.12.3", None),
+]
+
+
+@pytest.mark.parametrize(("deepspeed", "torch", "python", "found"), DEEPSPEED_CASES)
+def test_deepspeed_torch_rows_both_ways(deepspeed: str, torch: str, python: str, found: str | None) -> None:
+    reasons = _torch_reasons(torch, python, deepspeed=deepspeed)
+    assert bool(reasons) is (found is not None), reasons
+    if found is not None:
+        (reason,) = reasons
+        assert reason.count("deepspeed ") == 1 and f"deepspeed {deepspeed} {found}" in reason
+
+
+def test_the_torch_six_bound_is_kept() -> None:
+    (reason,) = _torch_reasons("2.0.1", deepspeed="0.8.1")
+    assert "deepspeed 0.8.1 requires torch<2.0" in reason and "pull/2863" in reason
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # deepspeedai/DeepSpeed#6656 (0.15.3 on torch 2.1/2.2), its title
+        "module 'torch.compiler' has no attribute 'is_compiling'",
+        # deepspeedai/DeepSpeed#7544 (0.17.5 on torch 2.1-2.3), the warning line before the NameError
+        "[WARNING] ZenFlow disabled: torch internal optimizer symbols could not be imported: cannot import name "
+        "'_disable_dynamo_if_unsupported' from 'torch.optim.optimizer' "
+        "(/usr/local/lib/python3.10/dist-packages/torch/optim/optimizer.py)",
+        # torch.amp.custom_fwd on torch < 2.4 (the message of kijai/ComfyUI-GIMM-VFI#2, as 0.18.7's linear.py gets it)
+        "AttributeError: module 'torch.amp' has no attribute 'custom_fwd'",
+    ],
+)
+def test_the_deepspeed_import_failures_are_predicted(message: str) -> None:
+    assert compile_signature(PREDICTS[requirements.ID]).search(message)
 
 
 @pytest.mark.parametrize(

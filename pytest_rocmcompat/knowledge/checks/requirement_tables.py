@@ -29,6 +29,7 @@ class RuntimeRow(NamedTuple):
 
 _TF = "https://github.com/huggingface/transformers/blob/"
 _PEFT = "https://github.com/huggingface/peft/blob/"
+_DS = "https://github.com/deepspeedai/DeepSpeed/"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
 # an extra, each row read at the release tags it names:
 # - transformers' DeepSpeed integration calls ``dep_version_check("deepspeed")`` (``integrations/
@@ -47,7 +48,22 @@ _PEFT = "https://github.com/huggingface/peft/blob/"
 #   0.15.0, although it declares accelerate>=0.21.0.
 # - TRL before 0.8.0 imports ``top_k_top_p_filtering`` from transformers, removed in transformers 4.39.0
 #   (huggingface/transformers#29492; TRL copied it in huggingface/trl#1415, first in 0.8.0).
-# Rows of one package and dependency do not overlap, so one pair is reported once. Earlier floors are not tabled.
+# - DeepSpeed declares ``torch`` with no bound, yet these releases cannot be imported (or build no op)
+#   beside a torch they did not guard for, each read at its tags and fixed in the ``until`` release:
+#   0.15.3 calls ``torch.compiler.is_compiling`` (first in torch 2.3) whenever ``torch.compiler`` and
+#   ``nn.Module.compile`` exist (torch 2.1 and 2.2 too): ``import deepspeed`` fails there
+#   (deepspeedai/DeepSpeed#6656, fixed by #6663 in 0.15.4); 0.17.5 decorates ZenFlow's ``adamw`` with
+#   ``torch.optim.optimizer._disable_dynamo_if_unsupported`` (first in torch 2.4), defining no fallback
+#   for torch 2.1 to 2.3 (NameError at import; #7514, fixed by #7544 in 0.17.6); 0.18.6 calls
+#   ``torch.compile`` at import (``jit_script_compat``, #7835), which torch 2.1 to 2.3 refuse on
+#   Python 3.12 (fixed by #7875 in 0.18.7); 0.18.7 and 0.18.8 call ``torch.amp.custom_fwd`` (first in
+#   torch 2.4) at import (#7879; fixed by #7920 in 0.18.9); and releases before 0.19.5 build their ops
+#   with ``-std=c++17`` (``-std=c++14`` before #3596), which torch 2.12's headers refuse ("C++20 or
+#   later compatible compiler is required", #8235; fixed by #8238). The torch facts were read in the
+#   torch 2.1.0 to 2.4.0 wheels (torch/compiler, torch/optim/optimizer.py, torch/amp, torch/__init__.py).
+#   Releases before 0.8.2 are :data:`UPPER_BOUNDS`' (torch._six).
+# Rows of one package and dependency do not overlap in the releases they cover, or, where they do
+# (DeepSpeed's), in the dependency versions they reject, so one pair is reported once. Earlier floors are not tabled.
 RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     "transformers": (
         RuntimeRow("4.31.0", "deepspeed>=0.9.3", "https://github.com/huggingface/transformers/pull/24541"),
@@ -65,6 +81,13 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("0.15.0", "accelerate>=0.32.0", f"{_PEFT}v0.15.0/src/peft/utils/loftq_utils.py#L25"),
     ),
     "trl": (RuntimeRow("0.2.0", "transformers<4.39.0", "https://github.com/huggingface/trl/pull/1415", "0.8.0"),),
+    "deepspeed": (
+        RuntimeRow("0.15.3", "torch!=2.1.*,!=2.2.*", f"{_DS}pull/6663", "0.15.4"),
+        RuntimeRow("0.17.5", "torch!=2.1.*,!=2.2.*,!=2.3.*", f"{_DS}pull/7544", "0.17.6"),
+        RuntimeRow("0.18.6", 'torch>=2.4; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
+        RuntimeRow("0.18.7", "torch>=2.4", f"{_DS}pull/7920", "0.18.9"),
+        RuntimeRow("0.8.2", "torch<2.12", f"{_DS}pull/8238", "0.19.5"),
+    ),
 }
 
 
