@@ -114,3 +114,21 @@ def test_through_pytest_predicted_is_known_bad_and_unrelated_fails(pytester: pyt
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
     assert unrelated["rocm_diagnosis"].startswith(f"{requirements.ID}: accelerate 0.33.0 requires huggingface-hub")
     assert "rocm_rule" not in cases["test_elsewhere"]  # a test that uses neither package is not reached
+
+
+# torchvision's own messages on a torch it was not built for, as users quoted them
+TORCHVISION_VERBATIM = (
+    (  # torchvision 0.6 on torch 1.4
+        "RuntimeError: Failed to register operator torchvision::_new_empty_tensor_op.",
+        "https://github.com/ultralytics/yolov5/issues/148",
+    ),
+    ("RuntimeError: operator torchvision::nms does not exist", "https://github.com/vllm-project/vllm/issues/5736"),
+)
+
+
+@pytest.mark.parametrize(("message", "source"), TORCHVISION_VERBATIM)
+def test_torchvision_on_another_torch_is_predicted(message: str, source: str) -> None:
+    assert source.startswith("https://github.com/")
+    found, rules = _rule("platform=cuda", "torch=1.4.0", "lib.torchvision=0.6.0")
+    assert found and "torchvision 0.6.0 requires torch>=1.5,<1.6" in found[0].reason
+    assert rules[0].signature is not None and rules[0].signature.search(message)

@@ -39,6 +39,8 @@ PREDICTS = (
     r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you have "
     r"|undefined symbol: |'_OpNamespace' '\w+' object has no attribute|xFormers can't load C\+\+/CUDA extensions"
     r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
+    # torchvision 0.6 registering its ONNX ops on torch 1.4 (pytorch/vision#1827)
+    r"|Failed to register operator torchvision::\w+"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
     r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
