@@ -137,6 +137,39 @@ def test_deepspeed_torch_rows_both_ways(deepspeed: str, torch: str, python: str,
         assert reason.count("deepspeed ") == 1 and f"deepspeed {deepspeed} {found}" in reason
 
 
+# transformers' is_torch_available floor: (transformers, torch, the floor reported, or None)
+TRANSFORMERS_TORCH_CASES = [
+    ("4.52.0", "2.0.1", "torch>=2.1"),
+    ("4.57.6", "2.0.1", "torch>=2.1"),
+    ("4.52.0", "2.1.0+rocm5.6", None),
+    ("4.51.3", "2.0.1", None),  # no gate yet
+    ("5.0.0", "2.1.2", "torch>=2.2"),
+    ("5.0.0", "2.2.0", None),
+    ("5.1.0", "2.3.1", "torch>=2.4"),
+    ("5.14.0", "2.4.0", None),
+    ("5.15.0", "2.4.1", "torch>=2.5"),
+    ("5.19.0", "2.5.0", None),
+    ("5.20.0", "2.5.1", "torch>=2.6"),
+    ("5.24.0", "2.6.0+rocm6.2.4", None),
+]
+
+
+@pytest.mark.parametrize(("transformers", "torch", "found"), TRANSFORMERS_TORCH_CASES)
+def test_transformers_torch_floor_both_ways(transformers: str, torch: str, found: str | None) -> None:
+    reasons = _torch_reasons(torch, transformers=transformers)
+    assert bool(reasons) is (found is not None), reasons
+    if found is not None:
+        (reason,) = reasons
+        assert f"transformers {transformers} requires {found}, installed torch {torch} " in reason
+        assert "/src/transformers/utils/import_utils.py)" in reason
+
+
+def test_transformers_floor_message_is_predicted() -> None:
+    """transformers v5.20.0 utils/import_utils.py, as formatted."""
+    message = "Disabling PyTorch because PyTorch >= 2.6 is required but found 2.5.1"
+    assert compile_signature(PREDICTS[requirements.ID]).search(message)
+
+
 def test_the_torch_six_bound_is_kept() -> None:
     (reason,) = _torch_reasons("2.0.1", deepspeed="0.8.1")
     assert "deepspeed 0.8.1 requires torch<2.0" in reason and "pull/2863" in reason

@@ -28,6 +28,7 @@ class RuntimeRow(NamedTuple):
 
 
 _TF = "https://github.com/huggingface/transformers/blob/"
+_TF_IMPORT = "src/transformers/utils/import_utils.py"
 _PEFT = "https://github.com/huggingface/peft/blob/"
 _DS = "https://github.com/deepspeedai/DeepSpeed/"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
@@ -48,6 +49,10 @@ _DS = "https://github.com/deepspeedai/DeepSpeed/"
 #   0.15.0, although it declares accelerate>=0.21.0.
 # - TRL before 0.8.0 imports ``top_k_top_p_filtering`` from transformers, removed in transformers 4.39.0
 #   (huggingface/transformers#29492; TRL copied it in huggingface/trl#1415, first in 0.8.0).
+# - transformers' ``is_torch_available`` (``utils/import_utils.py``) disables PyTorch below a floor
+#   ("Disabling PyTorch because PyTorch >= X is required but found ..."; every model class then fails)
+#   although torch is only an extra: 2.1 from 4.52.0, 2.2 in 5.0.0, 2.4 from 5.1.0, 2.5 from 5.15.0,
+#   2.6 from 5.20.0 (each read in the release's wheel; 4.51.x has no such gate).
 # - DeepSpeed declares ``torch`` with no bound, yet these releases cannot be imported (or build no op)
 #   beside a torch they did not guard for, each read at its tags and fixed in the ``until`` release:
 #   0.15.3 calls ``torch.compiler.is_compiling`` (first in torch 2.3) whenever ``torch.compiler`` and
@@ -73,6 +78,11 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("5.0.0", "accelerate>=1.1.0", f"{_TF}v5.0.0/src/transformers/utils/import_utils.py"),
         RuntimeRow("4.33.0", "peft>=0.5.0", f"{_TF}v4.33.0/src/transformers/integrations/peft.py", "5.0.0"),
         RuntimeRow("5.0.0", "peft>=0.18.0", f"{_TF}v5.0.0/src/transformers/integrations/peft.py"),
+        RuntimeRow("4.52.0", "torch>=2.1", f"{_TF}v4.52.0/{_TF_IMPORT}", "5.0.0"),
+        RuntimeRow("5.0.0", "torch>=2.2", f"{_TF}v5.0.0/{_TF_IMPORT}", "5.1.0"),
+        RuntimeRow("5.1.0", "torch>=2.4", f"{_TF}v5.1.0/{_TF_IMPORT}", "5.15.0"),
+        RuntimeRow("5.15.0", "torch>=2.5", f"{_TF}v5.15.0/{_TF_IMPORT}", "5.20.0"),
+        RuntimeRow("5.20.0", "torch>=2.6", f"{_TF}v5.20.0/{_TF_IMPORT}"),
     ),
     "peft": (
         RuntimeRow("0.14.0", "transformers>=4.43.0", f"{_PEFT}v0.14.0/src/peft/peft_model.py#L37", "0.16.0"),
