@@ -316,9 +316,9 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2", "env.PYTORCH_TUNABLEOP_ENABLED=1"],
         [ROCM, "arch=gfx942", "torch=2.5.1+rocm6.2", "env.PYTORCH_TUNABLEOP_ENABLED=0"],
     ),
-    "transformers-4.56-needs-torch-2.2": (
-        ["torch=2.1.2", "lib.transformers=4.56.0"],
-        ["torch=2.2.0", "lib.transformers=4.56.0"],
+    "transformers-5.0-needs-torch-2.2": (
+        ["torch=2.1.2", "lib.transformers=5.0.0"],
+        ["torch=2.2.0", "lib.transformers=5.0.0"],
     ),
     "nccl-2.20-2.21-cuda-graph-allreduce-deadlock": (
         [CUDA, "arch=sm_90", "nccl=2.21.5"],
@@ -838,7 +838,7 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
             "Memory access fault by GPU node-2 (Agent handle: 0x562ee1524aa0) on address 0x7f2cf1201000. Reason: Unknown.",
         ),
     ],
-    "transformers-4.56-needs-torch-2.2": [
+    "transformers-5.0-needs-torch-2.2": [
         (
             "https://github.com/jingyaogong/minimind/issues/588",
             "Disabling PyTorch because PyTorch >= 2.1 is required but found 2.0.1",

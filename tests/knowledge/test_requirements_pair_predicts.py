@@ -132,3 +132,29 @@ def test_torchvision_on_another_torch_is_predicted(message: str, source: str) ->
     found, rules = _rule("platform=cuda", "torch=1.4.0", "lib.torchvision=0.6.0")
     assert found and "torchvision 0.6.0 requires torch>=1.5,<1.6" in found[0].reason
     assert rules[0].signature is not None and rules[0].signature.search(message)
+
+
+# the pair's other messages, verbatim from real reports
+PAIR_VERBATIM = (
+    (  # DeepSpeed's JIT op build (-std=c++17) against torch 2.12's headers (C++20)
+        "/home/<user-name>/miniconda3/envs/torch/lib/python3.11/site-packages/torch/include/torch/csrc/api/include/"
+        "torch/all.h:5:2: error: #error C++20 or later compatible compiler is required to use PyTorch.",
+        "https://github.com/deepspeedai/DeepSpeed/issues/8235",
+    ),
+    (  # DeepSpeed's aio op (-std=c++14) against a torch 2.1 nightly's C++17 headers
+        "torch/include/ATen/ATen.h:4:2: error: #error C++17 or later compatible compiler is required to use ATen.",
+        "https://github.com/deepspeedai/DeepSpeed/issues/3944",
+    ),
+    (  # transformers below its torch floor: every model class then refuses (PYTORCH_IMPORT_ERROR)
+        "AutoModelForCausalLM requires the PyTorch library but it was not found in your environment.",
+        "https://github.com/huggingface/transformers/blob/v4.56.0/src/transformers/utils/import_utils.py",
+    ),
+)
+
+
+@pytest.mark.parametrize(("message", "source"), PAIR_VERBATIM)
+def test_extension_built_for_an_older_torch_standard_is_predicted(message: str, source: str) -> None:
+    assert source.startswith("https://github.com/")
+    found, rules = _rule("platform=cuda", "torch=2.12.0+cu130", "lib.deepspeed=0.19.0")
+    assert found and "deepspeed 0.19.0 requires torch<2.12" in found[0].reason
+    assert rules[0].signature is not None and rules[0].signature.search(message)

@@ -43,6 +43,10 @@ PREDICTS = (
     r"|Failed to register operator torchvision::\w+"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
+    # transformers' model classes once it disabled torch (utils/import_utils.py ``requires_backends``)
+    r"|requires the PyTorch library but it was not found in your environment"
+    # an extension (DeepSpeed's JIT ops) built with an older C++ standard than the torch headers need
+    r"|C\+\+(?:17|20) or later compatible compiler is required to use (?:PyTorch|ATen)"
     r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
     r"|No module named 'torch\.[\w.]+'|No module named 'torch\._six'|partially initialized module 'torchvision'"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
