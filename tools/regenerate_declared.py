@@ -1,9 +1,11 @@
 """Regenerate ``pytest_rocmcompat/knowledge/data/declared.json`` from PyPI's metadata.
 
 For every release since ``--since`` (default 2020-01-01) of the GPU-stack packages in
-:data:`PACKAGES`, it records what the release *declared*: its ``Requires-Dist`` lines on
-the packages in :data:`KEPT` (torch, NumPy, Triton, the ``nvidia-*`` wheels, every package of
-:data:`PACKAGES` and the Hugging Face libraries they pin), with their environment markers, and
+:data:`PACKAGES` (torch and its domain libraries, vLLM and SGLang, the Hugging Face libraries and
+what fine-tuning, RL and inference stacks put on them), it records what the release *declared*:
+its ``Requires-Dist`` lines on the packages in :data:`KEPT` (torch, NumPy, Triton, the
+``nvidia-*`` wheels, every package of :data:`PACKAGES` and SGLang's kernels), with their
+environment markers but without those gated on an extra (no reader applies them), and
 what its wheel file names say (Python tags, platform tags, local version labels); for the packages
 in :data:`NATIVE`, the native libraries its wheel carries (``native``). Nothing is downloaded but
 metadata:
@@ -15,7 +17,8 @@ metadata:
   ``PKG-INFO``, in the first 64 KiB of the archive (an HTTP range request); sdists with metadata
   older than 2.2 publish no requirements, and the data says so (``requires: null``).
 
-Run from the repository root (about 900 releases, a few minutes, four requests at a time)::
+Run from the repository root (about 4,200 releases of 49 packages, about 15 minutes, four requests
+at a time; 1.8 MB written)::
 
     python tools/regenerate_declared.py            # writes the committed data file
     python tools/regenerate_declared.py --record DIR --packages vllm   # also saves the responses
@@ -31,6 +34,7 @@ import datetime as dt
 import email.parser
 import io
 import json
+import re
 import struct
 import sys
 import tarfile
@@ -66,19 +70,59 @@ PACKAGES = (
     "accelerate",
     "trl",
     "ray",
+    # the layer fine-tuning, RL and inference stacks put on torch and Hugging Face
+    "huggingface-hub",
+    "tokenizers",
+    "safetensors",
+    "datasets",
+    "evaluate",
+    "sentence-transformers",
+    "diffusers",
+    "optimum",
+    "optimum-quanto",
+    "auto-gptq",
+    "autoawq",
+    "gptqmodel",
+    "compressed-tensors",
+    "llmcompressor",
+    "unsloth",
+    "unsloth-zoo",
+    "liger-kernel",
+    "torchtune",
+    "timm",
+    "open-clip-torch",
+    "lightning",
+    "pytorch-lightning",
+    "torchmetrics",
+    "torchtext",
+    "torchdata",
+    "mamba-ssm",
+    "causal-conv1d",
+    "triton",
+    "flashinfer-python",
+    "xgrammar",
+    "sglang",
+    "verl",
+    "openrlhf",
+    "onnxruntime",
+    "onnxruntime-gpu",
 )
 # requirements kept: the ones a GPU stack breaks on (everything else a release needs is left out):
 # torch, NumPy, Triton and the nvidia-* wheels; every package of :data:`PACKAGES` (peft ->
-# transformers/accelerate, trl -> transformers, vLLM -> xformers/ray); and the Hugging Face layer
-# they pin (transformers -> tokenizers/huggingface-hub/safetensors, vLLM -> flashinfer-python)
+# transformers/accelerate, trl -> transformers, vLLM -> xformers/ray, sentence-transformers ->
+# transformers, transformers -> tokenizers/huggingface-hub/safetensors, SGLang -> flashinfer-python/
+# xgrammar); and sgl-kernel, which SGLang pins exactly
 KEPT = frozenset(
     {"torch", "numpy", "triton", "pytorch-triton", "pytorch-triton-rocm", "torchvision", "torchaudio", "xformers"}
     | set(PACKAGES)
     | {"tokenizers", "huggingface-hub", "safetensors", "datasets", "flashinfer-python"}
+    # sglang's exact pin on its kernels (built for one torch), not itself a package of PACKAGES
+    | {"sgl-kernel"}
 )
 # packages whose native libraries are listed (``native``: the ``*.so`` files inside the package folder of
 # the Linux x86_64 or pure-Python wheel, read from its zip directory): bitsandbytes loads one per CUDA version
 NATIVE = frozenset({"bitsandbytes"})
+_EXTRA = re.compile(r"\bextra\b")  # a marker naming the extra variable
 SDIST_HEAD = 65535  # bytes of an sdist read for its PKG-INFO
 ZIP_TAIL = 65536  # bytes at the end of a wheel read for its zip directory, when PEP 658 metadata is missing
 WORKERS = 4
@@ -159,7 +203,9 @@ def recording(fetch: Fetch, folder: Path) -> Fetch:
 
 # ---- parsing (pure) ----------------------------------------------------------------------
 def kept_requirements(lines: Iterable[str]) -> list[str]:
-    """The ``Requires-Dist`` lines on the packages in :data:`KEPT`, normalised by :mod:`packaging`."""
+    """The ``Requires-Dist`` lines on the packages in :data:`KEPT`, normalised by :mod:`packaging`;
+    those gated on an extra (``; extra == "dev"``) left out.
+    """
     kept = []
     for line in lines:
         try:
@@ -167,6 +213,8 @@ def kept_requirements(lines: Iterable[str]) -> list[str]:
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
+        if req.marker is not None and _EXTRA.search(str(req.marker)):
+            continue  # an extra's: no reader applies them (unsloth's hundreds would make the file 9 MB)
         if name in KEPT or name.startswith("nvidia-"):
             kept.append(str(req))
     return kept
@@ -418,6 +466,7 @@ def regenerate(fetch: Fetch, packages: Iterable[str], since: str, today: str) ->
         "metadata": "PEP 658: {wheel url}.metadata of the release's Linux x86_64 wheel (else a pure-Python one); "
         "releases without wheels: PKG-INFO in the first 64 KiB of the sdist",
         "kept": [*sorted(KEPT), "nvidia-*"],
+        "extras": "requirements gated on an extra (; extra == ...) are left out",
         "native": f"packages {', '.join(sorted(NATIVE))}: the *.so files in the package folder of the same wheel "
         "(its zip directory, read by byte ranges)",
         "packages": data,
