@@ -154,10 +154,12 @@ def _stack_problem_as_cause(item: pytest.Item, report: pytest.TestReport, rules:
 
 
 def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> Rule | None:
-    """The first rule whose signature matches; one that runs out of time is a note, not a match."""
+    """The first rule whose signature matches, a certain one before a check's uncertain finding (the
+    certain cause is the one to name); one that runs out of time is a note, not a match.
+    """
     from pytest_rocmcompat.knowledge.rules.signature import SignatureTimeout
 
-    for rule in rules:
+    for rule in sorted(rules, key=lambda r: r.at_risk):  # stable: matrix order within each kind
         try:
             if rule.signature_matches(text):
                 return rule

@@ -26,6 +26,12 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # rocm-sdk-family-lacks-arch: TheRock's gfx110X-dgpu packages ("rocm-sdk targets": gfx1100;gfx1101;gfx1102) on a gfx1103
+    (
+        "rocm-sdk-family-lacks-arch",
+        "RuntimeError: HIP error: invalid device function",
+        "https://github.com/ROCm/TheRock/issues/1184",
+    ),
     # arch-not-in-build
     (
         "arch-not-in-build",
@@ -820,6 +826,16 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "@pytest.mark.gpus(1)",
         "rocBLAS error: Cannot read C:\\Program Files\\AMD\\ROCm\\6.1\\bin\\/rocblas/library/TensileLibrary.dat: "
         "No such file or directory for GPU arch : gfx1103",
+    ),
+    "rocm-sdk-family-lacks-arch": (  # TheRock's RDNA3-dGPU packages on Strix Halo
+        (
+            "platform=rocm",
+            "arch=gfx1151",
+            "torch=2.7.1+rocm7.9.0rc20251008",
+            "lib.rocm-sdk-libraries-gfx110X-dgpu=7.9.0rc20251008",
+        ),
+        "@pytest.mark.gpus(1)",
+        "RuntimeError: HIP error: invalid device function",
     ),
     "rocm-gpu-unsupported": (  # AMD's ROCm 6.0 table marks MI25/Vega 10 unsupported; torch and rocBLAS carry it
         ("platform=rocm", "arch=gfx900", "torch=2.3.0+rocm6.0", "torch_archs=gfx900"),

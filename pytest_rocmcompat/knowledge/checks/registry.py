@@ -29,6 +29,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocblas_arch,
     rocm_driver,
     rocm_gpu_support,
+    rocm_sdk_family,
     rocm_visibility,
     wheel_python,
 )
@@ -59,6 +60,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     wheel_python.ID: wheel_python.check,
     hipblaslt_arch.ID: hipblaslt_arch.check,
     numpy_abi.ID: numpy_abi.check,
+    rocm_sdk_family.ID: rocm_sdk_family.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -83,6 +85,7 @@ PREDICTS: dict[str, str] = {
     wheel_python.ID: wheel_python.PREDICTS,
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
     numpy_abi.ID: numpy_abi.PREDICTS,
+    rocm_sdk_family.ID: rocm_sdk_family.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

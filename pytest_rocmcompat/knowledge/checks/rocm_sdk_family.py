@@ -1,0 +1,120 @@
+"""``rocm-sdk-family-lacks-arch``: TheRock's pip ROCm was installed for another GPU family.
+
+AMD's TheRock distributes ROCm as Python packages: ``rocm-sdk-core`` (the runtime) and, per GPU
+family, ``rocm-sdk-libraries-{family}`` / ``rocm-sdk-device-{family}`` (rocBLAS, hipBLASLt, MIOpen,
+... with kernels for that family's targets only; torch's own per-target code in the multi-arch
+packages ``amd-torch-device-{gfx}``, ``amd-torchvision-device-{gfx}``), served from one index per family
+(``rocm.nightlies.amd.com/v2/gfx110X-dgpu/``, with torch built for the same targets). A stack whose
+family packages name no family holding its GPU has no kernels for it: the first BLAS, convolution
+or torch kernel fails as on any build without the arch. The families and their targets are
+TheRock's ``cmake/therock_amdgpu_targets.cmake`` (``therock_add_amdgpu_target(... FAMILY ...)``;
+every target is also a family of its own name); the package names are ``rocm_sdk/_dist_info.py``'s
+``PackageEntry`` rows. A family this table does not know, or a GPU of unknown arch, is no finding;
+``HSA_OVERRIDE_GFX_VERSION`` is honoured (the runtime then loads the override's kernels).
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_rocmcompat.knowledge.checks import rocm_gpu_support, rocm_targets
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+
+ID = "rocm-sdk-family-lacks-arch"
+_COMMIT = "89553ce3746eda74ade42557470d25e37c91b6f0"
+SOURCE = f"https://github.com/ROCm/TheRock/blob/{_COMMIT}/cmake/therock_amdgpu_targets.cmake"
+SOURCE_PACKAGES = f"https://github.com/ROCm/TheRock/blob/{_COMMIT}/build_tools/packaging/python/templates/rocm/src/rocm_sdk/_dist_info.py"
+# What a build without the GPU's kernels prints (the ROCm release/GPU check's messages), and the
+# multi-arch packages' missing device code object (hipErrorInvalidImage, "device kernel image is
+# invalid" as torch names it: ROCm/TheRock#7839, #6869).
+PREDICTS = rocm_gpu_support.PREDICTS + r"|hipErrorInvalidImage|device kernel image is invalid"
+
+_DGPU_103 = ("gfx1030", "gfx1031", "gfx1032", "gfx1034")
+_IGPU_103 = ("gfx1033", "gfx1035", "gfx1036")
+_GFX115 = ("gfx1150", "gfx1151", "gfx1152", "gfx1153")
+# family (lower case, as pip normalises the package name) -> gfx targets, at commit _COMMIT
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "dgpu-all": (
+        "gfx900",
+        "gfx906",
+        "gfx1010",
+        "gfx1011",
+        "gfx1012",
+        *_DGPU_103,
+        "gfx1100",
+        "gfx1101",
+        "gfx1102",
+        "gfx1200",
+        "gfx1201",
+    ),
+    "igpu-all": ("gfx90c", *_IGPU_103, "gfx1103", *_GFX115),
+    "dcgpu-all": ("gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250"),
+    "gfx900-dgpu": ("gfx900",),
+    "gfx90c-igpu": ("gfx90c",),
+    "gfx906-dgpu": ("gfx906",),
+    "gfx908-dcgpu": ("gfx908",),
+    "gfx90a-dcgpu": ("gfx90a",),
+    "gfx94x-all": ("gfx942",),
+    "gfx94x-dcgpu": ("gfx942",),
+    "gfx950-all": ("gfx950",),
+    "gfx950-dcgpu": ("gfx950",),
+    "gfx101x-all": ("gfx1010", "gfx1011", "gfx1012"),
+    "gfx101x-dgpu": ("gfx1010", "gfx1011", "gfx1012"),
+    "gfx103x-all": (*_DGPU_103, *_IGPU_103),
+    "gfx103x-dgpu": _DGPU_103,
+    "gfx103x-igpu": _IGPU_103,
+    "gfx110x-all": ("gfx1100", "gfx1101", "gfx1102", "gfx1103"),
+    "gfx110x-dgpu": ("gfx1100", "gfx1101", "gfx1102"),
+    "gfx110x-igpu": ("gfx1103",),
+    "gfx115x-all": _GFX115,
+    "gfx115x-igpu": _GFX115,
+    "gfx120x-all": ("gfx1200", "gfx1201"),
+    "gfx125x-all": ("gfx1250",),
+    "gfx125x-dcgpu": ("gfx1250",),
+}
+_PACKAGE = re.compile(r"^(?:rocm-sdk-(?:libraries|device)|amd-torch(?:vision|audio)?-device)-(.+)$")
+
+
+def families(env: Environment) -> tuple[str, ...]:
+    """The GPU families the stack's TheRock packages were installed for (``gfx110x-dgpu``)."""
+    found = (_PACKAGE.match(name) for name in env.libraries)
+    return tuple(sorted({m.group(1).lower() for m in found if m is not None}))
+
+
+def _targets(family: str) -> tuple[str, ...] | None:
+    if family in FAMILIES:
+        return FAMILIES[family]
+    if re.fullmatch(r"gfx[0-9a-f]+", family):  # every target is a family of its own name
+        return (family,)
+    return None
+
+
+def check(env: Environment) -> list[Finding]:
+    if env.platform not in ("rocm", "cpu"):
+        return []
+    installed = families(env)
+    if not installed or not env.archs:
+        return []
+    served: set[str] = set()
+    for family in installed:
+        targets = _targets(family)
+        if targets is None:
+            return []  # a family this table does not know may hold the GPU
+        served.update(targets)
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    missing = [arch for arch in env.archs if (override or rocm_targets.base(arch)) not in served]
+    if not missing or not all(a.startswith("gfx") for a in missing):
+        return []
+    names = ", ".join(f"…-{f}" for f in installed)
+    return [
+        Finding(
+            check=ID,
+            reason=f"{', '.join(missing)} is not among the GPU targets of the installed TheRock family "
+            f"packages ({names}: {', '.join(sorted(served))})",
+            fix="install ROCm and torch from the TheRock index of the GPU's family "
+            "(e.g. rocm.nightlies.amd.com/v2/<family>/), or a multi-arch build that includes it",
+            link=SOURCE,
+            everything=True,
+        )
+    ]
