@@ -59,6 +59,17 @@ STACK_LIBRARIES: tuple[str, ...] = (
 )
 
 
+# Families of distributions recorded by name prefix: TheRock's pip ROCm, whose package names say
+# which GPU family its kernels serve (``rocm-sdk-libraries-gfx110X-dgpu``, ``amd-torch-device-gfx1151``:
+# checks/rocm_sdk_family.py), and its core runtime.
+STACK_PREFIXES: tuple[str, ...] = (
+    "rocm-sdk-",
+    "amd-torch-device-",
+    "amd-torchvision-device-",
+    "amd-torchaudio-device-",
+)
+
+
 def installed_versions(extra: Iterable[str] = ()) -> dict[str, str]:
     """Versions of the stack libraries plus ``extra`` names that are installed.
 
@@ -80,7 +91,9 @@ def installed_stack(extra: Iterable[str] = ()) -> tuple[dict[str, str], dict[str
         if not name:
             continue
         key = normalize_library(name)
-        if key in wanted and key not in found:  # first on sys.path wins, as for imports
+        if (
+            key in wanted or key.startswith(STACK_PREFIXES)
+        ) and key not in found:  # first on sys.path wins, as for imports
             found[key] = _with_build_label(dist, dist.version) if key in _STACK else dist.version
             if key in _STACK or key.startswith("nvidia-"):
                 requires[key] = _without_extras(dist.requires or [])

@@ -1,0 +1,30 @@
+"""The probe records TheRock's per-family packages by name prefix, from real installed metadata."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_rocmcompat.probe.libraries import installed_versions
+
+
+def _install(site: Path, name: str, version: str) -> None:
+    """A minimal installed distribution: a ``.dist-info`` folder with its METADATA (as pip writes it)."""
+    info = site / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8")
+
+
+def test_family_packages_are_recorded_and_others_are_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _install(tmp_path, "rocm-sdk-libraries-gfx110X-dgpu", "7.9.0rc20251008")
+    _install(tmp_path, "amd-torch-device-gfx1151", "2.13.0+rocm10.0.0")
+    _install(tmp_path, "rocm-sdk-core", "7.9.0rc20251008")
+    _install(tmp_path, "rocm-unrelated-tool", "1.0")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    found = installed_versions()
+    assert found["rocm-sdk-libraries-gfx110x-dgpu"] == "7.9.0rc20251008"
+    assert found["amd-torch-device-gfx1151"] == "2.13.0+rocm10.0.0"
+    assert found["rocm-sdk-core"] == "7.9.0rc20251008"
+    assert "rocm-unrelated-tool" not in found
