@@ -28,3 +28,17 @@ def test_family_packages_are_recorded_and_others_are_not(tmp_path: Path, monkeyp
     assert found["amd-torch-device-gfx1151"] == "2.13.0+rocm10.0.0"
     assert found["rocm-sdk-core"] == "7.9.0rc20251008"
     assert "rocm-unrelated-tool" not in found
+
+
+def test_every_package_of_the_declared_data_is_probed() -> None:
+    """A live stack records each package whose declared pins requirement-not-met reads."""
+    import json
+
+    from pytest_rocmcompat.knowledge import declared_data
+    from pytest_rocmcompat.probe.libraries import STACK_LIBRARIES
+    from pytest_rocmcompat.stack.environment import normalize_library
+
+    data = json.loads((Path(declared_data.__file__).parent / "data" / "declared.json").read_text(encoding="utf-8"))
+    probed = {normalize_library(n) for n in STACK_LIBRARIES}
+    missing = [p for p in data["packages"] if normalize_library(p) not in probed]
+    assert missing == []
