@@ -1,18 +1,22 @@
 """What a GPU-stack release declared, for stacks described without metadata.
 
 ``--rocm-set lib.vllm=0.6.3.post1`` says which vLLM is installed but not what it declares;
-this answers from the generated data (:mod:`declared_data`: every release since 2023 of torch,
-vLLM, xformers, torchvision, torchaudio, torchao, bitsandbytes, DeepSpeed, flash-attn, peft,
-transformers, accelerate, TRL and Ray as PyPI's metadata states it; the requirements kept are
-listed by ``tools/regenerate_declared.py``). Installed metadata, when recorded, always wins
+this answers from the generated data (:mod:`declared_data`: every release since 2020 of torch,
+its domain libraries, vLLM, SGLang, xformers, bitsandbytes, DeepSpeed, flash-attn, the Hugging Face
+libraries and the fine-tuning, RL and inference libraries on them, 49 packages, as PyPI's metadata
+states it; the packages and the requirements kept are listed by ``tools/regenerate_declared.py``).
+Installed metadata, when recorded, always wins
 (``Environment.requires``, in the check). Extras and requirements without a version are left
 out; markers are left on the text for the check to evaluate for the stack.
 
 :func:`declared_requires` returns the requirements on torch; :func:`declared_requires_all`
 every requirement, on torch and on the rest of the stack, with these policies:
 
-1. **On torch**: vLLM's exactly as declared (pip's own conflict messages name them), every
-   other package's exact pin reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a
+1. **On torch**: vLLM's and SGLang's exactly as declared (pip's own conflict messages name
+   them; SGLang pins ``torch==2.8.0`` in its base requirements from 0.5.3rc0 on, beside its
+   exact ``sgl-kernel``, ``flashinfer_python`` and ``torchaudio`` pins, as vLLM pins its
+   kernels' torch), every other package's exact pin (torchtext, torchdata, xformers, AutoAWQ's
+   ``torch==2.3.1``) reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a
    domain library built for one patch loads with the others, so a patch mismatch is not
    reported. Where nothing is declared (a release published after the data was generated, or
    one whose wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of
@@ -35,11 +39,15 @@ every requirement, on torch and on the rest of the stack, with these policies:
      runtime that wheel pins, :func:`derived_facts.pypi_default_build`): a ``+cu118`` or
      ``+cu121`` build from download.pytorch.org pins other releases.
 3. **Between libraries** (peft -> transformers/accelerate, TRL -> transformers, vLLM ->
-   xformers/transformers/torchvision, transformers -> tokenizers/huggingface-hub/safetensors):
-   as declared, ``nvidia-*`` exact pins read as in 2. The check reports only requirements on
-   packages present in the stack.
+   xformers/transformers/torchvision, transformers -> tokenizers/huggingface-hub/safetensors,
+   tokenizers -> huggingface-hub, sentence-transformers/diffusers/unsloth -> the Hugging Face
+   libraries, SGLang -> transformers/xgrammar/flashinfer-python/sgl-kernel): as declared,
+   ``nvidia-*`` exact pins read as in 2. Requirements gated on an extra are not in the data.
+   The check reports only requirements on packages present in the stack.
 
-vLLM's and xformers' PyPI wheels are CUDA builds: on ROCm they declare nothing here.
+vLLM's, xformers' and SGLang's PyPI metadata is that of their CUDA builds: on ROCm they declare
+nothing here (vLLM and xformers are built from source; SGLang's ROCm build reads
+``python/pyproject_other.toml``, not the ``pyproject.toml`` PyPI's wheel was built from).
 """
 
 from __future__ import annotations
@@ -51,9 +59,13 @@ from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
 from pytest_rocmcompat.stack.versions import coerce_version
 
-# vLLM's and xformers' PyPI wheels are CUDA builds; on ROCm both are built from source
-CUDA_WHEELS = ("vllm", "xformers")
-EXACT = ("vllm",)  # declared exact pins on torch kept as they are
+# vLLM's and xformers' PyPI wheels are CUDA builds; on ROCm both are built from source. SGLang's
+# PyPI metadata is its CUDA pyproject.toml's; ROCm builds use python/pyproject_other.toml (AMD's
+# own wheel is amd-sglang): https://github.com/sgl-project/sglang/blob/main/3rdparty/amd/wheel/BUILDING_WHEELS.md
+CUDA_WHEELS = ("vllm", "xformers", "sglang")
+# declared exact pins on torch kept as they are: vLLM's, and SGLang's (``torch==2.8.0`` in the base
+# requirements of 0.5.3rc0 .. 0.5.5, https://pypi.org/project/sglang/0.5.5/, as vLLM's)
+EXACT = ("vllm", "sglang")
 TRITON = ("triton", "pytorch-triton", "pytorch-triton-rocm")  # torch's own pins kept exact
 # Policy 2's reasons: cuDNN minor releases are binary backward compatible within a major version;
 # NCCL keeps one soname per major version (libnccl.so.2) and adds symbols in minor releases
@@ -66,8 +78,8 @@ _TORCHAUDIO = "https://pytorch.org/audio/main/installation.html#compatibility-ma
 def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, ...], str] | None:
     """(requirement strings on torch, source) of ``dist`` at ``version``, or ``None`` when none is known.
 
-    With ``cuda_build=False`` (a ROCm torch) vLLM and xformers declare nothing here: their PyPI
-    pins are those of the CUDA wheels.
+    With ``cuda_build=False`` (a ROCm torch) vLLM, xformers and SGLang declare nothing here:
+    their PyPI pins are those of the CUDA builds.
     """
     v = coerce_version(version)
     if v is None or (dist in CUDA_WHEELS and not cuda_build):

@@ -43,7 +43,8 @@ PAIRS = [
     ("h5py", "3.10.0", "3.11.0"),
     ("pyarrow", "15.0.2", "16.0.0"),
     ("onnxruntime", "1.17.0", "1.19.0"),
-    ("onnxruntime-gpu", "1.18.1", "1.19.0"),
+    # 1.18.1 declares numpy<2.0 on PyPI: requirement-not-met's (tests/knowledge/test_declared_more_packages.py)
+    ("onnxruntime-gpu", "1.18.0", "1.19.0"),
     ("tensorflow", "2.17.0", "2.18.0"),
     ("jaxlib", "0.4.25", "0.4.26"),
     ("statsmodels", "0.14.1", "0.14.2"),

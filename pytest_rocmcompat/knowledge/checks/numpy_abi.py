@@ -8,7 +8,10 @@ stack whose numpy is 2.x (a pre-release of 2.0 included) and that lists a packag
 pre-release, dev or local version judged as its release) cannot import it: a certain finding
 that reaches the tests that ``uses`` the package. torch is left to the bundled known-bad rule
 ``numpy2-torch-built-against-numpy1`` (matrices/known_bad.yaml). A package whose recorded
-``Requires-Dist`` already excludes the stack's numpy is left to ``requirement-not-met``.
+``Requires-Dist`` already excludes the stack's numpy is left to ``requirement-not-met``: its
+installed metadata, else what the release declared on PyPI (:mod:`..declared_pins`;
+``onnxruntime 1.18.1`` declares ``numpy<2.0``, 1.18.0 does not), except in a ``--rocm-set``
+replay that did not name numpy, whose numpy ``requirement-not-met`` leaves to the machine.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
+from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import optional_version, specifier_contains
 
@@ -45,7 +49,7 @@ def check(env: Environment) -> list[Finding]:
         version = optional_version(listed)
         if row is None or version is None or Version(version.base_version) >= Version(row.first):
             continue
-        if _declares_against(env, (name, dist), numpy):
+        if _declares_against(env, (name, dist), listed, numpy):
             continue  # its own numpy requirement excludes this numpy: requirement-not-met says so
         found.append(_finding(dist, listed, row, env.libraries["numpy"]))
     return found
@@ -62,9 +66,13 @@ def _finding(dist: str, listed: str, row: FirstNumpy2, numpy: str) -> Finding:
     )
 
 
-def _declares_against(env: Environment, names: tuple[str, ...], numpy: Version) -> bool:
-    """Whether the package's recorded ``Requires-Dist`` on numpy (one without a marker) excludes this numpy."""
-    recorded = next((env.requires[n] for n in names if n in env.requires), ())
+def _declares_against(env: Environment, names: tuple[str, ...], listed: str, numpy: Version) -> bool:
+    """Whether the package's ``Requires-Dist`` on numpy (one without a marker) excludes this numpy:
+    the installed metadata, else the release's declared one where ``requirement-not-met`` reads it.
+    """
+    recorded = next((env.requires[n] for n in names if n in env.requires), None)
+    if recorded is None:
+        recorded = tuple(t for t, _ in declared_requires_all(names[-1], listed)) if _numpy_judged(env) else ()
     for text in recorded:
         try:
             req = Requirement(text)
@@ -77,3 +85,14 @@ def _declares_against(env: Environment, names: tuple[str, ...], numpy: Version) 
         ):
             return True
     return False
+
+
+def _numpy_judged(env: Environment) -> bool:
+    """Whether ``requirement-not-met`` judges requirements on this stack's numpy: always, except in a
+    ``--rocm-set`` replay that did not name it (its numpy is the machine's, and so are its pins).
+    """
+    if env.source != "overridden":
+        return True
+    keys = [part.rpartition(" + ")[2].partition("=")[0].strip() for part in env.origin.split("; ")]
+    named = {normalize_library(k.partition(".")[2]) for k in keys if k.startswith(("lib.", "requires."))}
+    return "numpy" in named or not (named or "torch" in keys)

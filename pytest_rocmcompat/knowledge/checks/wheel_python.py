@@ -10,7 +10,11 @@ toolkit, a matching torch and hours, and often fails; a stack listing the librar
 such a build (or one from another index), so that finding is a *risk* (uncertain): a predicted
 install/build failure confirms it, a passing test stands.
 A release with a ``py3``/``abi3`` wheel, or none recorded, is no finding; torch itself is
-``python-unsupported-by-torch``'s.
+``python-unsupported-by-torch``'s. What counts as compiled is what the wheel tags say, never
+a list: a pure-Python package (transformers, peft, sentence-transformers, diffusers ...)
+publishes ``py3-none-any`` and never gets a finding; SGLang from 0.5.11 and OpenRLHF publish
+only CPython-tagged manylinux wheels and no sdist, which pip refuses on another Python all the
+same (compiled tokenizers, safetensors, xgrammar, AutoGPTQ carry an sdist: a risk).
 """
 
 from __future__ import annotations
