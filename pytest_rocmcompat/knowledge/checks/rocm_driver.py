@@ -7,11 +7,20 @@ its own list. The user space is what the tests run: a ROCm torch wheel's bundled
 (``+rocmX.Y``) and the system ROCm (``rocm``); the KMD is the probed ``driver`` (rocminfo's
 "ROCk module version", ``/sys/module/amdgpu/version``, amd-smi), which for AMD's DKMS package
 is the kernel base it was built from (``6.8.5`` for ROCm 6.2) or the full package version
-(``6.8.5.60200``), and for the AMD GPU Driver its own ``30.10.1``. A version this table does not
-know (the distribution's in-kernel driver names a kernel release) is no finding.
+(``6.8.5.60200``), and for the AMD GPU Driver its own ``30.10.1`` (its package version
+``6.14.14.30100000`` carries it in an 8-digit field). A version this table does not know is no finding.
+
+The distribution's in-kernel amdgpu names a Linux kernel release (:func:`kernel_release`): a release
+with a distribution suffix (``6.5.0-14-generic``, ``6.11.0-arch1-1``, ``6.8.5-301.fc40.x86_64``),
+or a bare version that is no tabled DKMS base (``6.8.0``). A bare tabled base (``6.8.5``) is both a
+DKMS base and a kernel release and stays the DKMS driver; ``6.12.12-2133686.22.04`` (``dkms status``:
+a tabled base, a build number) is the DKMS driver too. AMD's matrix has no row for in-kernel drivers,
+so they are never judged here.
 """
 
 from __future__ import annotations
+
+import re
 
 from packaging.version import Version
 
@@ -25,6 +34,8 @@ SOURCE = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/referenc
 SOURCE_30 = "https://github.com/ROCm/amdgpu-docs/pull/97"
 # AMD's DKMS packages, ``amdgpu-dkms 1:<kernel base>.<ROCm build>`` in repo.radeon.com/amdgpu/<ROCm>/
 SOURCE_DKMS = "https://repo.radeon.com/amdgpu/"
+# ROCm 7.0's DKMS driver is the AMD GPU Driver 30.10: kernel base 6.14.14, 8-digit field 30100000.
+SOURCE_DKMS_30 = "https://repo.radeon.com/amdgpu/7.0/ubuntu/pool/main/a/amdgpu-dkms/amdgpu-dkms_6.14.14.30100000-2204008.24.04_all.deb"
 # What a runtime meets on a driver it does not support: no usable device, the HSA runtime's
 # errors at initialisation or queue creation, faults and hangs the driver reports, and the HIP
 # error codes of a missing or too old driver (hipGetErrorName, hipamd/src/hip_error.cpp:
@@ -68,18 +79,46 @@ DKMS_BASE: dict[str, str] = {
     "6.7.0": "6.1",
     "6.8.5": "6.2",
     "6.10.5": "6.3",
-    "6.12.12": "6.4",
+    "6.12.12": "6.4",  # amdgpu-dkms_6.12.12.60400 ... 60404 (repo.radeon.com/amdgpu/6.4 ... 6.4.4)
+    "6.14.14": "30.10",  # SOURCE_DKMS_30 (ROCm 7.0)
 }
+# ``dkms status``'s ``amdgpu/6.12.12-2133686.22.04``: the base, then AMD's build number (and distribution)
+_DKMS_BUILD = re.compile(r"-\d{6,}(?:\.\d+)*$")
+# A kernel release as ``uname -r`` (or amd-smi's banner) gives it: a dotted head, then anything
+_KERNEL = re.compile(r"^(?:Linux\s*(?:version\s*)?)?(\d+\.\d+(?:\.\d+)?)(?:([-+_~]\S*))?$")
+
+
+def kernel_release(driver: str | None) -> str | None:
+    """The Linux release an in-kernel amdgpu's ``driver`` names (``"6.5.0"`` for ``6.5.0-14-generic``), or ``None``.
+
+    ``None`` for AMD's drivers (a tabled DKMS base, bare or with ``dkms status``'s build number; a
+    package version of four or more fields; the AMD GPU Driver's ``30.x``) and for anything else.
+    """
+    match = _KERNEL.match(str(driver or "").strip())
+    if match is None:
+        return None
+    head, rest = match.group(1), match.group(2)
+    major = int(head.split(".")[0])
+    if not 3 <= major < 30:
+        return None
+    if head in DKMS_BASE and (rest is None or _DKMS_BUILD.fullmatch(rest)):
+        return None  # AMD's DKMS driver (a bare tabled base stays it: it is both)
+    return head
 
 
 def kmd_release(driver: str | None) -> str | None:
     """The KMD release of the probed amdgpu version (``"6.2"`` for ``6.8.5``), or ``None``."""
+    if kernel_release(driver) is not None:
+        return None  # the distribution's in-kernel driver: not in AMD's matrix
     v = coerce_version(driver)
     if v is None:
         return None
     parts = v.release
     if v.major >= 30:  # the AMD GPU Driver's own numbering
         series = f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}"
+        return series if series in SUPPORTED else None
+    if len(parts) >= 4 and 30_000_000 <= parts[-1] <= 99_999_999:  # 6.14.14.30100000: AMD GPU Driver 30.10.0
+        series = f"{parts[-1] // 1_000_000}.{parts[-1] // 10_000 % 100}"
         return series if series in SUPPORTED else None
     if len(parts) >= 4 and 10000 <= parts[-1] <= 99999:  # 6.8.5.60200: the ROCm build it came with
         build = parts[-1]
@@ -111,7 +150,12 @@ def check(env: Environment) -> list[Finding]:
     if not bad:
         return []
     shown = ", ".join(what if what.startswith("ROCm") else f"{what} (ROCm {s})" for what, s in bad)
-    driver = f"amdgpu {env.driver} (the ROCm {kmd} kernel driver)" if kmd[0] != "3" else f"AMD GPU Driver {env.driver}"
+    if not kmd.startswith("30."):
+        driver = f"amdgpu {env.driver} (the ROCm {kmd} kernel driver)"
+    elif str(env.driver).startswith("3"):
+        driver = f"AMD GPU Driver {env.driver}"
+    else:  # its DKMS package's kernel base (6.14.14) or package version
+        driver = f"amdgpu {env.driver} (the AMD GPU Driver {kmd})"
     return [
         Finding(
             check=ID,
