@@ -57,6 +57,8 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
                     "(gfx906, gfx942, sm_90; several separated by commas)"
                 )
             gpus = _with_archs(gpus, archs)
+        elif key == "driver" and value and _KERNEL_RELEASE.match(value):
+            changes[key] = value  # an in-kernel amdgpu: the probe records the kernel release (6.5.0-14-generic)
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
             if key == "torch":
@@ -129,6 +131,11 @@ def _shown(key: str, value: str, text: str) -> str:
         register_secret(value)  # scrubbed from every later output of this process
         return f"{key}={REDACTED}"
     return text
+
+
+# A Linux kernel release as ``uname -r`` prints it (what the probe records as ``driver`` for the
+# distribution's in-kernel amdgpu): a dotted numeric head and a distribution suffix.
+_KERNEL_RELEASE = re.compile(r"^[3-9]\.\d{1,3}(?:\.\d{1,4})?[-+_~][A-Za-z0-9][A-Za-z0-9._+~-]{0,80}$")
 
 
 def _version(where: str, value: str) -> str:
