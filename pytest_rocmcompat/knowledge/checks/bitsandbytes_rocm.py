@@ -15,16 +15,32 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
 - no release, preview or source build lists gfx803, gfx900, gfx906, gfx1010-1012 or the Vega APUs.
 
-A bitsandbytes with a local label or a dev/prerelease version was built elsewhere (a fork,
-the preview wheels, a source build) and is judged only by the ROCm floor. Without a listed
-bitsandbytes the finding is conditional (only tests that ``uses("bitsandbytes")`` meet it).
+A dev bitsandbytes (and ``1.0.0``, multi-backend-refactor's fixed version) is a preview wheel or
+a source build of that commit: it is judged by what the preview wheels of that version carried
+(:mod:`.bitsandbytes_rocm_data`: their ROCm libraries and GPU targets); since a source build
+targets whatever CMake was given or found, a GPU or ROCm release the previews lack is a risk
+(``uncertain``), as is a GPU no build lists under such a version or a local label (a fork, a
+source build). Without a listed bitsandbytes the finding is conditional (only tests that
+``uses("bitsandbytes")`` meet it).
+
+Real reports of the messages PREDICTS adds (each quoted in tests/knowledge/test_bitsandbytes_rocm_preview.py):
+https://github.com/ROCm/bitsandbytes/issues/82 (a ROCm library for another ROCm release: "ROCm Setup
+failed despite ROCm being available", multi-backend-refactor's cextension.py), and the same
+template before the ROCm wording, "CUDA Setup failed despite CUDA being available" (0.43.1-0.45,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.43.3/bitsandbytes/cextension.py). Messages it already predicted, now quoted from ROCm
+reports too: https://github.com/ROCm/bitsandbytes/issues/29 (the ``rocm_enabled`` fork, whose CMake
+fallback is ``gfx908;gfx90a;gfx940;gfx941;gfx942``, on a gfx1100: "Error invalid device function at
+line 679 in file /bitsandbytes/csrc/ops.hip"), https://github.com/ROCm/bitsandbytes/issues/64
+(a ``rocm_enabled_multi_backend`` source build: "compiled without GPU support").
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import rocm_targets
+from pytest_rocmcompat.knowledge.checks import bitsandbytes_rocm_data, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version, optional_version
@@ -80,7 +96,7 @@ EVER = frozenset(t for rows in PYPI_ROCM.values() for targets in rows.values() f
 # code for the GPU (each verbatim in its source: cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+),
 # and HIP's missing-kernel errors.
 PREDICTS = (
-    r"compiled without GPU support|CUDA Setup failed despite GPU being available"
+    r"compiled without GPU support|(?:CUDA|ROCm) Setup failed despite (?:GPU|CUDA|ROCm) being available"
     r"|CUDA SETUP: (?:Problem|Required library version not found)"
     r"|Could not find the bitsandbytes (?:CUDA|ROCm) binary|Configured (?:CUDA|ROCm) binary not found"
     r"|bitsandbytes native library functionality but it's not available|bitsandbytes library load error"
@@ -102,47 +118,91 @@ def check(env: Environment) -> list[Finding]:
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     archs = [override if override else a for a in env.archs if a.startswith("gfx")]
-    problem, link = _problem(release, rocm, archs)
+    problem = _problem(release, rocm, archs)
     if problem is None:
         return []
     what = f"bitsandbytes {listed}" if listed else "bitsandbytes"
     return [
         Finding(
             check=ID,
-            reason=f"{what} {problem}",
+            reason=f"{what} {problem.reason}",
             fix="install a bitsandbytes release whose ROCm library matches this ROCm and GPU "
             "(from 0.49.0 on PyPI), or build it from source for this GPU",
-            link=link,
+            link=problem.link,
             uses=("bitsandbytes",),
             conditional=listed is None,
+            uncertain=problem.uncertain,
         )
     ]
 
 
-def _problem(release: Version | None, rocm: Version | None, archs: list[str]) -> tuple[str | None, str]:
+@dataclass(frozen=True)
+class _Problem:
+    reason: str
+    link: str
+    uncertain: bool = False  # a preview wheel lacks it, but a source build of that version may not
+
+
+def _problem(release: Version | None, rocm: Version | None, archs: list[str]) -> _Problem | None:
     if rocm is not None and rocm < MIN_ROCM:
-        return f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR
+        return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR)
+    elsewhere = release is not None and (
+        release.is_prerelease or release.is_devrelease or bool(release.local) or release == Version("1.0.0")
+    )
     unserved = [a for a in archs if rocm_targets.base(a) not in EVER]
     if unserved:
-        return f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST
-    if release is None or release.is_prerelease or release.is_devrelease or release.local:
-        return None, ""
+        return _Problem(
+            f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST, elsewhere
+        )
+    if release is None:
+        return None
+    if elsewhere:
+        return _preview_problem(release, rocm, archs)
     if release < FIRST_PYPI_ROCM:
-        return "from PyPI carries no ROCm library (ROCm wheels start with 0.49.0)", SOURCE_PREVIEW
+        return _Problem("from PyPI carries no ROCm library (ROCm wheels start with 0.49.0)", SOURCE_PREVIEW)
     series = f"{release.major}.{release.minor}"
     rows = dict(PYPI_ROCM.get(series) or {})
     if not rows or rocm is None:
-        return None, ""
+        return None
     if release < Version("0.49.2"):
         rows.pop("7.2", None)  # the ROCm 7.2 library came with 0.49.2
     link = DOCS.format(tag=LAST_TAG[series])
     targets = rows.get(f"{rocm.major}.{rocm.minor}")
     if targets is None:  # the library must match torch's ROCm exactly (cextension.py)
-        return f"ships no library for ROCm {rocm} (its wheels: ROCm {', '.join(rows)})", link
+        return _Problem(f"ships no library for ROCm {rocm} (its wheels: ROCm {', '.join(rows)})", link)
     missing = [a for a in archs if rocm_targets.base(a) not in targets]
     if missing:
-        return f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link
-    return None, ""
+        return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link)
+    return None
+
+
+def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -> _Problem | None:
+    """A dev version: what no preview wheel of it carried (a source build of it may have)."""
+    preview = bitsandbytes_rocm_data.preview_of(release)
+    if preview is None:
+        return None
+    origin = f"(a {preview.branch} preview wheel or a source build)"
+    if rocm is None:
+        targets = {t for row in preview.rocm.values() for t in row}
+        missing = [a for a in archs if rocm_targets.base(a) not in targets]
+        if missing:
+            return _Problem(
+                f"{origin}: no preview wheel of it has kernels for {', '.join(missing)}", preview.link, True
+            )
+        return None
+    row = preview.rocm.get(f"{rocm.major}.{rocm.minor}")
+    if row is None:  # the loader wants libbitsandbytes_rocm{torch's HIP major minor}
+        rows = ", ".join(preview.rocm)
+        return _Problem(f"{origin}: its preview wheels ship no ROCm {rocm} library (ROCm {rows})", preview.link, True)
+    missing = [a for a in archs if rocm_targets.base(a) not in row]
+    if missing:
+        return _Problem(
+            f"{origin}: its preview wheels' ROCm {rocm} library has no kernels for {', '.join(missing)} "
+            f"({', '.join(row)})",
+            preview.link,
+            True,
+        )
+    return None
 
 
 def _series(v: Version | None) -> Version | None:

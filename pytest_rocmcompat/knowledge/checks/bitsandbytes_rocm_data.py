@@ -1,0 +1,155 @@
+"""bitsandbytes' ROCm preview wheels: which dev versions carried which ROCm libraries and GPU targets.
+
+Before 0.49.0 no PyPI release of bitsandbytes carries a ROCm library; ROCm users ran the preview
+("continuous release") wheels that CI rebuilt on every push, or built from source. A preview wheel
+installs with the version of the commit it was built from, so the installed version tells which
+branch and period it came from:
+
+- ``multi-backend-refactor`` (GitHub release ``continuous-release_multi-backend-refactor``),
+  August 2024 - May 2025: version ``0.43.3.dev`` (setup.py from 6d9b69b6), then
+  ``{last tag}.dev+{git hash}`` (02d5b423, 2024-09-27), ``0.45.3.devN`` (setuptools_scm, 6c4d8789,
+  2025-02-10) and ``1.0.0`` (setup.py ``VERSION = "1.0.0"``, #1532 "fix version", 26407538,
+  2025-02-20). Every ROCm library built for ``gfx90a;gfx942;gfx1100`` (.github/scripts/build-rocm.sh
+  ``bnb_rocm_arch``), for ROCm 6.1.2, 6.2 (from e8881bef, #1367) and 6.3.2 (from 7c917b0f)
+  (python-package.yml ``rocm_version``). Its installation.mdx: "Pre-compiled binaries are only
+  built for ROCm versions ``6.1.0``/``6.1.1``/``6.1.2``/``6.2.0`` and ``gfx90a``, ``gfx942``,
+  ``gfx1100`` GPU architectures".
+- ``main`` (GitHub release ``continuous-release_main``) from the ROCm backend's merge (#1683,
+  888788d7, 2025-06-20, during 0.47.0.dev0): the ``__version__`` of bitsandbytes/__init__.py
+  (0.47.0.dev0 ... 0.50.2.dev0); the wheels are renamed to ``1.33.7.preview`` only in the file
+  name. ``gfx90a;gfx942;gfx1100`` for ROCm 6.1.2/6.2.4/6.3.x, with 6.4.4 and 7.0 from #1767
+  (42e8abc3, 0.48.0.dev0) - the "Preview Wheels from ``main``" table of installation.mdx at
+  0.48.0-0.48.2; the release tables' targets from #1788 (fad47f20, 2025-10-29, during 0.48.3.dev0);
+  gfx1150/gfx1151 from #1822 (190d3e22); ROCm 7.1 from #1807, 7.2 from #1845 (0.49.2.dev0);
+  gfx1102/gfx1103/gfx1152/gfx1153 from #1886 (3322a64f, 0.50.0.dev0); ROCm 7.14 with gfx908 and
+  gfx1030-gfx1036 from #2007 (a89f7aa7), ROCm 6.2/6.3 dropped there; gfx1250 from #2023 (4e007ecf,
+  0.50.1.dev0).
+
+A dev version's row is the union of what its wheels carried over its whole period: a target
+missing from it was in no preview wheel of that version. The same version is also what a source
+build of that commit installs (CMake builds for ``BNB_ROCM_ARCH``, else ``AMDGPU_TARGETS``, else
+what ``rocm_agent_enumerator`` reports - CMAKE_HIP_ARCHITECTURES - and only then the
+``gfx90a;gfx942;gfx1100`` fallback of CMakeLists.txt), so whatever a preview lacks is a risk, not
+a verdict. Sources: bitsandbytes-foundation/bitsandbytes at those commits,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/multi-backend-refactor/.github/scripts/build-rocm.sh,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/multi-backend-refactor/docs/source/installation.mdx,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.48.0/docs/source/installation.mdx,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/.github/scripts/build-rocm.sh,
+https://cmake.org/cmake/help/latest/variable/CMAKE_HIP_ARCHITECTURES.html.
+
+``bitsandbytes-rocm`` (the community forks' name, e.g. broncotc/bitsandbytes-rocm) was never
+published on PyPI (https://pypi.org/pypi/bitsandbytes-rocm/json: 404); those forks install as
+``bitsandbytes`` from source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+REPO = "https://github.com/bitsandbytes-foundation/bitsandbytes"
+SOURCE_MBR = f"{REPO}/blob/multi-backend-refactor/.github/scripts/build-rocm.sh"
+SOURCE_MAIN_048 = f"{REPO}/blob/0.48.0/docs/source/installation.mdx"
+SOURCE_MAIN = f"{REPO}/blob/main/.github/scripts/build-rocm.sh"
+
+T3 = ("gfx90a", "gfx942", "gfx1100")  # every preview before fad47f20
+_T4 = (*T3, "gfx1101")
+_RDNA4 = ("gfx1200", "gfx1201")
+_T6 = (*_T4, "gfx1102", "gfx1103")  # 3322a64f's base list
+_RDNA35 = ("gfx1150", "gfx1151", "gfx1152", "gfx1153")
+_R49_64 = (*_T4, "gfx1150", "gfx1151", *_RDNA4)
+_R50_64 = (*_T6, *_RDNA35, *_RDNA4)
+_R714_0500 = (*_R50_64, "gfx950", "gfx908", *(f"gfx103{n}" for n in range(7)))  # a89f7aa7
+_R714 = (*_R714_0500, "gfx1250")  # 4e007ecf
+
+
+@dataclass(frozen=True)
+class Preview:
+    """Preview wheels of the versions ``first <= v < end``: ROCm series -> GPU targets."""
+
+    first: Version
+    end: Version
+    branch: str
+    rocm: dict[str, tuple[str, ...]]
+    link: str
+
+    def holds(self, version: Version) -> bool:
+        return self.first <= version < self.end
+
+
+def _v(text: str) -> Version:
+    return Version(text)
+
+
+PREVIEWS: tuple[Preview, ...] = (
+    # multi-backend-refactor's 0.43.3.dev-0.45.x dev wheels (main's own previews of 0.44.2.dev0-0.46.x
+    # carried no ROCm library at all: what these lack, those lack too)
+    Preview(
+        _v("0.43.3.dev0"),
+        _v("0.47.0.dev0"),
+        "multi-backend-refactor",
+        dict.fromkeys(("6.1", "6.2", "6.3"), T3),
+        SOURCE_MBR,
+    ),
+    Preview(
+        _v("1.0.0"), _v("1.0.1.dev0"), "multi-backend-refactor", dict.fromkeys(("6.1", "6.2", "6.3"), T3), SOURCE_MBR
+    ),
+    Preview(_v("0.47.0.dev0"), _v("0.48.0.dev0"), "main", dict.fromkeys(("6.1", "6.2", "6.3"), T3), SOURCE_MAIN_048),
+    Preview(
+        _v("0.48.0.dev0"),
+        _v("0.48.3.dev0"),
+        "main",
+        dict.fromkeys(("6.1", "6.2", "6.3", "6.4", "7.0"), T3),
+        SOURCE_MAIN_048,
+    ),
+    Preview(
+        _v("0.48.3.dev0"),
+        _v("0.49.0.dev0"),
+        "main",
+        {"6.1": T3, "6.2": _T4, "6.3": _T4, "6.4": (*_T4, *_RDNA4), "7.0": (*_T4, *_RDNA4, "gfx950")},
+        SOURCE_MAIN,
+    ),
+    Preview(
+        _v("0.49.0.dev0"),
+        _v("0.49.2.dev0"),
+        "main",
+        {"6.2": _T4, "6.3": _T4, "6.4": _R49_64, "7.0": (*_R49_64, "gfx950"), "7.1": (*_R49_64, "gfx950")},
+        SOURCE_MAIN,
+    ),
+    Preview(
+        _v("0.49.2.dev0"),
+        _v("0.50.0.dev0"),
+        "main",
+        {"6.2": _T4, "6.3": _T4, "6.4": _R49_64, **dict.fromkeys(("7.0", "7.1", "7.2"), (*_R49_64, "gfx950"))},
+        SOURCE_MAIN,
+    ),
+    Preview(
+        _v("0.50.0.dev0"),
+        _v("0.50.1.dev0"),
+        "main",
+        {
+            "6.2": _T6,
+            "6.3": _T6,
+            "6.4": _R50_64,
+            **dict.fromkeys(("7.0", "7.1", "7.2"), (*_R50_64, "gfx950")),
+            "7.14": _R714_0500,
+        },
+        SOURCE_MAIN,
+    ),
+    Preview(
+        _v("0.50.1.dev0"),
+        _v("0.50.3.dev0"),
+        "main",
+        {"6.4": _R50_64, **dict.fromkeys(("7.0", "7.1", "7.2"), (*_R50_64, "gfx950")), "7.14": _R714},
+        SOURCE_MAIN,
+    ),
+)
+
+
+def preview_of(version: Version) -> Preview | None:
+    """The preview wheels a dev bitsandbytes (or multi-backend-refactor's ``1.0.0``) may be."""
+    public = Version(version.public)
+    if not (public.is_devrelease or public == Version("1.0.0")):
+        return None
+    return next((p for p in PREVIEWS if p.holds(public)), None)
