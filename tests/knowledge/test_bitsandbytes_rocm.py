@@ -49,7 +49,8 @@ def test_unserved_stacks_are_found(stack: tuple[str, ...], problem: str, conditi
         ("platform=rocm", "arch=gfx942", "torch=2.10.0+rocm7.2", "lib.bitsandbytes=0.49.2"),
         ("platform=rocm", "arch=gfx1100", "rocm=6.2.4"),  # no release named: only what none serves
         ("platform=rocm", "arch=gfx1030", "rocm=6.3.0"),  # gfx1030: the ROCm 7.14 wheels of 0.50
-        # a fork, preview wheel or source build (a local label, a dev version): only the ROCm floor
+        # a preview wheel or source build on what its previews carry, a local label (a fork, a source
+        # build): nothing (test_bitsandbytes_rocm_preview.py has what the previews lack)
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.44.1.dev0+rocm"),
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.43.3+rocm"),
         ("platform=cuda", "arch=sm_80", "lib.bitsandbytes=0.45.0"),  # CUDA: not this check's

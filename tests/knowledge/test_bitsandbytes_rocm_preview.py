@@ -7,7 +7,7 @@ import pytest
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import bitsandbytes_rocm, bitsandbytes_rocm_data
-from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -180,3 +180,13 @@ def test_predicts_the_rocm_loaders_messages(message: str, source: str) -> None:
 )
 def test_does_not_claim_other_rocm_failures(message: str) -> None:
     assert compile_signature(bitsandbytes_rocm.PREDICTS).search(message) is None
+
+
+def test_a_preview_risk_becomes_an_at_risk_rule_that_only_the_loaders_message_confirms() -> None:
+    env = apply_overrides(
+        BASE, ["platform=rocm", "arch=gfx1030", "torch=2.5.1+rocm6.2", "lib.bitsandbytes=0.44.1.dev0"]
+    )
+    (rule,) = [r for r in compile_rules(evaluate(env)) if r.id == bitsandbytes_rocm.ID]
+    assert rule.at_risk
+    assert rule.signature_matches("Error invalid device function at line 679 in file /bitsandbytes/csrc/ops.hip")
+    assert not rule.signature_matches("ValueError: a genuinely different regression")
