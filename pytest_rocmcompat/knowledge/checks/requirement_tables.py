@@ -31,6 +31,10 @@ _TF = "https://github.com/huggingface/transformers/blob/"
 _TF_IMPORT = "src/transformers/utils/import_utils.py"
 _PEFT = "https://github.com/huggingface/peft/blob/"
 _DS = "https://github.com/deepspeedai/DeepSpeed/"
+_ACC = "https://github.com/huggingface/accelerate/blob/"
+_ST = "https://github.com/huggingface/sentence-transformers/blob/"
+_TRL = "https://github.com/huggingface/trl/blob/"
+_TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
 # an extra, each row read at the release tags it names:
 # - transformers' DeepSpeed integration calls ``dep_version_check("deepspeed")`` (``integrations/
@@ -49,6 +53,26 @@ _DS = "https://github.com/deepspeedai/DeepSpeed/"
 #   0.15.0, although it declares accelerate>=0.21.0.
 # - TRL before 0.8.0 imports ``top_k_top_p_filtering`` from transformers, removed in transformers 4.39.0
 #   (huggingface/transformers#29492; TRL copied it in huggingface/trl#1415, first in 0.8.0).
+# - TRL imports transformers names its declared ``transformers>=X`` does not guarantee (each read in
+#   the release's wheel and the transformers wheels): 0.10.1's ``trainer/utils.py`` imports
+#   ``is_torch_mlu_available`` (first in transformers 4.40.0; TRL declares >=4.31.0 until 0.11.0);
+#   0.11.x's ``ppov2_trainer.py`` (and ``rloo_trainer.py`` from 0.11.1) imports ``ExportableState``
+#   from ``transformers.trainer_callback`` (first in 4.41.0; 0.11.x declares >=4.40.0); and 0.9.6 to
+#   0.22.2's ``dpo_trainer.py`` imports ``MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES`` from
+#   ``transformers.models.auto.modeling_auto``, gone in transformers 5.0.0 (deprecated by
+#   huggingface/transformers#38900), with no upper bound declared (0.12.2 declares <4.47.0 itself;
+#   0.23.0 no longer imports it).
+# - accelerate 0.32.x imports ``split_torch_state_dict_into_shards`` from huggingface_hub at import
+#   (``accelerator.py``, huggingface/accelerate#2795) while declaring ``huggingface-hub`` unbounded; the
+#   name is first in huggingface_hub 0.21.0 (huggingface/huggingface_hub#1938); 0.33.0 declares >=0.21.0.
+# - huggingface_hub 0.26.0 removed ``cached_download`` (huggingface/huggingface_hub#2579), which
+#   diffusers 0.4.0 to 0.28.x import when ``diffusers`` is imported (``dynamic_modules_utils.py``,
+#   through ``pipeline_utils.py``, later ``utils/__init__.py``; dropped by huggingface/diffusers#8419
+#   in 0.29.0) and sentence-transformers 2.0.0 to 2.2.2 (``SentenceTransformer.py``; 2.3.0 no longer
+#   does, huggingface/sentence-transformers#3001); neither declares an upper bound.
+# - sentence-transformers 2.4.0 to 2.6.1 import ``is_nltk_available`` from
+#   ``transformers.utils.import_utils`` (first in transformers 4.34.0) on ``import sentence_transformers``
+#   (``datasets/DenoisingAutoEncoderDataset.py``) while declaring transformers>=4.32.0; 2.7.0 declares >=4.34.0.
 # - transformers' ``is_torch_available`` (``utils/import_utils.py``) disables PyTorch below a floor
 #   ("Disabling PyTorch because PyTorch >= X is required but found ..."; every model class then fails)
 #   although torch is only an extra: 2.1 from 4.52.0, 2.2 in 5.0.0, 2.4 from 5.1.0, 2.5 from 5.15.0,
@@ -90,7 +114,33 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("0.18.0", "transformers>=4.52.0", f"{_PEFT}v0.18.0/src/peft/tuners/lora/model.py#L26"),
         RuntimeRow("0.15.0", "accelerate>=0.32.0", f"{_PEFT}v0.15.0/src/peft/utils/loftq_utils.py#L25"),
     ),
-    "trl": (RuntimeRow("0.2.0", "transformers<4.39.0", "https://github.com/huggingface/trl/pull/1415", "0.8.0"),),
+    "trl": (
+        RuntimeRow("0.2.0", "transformers<4.39.0", "https://github.com/huggingface/trl/pull/1415", "0.8.0"),
+        RuntimeRow("0.9.6", "transformers<5.0.0", f"{_TRL}v0.9.6/trl/trainer/dpo_trainer.py#L40", "0.10.1"),
+        RuntimeRow("0.10.1", "transformers>=4.40.0,<5.0.0", f"{_TRL}v0.10.1/trl/trainer/utils.py#L40", "0.11.0"),
+        RuntimeRow(
+            "0.11.0", "transformers>=4.41.0,<5.0.0", f"{_TRL}v0.11.0/trl/trainer/ppov2_trainer.py#L42", "0.12.0"
+        ),
+        RuntimeRow("0.12.0", "transformers<5.0.0", _TRL_DPO, "0.12.2"),
+        RuntimeRow("0.13.0", "transformers<5.0.0", _TRL_DPO, "0.23.0"),
+    ),
+    "accelerate": (
+        RuntimeRow("0.32.0", "huggingface-hub>=0.21.0", f"{_ACC}v0.32.0/src/accelerate/accelerator.py#L34", "0.33.0"),
+    ),
+    "diffusers": (
+        RuntimeRow("0.4.0", "huggingface-hub<0.26.0", "https://github.com/huggingface/diffusers/pull/8419", "0.29.0"),
+    ),
+    "sentence-transformers": (
+        RuntimeRow(
+            "2.0.0", "huggingface-hub<0.26.0", f"{_ST}v2.2.2/sentence_transformers/SentenceTransformer.py#L12", "2.3.0"
+        ),
+        RuntimeRow(
+            "2.4.0",
+            "transformers>=4.34.0",
+            f"{_ST}v2.4.0/sentence_transformers/datasets/DenoisingAutoEncoderDataset.py#L5",
+            "2.7.0",
+        ),
+    ),
     "deepspeed": (
         RuntimeRow("0.15.3", "torch!=2.1.*,!=2.2.*", f"{_DS}pull/6663", "0.15.4"),
         RuntimeRow("0.17.5", "torch!=2.1.*,!=2.2.*,!=2.3.*", f"{_DS}pull/7544", "0.17.6"),
