@@ -122,3 +122,15 @@ def test_the_hub_message_is_not_predicted_without_the_pair() -> None:
     env = Environment(platform="cpu", python="3.11.7", os="Linux", libraries={"diffusers": "0.29.0", HUB: "0.26.0"})
     found = [f for f in evaluate(env) if f.check == requirements.ID]
     assert found == [] and not [r for r in compile_rules(found) if r.id == requirements.ID]
+
+
+def test_a_pair_below_both_the_declared_and_the_run_time_floor_is_reported_once() -> None:
+    from pytest_rocmcompat.knowledge.checks.registry import evaluate as _evaluate
+    from pytest_rocmcompat.stack.environment import Environment as _Environment
+    from pytest_rocmcompat.stack.overrides import apply_overrides as _apply
+
+    base = _Environment(platform="cpu", python="3.11.7", os="Linux")
+    stack = ["platform=cuda", "torch=2.3.1+cu121", "lib.sentence-transformers=2.4.0", "lib.transformers=4.31.0"]
+    reasons = [f.reason for f in _evaluate(_apply(base, stack)) if f.check == "requirement-not-met"]
+    assert len(reasons) == 1 and reasons[0].count("requires transformers") == 1
+    assert "transformers<5.0.0,>=4.32.0" in reasons[0]  # what the release declared comes first

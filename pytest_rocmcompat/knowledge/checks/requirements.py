@@ -86,9 +86,11 @@ def check(env: Environment) -> list[Finding]:
     for dist, version in installed.items():
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
+        seen: set[str] = set()  # a dependency already reported from what the release declared
         for text, where in _declared(env, dist, version) + runtime_minimums(dist, version):
             problem = _unmet(text, env, markers, replaced)
-            if problem is not None:
+            if problem is not None and problem.split()[0] not in seen:
+                seen.add(problem.split()[0])
                 broken.append((f"{dist} {version}", text, problem, where))
     if not broken:
         return []
