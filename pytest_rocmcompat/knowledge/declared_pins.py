@@ -13,7 +13,7 @@ out; markers are left on the text for the check to evaluate for the stack.
 every requirement, on torch and on the rest of the stack, with these policies:
 
 1. **On torch**: vLLM's and SGLang's exactly as declared (pip's own conflict messages name
-   them; SGLang pins ``torch==2.8.0`` in its base requirements from 0.5.3rc0 on, beside its
+   them; SGLang pins torch exactly in its base requirements from 0.5.3rc0 on (``torch==2.8.0`` to 0.5.5), beside its
    exact ``sgl-kernel``, ``flashinfer_python`` and ``torchaudio`` pins, as vLLM pins its
    kernels' torch), every other package's exact pin (torchtext, torchdata, xformers, AutoAWQ's
    ``torch==2.3.1``) reduced to its series (``torch==2.5.1`` -> ``torch>=2.5,<2.6``): a

@@ -41,6 +41,7 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "trl",
     "openrlhf",
     "sglang",
+    "sgl-kernel",  # SGLang pins it exactly
     "liger-kernel",
     "apex",
     "amdsmi",

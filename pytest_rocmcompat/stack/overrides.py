@@ -156,3 +156,22 @@ def _with_archs(gpus: list[GPU], archs: list[str]) -> list[GPU]:
         GPU(g.index, g.name, archs[i % len(archs)], g.memory_bytes, arch_vendor(archs[i % len(archs)]))
         for i, g in enumerate(gpus)
     ]
+
+
+def replay_names(env: Environment) -> set[str]:
+    """Distributions a ``--rocm-set`` replay named (``torch``, ``lib.NAME``, ``requires.NAME``); empty
+    for a stack that is no such replay.
+
+    When a replay changes torch or a library, the packages it did not name come from the machine the
+    replay runs on; their pins and metadata describe that machine, not the replayed stack.
+    """
+    if env.source != "overridden":
+        return set()
+    names: set[str] = set()
+    for part in env.origin.split("; "):
+        key = part.rpartition(" + ")[2].partition("=")[0].strip()
+        if key == "torch":
+            names.add("torch")
+        elif key.startswith(("lib.", "requires.")):
+            names.add(normalize_library(key.partition(".")[2]))
+    return names

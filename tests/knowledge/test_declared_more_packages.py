@@ -153,6 +153,15 @@ def test_a_replay_that_leaves_numpy_to_the_machine_keeps_numpy2_abi() -> None:
     assert numpy_abi.ID in checks and requirements.ID not in checks
 
 
+def test_a_replay_that_leaves_the_package_to_the_machine_keeps_numpy2_abi() -> None:
+    """The other way round: the replay names numpy 2 but not the machine's onnxruntime 1.18.1."""
+    machine = Environment(
+        platform="cpu", python="3.11.7", os="Linux", libraries={"onnxruntime": "1.18.1", "numpy": "1.26.4"}
+    )
+    checks = [f.check for f in evaluate(apply_overrides(machine, ["lib.numpy=2.0.0"]))]
+    assert numpy_abi.ID in checks and requirements.ID not in checks
+
+
 # ---- no-wheel-for-python: wheel tags decide, pure Python never -------------------------------------------
 PURE_PYTHON = (
     "sentence-transformers",

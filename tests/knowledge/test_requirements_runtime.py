@@ -111,14 +111,15 @@ DEEPSPEED_CASES = [
     ("0.17.6", "2.3.1", "3.11.7", None),
     ("0.17.4", "2.3.1", "3.11.7", None),  # no ZenFlow yet
     # 0.18.6: torch.compile at import, which torch < 2.4 refuses on Python 3.12
-    ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4, installed torch 2.3.1 " + _DS + "7875)"),
+    ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7875)"),
     ("0.18.6", "2.3.1", "3.11.7", None),
     ("0.18.6", "2.4.0", "3.12.3", None),
     ("0.18.5", "2.3.1", "3.12.3", None),
     # 0.18.7 and 0.18.8: torch.amp.custom_fwd (torch 2.4) at import
-    ("0.18.7", "2.3.1", "3.11.7", "requires torch>=2.4, installed torch 2.3.1 " + _DS + "7920)"),
-    ("0.18.8", "2.2.2+rocm5.7", "3.12.3", "requires torch>=2.4, installed torch 2.2.2+rocm5.7 " + _DS + "7920)"),
+    ("0.18.7", "2.3.1", "3.11.7", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7920)"),
+    ("0.18.8", "2.2.2+rocm5.7", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.2.2+rocm5.7 " + _DS + "7920)"),
     ("0.18.8", "2.4.0", "3.11.7", None),
+    ("0.18.8", "2.4.0a0+3bcc3cddb5.nv24.07", "3.11.7", None),  # a 2.4 development build has the API
     ("0.18.9", "2.3.1", "3.11.7", None),
     # before 0.19.5: ops built with -std=c++17, which torch 2.12's headers refuse
     ("0.19.4", "2.12.0", "3.12.3", "requires torch<2.12, installed torch 2.12.0 " + _DS + "8238)"),

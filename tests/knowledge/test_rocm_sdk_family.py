@@ -113,3 +113,29 @@ def test_the_signature_matches_what_users_met(message: str, source: str) -> None
 )
 def test_the_signature_is_narrow(message: str) -> None:
     assert not compile_signature(rocm_sdk_family.PREDICTS).search(message)
+
+
+def test_a_torch_that_brings_its_own_libraries_is_not_judged_by_leftover_packages() -> None:
+    leftover = f"lib.rocm-sdk-libraries-gfx110X-dgpu={VERSION}"
+    assert _found("arch=gfx942", "torch=2.5.1+rocm6.2", leftover) == []  # pytorch.org's wheel: torch/lib
+    assert _found("arch=gfx942", "torch=2.5.1", leftover) == []  # not a ROCm label at all
+    assert _found("arch=gfx942", f"torch=2.7.1+rocm{VERSION}", leftover)  # TheRock's torch of that release
+
+
+def test_a_replay_judges_only_the_packages_it_named() -> None:
+    machine = Environment(
+        platform="rocm", python="3.12.3", os="Linux", libraries={"rocm-sdk-libraries-gfx110x-dgpu": VERSION}
+    )
+    replay = ["arch=gfx942", f"torch=2.7.1+rocm{VERSION}"]  # names torch: the machine's other packages are not its
+    assert [f for f in evaluate(apply_overrides(machine, replay)) if f.check == rocm_sdk_family.ID] == []
+    named = apply_overrides(machine, [*replay, f"lib.rocm-sdk-libraries-gfx110X-dgpu={VERSION}"])
+    assert [f.check for f in evaluate(named) if f.check == rocm_sdk_family.ID] == [rocm_sdk_family.ID]
+
+
+def test_it_reaches_gpu_tests_only_and_claims_no_gpu_crash() -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx1151", f"lib.rocm-sdk-libraries-gfx110X-dgpu={VERSION}"])
+    (finding,) = [f for f in evaluate(env) if f.check == rocm_sdk_family.ID]
+    assert not finding.everything and finding.markers == ("gpus",)
+    assert not compile_signature(rocm_sdk_family.PREDICTS).search(
+        "Memory access fault by GPU node-1 (Agent handle: 0x5de975b3cc80) on address 0x799bfc063000"
+    )

@@ -15,7 +15,8 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
 - no release, preview or source build lists gfx803, gfx900, gfx906, gfx1010-1012 or the Vega APUs.
 
-A dev bitsandbytes (and ``1.0.0``, multi-backend-refactor's fixed version) is a preview wheel or
+A dev bitsandbytes (and ``1.0.0``, multi-backend-refactor's fixed version; PyPI has published no
+1.0.0 as of 2026-11-26: should it, that release must be told apart here) is a preview wheel or
 a source build of that commit: it is judged by what the preview wheels of that version carried
 (:mod:`.bitsandbytes_rocm_data`: their ROCm libraries and GPU targets); since a source build
 targets whatever CMake was given or found, a GPU or ROCm release the previews lack is a risk

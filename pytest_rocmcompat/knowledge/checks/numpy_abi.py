@@ -23,6 +23,7 @@ from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.overrides import replay_names
 from pytest_rocmcompat.stack.versions import optional_version, specifier_contains
 
 ID = "numpy2-abi"
@@ -70,9 +71,11 @@ def _declares_against(env: Environment, names: tuple[str, ...], listed: str, num
     """Whether the package's ``Requires-Dist`` on numpy (one without a marker) excludes this numpy:
     the installed metadata, else the release's declared one where ``requirement-not-met`` reads it.
     """
+    if not _judged_by_requirements(env, names):
+        return False  # requirement-not-met will not report it: this check must
     recorded = next((env.requires[n] for n in names if n in env.requires), None)
     if recorded is None:
-        recorded = tuple(t for t, _ in declared_requires_all(names[-1], listed)) if _numpy_judged(env) else ()
+        recorded = tuple(t for t, _ in declared_requires_all(names[-1], listed))
     for text in recorded:
         try:
             req = Requirement(text)
@@ -87,12 +90,9 @@ def _declares_against(env: Environment, names: tuple[str, ...], listed: str, num
     return False
 
 
-def _numpy_judged(env: Environment) -> bool:
-    """Whether ``requirement-not-met`` judges requirements on this stack's numpy: always, except in a
-    ``--rocm-set`` replay that did not name it (its numpy is the machine's, and so are its pins).
+def _judged_by_requirements(env: Environment, names: tuple[str, ...]) -> bool:
+    """Whether ``requirement-not-met`` judges this package's requirement on numpy: always, except in a
+    ``--rocm-set`` replay that did not name both (the others are the machine's, and so are their pins).
     """
-    if env.source != "overridden":
-        return True
-    keys = [part.rpartition(" + ")[2].partition("=")[0].strip() for part in env.origin.split("; ")]
-    named = {normalize_library(k.partition(".")[2]) for k in keys if k.startswith(("lib.", "requires."))}
-    return "numpy" in named or not (named or "torch" in keys)
+    replaced = replay_names(env)
+    return not replaced or ("numpy" in replaced and any(n in replaced for n in names))

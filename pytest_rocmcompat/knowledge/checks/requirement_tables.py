@@ -1,6 +1,7 @@
 """Sourced tables for ``requirement-not-met`` where what PyPI's releases declared cannot say.
 
-- :data:`RUNTIME_MINIMUMS`: what a release checks or imports at run time although its metadata
+- :data:`RUNTIME_MINIMUMS`: the bounds (floors, ceilings, excluded series) a release checks or imports
+  at run time although its metadata
   declares it only loosely or as an extra;
 - :data:`UPPER_BOUNDS`: releases that declare no torch bound but cannot run on a newer torch;
 - :func:`domain_pairing`: the torch a torchvision nightly (its day) or a pre-2023 torchvision needs.
@@ -144,8 +145,9 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     "deepspeed": (
         RuntimeRow("0.15.3", "torch!=2.1.*,!=2.2.*", f"{_DS}pull/6663", "0.15.4"),
         RuntimeRow("0.17.5", "torch!=2.1.*,!=2.2.*,!=2.3.*", f"{_DS}pull/7544", "0.17.6"),
-        RuntimeRow("0.18.6", 'torch>=2.4; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
-        RuntimeRow("0.18.7", "torch>=2.4", f"{_DS}pull/7920", "0.18.9"),
+        # an API's existence: a 2.4 development build (NGC's 2.4.0a0+…nv24.07, ROCm's 2.4.0a0+git…) has it
+        RuntimeRow("0.18.6", 'torch>=2.4.0a0; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
+        RuntimeRow("0.18.7", "torch>=2.4.0a0", f"{_DS}pull/7920", "0.18.9"),
         RuntimeRow("0.8.2", "torch<2.12", f"{_DS}pull/8238", "0.19.5"),
     ),
 }

@@ -5,7 +5,7 @@ the installed metadata (``Environment.requires``), which always wins when record
 the release declared on PyPI (:func:`declared_pins.declared_requires_all`, whose docstring
 states the policies: torch pins reduced to their series for non-vLLM packages, torch's own
 Triton pin exact and its ``nvidia-*`` pins as "same major, not older", both for a CUDA torch
-only, requirements between libraries as declared), else the small sourced tables below for
+only, requirements between libraries as declared), else the sourced tables of :mod:`requirement_tables` for
 releases the data cannot answer. Local version tags count as pip counts them: ``torch==2.5.1``
 is met by ``2.5.1+rocm6.2``. Extras are left out; markers are evaluated for the stack's Python
 and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assumes). Only
@@ -28,6 +28,7 @@ from pytest_rocmcompat.knowledge.checks.requirement_tables import domain_pairing
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
 from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.overrides import replay_names
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
 ID = "requirement-not-met"
@@ -82,7 +83,7 @@ def check(env: Environment) -> list[Finding]:
     installed = dict(env.libraries)
     if env.torch:
         installed["torch"] = env.torch  # the torch field wins (it is what --rocm-set torch= changes)
-    replaced = _overridden_names(env)
+    replaced = replay_names(env)
     for dist, version in installed.items():
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
@@ -252,21 +253,3 @@ def _marker_environment(env: Environment) -> dict[str, str]:
     else:  # Linux, or not stated: Linux x86_64, where PyPI's CUDA wheels and their pins apply
         markers.update({k: v for k, v in LINUX_X86_64.items() if k != "extra"})
     return markers
-
-
-def _overridden_names(env: Environment) -> set[str]:
-    """Distributions a ``--rocm-set`` replay named (``torch``, ``lib.NAME``, ``requires.NAME``).
-
-    When a replay changes torch or a library, the packages it did not name come from the
-    machine the replay runs on; their pins describe that machine, not the replayed stack.
-    """
-    if env.source != "overridden":
-        return set()
-    names: set[str] = set()
-    for part in env.origin.split("; "):
-        key = part.rpartition(" + ")[2].partition("=")[0].strip()
-        if key == "torch":
-            names.add("torch")
-        elif key.startswith(("lib.", "requires.")):
-            names.add(normalize_library(key.partition(".")[2]))
-    return names if names else set()

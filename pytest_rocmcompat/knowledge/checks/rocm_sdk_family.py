@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import re
 
-from pytest_rocmcompat.knowledge.checks import rocm_gpu_support, rocm_targets
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge.checks import arch, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import replay_names
 
 ID = "rocm-sdk-family-lacks-arch"
 _COMMIT = "89553ce3746eda74ade42557470d25e37c91b6f0"
 SOURCE = f"https://github.com/ROCm/TheRock/blob/{_COMMIT}/cmake/therock_amdgpu_targets.cmake"
 SOURCE_PACKAGES = f"https://github.com/ROCm/TheRock/blob/{_COMMIT}/build_tools/packaging/python/templates/rocm/src/rocm_sdk/_dist_info.py"
-# What a build without the GPU's kernels prints (the ROCm release/GPU check's messages), and the
-# multi-arch packages' missing device code object (hipErrorInvalidImage, "device kernel image is
-# invalid" as torch names it: ROCm/TheRock#7839, #6869).
-PREDICTS = rocm_gpu_support.PREDICTS + r"|hipErrorInvalidImage|device kernel image is invalid"
+# What a build without the GPU's kernels prints (arch-not-in-build's messages: no GPU crash such as a
+# memory fault), and the multi-arch packages' missing device code object (hipErrorInvalidImage,
+# "device kernel image is invalid" as torch names it: ROCm/TheRock#7839, #6869).
+PREDICTS = arch.PREDICTS + r"|hipErrorInvalidImage|device kernel image is invalid"
 
 _DGPU_103 = ("gfx1030", "gfx1031", "gfx1032", "gfx1034")
 _IGPU_103 = ("gfx1033", "gfx1035", "gfx1036")
@@ -77,9 +80,36 @@ _PACKAGE = re.compile(r"^(?:rocm-sdk-(?:libraries|device)|amd-torch(?:vision|aud
 
 
 def families(env: Environment) -> tuple[str, ...]:
-    """The GPU families the stack's TheRock packages were installed for (``gfx110x-dgpu``)."""
-    found = (_PACKAGE.match(name) for name in env.libraries)
+    """The GPU families the stack's TheRock packages were installed for (``gfx110x-dgpu``); in a
+    ``--rocm-set`` replay, only the packages it named (the others are the machine's).
+    """
+    named = replay_names(env)
+    found = (_PACKAGE.match(name) for name in env.libraries if not named or name in named)
     return tuple(sorted({m.group(1).lower() for m in found if m is not None}))
+
+
+def _loads_them(env: Environment) -> bool:
+    """Whether torch runs on these packages: no torch named, TheRock's multi-arch device packages, or a
+    ROCm torch whose label names the release of a family package (``2.7.1+rocm7.9.0rc20251008`` beside
+    ``rocm-sdk-libraries-…==7.9.0rc20251008``). A pytorch.org ``+rocm6.2`` wheel brings its own libraries.
+    """
+    if env.torch is None or any(n.startswith("amd-torch-device-") for n in env.libraries):
+        return True
+    label = env.torch_local or ""
+    if not label.startswith("rocm"):
+        return False
+    try:
+        release = Version(label[4:])
+    except InvalidVersion:
+        return False
+    return any(_same_version(v, release) for n, v in env.libraries.items() if _PACKAGE.match(n) or n == "rocm-sdk-core")
+
+
+def _same_version(text: str, release: Version) -> bool:
+    try:
+        return Version(text) == release
+    except InvalidVersion:
+        return False
 
 
 def _targets(family: str) -> tuple[str, ...] | None:
@@ -94,7 +124,7 @@ def check(env: Environment) -> list[Finding]:
     if env.platform not in ("rocm", "cpu"):
         return []
     installed = families(env)
-    if not installed or not env.archs:
+    if not installed or not env.archs or not _loads_them(env):
         return []
     served: set[str] = set()
     for family in installed:
@@ -115,6 +145,7 @@ def check(env: Environment) -> list[Finding]:
             fix="install ROCm and torch from the TheRock index of the GPU's family "
             "(e.g. rocm.nightlies.amd.com/v2/<family>/), or a multi-arch build that includes it",
             link=SOURCE,
-            everything=True,
+            markers=("gpus",),
+            nodeids=arch.GPU_SUITE,
         )
     ]

@@ -13,8 +13,9 @@ A release with a ``py3``/``abi3`` wheel, or none recorded, is no finding; torch 
 ``python-unsupported-by-torch``'s. What counts as compiled is what the wheel tags say, never
 a list: a pure-Python package (transformers, peft, sentence-transformers, diffusers ...)
 publishes ``py3-none-any`` and never gets a finding; SGLang from 0.5.11 and OpenRLHF publish
-only CPython-tagged manylinux wheels and no sdist, which pip refuses on another Python all the
-same (compiled tokenizers, safetensors, xgrammar, AutoGPTQ carry an sdist: a risk).
+only CPython-tagged manylinux wheels and no sdist (their PyPI files, https://pypi.org/project/sglang/#files,
+https://pypi.org/project/openrlhf/#files, recorded in the generated data), which pip refuses on another
+Python all the same (compiled tokenizers, safetensors, xgrammar, AutoGPTQ carry an sdist: a risk).
 """
 
 from __future__ import annotations
