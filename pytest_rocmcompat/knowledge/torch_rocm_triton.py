@@ -25,9 +25,10 @@ same Triton on every ROCm index; download.pytorch.org even serves one ``pytorch-
 wheel under several ROCm indexes (:data:`ONE_WHEEL`).
 
 Version scheme: a release build pins a plain ``X.Y.Z`` (``pytorch-triton-rocm==3.1.0``);
-nightlies pin ``X.Y.Z+<triton commit>``: ten hex digits up to about 2.5
-(``pytorch-triton-rocm==3.1.0+cf34004b8a``, :data:`NIGHTLY_REPORT`), ``+git`` and eight from the
-``binary_populate_env.sh`` code on. AMD's own builds (repo.radeon.com, local tags such as
+nightlies pin ``X.Y.Z+<triton commit>``: ten hex digits in builder's scripts and still in
+late-2024 nightlies (``pytorch-triton-rocm==3.1.0+cf34004b8a`` under
+``torch-2.6.0.dev20241113+rocm6.2``, :data:`NIGHTLY_REPORT`), ``+git`` and eight in today's
+``binary_populate_env.sh``. AMD's own builds (repo.radeon.com, local tags such as
 ``+rocm6.4.1.git1ded221d``) and TheRock's (``+rocmsdk…``, ``+rocm7.12.0a…``) pin their own
 Triton and are not answered here.
 
