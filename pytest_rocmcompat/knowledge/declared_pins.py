@@ -22,7 +22,8 @@ every requirement, on torch and on the rest of the stack, with these policies:
    one whose wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of
    torchvision and torchaudio answer, each sourced; every other package then says nothing.
 2. **torch's own pins** apply to a CUDA build of torch only (PyPI's torch metadata is the CUDA
-   wheel's; a ``+rocm`` torch or a ROCm platform pulls ``pytorch-triton-rocm`` and no
+   wheel's; a ``+rocm`` torch or a ROCm platform pulls ``pytorch-triton-rocm`` (``triton-rocm``
+   from 2.10, at the version :mod:`torch_rocm_triton` tables for the official ``+rocm`` wheels) and no
    ``nvidia-*`` wheel, a ``+cpu`` torch neither):
 
    - ``triton`` / ``pytorch-triton`` / ``pytorch-triton-rocm``: exact, as declared. Inductor
@@ -57,6 +58,7 @@ from packaging.utils import canonicalize_name
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
+from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.versions import coerce_version
 
 # vLLM's and xformers' PyPI wheels are CUDA builds; on ROCm both are built from source. SGLang's
@@ -66,7 +68,7 @@ CUDA_WHEELS = ("vllm", "xformers", "sglang")
 # declared exact pins on torch kept as they are: vLLM's, and SGLang's (``torch==2.8.0`` in the base
 # requirements of 0.5.3rc0 .. 0.5.5, https://pypi.org/project/sglang/0.5.5/, as vLLM's)
 EXACT = ("vllm", "sglang")
-TRITON = ("triton", "pytorch-triton", "pytorch-triton-rocm")  # torch's own pins kept exact
+TRITON = ("triton", "pytorch-triton", "pytorch-triton-rocm", "triton-rocm")  # torch's own pins kept exact
 # Policy 2's reasons: cuDNN minor releases are binary backward compatible within a major version;
 # NCCL keeps one soname per major version (libnccl.so.2) and adds symbols in minor releases
 NVIDIA_COMPAT = "https://docs.nvidia.com/deeplearning/cudnn/latest/developer/forward-compatibility.html"
@@ -107,6 +109,10 @@ def declared_requires_all(dist: str, version: str | None, *, cuda_build: bool = 
         return ()
     on_torch = declared_requires(dist, version, cuda_build=cuda_build)
     found = [(text, on_torch[1]) for text in on_torch[0]] if on_torch is not None else []
+    if canonicalize_name(dist) == "torch":
+        rocm_triton = rocm_triton_pin(str(version))  # an official +rocm wheel's own Triton pin
+        if rocm_triton is not None:
+            found.append(rocm_triton)
     release = declared_data.release(dist, v)
     if release is None:
         return tuple(found)

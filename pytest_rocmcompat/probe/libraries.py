@@ -18,6 +18,7 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "torchvision",
     "torchaudio",
     "pytorch-triton-rocm",
+    "triton-rocm",  # the ROCm wheels' Triton from torch 2.10 (knowledge/torch_rocm_triton.py)
     "triton",
     "numpy",
     "transformers",

@@ -60,6 +60,7 @@ KEY_LIBRARIES = frozenset(
         "torchtune",
         "triton",
         "pytorch-triton-rocm",
+        "triton-rocm",
         "flash-attn",
         "xformers",
         "bitsandbytes",

@@ -108,7 +108,9 @@ def test_torch_pins_by_build() -> None:
     assert any(r.startswith("nvidia-nccl-cu12>=2.21.5,<3;") for r in default)
     assert set(default.values()) == {TORCH_251}
     assert [r.split(";")[0] for r, _ in declared_requires_all("torch", "2.5.1+cu118")] == ["triton==3.1.0"]
-    assert declared_requires_all("torch", "2.5.1+rocm6.2") == () == declared_requires_all("torch", "2.5.1+cpu")
+    assert declared_requires_all("torch", "2.5.1+cpu") == ()
+    # a ROCm wheel: none of PyPI's (CUDA) pins, only its own Triton (knowledge/torch_rocm_triton.py)
+    assert [r for r, _ in declared_requires_all("torch", "2.5.1+rocm6.2")] == ["pytorch-triton-rocm==3.1.0"]
     assert declared_requires_all("torch", "2.5.1", cuda_build=False) == ()
 
 

@@ -111,3 +111,30 @@ def test_pip_report_mamba_595() -> None:
     assert Requirement(quoted.group(1)).name == "pytorch-triton-rocm"
     assert rocm_triton_pin("2.5.0+rocm6.2")[0] == quoted.group(1)  # type: ignore[index]
     assert rocm_triton_pin("2.5.1+rocm6.2")[0] == quoted.group(1)  # type: ignore[index]
+
+
+# ---- wired into requirement-not-met: a ROCm torch beside another Triton reaches torch.compile tests ----
+@pytest.mark.parametrize(
+    ("torch", "triton", "found"),
+    [
+        ("2.5.1+rocm6.2", "pytorch-triton-rocm=3.0.0", "torch 2.5.1+rocm6.2 requires pytorch-triton-rocm==3.1.0"),
+        ("2.5.1+rocm6.2", "pytorch-triton-rocm=3.1.0", None),
+        ("2.10.0+rocm7.0", "triton-rocm=3.5.0", "torch 2.10.0+rocm7.0 requires triton-rocm==3.6.0"),
+        ("2.10.0+rocm7.0", "triton-rocm=3.6.0", None),
+        ("2.9.0a0+rocm7.0.0rc20250903", "triton-rocm=3.5.0", None),  # TheRock's torch pins its own Triton
+    ],
+)
+def test_requirement_not_met_reads_the_rocm_pin(torch: str, triton: str, found: str | None) -> None:
+    from pytest_rocmcompat.knowledge.checks import requirements
+    from pytest_rocmcompat.knowledge.checks.registry import evaluate
+    from pytest_rocmcompat.stack.environment import Environment
+    from pytest_rocmcompat.stack.overrides import apply_overrides
+
+    base = Environment(platform="cpu", python="3.11.7", os="Linux")
+    env = apply_overrides(base, ["platform=rocm", "arch=gfx942", f"torch={torch}", f"lib.{triton}"])
+    findings = [f for f in evaluate(env) if f.check == requirements.ID]
+    if found is None:
+        assert findings == []
+    else:
+        assert len(findings) == 1 and found in findings[0].reason
+        assert findings[0].uses == requirements.COMPILE_USES  # eager torch never imports Triton

@@ -103,7 +103,7 @@ NAMED: tuple[VendorBuild, ...] = (
     # bundled (``build_triton_wheel.py``: device "rocm" -> "pytorch-triton-rocm", ROCm/triton,
     # setup_rocm_libs.sh); conditional: how it fails under a CUDA torch is not sourced
     VendorBuild(
-        r"pytorch-triton-rocm",
+        r"(?:pytorch-)?triton-rocm",  # triton-rocm from torch 2.10 (knowledge/torch_rocm_triton.py)
         "rocm",
         "Triton built for ROCm (the Triton of PyTorch's ROCm wheels)",
         ("triton", "torch.compile", "inductor"),

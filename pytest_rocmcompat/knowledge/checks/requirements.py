@@ -121,6 +121,7 @@ IMPORT_NAMES: dict[str, str] = {
     "optimum-quanto": "optimum",
     "pytorch-triton": "triton",
     "pytorch-triton-rocm": "triton",
+    "triton-rocm": "triton",
     "scikit-learn": "sklearn",
     "pillow": "PIL",
 }
