@@ -12,7 +12,17 @@ from pytest_rocmcompat.stack.environment import GPU, PLATFORMS, Environment, nor
 from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
 
 VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
-KEYS = ("platform", "arch", *VERSION_KEYS, "torch_archs", "torch_cxx11_abi", "lib.NAME", "requires.NAME", "env.NAME")
+KEYS = (
+    "platform",
+    "arch",
+    "os",
+    *VERSION_KEYS,
+    "torch_archs",
+    "torch_cxx11_abi",
+    "lib.NAME",
+    "requires.NAME",
+    "env.NAME",
+)
 _BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 _TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-\d+)*(-generic)?)$")
 
@@ -57,6 +67,8 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
                     "(gfx906, gfx942, sm_90; several separated by commas)"
                 )
             gpus = _with_archs(gpus, archs)
+        elif key == "os":
+            changes["os"] = _os(where, value)
         elif key == "driver" and value and _KERNEL_RELEASE.match(value):
             changes[key] = value  # an in-kernel amdgpu: the probe records the kernel release (6.5.0-14-generic)
         elif key in VERSION_KEYS:
@@ -136,6 +148,23 @@ def _shown(key: str, value: str, text: str) -> str:
 # A Linux kernel release as ``uname -r`` prints it (what the probe records as ``driver`` for the
 # distribution's in-kernel amdgpu): a dotted numeric head and a distribution suffix.
 _KERNEL_RELEASE = re.compile(r"^[3-9]\.\d{1,3}(?:\.\d{1,4})?[-+_~][A-Za-z0-9][A-Za-z0-9._+~-]{0,80}$")
+
+
+_SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "Darwin", "macos": "Darwin"}
+_OS = re.compile(r"^(?P<system>[A-Za-z]+)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-9._+~-]{0,80}))?$")
+
+
+def _os(where: str, value: str) -> str:
+    """``Windows``, ``macOS``, ``Linux 6.5.0-14-generic`` (``platform.system()`` and release, as the probe
+    records them): which PyPI wheels and environment markers apply to the stack.
+    """
+    m = _OS.match(value.strip())
+    system = _SYSTEMS.get(m.group("system").lower()) if m else None
+    if m is None or system is None:
+        raise OverrideError(
+            f"{where}: expected Linux, Windows or macOS, optionally with its release (Linux 6.8.0-45-generic)"
+        )
+    return f"{system} {m.group('release')}" if m.group("release") else system
 
 
 def _version(where: str, value: str) -> str:

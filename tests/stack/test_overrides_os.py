@@ -1,0 +1,44 @@
+"""``--rocm-set os=``: which PyPI wheels and environment markers apply to a replayed stack."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.derived_facts import derive
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import OverrideError, apply_overrides
+
+BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+# torch 2.5.1 with an older NCCL wheel than its Linux wheel pins (nvidia-nccl-cu12==2.21.5)
+STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
+
+
+@pytest.mark.parametrize(
+    ("given", "recorded"),
+    [
+        ("Windows", "Windows"),
+        ("windows", "Windows"),
+        ("macOS", "Darwin"),
+        ("Darwin", "Darwin"),
+        ("Linux 6.8.0-45-generic", "Linux 6.8.0-45-generic"),
+        ("linux", "Linux"),
+    ],
+)
+def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
+    assert apply_overrides(BASE, [f"os={given}"]).os == recorded
+
+
+def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
+    linux = apply_overrides(BASE, [*STACK, "os=Linux"])
+    assert derive(linux).torch == "2.5.1+cu124"
+    assert "requirement-not-met" in [f.check for f in evaluate(linux)]  # the Linux wheel's NCCL pin
+    windows = apply_overrides(BASE, [*STACK, "os=Windows"])
+    assert derive(windows).torch == "2.5.1"  # PyPI's Windows wheel is a CPU build: no CUDA facts
+    assert "requirement-not-met" not in [f.check for f in evaluate(windows)]
+
+
+@pytest.mark.parametrize("value", ["", "FreeBSD", "Linux 6.8 generic", "Windows;rm -rf /", "Linux/" + "x" * 200])
+def test_anything_else_is_refused_naming_the_assignment(value: str) -> None:
+    with pytest.raises(OverrideError, match=r"--rocm-set 'os=.*expected Linux, Windows or macOS"):
+        apply_overrides(BASE, [f"os={value}"])
