@@ -115,8 +115,9 @@ def rocm_triton_pin(torch_version: str) -> tuple[str, str] | None:
     ``"2.5.1+rocm6.2"`` -> ``("pytorch-triton-rocm==3.1.0", source)``. ``None`` for a
     development, nightly, pre- or post-release, a build without an official ``+rocm`` tag
     (CUDA, CPU, AMD's or TheRock's builds, a source build) or a release not in the table.
-    The requirement carries no marker: 2.2's Python 3.12 ROCm wheels declare no Triton
-    (builder's release/2.2 ``build_rocm.sh``); pytorch PR #128525 added it for 3.12 in 2.4.
+    Before 2.4 the requirement carries ``python_version < "3.12"``: 2.2's Python 3.12 ROCm wheels
+    declare no Triton (builder's release/2.2 ``build_rocm.sh``), and pytorch PR #128525 added it for
+    3.12 only in 2.4 (PyPI's CUDA pins of 2.3.x carry the same marker).
     """
     try:
         version = Version(str(torch_version).strip())
@@ -134,4 +135,5 @@ def rocm_triton_pin(torch_version: str) -> tuple[str, str] | None:
     if row is None:
         return None
     pinned, source = row
-    return f"{rocm_triton_distribution(version)}=={pinned}", source
+    marker = '; python_version < "3.12"' if (major, minor) < (2, 4) else ""
+    return f"{rocm_triton_distribution(version)}=={pinned}{marker}", source

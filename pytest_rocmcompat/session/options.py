@@ -51,8 +51,10 @@ def add_options(parser: pytest.Parser) -> None:
         action="append",
         default=[],
         help="Override a field of the probed or replayed environment (repeatable). Keys: platform, "
-        "arch (comma-separated for several devices), rocm, hip, cuda, driver, torch, python, "
-        "lib.NAME (empty value: not installed), env.NAME. Output is labelled 'overridden'.",
+        "arch (comma-separated for several devices), os (Linux, Windows, macOS), rocm, hip, cuda, "
+        "driver (a version, or a kernel release), torch, python, nccl, driver_cuda, torch_archs, "
+        "torch_cxx11_abi, lib.NAME (empty value: not installed), requires.NAME, env.NAME. "
+        "Output is labelled 'overridden'.",
     )
     group.addoption(
         "--rocm-report",

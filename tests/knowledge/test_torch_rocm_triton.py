@@ -45,7 +45,9 @@ EXPECTED = {
 def test_each_release_pin(torch: str, requirement: str) -> None:
     pin = rocm_triton_pin(torch)
     assert pin is not None
-    assert pin[0] == requirement
+    assert pin[0].split(";")[0] == requirement
+    before_24 = Version(Version(torch).base_version) < Version("2.4")
+    assert pin[0].endswith('; python_version < "3.12"') is before_24  # no Triton on 3.12 before 2.4
     assert pin[1].startswith("https://")
 
 
@@ -66,7 +68,7 @@ def test_rows_agree_with_pypi_cuda_triton_pin() -> None:
         assert rel is not None, torch
         declared = declared_data.requirements_on(rel, "triton", python="3.11")
         assert len(declared) == 1, torch
-        pinned = rocm_triton_pin(torch)[0].split("==")[1]  # type: ignore[index]
+        pinned = rocm_triton_pin(torch)[0].split(";")[0].split("==")[1]  # type: ignore[index]
         assert str(declared[0].specifier) == f"=={pinned}", torch
 
 
@@ -111,6 +113,21 @@ def test_pip_report_mamba_595() -> None:
     assert Requirement(quoted.group(1)).name == "pytorch-triton-rocm"
     assert rocm_triton_pin("2.5.0+rocm6.2")[0] == quoted.group(1)  # type: ignore[index]
     assert rocm_triton_pin("2.5.1+rocm6.2")[0] == quoted.group(1)  # type: ignore[index]
+
+
+def test_before_2_4_python_3_12_has_no_triton_pin() -> None:
+    """2.2/2.3's Python 3.12 ROCm wheels declare no Triton (pytorch PR #128525 added it in 2.4)."""
+    from pytest_rocmcompat.knowledge.checks import requirements
+    from pytest_rocmcompat.knowledge.checks.registry import evaluate
+    from pytest_rocmcompat.stack.environment import Environment
+    from pytest_rocmcompat.stack.overrides import apply_overrides
+
+    base = Environment(platform="cpu", python="3.11.7", os="Linux")
+    stack = ["platform=rocm", "torch=2.3.1+rocm6.0", "lib.pytorch-triton-rocm=3.0.0"]
+    on_312 = apply_overrides(base, [*stack, "python=3.12.3"])
+    on_311 = apply_overrides(base, [*stack, "python=3.11.9"])
+    assert [f for f in evaluate(on_312) if f.check == requirements.ID] == []
+    assert [f.check for f in evaluate(on_311) if f.check == requirements.ID] == [requirements.ID]
 
 
 # ---- wired into requirement-not-met: a ROCm torch beside another Triton reaches torch.compile tests ----
