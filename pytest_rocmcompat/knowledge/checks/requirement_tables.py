@@ -92,6 +92,13 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   later compatible compiler is required", #8235; fixed by #8238). The torch facts were read in the
 #   torch 2.1.0 to 2.4.0 wheels (torch/compiler, torch/optim/optimizer.py, torch/amp, torch/__init__.py).
 #   Releases before 0.8.2 are :data:`UPPER_BOUNDS`' (torch._six).
+# - A scan of every peft release's module-level imports executed by ``import peft`` (against the
+#   transformers and accelerate wheels of each minor's .0 release, boundaries read by hand in the
+#   wheels) adds: peft 0.5.0's ``utils/other.py`` imports ``is_npu_available`` from ``accelerate.utils``
+#   (first in accelerate 0.21.0; absent in 0.20.3) while declaring no accelerate bound (0.6.0 declares
+#   >=0.21.0); peft 0.6.1's ``peft_model.py`` imports ``id_tensor_storage`` from
+#   ``transformers.pytorch_utils`` (first in transformers 4.30.0; absent in 4.29.2) with transformers
+#   unbounded (0.6.2 carries its own copy in ``peft/utils/other.py``).
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), in the dependency versions they reject, so one pair is reported once. Earlier floors are not tabled.
 RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
@@ -114,6 +121,8 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("0.16.0", "transformers>=4.44.0,<5.0.0", f"{_PEFT}v0.16.0/src/peft/peft_model.py#L37", "0.18.0"),
         RuntimeRow("0.18.0", "transformers>=4.52.0", f"{_PEFT}v0.18.0/src/peft/tuners/lora/model.py#L26"),
         RuntimeRow("0.15.0", "accelerate>=0.32.0", f"{_PEFT}v0.15.0/src/peft/utils/loftq_utils.py#L25"),
+        RuntimeRow("0.5.0", "accelerate>=0.21.0", f"{_PEFT}v0.5.0/src/peft/utils/other.py#L24", "0.6.0"),
+        RuntimeRow("0.6.1", "transformers>=4.30.0", f"{_PEFT}v0.6.1/src/peft/peft_model.py#L35", "0.6.2"),
     ),
     "trl": (
         RuntimeRow("0.2.0", "transformers<4.39.0", "https://github.com/huggingface/trl/pull/1415", "0.8.0"),
