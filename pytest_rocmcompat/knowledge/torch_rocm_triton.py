@@ -42,7 +42,9 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
+
+from pytest_rocmcompat.stack.versions import optional_version
 
 __all__ = ["TORCH_ROCM_TRITON", "rocm_triton_distribution", "rocm_triton_pin"]
 
@@ -119,9 +121,8 @@ def rocm_triton_pin(torch_version: str) -> tuple[str, str] | None:
     declare no Triton (builder's release/2.2 ``build_rocm.sh``), and pytorch PR #128525 added it for
     3.12 only in 2.4 (PyPI's CUDA pins of 2.3.x carry the same marker).
     """
-    try:
-        version = Version(str(torch_version).strip())
-    except InvalidVersion:
+    version = optional_version(str(torch_version))
+    if version is None:
         return None
     if version.is_prerelease or version.is_devrelease or version.is_postrelease:
         return None

@@ -117,9 +117,8 @@ def installed_stack(extra: Iterable[str] = ()) -> tuple[dict[str, str], dict[str
         if not name:
             continue
         key = normalize_library(name)
-        if (
-            key in wanted or key.startswith(STACK_PREFIXES)
-        ) and key not in found:  # first on sys.path wins, as for imports
+        recorded = key in wanted or key.startswith(STACK_PREFIXES)
+        if recorded and key not in found:  # first on sys.path wins, as for imports
             found[key] = _with_build_label(dist, dist.version) if key in _STACK else dist.version
             if key in _STACK or key.startswith("nvidia-"):
                 requires[key] = _without_extras(dist.requires or [])

@@ -37,6 +37,7 @@ line 679 in file /bitsandbytes/csrc/ops.hip"), https://github.com/ROCm/bitsandby
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -148,9 +149,12 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str]) ->
     if rocm is not None and rocm < MIN_ROCM:
         return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR)
     elsewhere = release is not None and (
-        release.is_prerelease or release.is_devrelease or bool(release.local) or release == Version("1.0.0")
+        release.is_prerelease
+        or release.is_devrelease
+        or bool(release.local)
+        or release == bitsandbytes_rocm_data.MBR_FIXED
     )
-    unserved = [a for a in archs if rocm_targets.base(a) not in EVER]
+    unserved = _missing(archs, EVER)
     if unserved:
         return _Problem(
             f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST, elsewhere
@@ -171,7 +175,7 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str]) ->
     targets = rows.get(f"{rocm.major}.{rocm.minor}")
     if targets is None:  # the library must match torch's ROCm exactly (cextension.py)
         return _Problem(f"ships no library for ROCm {rocm} (its wheels: ROCm {', '.join(rows)})", link)
-    missing = [a for a in archs if rocm_targets.base(a) not in targets]
+    missing = _missing(archs, targets)
     if missing:
         return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link)
     return None
@@ -185,7 +189,7 @@ def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -
     origin = f"(a {preview.branch} preview wheel or a source build)"
     if rocm is None:
         targets = {t for row in preview.rocm.values() for t in row}
-        missing = [a for a in archs if rocm_targets.base(a) not in targets]
+        missing = _missing(archs, targets)
         if missing:
             return _Problem(
                 f"{origin}: no preview wheel of it has kernels for {', '.join(missing)}", preview.link, True
@@ -195,7 +199,7 @@ def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -
     if row is None:  # the loader wants libbitsandbytes_rocm{torch's HIP major minor}
         rows = ", ".join(preview.rocm)
         return _Problem(f"{origin}: its preview wheels ship no ROCm {rocm} library (ROCm {rows})", preview.link, True)
-    missing = [a for a in archs if rocm_targets.base(a) not in row]
+    missing = _missing(archs, row)
     if missing:
         return _Problem(
             f"{origin}: its preview wheels' ROCm {rocm} library has no kernels for {', '.join(missing)} "
@@ -204,6 +208,11 @@ def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -
             True,
         )
     return None
+
+
+def _missing(archs: list[str], targets: Collection[str]) -> list[str]:
+    """The GPUs whose base target is not among ``targets``."""
+    return [a for a in archs if rocm_targets.base(a) not in targets]
 
 
 def _series(v: Version | None) -> Version | None:

@@ -147,9 +147,13 @@ PREVIEWS: tuple[Preview, ...] = (
 )
 
 
+# multi-backend-refactor's fixed version (setup.py ``VERSION = "1.0.0"``); no PyPI release has it
+MBR_FIXED = Version("1.0.0")
+
+
 def preview_of(version: Version) -> Preview | None:
     """The preview wheels a dev bitsandbytes (or multi-backend-refactor's ``1.0.0``) may be."""
     public = Version(version.public)
-    if not (public.is_devrelease or public == Version("1.0.0")):
+    if not (public.is_devrelease or public == MBR_FIXED):
         return None
     return next((p for p in PREVIEWS if p.holds(public)), None)

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import re
 
-from packaging.version import InvalidVersion, Version
-
 from pytest_rocmcompat.knowledge.checks import arch, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import replay_names
+from pytest_rocmcompat.stack.versions import optional_version
 
 ID = "rocm-sdk-family-lacks-arch"
 _COMMIT = "89553ce3746eda74ade42557470d25e37c91b6f0"
@@ -98,18 +97,12 @@ def _loads_them(env: Environment) -> bool:
     label = env.torch_local or ""
     if not label.startswith("rocm"):
         return False
-    try:
-        release = Version(label[4:])
-    except InvalidVersion:
+    release = optional_version(label[4:])
+    if release is None:
         return False
-    return any(_same_version(v, release) for n, v in env.libraries.items() if _PACKAGE.match(n) or n == "rocm-sdk-core")
-
-
-def _same_version(text: str, release: Version) -> bool:
-    try:
-        return Version(text) == release
-    except InvalidVersion:
-        return False
+    return any(
+        optional_version(v) == release for n, v in env.libraries.items() if _PACKAGE.match(n) or n == "rocm-sdk-core"
+    )
 
 
 def _targets(family: str) -> tuple[str, ...] | None:
