@@ -113,9 +113,8 @@ PACKAGES = (
 # transformers, transformers -> tokenizers/huggingface-hub/safetensors, SGLang -> flashinfer-python/
 # xgrammar); and sgl-kernel, which SGLang pins exactly
 KEPT = frozenset(
-    {"torch", "numpy", "triton", "pytorch-triton", "pytorch-triton-rocm", "torchvision", "torchaudio", "xformers"}
-    | set(PACKAGES)
-    | {"tokenizers", "huggingface-hub", "safetensors", "datasets", "flashinfer-python"}
+    set(PACKAGES)
+    | {"numpy", "pytorch-triton", "pytorch-triton-rocm"}
     # sglang's exact pin on its kernels (built for one torch), not itself a package of PACKAGES
     | {"sgl-kernel"}
 )
