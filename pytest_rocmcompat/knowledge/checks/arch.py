@@ -45,6 +45,11 @@ PREDICTS = (
     r"|(?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary|TensileLibrary\.dat: Illegal seek|CUBLAS_STATUS_ARCH_MISMATCH"
     r"|(?:rocBLAS|rocblaslt) error: Could not initialize Tensile library"
     r"|No paths matched [^\n]{0,400}?(?:ROCBLAS|HIPBLASLT)_TENSILE_LIBPATH"
+    # the GPU executing a code object built for another ISA (ROCr's queue error): on gfx1103, where AMD
+    # confirms "A dispatch of Fury kernel on gfx1103 leads to HSA_STATUS_ERROR_INVALID_ISA error"
+    # (https://github.com/ROCm/rocm-libraries/pull/5763, for https://github.com/ROCm/TheRock/issues/3044;
+    # also https://github.com/ROCm/TheRock/issues/2579)
+    r"|HSA_(?:STATUS_)?ERROR_INVALID_ISA"
 )
 
 

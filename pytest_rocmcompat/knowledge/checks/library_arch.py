@@ -55,6 +55,11 @@ PREDICTS = (
     # iree-org/iree#17807, modular/modular#6722)
     r"|stack frame size \(\d+\) exceeds limit \(\d+\) in function"
     r"|Cannot select: intrinsic %llvm\.amdgcn\.(?:mfma|wmma)"
+    # Triton's AMD backend given a gfx arch it has no ISA family for (mod.emitError("unsupported target: '"),
+    # third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp at
+    # triton-lang/triton@010fe452ad03fa28c779d8d113e93b34cb9b95a0; vLLM's Triton attention on gfx906:
+    # https://github.com/Said-Akbar/triton-gcn5/issues/4)
+    r"|unsupported target: 'gfx\w{1,8}'"
 )
 
 

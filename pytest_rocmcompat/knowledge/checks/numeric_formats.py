@@ -24,12 +24,20 @@ BF16_NODEIDS = ("*bf16*", "*bfloat16*", "*BF16*")
 BF16_USES = ("bf16", "bfloat16", "vllm", "transformers", "accelerate", "trl", "deepspeed")
 FP8_NODEIDS = ("*fp8*", "*float8*", "*FP8*", "*fnuz*")
 FP8_USES = ("fp8", "float8")
+# AMD's statement of both variants: "The hipblaslt_f8_fnuz and hipblaslt_bf8_fnuz data types are only supported
+# on the gfx942 platform. The hipblaslt_f8 and hipblaslt_bf8 data types are only supported on the gfx950 and
+# gfx12 platforms." (arch_table.S_HIP_FP8, HIP 6.2's page, names FNUZ only, so it misleads on gfx950/gfx12.)
+S_HIPBLASLT_FP8 = "https://rocm.docs.amd.com/projects/hipBLASLt/en/latest/reference/data-type-support.html"
 # vLLM's dtype check, transformers' TrainingArguments(bf16=True), torch autocast's check, and
 # (seventh round) Accelerate's mixed-precision check (src/accelerate/accelerator.py).
 BF16_PREDICTS = (
     r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0"
     r"|Your setup doesn't support bf16/gpu|Current CUDA Device does not support bfloat16"
     r"|bf16 mixed precision requires PyTorch >= 1\.10 and a supported device"
+    # ptxas refusing bf16 PTX (Triton or xformers kernels) below sm_80: facebookresearch/chameleon#39
+    # (maintainer: "bf16 support is required, so V100 TensorCores won't support inference"),
+    # https://github.com/facebookresearch/chameleon/issues/39, https://github.com/ModelTC/LightLLM/issues/1029
+    r"|Feature '[^'\n]{0,40}bf16[^'\n]{0,40}' requires \.target sm_80 or higher"
 )
 # Triton's per-arch fp8 types (its AMD backend lists them per gfx arch: third_party/amd/backend/compiler.py),
 # torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
@@ -54,6 +62,25 @@ FP8_PREDICTS = (
     # flash-attn's CuTe interface (FA4) refusing fp8 below SM100 (flash_attn/cute/interface.py):
     # https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L765
     r"|FP8 is only supported on SM\d+"
+    # hipBLASLt finding no fp8 algorithm (torch's scaled gemm: TORCH_CUDABLAS_CHECK(CUBLAS_STATUS_NOT_SUPPORTED)
+    # when the heuristic returns none): OCP e4m3fn weights with FNUZ activations on gfx942,
+    # https://github.com/sgl-project/sglang/issues/29590, https://github.com/sgl-project/sglang/pull/28889;
+    # hipBLASLt's fp8 types per arch: S_HIPBLASLT_FP8 above
+    r"|HIPBLAS_STATUS_NOT_SUPPORTED when calling `HIPBLAS_STATUS_NOT_SUPPORTED`"
+    # Triton's AMD backend with no MFMA for the fp8 variant (OCP fp8e4nv on MI300; maintainer: "the native fp8
+    # variants supported on mi30x/mi325 are fp8e4b8 and fp8e5b16"): https://github.com/triton-lang/triton/issues/6542
+    r"|No match found in MFMA database"
+    # Triton lowering an fp8 conversion the arch has no path for (ElementwiseOpToLLVM "Unsupported conversion
+    # from ", and the NVIDIA backend's "Conversion from/to f8e4m3nv is only supported on compute capability >= 90"):
+    # https://github.com/ROCm/aiter/issues/544, https://github.com/pytorch/pytorch/issues/126734,
+    # https://github.com/triton-lang/triton/issues/4232, https://github.com/kvcache-ai/ktransformers/issues/836
+    r"|Unsupported conversion from '?f8E\w{1,16}'? to|f8e4m3nv is only supported on compute capability >= \d+"
+    # vLLM's quantization capability gate for an fp8 method: https://github.com/vllm-project/vllm/issues/4327
+    r"|The quantization method \w{0,20}fp8\w{0,20} is not supported for the current GPU"
+    # ComfyUI-QwenVL's fp8 gate (maintainer confirms the 8.9 minimum): https://github.com/1038lab/ComfyUI-QwenVL/issues/28
+    r"|FP8 models require a GPU with Compute Capability 8\.9 or higher"
+    # torchtitan's float8 gate (torchtitan/components/quantization/float8.py): https://github.com/pytorch/torchtitan/pull/3760
+    r"|float8 is only supported on SM89 or later"
 )
 
 
@@ -87,7 +114,7 @@ def check_fp8(env: Environment) -> list[Finding]:
             problems.append(f"{r.name} ({r.family}) has only OCP fp8 (float8_e4m3fn/e5m2), not FNUZ")
         else:
             continue
-        link = arch_table.S_HIP_FP8 if r.vendor == "amd" else arch_table.S_NV_TE
+        link = S_HIPBLASLT_FP8 if r.vendor == "amd" else arch_table.S_NV_TE
     if not problems:
         return []
     return [
