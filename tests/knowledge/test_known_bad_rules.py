@@ -18,6 +18,8 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from pytest_rocmcompat.stack.versions import specifier_contains
 from tests.conftest import REPO
+from tests.knowledge.test_nccl_rccl_rules import CASES as NCCL_RCCL_CASES
+from tests.knowledge.test_nccl_rccl_rules import QUOTES as NCCL_RCCL_QUOTES
 from tests.knowledge.test_rocm_release_notes_rules import CASES as RELEASE_NOTES_CASES
 
 KNOWN_BAD = REPO / "matrices" / "known_bad.yaml"
@@ -351,6 +353,8 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
 }
 # the rules restating AMD's ROCm release notes keep their cases beside their own tests
 CASES.update(RELEASE_NOTES_CASES)
+# the NCCL/RCCL release rules keep their cases and verbatim quotes beside their own tests
+CASES.update(NCCL_RCCL_CASES)
 
 # The coverage list (docs/known-bad.md): each item, a rule that covers it and a replayed
 # environment of exactly that situation.
@@ -877,6 +881,7 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
         ),
     ],
 }
+QUOTES.update(NCCL_RCCL_QUOTES)
 
 
 @pytest.fixture(scope="module")
