@@ -14,8 +14,8 @@ The distribution's in-kernel amdgpu names a Linux kernel release (:func:`kernel_
 with a distribution suffix (``6.5.0-14-generic``, ``6.11.0-arch1-1``, ``6.8.5-301.fc40.x86_64``),
 or a bare version that is no tabled DKMS base (``6.8.0``). A bare tabled base (``6.8.5``) is both a
 DKMS base and a kernel release and stays the DKMS driver; ``6.12.12-2133686.22.04`` (``dkms status``:
-a tabled base, a build number) is the DKMS driver too. AMD's matrix has no row for in-kernel drivers,
-so they are never judged here.
+a tabled base, a build number) is the DKMS driver too. AMD's matrix has no row for in-kernel drivers:
+:mod:`rocm_kernel` judges them (an amdkfd without the GPU; WSL), under this check's id.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import re
 
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks import rocm_kernel
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -45,10 +46,11 @@ SOURCE_DKMS_30 = "https://repo.radeon.com/amdgpu/7.0/ubuntu/pool/main/a/amdgpu-d
 # another arch: library-min-arch's) and any "rocBLAS error" (a missing Tensile library for the
 # arch: rocblas-arch-not-in-release's). rocminfo's HSA failure ("hsa api call failure at ...
 # Call returned 4104") as users quote it: https://github.com/ROCm/legacy-rocm-build/issues/415
+# An amdkfd without the GPU (kgd2kfd_probe's "%s %s not supported in kfd", rocm_kernel.KFD_SOURCE).
 PREDICTS = (
     r"No HIP GPUs are available|no ROCm-capable device|HSA_STATUS_ERROR\w*|hsa_init|hsa api call failure at"
-    r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|amdgpu|Memory access fault by GPU node-\d+"
-    r"|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b"
+    r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|not supported in kfd|amdgpu"
+    r"|Memory access fault by GPU node-\d+|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b"
 )
 
 # KMD release -> (oldest, newest) ROCm user-space series it supports, and whether the newest is
@@ -139,7 +141,24 @@ def user_spaces(env: Environment) -> list[tuple[str, Version]]:
 
 
 def check(env: Environment) -> list[Finding]:
-    if env.platform != "rocm" or not env.driver:
+    if env.platform != "rocm":
+        return []
+    return in_kernel(env) or _matrix(env)
+
+
+def in_kernel(env: Environment) -> list[Finding]:
+    """:mod:`rocm_kernel`'s findings for the in-kernel driver: the recorded ``driver``'s kernel, else ``os``'s."""
+    head = kernel_release(env.driver)
+    if head is not None:
+        return rocm_kernel.findings(env, ID, str(env.driver), head, probed=True)
+    if env.driver and not rocm_kernel.is_wsl(env):
+        return []  # AMD's DKMS driver (or one unknown): its own amdkfd
+    return rocm_kernel.findings(env, ID, env.os or None, kernel_release(env.os), probed=False)
+
+
+def _matrix(env: Environment) -> list[Finding]:
+    """AMD's user/kernel-space matrix for a DKMS driver."""
+    if not env.driver:
         return []
     kmd = kmd_release(env.driver)
     if kmd is None or kmd not in SUPPORTED:
