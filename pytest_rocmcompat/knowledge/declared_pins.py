@@ -21,6 +21,10 @@ every requirement, on torch and on the rest of the stack, with these policies:
    reported. Where nothing is declared (a release published after the data was generated, or
    one whose wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of
    torchvision and torchaudio answer, each sourced; every other package then says nothing.
+   A torchvision/torchaudio nightly (``2.5.0.dev20240801``) answers from :mod:`nightly_pins` (the
+   torch nightly it was built against: that series or the next, not after its day); a build from
+   a checkout (``0.16.0a0+abc1234``) declares ``torch`` unpinned unless ``PYTORCH_VERSION`` was set
+   (torchvision's and torchaudio's ``setup.py``), so it says nothing.
 2. **torch's own pins** apply to a CUDA build of torch only (PyPI's torch metadata is the CUDA
    wheel's; a ``+rocm`` torch or a ROCm platform pulls ``pytorch-triton-rocm`` (``triton-rocm``
    from 2.10, at the version :mod:`torch_rocm_triton` tables for the official ``+rocm`` wheels) and no
@@ -58,6 +62,7 @@ from packaging.utils import canonicalize_name
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
+from pytest_rocmcompat.knowledge.nightly_pins import is_source_build, nightly_requirement
 from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -75,6 +80,9 @@ NVIDIA_COMPAT = "https://docs.nvidia.com/deeplearning/cudnn/latest/developer/for
 # Hand-written rules, only where nothing is declared:
 _TORCHVISION = "https://github.com/pytorch/vision#installation"  # torchvision 0.N pairs torch 2.(N-15)
 _TORCHAUDIO = "https://pytorch.org/audio/main/installation.html#compatibility-matrix"  # torchaudio 2.N: torch 2.N
+# a build from a checkout pins torch only when PYTORCH_VERSION is set: torch==$PYTORCH_VERSION, else "torch"
+# (https://github.com/pytorch/vision/blob/main/setup.py get_requirements, https://github.com/pytorch/audio/blob/main/setup.py)
+_DOMAIN = ("torchvision", "torchaudio")
 
 
 def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, ...], str] | None:
@@ -86,6 +94,9 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
     v = coerce_version(version)
     if v is None or (dist in CUDA_WHEELS and not cuda_build):
         return None
+    nightly = nightly_requirement(dist, version)
+    if nightly is not None or (dist in _DOMAIN and is_source_build(version)):
+        return nightly  # PyPI has neither; a checkout's build pins no torch
     release = declared_data.release(dist, v)
     pins = tuple(_shown(dist, r) for r in _torch_requirements(release)) if release is not None else ()
     if release is not None and pins:

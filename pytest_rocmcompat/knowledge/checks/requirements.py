@@ -37,7 +37,8 @@ SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
 # compiled part fails to load (undefined symbols, xFormers' and torchvision's own messages), or
 # it calls an API the installed dependency does not have (too old) or no longer has (too new).
 PREDICTS = (
-    r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you have "
+    # pip before 20.3 said "but you'll have" (pytorch/pytorch#29530, pytorch/vision#2098)
+    r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you(?:'ll)? have "
     r"|undefined symbol: |'_OpNamespace' '\w+' object has no attribute|xFormers can't load C\+\+/CUDA extensions"
     r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
     # torchvision 0.6 registering its ONNX ops on torch 1.4 (pytorch/vision#1827)
@@ -48,7 +49,12 @@ PREDICTS = (
     r"|requires the PyTorch library but it was not found in your environment"
     # an extension (DeepSpeed's JIT ops) built with an older C++ standard than the torch headers need
     r"|C\+\+(?:17|20) or later compatible compiler is required to use (?:PyTorch|ATen)"
-    r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
+    r"|Detected that PyTorch and (?:torchvision|TorchAudio) were compiled with different CUDA (?:major )?versions"
+    # macOS dlopen's twin of "undefined symbol" (pytorch/audio#307, pytorch/text#1988), and torchvision's
+    # fake-kernel registration on a torch that already registered one (intel/torch-xpu-ops#1545)
+    r"|Symbol not found: _\w+|torchvision::\w+ already has an DispatchKey::Meta"
+    # conda's classic solver on a pinned pair (quark0/darts#9, pytorch/pytorch#77463); not its Python conflicts
+    r"|specifications were found\s+to be (?:in conflict|incompatible with each other)"
     r"|No module named 'torch\.[\w.]+'|No module named 'torch\._six'|partially initialized module 'torchvision'"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|because these package versions have conflicting dependencies|ResolutionImpossible"
