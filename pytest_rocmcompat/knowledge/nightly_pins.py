@@ -2,10 +2,12 @@
 
 The nightly wheels are versioned ``<version.txt>.dev<build day>`` (pytorch/test-infra's
 ``pytorch_pkg_helpers/version.py``, ``get_nightly_version``); the build first installs the newest torch
-nightly (``pip install torch --pre``, ``pytorch_pkg_helpers/wheel.py``) and torchvision's ``setup.py``
-pins it exactly (``torch==$PYTORCH_VERSION``). So the pin is a torch nightly of the build day or
-earlier (pip reported ``torchvision 0.5.0.dev20191110 has requirement torch==1.4.0.dev20191109``,
-pytorch/pytorch#29530). A torch nightly of a later day, or a torch past that series, is not it.
+nightly (``pip install torch --pre``, ``pytorch_pkg_helpers/wheel.py``), and torchvision's and
+torchaudio's ``setup.py`` pin ``torch==$PYTORCH_VERSION`` when that is set. The wheels carry such an
+exact pin on a torch nightly of the build day or earlier: pip reported ``torchvision 0.5.0.dev20191110
+has requirement torch==1.4.0.dev20191109`` (pytorch/pytorch#29530), and uv resolved torchvision
+0.20.0.dev20241205 with torch 2.6.0.dev20241204 (astral-sh/uv#9651). A torch nightly of a later day,
+or a torch past that series, is not it.
 
 Which torch series the day belongs to is not in the library's version: its ``version.txt`` is bumped
 after torch's, so for weeks after a branch cut a nightly pins the next torch series. Both were seen
