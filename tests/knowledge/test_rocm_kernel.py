@@ -22,32 +22,44 @@ def _found(*stack: str) -> list[Finding]:
 
 
 @pytest.mark.parametrize(
-    ("stack", "shown"),
+    ("stack", "shown", "link"),
     [
         # Ubuntu 22.04's GA kernel series: Linux 5.15's amdkfd has no GFX11/GC 9.4.x/GFX11.5/GFX12 entry
         (
             ("arch=gfx1100", "driver=5.15.0-91-generic"),
-            "Linux 5.15.0-91-generic has no compute (KFD) support for gfx1100",
+            "Linux 5.15.0-91-generic has no compute (KFD) support for gfx1100 (none up to Linux 5.18)",
+            rocm_kernel.GFX11_TAG_SOURCE,
         ),
-        (("arch=gfx1103", "driver=5.15.0-91-generic"), "support for gfx1103"),  # Phoenix APU
-        (("arch=gfx942", "driver=5.15.0-91-generic"), "support for gfx942"),  # MI300
-        (("arch=gfx1151", "driver=5.15.0-91-generic"), "support for gfx1151"),  # Strix Halo
-        (("arch=gfx1201", "driver=5.13.0-27-generic"), "support for gfx1201"),  # RDNA4, an older kernel still
-        (("arch=gfx1036", "driver=5.15.0-91-generic"), "support for gfx1036"),  # GC 10.3.6 (Raphael)
+        (("arch=gfx1103", "driver=5.18.19-100.fc35.x86_64"), "support for gfx1103", rocm_kernel.GFX11_TAG_SOURCE),
+        (("arch=gfx942", "driver=5.15.0-91-generic"), "support for gfx942", rocm_kernel.GC943_SOURCE),  # MI300
+        (("arch=gfx942", "driver=6.2.0-39-generic"), "(none up to Linux 6.3)", rocm_kernel.GC943_SOURCE),
+        (("arch=gfx1151", "driver=5.15.0-91-generic"), "support for gfx1151", rocm_kernel.KFD_SOURCE),  # Strix Halo
+        (("arch=gfx1201", "driver=5.13.0-27-generic"), "support for gfx1201", rocm_kernel.KFD_SOURCE),  # RDNA4
+        (("arch=gfx1036", "driver=5.17.0-1-amd64"), "support for gfx1036", rocm_kernel.GC10_3_6_SOURCE),  # Raphael
     ],
 )
-def test_a_recorded_in_kernel_driver_without_kfd_for_the_gpu_is_found(stack: tuple[str, ...], shown: str) -> None:
+def test_a_recorded_in_kernel_driver_without_kfd_for_the_gpu_is_found(
+    stack: tuple[str, ...], shown: str, link: str
+) -> None:
     (finding,) = _found(*stack)
     assert shown in finding.reason
-    assert finding.everything and not finding.uncertain and finding.link == rocm_kernel.KFD_SOURCE
+    assert finding.everything and not finding.uncertain and finding.link == link
     assert "newer kernel" in finding.fix and "amdgpu-install" in finding.fix
+
+
+def test_several_gpus_name_each_and_the_newest_bound() -> None:
+    (finding,) = _found("arch=gfx1100,gfx942", "driver=5.15.0-91-generic")
+    assert "gfx1100, gfx942 (none up to Linux 6.3)" in finding.reason and finding.link == rocm_kernel.GC943_SOURCE
 
 
 @pytest.mark.parametrize(
     "stack",
     [
-        ("arch=gfx1100", "driver=6.8.0-45-generic"),  # a newer kernel: not judged (its first KFD release unverified)
-        ("arch=gfx1100", "driver=5.16.0-1-amd64"),
+        ("arch=gfx1100", "driver=5.19.0-23-generic"),  # GFX11's KFD came with 5.19
+        ("arch=gfx1100", "driver=6.8.0-45-generic"),
+        ("arch=gfx942", "driver=6.5.0-14-generic"),  # GC 9.4.3 patches landed after 6.3
+        ("arch=gfx1036", "driver=5.18.19-100.fc35.x86_64"),  # GC 10.3.6's entries went to 5.18.x stable
+        ("arch=gfx1201", "driver=6.8.0-45-generic"),  # RDNA4 after 5.15: its first KFD release unverified
         ("arch=gfx90a", "driver=5.15.0-91-generic"),  # Aldebaran: in 5.15's table
         ("arch=gfx1030", "driver=5.15.0-91-generic"),
         ("arch=gfx1035", "driver=5.15.0-91-generic"),  # Yellow Carp: in 5.15's table
@@ -174,6 +186,11 @@ REPORTED: list[tuple[str, str]] = [
     (
         "WARNING: amdgpu dkms failed for running kernel",
         "https://github.com/ROCm/legacy-rocm-build/issues/2155",
+    ),
+    # an amdkfd without an entry for the GPU (GC 10.3.7 before its entries were added)
+    (
+        "kfd kfd: amdgpu: GC IP 0a0307 not supported in kfd",
+        "https://git.zx2c4.com/linux-dev/commit/?id=7c4f4f197e0c5c93a70329627f17fcc5883f3593",
     ),
     # Linux 5.15's amdkfd on a GPU it has no entry for (kgd2kfd_probe's dev_err, at v5.15)
     (

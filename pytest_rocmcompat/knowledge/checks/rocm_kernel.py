@@ -2,15 +2,24 @@
 
 AMD's user/kernel-space matrix (:mod:`rocm_driver`) lists AMD's DKMS drivers only. A distribution's
 in-kernel amdgpu (``driver`` a kernel release such as ``5.15.0-91-generic``) drives a GPU for ROCm only
-if its amdkfd (the Kernel Fusion Driver behind ``/dev/kfd``) knows the GPU. Linux 5.15's amdkfd
-(Ubuntu 22.04's GA kernel series) picks its devices from a table of ASICs (``kfd2kgd_funcs[]`` by
-``CHIP_*``, up to Yellow Carp and Cyan Skillfish): it has no entry for GC 10.3.6/10.3.7, GC 9.4.x
-(MI300), GFX11, GFX11.5 or GFX12, so on those GPUs ROCm finds no device. KFD_SOURCE is that file
-at v5.15, read here in a 5.15.99-based tree (DFAUS-git/ps4-linux-kernel-5.15.99-belize@c154afc).
-The GFX11 and GC 10.3.6/10.3.7 entries came later, by IP version: "drm/amdkfd: Add KFD support for
-soc21 v3" (2022-05-04, SOC21_SOURCE), "drm/amdkfd: add GC 11.0.1 KFD support" (GC11_0_1_SOURCE),
-"drm/amdkfd: Add GC 10.3.6 and 10.3.7 KFD definitions" (2022-06-03, GC10_3_6_SOURCE). The first
-mainline release of each is not verified here, so only kernels up to 5.15 are judged.
+if its amdkfd (the Kernel Fusion Driver behind ``/dev/kfd``) knows the GPU; otherwise it logs
+``kfd kfd: amdgpu: GC IP 0a0307 not supported in kfd`` and ROCm finds no device. NO_KFD_THROUGH
+holds, per GPU arch, the newest kernel series known to lack it (only kernels up to it are judged):
+
+- Linux 5.15's amdkfd (Ubuntu 22.04's GA series) picks devices from a table of ASICs
+  (``kfd2kgd_funcs[]`` by ``CHIP_*``, up to Yellow Carp and Cyan Skillfish), with no entry for
+  GC 10.3.6/10.3.7, GC 9.4.x, GFX11, GFX11.5 or GFX12 (KFD_SOURCE, read in a 5.15.99-based tree,
+  DFAUS-git/ps4-linux-kernel-5.15.99-belize@c154afc).
+- GFX11's KFD support came first in the pull for Linux 5.19: AMD's tag amd-drm-next-5.19-2022-05-11
+  lists "amdkfd: - GC 11.0 support" (GFX11_TAG_SOURCE; read at its mirror
+  https://gitlab.com/FireBurn/linux/-/tags?page=40), after "drm/amdkfd: Add KFD support for soc21
+  v3" (2022-05-04, SOC21_SOURCE) and "drm/amdkfd: add GC 11.0.1 KFD support" (GC11_0_1_SOURCE): up to
+  5.18 no GFX11 GPU (gfx1100-gfx1103) has compute.
+- GC 10.3.6/10.3.7 (gfx1036, gfx1037) got their KFD entries in "drm/amdkfd: Add GC 10.3.6 and 10.3.7
+  KFD definitions" (2022-06-03, a fix for 5.19 sent to 5.18.x stable, GC10_3_6_SOURCE): up to 5.17.
+- GC 9.4.3 (MI300: gfx940-gfx942) KFD patches were first posted on 2023-03-27 (GC943_SOURCE), after
+  Linux 6.3's merge window: up to 6.3.
+- GFX11.5 and GFX12: only the 5.15 table above is verified here (their first release is not).
 
 A kernel named only by ``os`` (``Linux 5.15.0-91-generic``) may run AMD's DKMS driver instead, and
 enterprise kernels (RHEL's ``.el9``, SUSE's ``-150500``) backport newer amdgpu code: both findings
@@ -31,31 +40,32 @@ from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 
 KFD_SOURCE = "https://github.com/torvalds/linux/blob/v5.15/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
+GFX11_TAG_SOURCE = "https://gitlab.freedesktop.org/agd5f/linux/-/tags/amd-drm-next-5.19-2022-05-11"
+GC943_SOURCE = "https://www.phoronix.com/news/AMD-More-GFX943-Code-Patches"
 SOC21_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=cc009e613de6560eb499f8bc92c80a737752cb30"
 GC11_0_1_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=26776a7031c4234eb1a36dbaf9843e0793ff3e90"
-GC10_3_6_SOURCE = "https://git.zx2c4.com/linux-dev/log/drivers/gpu/drm/amd/amdkfd?h=linus%2Fmaster&showmsg=1"
+GC10_3_6_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=7c4f4f197e0c5c93a70329627f17fcc5883f3593"
 WSL_SOURCE = (
     "https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.2/docs/install/installrad/wsl/install-pytorch.html"
 )
 
-# GPU arch -> the newest kernel series whose in-kernel amdkfd is verified to have no entry for it
-_NEWER_THAN_5_15 = (
-    "gfx1036",  # GC 10.3.6 (Raphael); 10.3.7 is gfx1037
-    "gfx1037",
-    "gfx940",  # GC 9.4.x: MI300
-    "gfx941",
-    "gfx942",
-    "gfx1100",  # GFX11: RDNA3 and Phoenix
-    "gfx1101",
-    "gfx1102",
-    "gfx1103",
-    "gfx1150",  # GFX11.5: Strix, Strix Halo, Krackan
-    "gfx1151",
-    "gfx1152",
-    "gfx1200",  # GFX12: RDNA4
-    "gfx1201",
-)
-NO_KFD_THROUGH: dict[str, tuple[int, int]] = dict.fromkeys(_NEWER_THAN_5_15, (5, 15))
+# GPU arch -> (the newest kernel series whose in-kernel amdkfd lacks it, the source that says so)
+NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
+    "gfx1036": ((5, 17), GC10_3_6_SOURCE),  # GC 10.3.6 (Raphael)
+    "gfx1037": ((5, 17), GC10_3_6_SOURCE),  # GC 10.3.7 (Mendocino)
+    "gfx940": ((6, 3), GC943_SOURCE),  # GC 9.4.3: MI300
+    "gfx941": ((6, 3), GC943_SOURCE),
+    "gfx942": ((6, 3), GC943_SOURCE),
+    "gfx1100": ((5, 18), GFX11_TAG_SOURCE),  # GFX11: RDNA3 and Phoenix
+    "gfx1101": ((5, 18), GFX11_TAG_SOURCE),
+    "gfx1102": ((5, 18), GFX11_TAG_SOURCE),
+    "gfx1103": ((5, 18), GFX11_TAG_SOURCE),
+    "gfx1150": ((5, 15), KFD_SOURCE),  # GFX11.5: Strix, Strix Halo, Krackan
+    "gfx1151": ((5, 15), KFD_SOURCE),
+    "gfx1152": ((5, 15), KFD_SOURCE),
+    "gfx1200": ((5, 15), KFD_SOURCE),  # GFX12: RDNA4
+    "gfx1201": ((5, 15), KFD_SOURCE),
+}
 # Kernels whose vendor backports newer amdgpu code into an old base: RHEL (4.18.0-553.el8_10,
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
 _BACKPORTS = re.compile(r"\.el\d|-150\d{3}\.")
@@ -84,19 +94,19 @@ def series(head: str) -> tuple[int, int]:
 
 def _no_kfd(env: Environment, check_id: str, release: str, head: str, uncertain: bool) -> list[Finding]:
     kernel = series(head)
-    missing = [a for a in env.archs if a in NO_KFD_THROUGH and kernel <= NO_KFD_THROUGH[a]]
+    missing = [a for a in env.archs if a in NO_KFD_THROUGH and kernel <= NO_KFD_THROUGH[a][0]]
     if not missing:
         return []
-    newest = max(NO_KFD_THROUGH[a] for a in missing)
+    newest, link = max(NO_KFD_THROUGH[a] for a in missing)
     shown = release.removeprefix("Linux ").strip()
     return [
         Finding(
             check=check_id,
-            reason=f"the in-kernel amdgpu of Linux {shown} has no compute (KFD) support for {', '.join(missing)}: "
-            f"Linux {newest[0]}.{newest[1]}'s amdkfd has no entry for it, so ROCm finds no GPU",
+            reason=f"the in-kernel amdgpu of Linux {shown} has no compute (KFD) support for {', '.join(missing)} "
+            f"(none up to Linux {newest[0]}.{newest[1]}), so ROCm finds no GPU",
             fix="boot a newer kernel with KFD support for the GPU (the distribution's HWE/OEM kernel), or install "
             "AMD's amdgpu driver of the ROCm release in use (amdgpu-install --usecase=dkms)",
-            link=KFD_SOURCE,
+            link=link,
             everything=True,
             uncertain=uncertain,
         )
