@@ -228,3 +228,13 @@ def test_predicted_failure_is_known_bad_and_an_unrelated_one_stays_fail(pytester
     assert unrelated["rocm_diagnosis"].startswith(
         f"{rocm_driver.ID}: the in-kernel amdgpu of Linux 5.15.0-91-generic has no compute (KFD) support for gfx1100"
     )
+
+
+def test_under_wsl_the_predicted_failure_is_known_bad_and_an_unrelated_one_stays_fail(
+    pytester: pytest.Pytester,
+) -> None:
+    stack = ("platform=rocm", "arch=gfx1100", "rocm=6.4.1", "torch=2.8.0.dev20250529+rocm6.4", WSL)
+    predicted, unrelated = predicted_and_unrelated(pytester, "RuntimeError: No HIP GPUs are available", stack)
+    assert predicted["rocm_outcome"] == "known-bad" and predicted["rocm_rule"] == rocm_driver.ID
+    # an uncertain finding: only its predicted failure confirms it; any other failure stays a plain fail
+    assert "rocm_rule" not in unrelated and unrelated.get("rocm_outcome", "fail") == "fail"
