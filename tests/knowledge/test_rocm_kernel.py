@@ -33,7 +33,9 @@ def _found(*stack: str) -> list[Finding]:
         (("arch=gfx1103", "driver=5.18.19-100.fc35.x86_64"), "support for gfx1103", rocm_kernel.GFX11_TAG_SOURCE),
         (("arch=gfx942", "driver=5.15.0-91-generic"), "support for gfx942", rocm_kernel.GC943_SOURCE),  # MI300
         (("arch=gfx942", "driver=6.2.0-39-generic"), "(none up to Linux 6.3)", rocm_kernel.GC943_SOURCE),
-        (("arch=gfx1151", "driver=5.15.0-91-generic"), "support for gfx1151", rocm_kernel.KFD_SOURCE),  # Strix Halo
+        (("arch=gfx1151", "driver=6.6.87-1-lts"), "support for gfx1151", rocm_kernel.GC11_5_1_SOURCE),  # Strix Halo
+        (("arch=gfx1150", "driver=6.5.0-45-generic"), "(none up to Linux 6.5)", rocm_kernel.GC11_5_0_SOURCE),
+        (("arch=gfx1152", "driver=6.9.12-200.fc40.x86_64"), "support for gfx1152", rocm_kernel.GC11_5_2_SOURCE),
         (("arch=gfx1201", "driver=5.13.0-27-generic"), "support for gfx1201", rocm_kernel.KFD_SOURCE),  # RDNA4
         (("arch=gfx1036", "driver=5.17.0-1-amd64"), "support for gfx1036", rocm_kernel.GC10_3_6_SOURCE),  # Raphael
     ],
@@ -60,6 +62,8 @@ def test_several_gpus_name_each_and_the_newest_bound() -> None:
         ("arch=gfx942", "driver=6.5.0-14-generic"),  # GC 9.4.3 patches landed after 6.3
         ("arch=gfx1036", "driver=5.18.19-100.fc35.x86_64"),  # GC 10.3.6's entries went to 5.18.x stable
         ("arch=gfx1201", "driver=6.8.0-45-generic"),  # RDNA4 after 5.15: its first KFD release unverified
+        ("arch=gfx1151", "driver=6.8.0-45-generic"),  # GC 11.5.1 after 6.7: its first KFD release unverified
+        ("arch=gfx1150", "driver=6.8.0-45-generic"),
         ("arch=gfx90a", "driver=5.15.0-91-generic"),  # Aldebaran: in 5.15's table
         ("arch=gfx1030", "driver=5.15.0-91-generic"),
         ("arch=gfx1035", "driver=5.15.0-91-generic"),  # Yellow Carp: in 5.15's table

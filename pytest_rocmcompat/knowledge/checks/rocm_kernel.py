@@ -19,7 +19,12 @@ holds, per GPU arch, the newest kernel series known to lack it (only kernels up 
   KFD definitions" (2022-06-03, a fix for 5.19 sent to 5.18.x stable, GC10_3_6_SOURCE): up to 5.17.
 - GC 9.4.3 (MI300: gfx940-gfx942) KFD patches were first posted on 2023-03-27 (GC943_SOURCE), after
   Linux 6.3's merge window: up to 6.3.
-- GFX11.5 and GFX12: only the 5.15 table above is verified here (their first release is not).
+- GFX11.5: "drm/amdkfd: add KFD support for GC 11.5.0" was first posted to amd-gfx on 2023-08-17
+  (GC11_5_0_SOURCE), after Linux 6.5's merge window: gfx1150 up to 6.5. "... for GC 11.5.1" was written
+  on 2024-01-05 and committed on 2024-02-22 (GC11_5_1_SOURCE), after Linux 6.7's merge window:
+  gfx1151 up to 6.7. "... for GC IP v11.5.2" was written on 2024-05-14 (GC11_5_2_SOURCE), after Linux
+  6.9's release: gfx1152 up to 6.9. (The next releases may have lacked them too; not verified.)
+- GFX12: only the 5.15 table above is verified here (its first release is not).
 
 A kernel named only by ``os`` (``Linux 5.15.0-91-generic``) may run AMD's DKMS driver instead, and
 enterprise kernels (RHEL's ``.el9``, SUSE's ``-150500``) backport newer amdgpu code: both findings
@@ -45,6 +50,9 @@ GC943_SOURCE = "https://www.phoronix.com/news/AMD-More-GFX943-Code-Patches"
 SOC21_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=cc009e613de6560eb499f8bc92c80a737752cb30"
 GC11_0_1_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=26776a7031c4234eb1a36dbaf9843e0793ff3e90"
 GC10_3_6_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=7c4f4f197e0c5c93a70329627f17fcc5883f3593"
+GC11_5_0_SOURCE = "https://lore.kernel.org/amd-gfx/20230817181122.1543473-5-alexander.deucher@amd.com/"
+GC11_5_1_SOURCE = "https://git.zx2c4.com/wireguard-linux/commit/?id=f5f83441c4e792947a5b296d837a2fa3162d85aa"
+GC11_5_2_SOURCE = "https://git.zx2c4.com/laptop-kernel/commit/?id=53c3a37436c400a00d05702334920354f2e3fdc2"
 WSL_SOURCE = (
     "https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.2/docs/install/installrad/wsl/install-pytorch.html"
 )
@@ -60,9 +68,9 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
     "gfx1101": ((5, 18), GFX11_TAG_SOURCE),
     "gfx1102": ((5, 18), GFX11_TAG_SOURCE),
     "gfx1103": ((5, 18), GFX11_TAG_SOURCE),
-    "gfx1150": ((5, 15), KFD_SOURCE),  # GFX11.5: Strix, Strix Halo, Krackan
-    "gfx1151": ((5, 15), KFD_SOURCE),
-    "gfx1152": ((5, 15), KFD_SOURCE),
+    "gfx1150": ((6, 5), GC11_5_0_SOURCE),  # GFX11.5: Strix Point
+    "gfx1151": ((6, 7), GC11_5_1_SOURCE),  # Strix Halo
+    "gfx1152": ((6, 9), GC11_5_2_SOURCE),  # Krackan
     "gfx1200": ((5, 15), KFD_SOURCE),  # GFX12: RDNA4
     "gfx1201": ((5, 15), KFD_SOURCE),
 }
