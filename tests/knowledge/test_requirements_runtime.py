@@ -120,7 +120,8 @@ DEEPSPEED_CASES = [
     ("0.18.8", "2.2.2+rocm5.7", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.2.2+rocm5.7 " + _DS + "7920)"),
     ("0.18.8", "2.4.0", "3.11.7", None),
     ("0.18.8", "2.4.0a0+3bcc3cddb5.nv24.07", "3.11.7", None),  # a 2.4 development build has the API
-    ("0.18.9", "2.3.1", "3.11.7", None),
+    # 0.18.9 imports AutoSP, whose torch.library.custom_op needs torch 2.4 again
+    ("0.18.9", "2.3.1", "3.11.7", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7860)"),
     # before 0.19.5: ops built with -std=c++17, which torch 2.12's headers refuse
     ("0.19.4", "2.12.0", "3.12.3", "requires torch<2.12, installed torch 2.12.0 " + _DS + "8238)"),
     ("0.14.4", "2.12.1", "3.11.7", "requires torch<2.12, installed torch 2.12.1 " + _DS + "8238)"),

@@ -92,6 +92,19 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   later compatible compiler is required", #8235; fixed by #8238). The torch facts were read in the
 #   torch 2.1.0 to 2.4.0 wheels (torch/compiler, torch/optim/optimizer.py, torch/amp, torch/__init__.py).
 #   Releases before 0.8.2 are :data:`UPPER_BOUNDS`' (torch._six).
+# - DeepSpeed, further (each read at its tags and in the torch 2.0.1 to 2.6.0 wheels): ``import deepspeed``
+#   reaches ``deepspeed/elasticity/elastic_agent.py`` (through ``runtime/config.py``), whose ``from
+#   torch.distributed.elastic.agent.server.api import log, _get_socket_with_port`` fails on torch 2.4,
+#   where ``log`` is ``logger`` and ``_get_socket_with_port`` is gone (pytorch/pytorch#125743); ``log``
+#   is no longer imported from 0.14.1 (#5346, fixing #5337), ``_get_socket_with_port`` from 0.14.4
+#   (#5654, fixing #5603). Before 0.9.3 the ops are built with ``-std=c++14``, which torch 2.1's headers
+#   refuse ("C++17 or later compatible compiler is required to use PyTorch", pytorch/pytorch#102082;
+#   fixed by #3596). Before 0.16.0 ``TorchCheckpointEngine.load`` calls ``torch.load`` without
+#   ``weights_only``, which torch 2.6 defaults to True, so ``load_checkpoint`` fails on DeepSpeed's own
+#   pickled classes ("Unsupported global: GLOBAL deepspeed.runtime.fp16.loss_scaler.LossScaler";
+#   ``weights_only=False`` from #6751). From 0.18.9 ``runtime/engine.py`` imports AutoSP
+#   (``compile/init_sp.py``, #7860), whose ``compile/custom_ops/all_to_all.py`` calls
+#   ``torch.library.custom_op`` and ``register_fake`` (first in torch 2.4) at import, unguarded.
 # - A scan of every peft release's module-level imports executed by ``import peft`` (against the
 #   transformers and accelerate wheels of each minor's .0 release, boundaries read by hand in the
 #   wheels) adds: peft 0.5.0's ``utils/other.py`` imports ``is_npu_available`` from ``accelerate.utils``
@@ -100,7 +113,8 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   ``transformers.pytorch_utils`` (first in transformers 4.30.0; absent in 4.29.2) with transformers
 #   unbounded (0.6.2 carries its own copy in ``peft/utils/other.py``).
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
-# (DeepSpeed's), in the dependency versions they reject, so one pair is reported once. Earlier floors are not tabled.
+# (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
+# first, then op builds, then checkpoint loading), so one pair is reported once. Earlier floors are not tabled.
 RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     "transformers": (
         RuntimeRow("4.31.0", "deepspeed>=0.9.3", "https://github.com/huggingface/transformers/pull/24541"),
@@ -152,12 +166,17 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         ),
     ),
     "deepspeed": (
+        RuntimeRow("0.8.2", "torch<2.4", f"{_DS}pull/5346", "0.14.1"),
+        RuntimeRow("0.14.1", "torch<2.4", f"{_DS}pull/5654", "0.14.4"),
+        RuntimeRow("0.8.2", "torch<2.1", f"{_DS}pull/3596", "0.9.3"),
         RuntimeRow("0.15.3", "torch!=2.1.*,!=2.2.*", f"{_DS}pull/6663", "0.15.4"),
         RuntimeRow("0.17.5", "torch!=2.1.*,!=2.2.*,!=2.3.*", f"{_DS}pull/7544", "0.17.6"),
         # an API's existence: a 2.4 development build (NGC's 2.4.0a0+…nv24.07, ROCm's 2.4.0a0+git…) has it
         RuntimeRow("0.18.6", 'torch>=2.4.0a0; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
         RuntimeRow("0.18.7", "torch>=2.4.0a0", f"{_DS}pull/7920", "0.18.9"),
         RuntimeRow("0.8.2", "torch<2.12", f"{_DS}pull/8238", "0.19.5"),
+        RuntimeRow("0.8.2", "torch<2.6", f"{_DS}pull/6751", "0.16.0"),
+        RuntimeRow("0.18.9", "torch>=2.4.0a0", f"{_DS}pull/7860"),
     ),
 }
 
