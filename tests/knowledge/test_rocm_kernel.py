@@ -148,6 +148,14 @@ REPORTED: list[tuple[str, str]] = [
         "Upon installing ROCm and PyTorch, the system reports that 'No HIP GPUs are available'.",
         "https://github.com/ROCm/legacy-rocm-build/issues/5866",
     ),
+    (  # torch 2.8.0.dev20250529+rocm6.4 under WSL2 (Linux-6.6.87.1-microsoft-standard-WSL2), RX 7900 XT
+        "“RuntimeError: No HIP GPUs are available” for ComfuUI。",
+        "https://github.com/ROCm/legacy-rocm-build/issues/4864",
+    ),
+    (  # pytorch.org's +rocm wheel under WSL (AMD's WSL steps not followed)
+        "hipErrorNoDevice error when printing `torch.cuda.is_available()`",
+        "https://github.com/ROCm/hip/issues/3710",
+    ),
     (
         "Ubuntu 22.10 ROCk module is NOT loaded, possibly no GPU devices",
         "https://github.com/ROCm/legacy-rocm-build/issues/1850",
@@ -186,6 +194,10 @@ REPORTED: list[tuple[str, str]] = [
         "Error! Bad return status for module build on kernel: 4.19.0-kali1-amd64 (amd64)\n"
         "Consult /var/lib/dkms/amdgpu/2.0-89/build/make.log for more information.",
         "https://github.com/ROCm/legacy-rocm-build/issues/696",
+    ),
+    (  # the DKMS log's first line names the module
+        "DKMS make.log for amdgpu-3.8-30 for kernel 5.9.2-arch1-1 (x86_64)",
+        "https://github.com/rocm-arch/rocm-arch/issues/462",
     ),
     (
         "WARNING: amdgpu dkms failed for running kernel",
