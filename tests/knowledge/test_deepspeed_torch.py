@@ -31,11 +31,12 @@ def _reasons(*stack: str) -> list[str]:
 # (deepspeed, torch, the requirement reported and its fix PR, or None)
 CASES = [
     # torch.distributed.elastic.agent.server.api: ``log`` renamed ``logger`` and ``_get_socket_with_port``
-    # removed in torch 2.4; DeepSpeed imports them on ``import deepspeed`` until 0.14.1 / 0.14.4
-    ("0.9.5", "2.4.0a0+git1234abc", ("torch<2.4", "5346")),  # ROCm's development build of 2.4
+    # removed in torch 2.4; DeepSpeed 0.10.1 to 0.14.3 import them on ``import deepspeed``
+    ("0.10.1", "2.4.0a0+git1234abc", ("torch<2.4", "5346")),  # ROCm's development build of 2.4
     ("0.14.0", "2.4.0a0+07cecf4168.nv24.05", ("torch<2.4", "5346")),  # NGC 24.05 (hiyouga/LlamaFactory#4271)
-    ("0.9.5", "2.6.0", ("torch<2.4", "5346")),  # the import fails before checkpoint loading could
+    ("0.12.6", "2.6.0", ("torch<2.4", "5346")),  # the import fails before checkpoint loading could
     ("0.14.0", "2.3.1", None),
+    ("0.10.0", "2.4.0a0+git1234abc", None),  # the elastic agent is imported on torch 1.11+ only (#4010)
     ("0.14.1", "2.4.0+rocm6.1", ("torch<2.4", "5654")),
     ("0.14.3", "2.5.1", ("torch<2.4", "5654")),
     ("0.14.3", "2.3.1+rocm6.0", None),
@@ -43,7 +44,8 @@ CASES = [
     ("0.9.2", "2.1.0+rocm5.6", ("torch<2.1", "3596")),
     ("0.8.3", "2.1.2", ("torch<2.1", "3596")),
     ("0.9.2", "2.0.1+rocm5.4.2", None),
-    ("0.9.5", "2.1.0+rocm5.6", None),  # -std=c++17 from 0.9.3; no torch bound verified for this pair
+    ("0.9.5", "2.1.0+rocm5.6", None),  # -std=c++17 from 0.9.3; no import or build bound verified here
+    ("0.9.5", "2.6.0", ("torch<2.6", "6751")),
     # torch.load without weights_only before 0.16.0; torch 2.6 defaults it to True
     ("0.15.4", "2.6.0", ("torch<2.6", "6751")),
     ("0.14.4", "2.6.0+rocm6.2.4", ("torch<2.6", "6751")),
@@ -68,10 +70,10 @@ def test_deepspeed_beside_torch_both_ways(deepspeed: str, torch: str, found: tup
         assert reason.count("deepspeed ") == 1
 
 
-def test_the_stack_file_form_is_judged_too() -> None:
-    """``pip freeze``'s ``deepspeed==0.9.5`` beside ``torch==2.4.0a0+git…`` reaches the same row."""
+def test_a_recorded_rocm_torch_is_judged_too() -> None:
+    """A recorded ROCm torch (``2.4.0a0+git…``) beside a replayed ``lib.deepspeed=0.12.6`` reaches the same row."""
     env = Environment(platform="rocm", python="3.10.14", os="Linux", torch="2.4.0a0+gitd990dad")
-    env = apply_overrides(env, ["lib.deepspeed=0.9.5"])
+    env = apply_overrides(env, ["lib.deepspeed=0.12.6"])
     (finding,) = [f for f in evaluate(env) if f.check == requirements.ID]
     assert finding.link == f"{_PR}5346" and set(finding.uses) == {"deepspeed", "torch"}
 
@@ -179,12 +181,12 @@ def test_elsewhere():
 
 
 def test_through_pytest_predicted_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
-    """DeepSpeed 0.9.5 beside ROCm's torch 2.4 development build, the import failure #5337 quotes."""
+    """DeepSpeed 0.12.6 beside ROCm's torch 2.4 development build, the import failure #5337 quotes."""
     env = Environment(platform="rocm", python="3.10.14", os="Linux")
     (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
     predicted = VERBATIM[0][0]
     pytester.makepyfile(test_stack=_TESTS.format(predicted=predicted, unrelated=UNRELATED))
-    sets = ("--rocm-set", "lib.deepspeed=0.9.5", "--rocm-set", "torch=2.4.0a0+git1234abc")
+    sets = ("--rocm-set", "lib.deepspeed=0.12.6", "--rocm-set", "torch=2.4.0a0+git1234abc")
     result = pytester.runpytest(
         "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
         *sets,
@@ -195,5 +197,5 @@ def test_through_pytest_predicted_is_known_bad_and_unrelated_fails(pytester: pyt
     assert cases["test_predicted"]["rocm_rule"] == requirements.ID
     unrelated = cases["test_unrelated"]
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
-    assert unrelated["rocm_diagnosis"].startswith(f"{requirements.ID}: deepspeed 0.9.5 requires torch<2.4")
+    assert unrelated["rocm_diagnosis"].startswith(f"{requirements.ID}: deepspeed 0.12.6 requires torch<2.4")
     assert "rocm_rule" not in cases["test_elsewhere"]  # a test that uses neither package is not reached

@@ -92,8 +92,9 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   later compatible compiler is required", #8235; fixed by #8238). The torch facts were read in the
 #   torch 2.1.0 to 2.4.0 wheels (torch/compiler, torch/optim/optimizer.py, torch/amp, torch/__init__.py).
 #   Releases before 0.8.2 are :data:`UPPER_BOUNDS`' (torch._six).
-# - DeepSpeed, further (each read at its tags and in the torch 2.0.1 to 2.6.0 wheels): ``import deepspeed``
-#   reaches ``deepspeed/elasticity/elastic_agent.py`` (through ``runtime/config.py``), whose ``from
+# - DeepSpeed, further (each read at its tags and in the torch 2.0.1 to 2.6.0 wheels): from 0.10.1
+#   (#4010; before it ``is_torch_elastic_compatible`` was false on torch 2) ``import deepspeed`` reaches
+#   ``deepspeed/elasticity/elastic_agent.py`` (through ``runtime/config.py``), whose ``from
 #   torch.distributed.elastic.agent.server.api import log, _get_socket_with_port`` fails on torch 2.4,
 #   where ``log`` is ``logger`` and ``_get_socket_with_port`` is gone (pytorch/pytorch#125743); ``log``
 #   is no longer imported from 0.14.1 (#5346, fixing #5337), ``_get_socket_with_port`` from 0.14.4
@@ -166,7 +167,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         ),
     ),
     "deepspeed": (
-        RuntimeRow("0.8.2", "torch<2.4", f"{_DS}pull/5346", "0.14.1"),
+        RuntimeRow("0.10.1", "torch<2.4", f"{_DS}pull/5346", "0.14.1"),
         RuntimeRow("0.14.1", "torch<2.4", f"{_DS}pull/5654", "0.14.4"),
         RuntimeRow("0.8.2", "torch<2.1", f"{_DS}pull/3596", "0.9.3"),
         RuntimeRow("0.15.3", "torch!=2.1.*,!=2.2.*", f"{_DS}pull/6663", "0.15.4"),
