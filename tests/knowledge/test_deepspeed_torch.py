@@ -78,6 +78,23 @@ def test_a_recorded_rocm_torch_is_judged_too() -> None:
     assert finding.link == f"{_PR}5346" and set(finding.uses) == {"deepspeed", "torch"}
 
 
+@pytest.mark.parametrize(
+    ("accelerate", "deepspeed", "found"),
+    [
+        ("0.21.0", "0.9.2", True),  # Accelerator(deepspeed_plugin=...): "DeepSpeed version must be >= 0.9.3"
+        ("1.10.0", "0.8.3", True),
+        ("0.21.0", "0.9.3", False),
+        ("0.20.3", "0.9.2", False),  # 0.20.x checks >= 0.6.5, not tabled
+    ],
+)
+def test_accelerate_deepspeed_floor_both_ways(accelerate: str, deepspeed: str, found: bool) -> None:
+    reasons = _reasons(f"lib.accelerate={accelerate}", f"lib.deepspeed={deepspeed}")
+    assert bool(reasons) is found, reasons
+    if found:
+        assert f"accelerate {accelerate} requires deepspeed>=0.9.3, installed deepspeed {deepspeed} " in reasons[0]
+        assert "/accelerate/blob/v0.21.0/src/accelerate/accelerator.py#L289)" in reasons[0]
+
+
 def _predicted(message: str) -> bool:
     """The check's signature with what the broken DeepSpeed/torch pair itself adds (as the registry joins them)."""
     pattern = f"{requirements.PREDICTS}|{requirements.pair_predicts(['deepspeed', 'torch'])}"

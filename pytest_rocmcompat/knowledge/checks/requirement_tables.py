@@ -63,6 +63,8 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   ``transformers.models.auto.modeling_auto``, gone in transformers 5.0.0 (deprecated by
 #   huggingface/transformers#38900), with no upper bound declared (0.12.2 declares <4.47.0 itself;
 #   0.23.0 no longer imports it).
+# - accelerate's ``Accelerator`` given a DeepSpeed plugin raises "DeepSpeed version must be >= 0.9.3"
+#   below 0.9.3 from 0.21.0 (huggingface/accelerate#1638; 0.20.x checks >= 0.6.5), deepspeed being an extra.
 # - accelerate 0.32.x imports ``split_torch_state_dict_into_shards`` from huggingface_hub at import
 #   (``accelerator.py``, huggingface/accelerate#2795) while declaring ``huggingface-hub`` unbounded; the
 #   name is first in huggingface_hub 0.21.0 (huggingface/huggingface_hub#1938); 0.33.0 declares >=0.21.0.
@@ -151,6 +153,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     ),
     "accelerate": (
         RuntimeRow("0.32.0", "huggingface-hub>=0.21.0", f"{_ACC}v0.32.0/src/accelerate/accelerator.py#L34", "0.33.0"),
+        RuntimeRow("0.21.0", "deepspeed>=0.9.3", f"{_ACC}v0.21.0/src/accelerate/accelerator.py#L289"),
     ),
     "diffusers": (
         RuntimeRow("0.4.0", "huggingface-hub<0.26.0", "https://github.com/huggingface/diffusers/pull/8419", "0.29.0"),
