@@ -33,7 +33,10 @@ def _found(*stack: str) -> list[tuple[str, bool]]:
         # a release's own table: gfx1102 came with 0.50, the ROCm 7.2 library with 0.49.2
         (("arch=gfx1102", "torch=2.7.1+rocm6.3", "lib.bitsandbytes=0.49.1"), "no kernels for gfx1102", False),
         (("arch=gfx942", "torch=2.10.0+rocm7.2", "lib.bitsandbytes=0.49.1"), "ships no library for ROCm 7.2", False),
-        (("arch=gfx942", "torch=2.6.0+rocm6.2", "lib.bitsandbytes=0.50.0"), "ships no library for ROCm 6.2", False),
+        # 0.50's loader takes the same major's nearest library (ROCm 6.2 -> its 6.4 one): that one's targets
+        (("arch=gfx1030", "torch=2.6.0+rocm6.2", "lib.bitsandbytes=0.50.0"), "in its ROCm 6.4 library", False),
+        # ... before 0.50 only the exact ROCm release's library loads
+        (("arch=gfx942", "torch=2.5.1+rocm6.1", "lib.bitsandbytes=0.49.2"), "ships no library for ROCm 6.1", False),
     ],
 )
 def test_unserved_stacks_are_found(stack: tuple[str, ...], problem: str, conditional: bool) -> None:
@@ -54,7 +57,8 @@ def test_unserved_stacks_are_found(stack: tuple[str, ...], problem: str, conditi
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.44.1.dev0+rocm"),
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.43.3+rocm"),
         ("platform=cuda", "arch=sm_80", "lib.bitsandbytes=0.45.0"),  # CUDA: not this check's
-        ("arch=gfx906", "lib.bitsandbytes=0.45.0"),  # no ROCm platform stated
+        ("lib.bitsandbytes=0.45.0",),  # no platform, GPU or ROCm release stated
+        ("platform=rocm", "arch=gfx942", "torch=2.6.0+rocm6.2", "lib.bitsandbytes=0.50.0"),  # loads the 6.4 library
     ],
 )
 def test_served_or_unknown_stacks_say_nothing(stack: tuple[str, ...]) -> None:

@@ -33,11 +33,40 @@ reports too: https://github.com/ROCm/bitsandbytes/issues/29 (the ``rocm_enabled`
 fallback is ``gfx908;gfx90a;gfx940;gfx941;gfx942``, on a gfx1100: "Error invalid device function at
 line 679 in file /bitsandbytes/csrc/ops.hip"), https://github.com/ROCm/bitsandbytes/issues/64
 (a ``rocm_enabled_multi_backend`` source build: "compiled without GPU support").
+
+Stacks as users state them (eighth round): a stack is ROCm when it says ``platform=rocm``, else when
+its GPUs are all AMD (``arch=gfx1100`` alone), else, with no GPU and no CUDA platform, when its torch
+is a ROCm build or it names a ROCm release (``rocm=5.7``). On Windows the releases' own "Windows x86-64"
+rows apply (0.49: "Windows is not currently supported."; 0.50: ROCm 7.2.1 and 7.14.0, RDNA only). From
+0.50.0 the loader takes another library of the same ROCm major when none matches
+(``get_cuda_bnb_library_path``: the highest older one, else the lowest newer one) and reads
+``BNB_ROCM_VERSION`` (digits only); 0.47-0.49 raise on ``BNB_CUDA_VERSION`` under ROCm
+("BNB_CUDA_VERSION=... detected for ROCm!!", cextension.py at 0.49.2). From 0.47.0.dev0 until #1889
+(0.50.0.dev0) the loader named the library ``rocm{major * 10 + minor}``, so a dev build on ROCm 7.10+
+looks for ``libbitsandbytes_rocm80.so`` (7.10) or ``rocm82.so`` (7.12) that no build names. Two dev versions only source
+builds carry (``0.43.2.dev``, plain ``0.44.0.dev``: :mod:`.bitsandbytes_rocm_data`) fall back to CDNA
+targets (a risk on other GPUs). ``bitsandbytes-rocm`` (a fork's name, not on PyPI) is not judged.
+
+Real ROCm reports whose messages PREDICTS matches (quoted in tests/knowledge/test_bitsandbytes_rocm_shapes.py):
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1464,
+https://github.com/ROCm/bitsandbytes/issues/35,
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/372,
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/47,
+https://github.com/oobabooga/textgen/issues/4558,
+https://github.com/broncotc/bitsandbytes-rocm/issues/3,
+https://github.com/invoke-ai/InvokeAI/issues/8678,
+https://github.com/ROCm/ROCm-docker/issues/149,
+https://github.com/ROCm/legacy-rocm-build/issues/4358,
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1799,
+https://github.com/saddam213/AmuseAI/issues/6,
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1427,
+https://github.com/oobabooga/textgen/issues/3339,
+https://github.com/amd/playbooks/issues/250.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -91,6 +120,37 @@ PYPI_ROCM: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 LAST_TAG = {"0.49": "0.49.2", "0.50": "0.50.1"}  # the tag whose table is cited
+# The same tables' "Windows x86-64" rows: none in 0.49 ("Windows is not currently supported."), from 0.50
+# ROCm 7.2.1 and 7.14.0 for RDNA only.
+_WIN_72 = ("gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200", "gfx1201")
+PYPI_ROCM_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {
+    "0.49": {},
+    "0.50": {
+        "7.2": _WIN_72,
+        "7.14": (
+            *(f"gfx103{n}" for n in range(7)),
+            "gfx1100",
+            "gfx1101",
+            "gfx1102",
+            *_LATE_49[:2],
+            "gfx1152",
+            "gfx1153",
+            *_LATE_49[2:],
+        ),
+    },
+}
+# From 0.50.0 the loader falls back to another library of the same ROCm major and reads BNB_ROCM_VERSION;
+# 0.47-0.49 raise on BNB_CUDA_VERSION under ROCm (cextension.py get_cuda_bnb_library_path at the tags).
+LOADER_FALLBACK = Version("0.50.0")
+# main's ROCm loader from the backend's merge (#1683, 0.47.0.dev0) until #1889 (f1dcf42a, 0.50.0.dev0) named the
+# library f"{major * 10 + minor}" (cuda_specs.py), CMake f"{major}{minor}": ROCm 7.10+ finds none (7.12 looks for
+# rocm82: https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1890; 7.10 for rocm80: /issues/1799).
+ROCM_NAME_BUG = (Version("0.47.0.dev0"), Version("0.50.0.dev0"))
+SOURCE_NAME_BUG = "https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1889"
+SOURCE_LOADER_050 = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.0/bitsandbytes/cextension.py"
+SOURCE_REFUSES_CUDA_OVERRIDE = (
+    "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.49.2/bitsandbytes/cextension.py"
+)
 # Every target any release, preview wheel (gfx90a/gfx942/gfx1100) or documented build serves.
 EVER = frozenset(t for rows in PYPI_ROCM.values() for targets in rows.values() for t in targets)
 
@@ -109,18 +169,25 @@ PREDICTS = (
     # hipErrorNoBinaryForGpu, which its kernels' error check prints (csrc/compat.cuh "Error %s at line")
     r"|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
     r"|no kernel image is available for execution on the device"
+    # eighth round (tests/knowledge/test_bitsandbytes_rocm_shapes.py): cextension.py's load failure
+    # (0.43-0.45) and the CUDA setup's missing runtime and version parse on a ROCm torch (0.35-0.45), quoted
+    # from ROCm reports; 0.49's refusal of BNB_CUDA_VERSION on ROCm, 0.50's loader and override errors and the
+    # CPU-only stub's error (cextension.py at those tags)
+    r"|Could not load bitsandbytes native library|No libcudart\.so found! Install CUDA"
+    r"|torch\.version\.cuda\.split|No compatible \S+ binary found at|BNB_CUDA_VERSION=\S+ detected for ROCm"
+    r"|value must be digits only \(e\.g\. '124' for 12\.4\)|not available in CPU-only version of bitsandbytes"
 )
 
 
 def check(env: Environment) -> list[Finding]:
-    if env.platform != "rocm":
+    if not _on_rocm(env):
         return []
     listed = env.libraries.get("bitsandbytes")
     release = optional_version(listed)
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     archs = [override if override else a for a in env.archs if a.startswith("gfx")]
-    problem = _problem(release, rocm, archs)
+    problem = _problem(release, rocm, archs, _Host.of(env))
     if problem is None:
         return []
     what = f"bitsandbytes {listed}" if listed else "bitsandbytes"
@@ -138,6 +205,32 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
+def _on_rocm(env: Environment) -> bool:
+    """A ROCm stack: ``platform=rocm``, else AMD GPUs only, else (no GPU, not CUDA) a ROCm torch or release.
+
+    Stacks as users state them often name the GPU and versions but no platform
+    (``arch=gfx1100 lib.bitsandbytes=0.43.1``, ``rocm=5.7``).
+    """
+    if env.platform == "rocm":
+        return True
+    vendors = {g.vendor for g in env.gpus if g.vendor in ("amd", "nvidia")}
+    if vendors:
+        return vendors == {"amd"}
+    return env.platform != "cuda" and (env.torch_rocm is not None or bool(env.rocm))
+
+
+@dataclass(frozen=True)
+class _Host:
+    """What of the machine picks bitsandbytes' library: Windows, and its library overrides."""
+
+    windows: bool
+    variables: Mapping[str, str]
+
+    @classmethod
+    def of(cls, env: Environment) -> _Host:
+        return cls((env.os or "").split(" ", 1)[0] == "Windows", env.env)
+
+
 @dataclass(frozen=True)
 class _Problem:
     reason: str
@@ -145,9 +238,12 @@ class _Problem:
     uncertain: bool = False  # a preview wheel lacks it, but a source build of that version may not
 
 
-def _problem(release: Version | None, rocm: Version | None, archs: list[str]) -> _Problem | None:
+def _problem(release: Version | None, rocm: Version | None, archs: list[str], host: _Host) -> _Problem | None:
+    source = None if release is None else bitsandbytes_rocm_data.source_only_of(release)
+    if source is not None:
+        return _source_problem(source, rocm, archs)
     if rocm is not None and rocm < MIN_ROCM:
-        return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR)
+        return _floor(rocm)
     elsewhere = release is not None and (
         release.is_prerelease
         or release.is_devrelease
@@ -165,24 +261,109 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str]) ->
         return _preview_problem(release, rocm, archs)
     if release < FIRST_PYPI_ROCM:
         return _Problem("from PyPI carries no ROCm library (ROCm wheels start with 0.49.0)", SOURCE_PREVIEW)
+    return _pypi_problem(release, rocm, archs, host)
+
+
+def _pypi_problem(release: Version, rocm: Version | None, archs: list[str], host: _Host) -> _Problem | None:
+    """A PyPI release from 0.49.0: its wheel's ROCm libraries for this OS, the one its loader picks."""
     series = f"{release.major}.{release.minor}"
-    rows = dict(PYPI_ROCM.get(series) or {})
-    if not rows or rocm is None:
+    table = PYPI_ROCM_WINDOWS if host.windows else PYPI_ROCM
+    if series not in table:
         return None
+    rows = dict(table[series])
     if release < Version("0.49.2"):
         rows.pop("7.2", None)  # the ROCm 7.2 library came with 0.49.2
     link = DOCS.format(tag=LAST_TAG[series])
-    targets = rows.get(f"{rocm.major}.{rocm.minor}")
-    if targets is None:  # the library must match torch's ROCm exactly (cextension.py)
+    if not rows:
+        return _Problem("ships no ROCm library for Windows (its guide: Windows is not currently supported)", link)
+    override = _override(release, host.variables)
+    if override is not None:
+        return _override_problem(release, override, rows, archs)
+    if rocm is None:
+        return None
+    key = _library_for(release, rows, rocm)
+    if key is None:  # before 0.50 the library must match torch's ROCm exactly (cextension.py)
         return _Problem(f"ships no library for ROCm {rocm} (its wheels: ROCm {', '.join(rows)})", link)
-    missing = _missing(archs, targets)
+    missing = _missing(archs, rows[key])
     if missing:
-        return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {rocm} library", link)
+        picked = "" if key == f"{rocm.major}.{rocm.minor}" else f", which its loader picks for ROCm {rocm}"
+        return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {key} library{picked}", link)
+    return None
+
+
+def _library_for(release: Version, rows: Mapping[str, tuple[str, ...]], rocm: Version) -> str | None:
+    """The ROCm library the loader loads: the exact one; from 0.50 (get_cuda_bnb_library_path) else the
+    highest older one of the same major, else the lowest newer one of the same major.
+    """
+    exact = f"{rocm.major}.{rocm.minor}"
+    if exact in rows or release < LOADER_FALLBACK:
+        return exact if exact in rows else None
+    same = [Version(k) for k in rows if Version(k).major == rocm.major]
+    lower = [v for v in same if v < rocm]
+    higher = [v for v in same if v > rocm]
+    chosen = max(lower) if lower else min(higher) if higher else None
+    return None if chosen is None else f"{chosen.major}.{chosen.minor}"
+
+
+def _override(release: Version, variables: Mapping[str, str]) -> tuple[str, str] | None:
+    """The library override the release reads on ROCm: ``BNB_CUDA_VERSION`` (refused on ROCm up to 0.49),
+    ``BNB_ROCM_VERSION`` from 0.50; ``(name, value)``.
+    """
+    name = "BNB_ROCM_VERSION" if release >= LOADER_FALLBACK else "BNB_CUDA_VERSION"
+    value = variables.get(name)
+    return (name, value) if value else None
+
+
+def _override_problem(
+    release: Version, override: tuple[str, str], rows: Mapping[str, tuple[str, ...]], archs: list[str]
+) -> _Problem | None:
+    name, value = override
+    if name == "BNB_CUDA_VERSION":
+        return _Problem(f"refuses {name}={value} on ROCm ('detected for ROCm!!')", SOURCE_REFUSES_CUDA_OVERRIDE)
+    if not value.isdigit():
+        return _Problem(f"refuses {name}={value!r} (digits only)", SOURCE_LOADER_050)
+    key = next((k for k in rows if k.replace(".", "") == value), None)
+    if key is None:
+        return _Problem(
+            f"ships no libbitsandbytes_rocm{value} for {name} to load (ROCm {', '.join(rows)})", SOURCE_LOADER_050
+        )
+    missing = _missing(archs, rows[key])
+    if missing:
+        return _Problem(
+            f"has no kernels for {', '.join(missing)} in the ROCm {key} library {name} loads", SOURCE_LOADER_050
+        )
+    return None
+
+
+def _floor(rocm: Version, uncertain: bool = False) -> _Problem:
+    return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR, uncertain)
+
+
+def _source_problem(
+    source: bitsandbytes_rocm_data.SourceOnly, rocm: Version | None, archs: list[str]
+) -> _Problem | None:
+    """A dev version only source builds carry: those with a ROCm backend fall back to CDNA targets, and
+    ROCm/bitsandbytes' fork built on ROCm releases before 6.1 too (a risk, not a verdict).
+    """
+    missing = _missing(archs, bitsandbytes_rocm_data.CDNA_FALLBACK)
+    if missing:
+        fallback = ";".join(bitsandbytes_rocm_data.CDNA_FALLBACK)
+        return _Problem(
+            f"(a source build: {source.origin}; no preview wheel has this version) has no kernels for "
+            f"{', '.join(missing)} unless built for it (CMake falls back to {fallback})",
+            bitsandbytes_rocm_data.SOURCE_CDNA,
+            True,
+        )
+    if rocm is not None and rocm < MIN_ROCM:
+        return _floor(rocm, True)
     return None
 
 
 def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -> _Problem | None:
     """A dev version: what no preview wheel of it carried (a source build of it may have)."""
+    if rocm is not None and rocm.minor >= 10 and ROCM_NAME_BUG[0] <= Version(release.public) < ROCM_NAME_BUG[1]:
+        wanted = f"libbitsandbytes_rocm{rocm.major * 10 + rocm.minor}"
+        return _Problem(f"looks for {wanted} on ROCm {rocm}, which no build names (fixed in #1889)", SOURCE_NAME_BUG)
     preview = bitsandbytes_rocm_data.preview_of(release)
     if preview is None:
         return None

@@ -39,7 +39,30 @@ https://cmake.org/cmake/help/latest/variable/CMAKE_HIP_ARCHITECTURES.html.
 
 ``bitsandbytes-rocm`` (the community forks' name, e.g. broncotc/bitsandbytes-rocm) was never
 published on PyPI (https://pypi.org/pypi/bitsandbytes-rocm/json: 404); those forks install as
-``bitsandbytes`` from source.
+``bitsandbytes`` from source (``name="bitsandbytes"`` in the setup.py of broncotc/bitsandbytes-rocm
+0.35.4, agrocylo/bitsandbytes-rocm 0.37.2 and arlo-phoenix/bitsandbytes-rocm-5.6 0.41.3.post1), each
+for targets of its own (broncotc's Makefile hard-codes ``--amdgpu-target=gfx1030``; arlo-phoenix's
+defaults to ``gfx900;gfx906;gfx908;gfx90a;gfx1030;gfx1100;gfx1101``, "Requiers ROCm 5.6+"), so a
+stack naming ``bitsandbytes-rocm`` is judged by nothing here.
+
+Two dev versions no ROCm preview wheel ever had are source builds only (:data:`SOURCE_ONLY`), and
+every source build of them either has no ROCm backend or falls back to CDNA targets when CMake is
+given none (``CMAKE_HIP_ARCHITECTURES "gfx908;gfx90a;gfx940;gfx941;gfx942"``):
+
+- ``0.43.2.dev``: upstream main from 127788a9 (2024-04-11; CMake backends ``cpu, cuda, mps`` only),
+  multi-backend-refactor from the ROCm backend's merge (#1207, eb3b816e, 2024-05-24) until #1299
+  (6d9b69b6, 2024-08-02) moved its fallback to ``gfx90a;gfx942;gfx1100``, and ROCm/bitsandbytes
+  ``rocm_enabled`` (its setup.py ``version="0.43.2.dev"``);
+- ``0.44.0.dev`` without a local label: upstream main (17681f68, 2024-03-08; a0da01e6, 2024-09-11) and
+  multi-backend-refactor before #1207 (no ``hip`` backend), and ROCm/bitsandbytes
+  ``rocm_enabled_arch_detect``/``IFU-master-2024-03-28`` (the CDNA fallback). multi-backend-refactor's
+  ``0.44.0.dev+{hash}`` (after 02d5b423) is a preview and has a local label.
+
+Sources: https://github.com/ROCm/bitsandbytes/blob/2f124986059f4203b055da0f241c4cb0b9572786/CMakeLists.txt
+(``rocm_enabled``), https://github.com/ROCm/bitsandbytes/blob/21d5ff6066389ecbafa5963a934a362091307fbd/setup.py
+(``rocm_enabled_arch_detect``, ``0.44.0.dev``),
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/eb3b816ee9075aba009ec387c827e41109f21ff9/CMakeLists.txt,
+https://github.com/bitsandbytes-foundation/bitsandbytes/blob/a0da01e69312a385316144edbad7b11cec59efba/CMakeLists.txt.
 """
 
 from __future__ import annotations
@@ -149,6 +172,50 @@ PREVIEWS: tuple[Preview, ...] = (
 
 # multi-backend-refactor's fixed version (setup.py ``VERSION = "1.0.0"``); no PyPI release has it
 MBR_FIXED = Version("1.0.0")
+
+
+# the CMake fallback of ROCm/bitsandbytes rocm_enabled and of multi-backend-refactor from #1207 to #1299
+CDNA_FALLBACK = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942")
+SOURCE_CDNA = "https://github.com/ROCm/bitsandbytes/blob/2f124986059f4203b055da0f241c4cb0b9572786/CMakeLists.txt"
+
+
+@dataclass(frozen=True)
+class SourceOnly:
+    """Dev versions ``first <= v < end`` that only source builds carry (no preview wheel)."""
+
+    first: Version
+    end: Version
+    plain: bool  # only without a local label (with one, it is another branch's preview)
+    origin: str
+
+
+SOURCE_ONLY: tuple[SourceOnly, ...] = (
+    SourceOnly(
+        _v("0.43.2.dev0"),
+        _v("0.43.2"),
+        False,
+        "upstream main (no ROCm backend), or multi-backend-refactor or ROCm/bitsandbytes rocm_enabled",
+    ),
+    SourceOnly(
+        _v("0.44.0.dev0"),
+        _v("0.44.0"),
+        True,
+        "upstream main (no ROCm backend), or ROCm/bitsandbytes rocm_enabled_arch_detect",
+    ),
+)
+
+
+def source_only_of(version: Version) -> SourceOnly | None:
+    """The source-only dev series ``version`` belongs to, if any."""
+    public = Version(version.public)
+    return next(
+        (
+            s
+            for s in SOURCE_ONLY
+            if public.is_devrelease and s.first <= public < s.end and not (s.plain and version.local)
+        ),
+        None,
+    )
 
 
 def preview_of(version: Version) -> Preview | None:
