@@ -54,6 +54,9 @@ FOUND = [
     # a dev build before #1889 on ROCm 7.10+ looks for libbitsandbytes_rocm80.so (7.10), rocm82.so (7.12)
     (("platform=rocm", "arch=gfx1151", "torch=2.10.0+rocm7.12", "lib.bitsandbytes=0.49.2.dev0"), "looks for libbitsandbytes_rocm82", False, bitsandbytes_rocm.SOURCE_NAME_BUG),
     (("platform=rocm", "arch=gfx1103", "rocm=7.10", "lib.bitsandbytes=0.48.2.dev0"), "looks for libbitsandbytes_rocm80", False, bitsandbytes_rocm.SOURCE_NAME_BUG),
+    # a source build names its library after the system ROCm, the loader wants torch's (ROCm/bitsandbytes#82)
+    (("platform=rocm", "arch=gfx90a", "rocm=6.3.2", "torch=2.5.1+rocm6.2", "lib.bitsandbytes=0.43.3.dev0"), "names its library libbitsandbytes_rocm63) finds no libbitsandbytes_rocm62", True, bitsandbytes_rocm.SOURCE_NAMED_BY_HIP),
+    (("platform=rocm", "arch=gfx942", "rocm=6.4.4", "torch=2.9.1+rocm7.0", "lib.bitsandbytes=0.50.1.dev0+g1234"), "finds no libbitsandbytes_rocm70", True, bitsandbytes_rocm.SOURCE_NAMED_BY_HIP),
 ]  # fmt: skip
 
 
@@ -79,6 +82,9 @@ SILENT = [
     ("platform=rocm", "arch=gfx942", "torch=2.9.1+rocm7.3", "lib.bitsandbytes=0.50.0"),  # loads the 7.2 library
     ("platform=rocm", "arch=gfx942", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.50.0", "env.BNB_ROCM_VERSION=70"),
     ("platform=rocm", "arch=gfx1151", "torch=2.12.0+rocm7.14", "lib.bitsandbytes=0.50.0.dev0"),  # after #1889
+    # a PyPI wheel carries a library per ROCm (the system's does not matter); from #1980 the same major serves
+    ("platform=rocm", "arch=gfx90a", "rocm=6.3.2", "torch=2.5.1+rocm6.2", "lib.bitsandbytes=0.49.1"),
+    ("platform=rocm", "arch=gfx942", "rocm=7.2.1", "torch=2.9.1+rocm7.0", "lib.bitsandbytes=0.50.1.dev0+g1234"),
 ]  # fmt: skip
 
 

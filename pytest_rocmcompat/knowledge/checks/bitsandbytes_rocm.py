@@ -45,7 +45,10 @@ rows apply (0.49: "Windows is not currently supported."; 0.50: ROCm 7.2.1 and 7.
 (0.50.0.dev0) the loader named the library ``rocm{major * 10 + minor}``, so a dev build on ROCm 7.10+
 looks for ``libbitsandbytes_rocm80.so`` (7.10) or ``rocm82.so`` (7.12) that no build names. Two dev versions only source
 builds carry (``0.43.2.dev``, plain ``0.44.0.dev``: :mod:`.bitsandbytes_rocm_data`) fall back to CDNA
-targets (a risk on other GPUs). ``bitsandbytes-rocm`` (a fork's name, not on PyPI) is not judged.
+targets (a risk on other GPUs). A source build names its library after the system's HIP
+(CMakeLists.txt: ``hipconfig --version``) while the loader wants torch's: a dev or local version on a
+system ROCm other than torch's is a risk (before 0.50.0.dev0; from it, only across majors).
+``bitsandbytes-rocm`` (a fork's name, not on PyPI) is not judged.
 
 Real ROCm reports whose messages PREDICTS matches (quoted in tests/knowledge/test_bitsandbytes_rocm_shapes.py):
 https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1464,
@@ -147,6 +150,11 @@ LOADER_FALLBACK = Version("0.50.0")
 # rocm82: https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1890; 7.10 for rocm80: /issues/1799).
 ROCM_NAME_BUG = (Version("0.47.0.dev0"), Version("0.50.0.dev0"))
 SOURCE_NAME_BUG = "https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1889"
+# multi-backend-refactor's ROCm build from #1299 (0.43.3.dev) and main's from #1683 name the library after
+# ``hipconfig --version`` (CMakeLists.txt at 0.49.2); the loader falls back within a major from #1980 (0.50.0.dev0)
+NAMED_BY_HIP = Version("0.43.3.dev0")
+LOADER_FALLBACK_DEV = Version("0.50.0.dev0")
+SOURCE_NAMED_BY_HIP = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.49.2/CMakeLists.txt"
 SOURCE_LOADER_050 = "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.0/bitsandbytes/cextension.py"
 SOURCE_REFUSES_CUDA_OVERRIDE = (
     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.49.2/bitsandbytes/cextension.py"
@@ -221,14 +229,15 @@ def _on_rocm(env: Environment) -> bool:
 
 @dataclass(frozen=True)
 class _Host:
-    """What of the machine picks bitsandbytes' library: Windows, and its library overrides."""
+    """What of the machine picks bitsandbytes' library: Windows, its library overrides, the system ROCm."""
 
     windows: bool
     variables: Mapping[str, str]
+    system: Version | None = None  # the system ROCm release series (``rocm``), which a source build links
 
     @classmethod
     def of(cls, env: Environment) -> _Host:
-        return cls((env.os or "").split(" ", 1)[0] == "Windows", env.env)
+        return cls((env.os or "").split(" ", 1)[0] == "Windows", env.env, _series(coerce_version(env.rocm)))
 
 
 @dataclass(frozen=True)
@@ -258,7 +267,11 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
     if release is None:
         return None
     if elsewhere:
-        return _preview_problem(release, rocm, archs)
+        return (
+            _name_bug(release, rocm)
+            or _mismatch_problem(release, rocm, host.system)
+            or _preview_problem(release, rocm, archs)
+        )
     if release < FIRST_PYPI_ROCM:
         return _Problem("from PyPI carries no ROCm library (ROCm wheels start with 0.49.0)", SOURCE_PREVIEW)
     return _pypi_problem(release, rocm, archs, host)
@@ -359,11 +372,39 @@ def _source_problem(
     return None
 
 
+def _name_bug(release: Version, rocm: Version | None) -> _Problem | None:
+    """The loader of main before #1889 on ROCm 7.10+: ``rocm{major * 10 + minor}``, a name no build has."""
+    if rocm is None or rocm.minor < 10 or not ROCM_NAME_BUG[0] <= Version(release.public) < ROCM_NAME_BUG[1]:
+        return None
+    wanted = f"libbitsandbytes_rocm{rocm.major * 10 + rocm.minor}"
+    return _Problem(f"looks for {wanted} on ROCm {rocm}, which no build names (fixed in #1889)", SOURCE_NAME_BUG)
+
+
+def _mismatch_problem(release: Version, torch_rocm: Version | None, system: Version | None) -> _Problem | None:
+    """A source build names its library after the system's HIP (CMakeLists.txt: ``hipconfig --version``), the
+    loader after torch's (``torch.version.hip``): another ROCm release finds none (a preview wheel of the
+    version carries several libraries, hence a risk). From 0.50.0.dev0 (#1980) the loader takes one of the
+    same major.
+    """
+    if torch_rocm is None or system is None or torch_rocm == system:
+        return None
+    public = Version(release.public)
+    if public < NAMED_BY_HIP:
+        return None
+    if public >= LOADER_FALLBACK_DEV and torch_rocm.major == system.major:
+        return None
+    wanted = f"libbitsandbytes_rocm{torch_rocm.major}{torch_rocm.minor}"
+    built = f"libbitsandbytes_rocm{system.major}{system.minor}"
+    return _Problem(
+        f"(a source build against the system ROCm {system} names its library {built}) finds no {wanted} "
+        f"for torch's ROCm {torch_rocm}",
+        SOURCE_NAMED_BY_HIP,
+        True,
+    )
+
+
 def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -> _Problem | None:
     """A dev version: what no preview wheel of it carried (a source build of it may have)."""
-    if rocm is not None and rocm.minor >= 10 and ROCM_NAME_BUG[0] <= Version(release.public) < ROCM_NAME_BUG[1]:
-        wanted = f"libbitsandbytes_rocm{rocm.major * 10 + rocm.minor}"
-        return _Problem(f"looks for {wanted} on ROCm {rocm}, which no build names (fixed in #1889)", SOURCE_NAME_BUG)
     preview = bitsandbytes_rocm_data.preview_of(release)
     if preview is None:
         return None
