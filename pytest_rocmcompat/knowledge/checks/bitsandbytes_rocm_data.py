@@ -55,7 +55,9 @@ given none (``CMAKE_HIP_ARCHITECTURES "gfx908;gfx90a;gfx940;gfx941;gfx942"``):
   ``rocm_enabled`` (its setup.py ``version="0.43.2.dev"``);
 - ``0.44.0.dev`` without a local label: upstream main (17681f68, 2024-03-08; a0da01e6, 2024-09-11) and
   multi-backend-refactor before #1207 (no ``hip`` backend), and ROCm/bitsandbytes
-  ``rocm_enabled_arch_detect``/``IFU-master-2024-03-28`` (the CDNA fallback). multi-backend-refactor's
+  ``rocm_enabled_arch_detect``/``IFU-master-2024-03-28`` (the CDNA fallback); arlo-phoenix/bitsandbytes-rocm-5.6's
+  ``hip-preprocessor`` and ``rocm_enabled_rocm_fork`` branches carry it too, built for CMake's ``AMDGPU_TARGETS``
+  (so the finding is a risk, not a verdict). multi-backend-refactor's
   ``0.44.0.dev+{hash}`` (after 02d5b423) is a preview and has a local label.
 
 Sources: https://github.com/ROCm/bitsandbytes/blob/2f124986059f4203b055da0f241c4cb0b9572786/CMakeLists.txt
