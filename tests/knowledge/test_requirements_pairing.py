@@ -25,11 +25,12 @@ def _reasons(*stack: str) -> list[str]:
         (("torch=1.10.0", "lib.torchvision=0.4.0"), "torchvision 0.4.0 requires torch>=1.2,<1.3"),
         (("torch=1.13.1", "lib.torchvision=0.13.1"), "torchvision 0.13.1 requires torch>=1.12,<1.13"),
         (
-            ("torch=2.6.0.dev20241101+cu124", "lib.torchvision=0.21.0.dev20241020+cu124"),
-            "torchvision 0.21.0.dev20241020+cu124 requires torch==2.6.0.dev20241020",
+            # a torch nightly of a later series and day than the one the torchvision nightly was built on
+            ("torch=2.7.0.dev20241101+cu124", "lib.torchvision=0.21.0.dev20241020+cu124"),
+            "torchvision 0.21.0.dev20241020+cu124 requires torch>=2.6.0.dev0,<=2.7.0.dev20241020",
         ),
         # a stable torch beside a nightly torchvision
-        (("torch=2.5.1+cu124", "lib.torchvision=0.21.0.dev20241101"), "requires torch==2.6.0.dev20241101"),
+        (("torch=2.5.1+cu124", "lib.torchvision=0.21.0.dev20241101"), "requires torch>=2.6.0.dev0,<=2.7.0.dev20241101"),
     ],
 )
 def test_mismatched_pairs_are_found(stack: tuple[str, ...], problem: str) -> None:

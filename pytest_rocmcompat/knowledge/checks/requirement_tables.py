@@ -11,11 +11,11 @@ Each row names the tag, pull request or table it was read from.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.nightly_pins import nightly_requirement
 from pytest_rocmcompat.stack.versions import coerce_version
 
 
@@ -197,10 +197,6 @@ def runtime_minimums(dist: str, version: str) -> list[tuple[str, str]]:
     ]
 
 
-# torchvision's setup.py pins the torch it was built with (``torch==$PYTORCH_VERSION``): a nightly
-# torchvision 0.N.0.devYYYYMMDD requires the torch 2.(N-15) nightly of the same day.
-_NIGHTLY_SOURCE = "https://github.com/pytorch/vision/blob/main/setup.py"
-_NIGHTLY = re.compile(r"^(\d+)\.(\d+)\.\d+\.dev(\d{8})")
 # Releases before the generated data (2023): the PyTorch Versions table of domain libraries.
 _HISTORY_SOURCE = "https://github.com/pytorch/pytorch/wiki/PyTorch-Versions"
 TORCHVISION_HISTORY: dict[str, str] = {
@@ -239,12 +235,9 @@ def domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | Non
         return ((requirement,), source) if v is not None and v < Version(fixed_in) else None
     if dist != "torchvision":
         return None
-    nightly = _NIGHTLY.match(version)
+    nightly = nightly_requirement(dist, version)  # a nightly: the torch nightly it was built against
     if nightly is not None:
-        major, minor, day = (int(g) for g in nightly.groups())
-        if major == 0 and minor >= 15:
-            return (f"torch=={2}.{minor - 15}.0.dev{day}",), _NIGHTLY_SOURCE
-        return None
+        return nightly
     v = coerce_version(version)
     if v is None or v.major != 0 or v.minor >= 15:
         return None

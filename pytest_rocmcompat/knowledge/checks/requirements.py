@@ -48,7 +48,7 @@ PREDICTS = (
     # transformers' model classes once it disabled torch (utils/import_utils.py ``requires_backends``)
     r"|requires the PyTorch library but it was not found in your environment"
     # an extension (DeepSpeed's JIT ops) built with an older C++ standard than the torch headers need
-    r"|C\+\+(?:17|20) or later compatible compiler is required to use (?:PyTorch|ATen)"
+    r"|C\+\+(?:17|20) or later compatible compiler is required to use (?:PyTorch|ATen)|You need C\+\+(?:17|20) to compile PyTorch"
     r"|Detected that PyTorch and (?:torchvision|TorchAudio) were compiled with different CUDA (?:major )?versions"
     # macOS dlopen's twin of "undefined symbol" (pytorch/audio#307, pytorch/text#1988), and torchvision's
     # fake-kernel registration on a torch that already registered one (intel/torch-xpu-ops#1545)
@@ -144,14 +144,25 @@ def pair_predicts(dists: Iterable[str]) -> str:
     release lacks (``cannot import name 'X' from 'transformers.cache_utils'``, ``module 'peft' has no
     attribute 'X'``, ``No module named 'transformers.modeling_layers'``), naming either package.
     """
+    dists = sorted({normalize_library(d) for d in dists})
     names = "|".join(re.escape(n) for n in sorted({import_name(d) for d in dists}))
     if not names:
         return ""
     module = rf"(?:{names})(?:\.[\w.]+)?"
+    own = "".join(f"|{OWN_MESSAGES[d]}" for d in dists if d in OWN_MESSAGES)
     return (
         rf"cannot import name '\w+' from '{module}'|module '{module}' has no attribute '\w+'"
-        rf"|No module named '(?:{names})\.[\w.]+'"
+        rf"|No module named '(?:{names})\.[\w.]+'{own}"
     )
+
+
+# What one package itself prints when a pair it belongs to is broken, predicted only for its pairs
+# (quoted in tests/knowledge/test_deepspeed_torch.py): torch >= 2.6's weights-only ``torch.load`` of a
+# DeepSpeed < 0.16 checkpoint (modelscope/ms-swift#5808; deepspeedai/DeepSpeed#6751), accelerate >= 0.21's
+# DeepSpeed floor (huggingface/accelerate v0.21.0 ``accelerator.py``).
+OWN_MESSAGES: dict[str, str] = {
+    "deepspeed": r"Unsupported global: GLOBAL deepspeed\.[\w.]+|DeepSpeed version must be >= ?\d[\d.]*",
+}
 
 
 # torch's Triton pin binds only Inductor, which imports Triton internals (torch/_inductor:
