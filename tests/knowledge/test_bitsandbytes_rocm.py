@@ -51,7 +51,7 @@ def test_unserved_stacks_are_found(stack: tuple[str, ...], problem: str, conditi
         ("platform=rocm", "arch=gfx1102", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.50.0"),
         ("platform=rocm", "arch=gfx942", "torch=2.10.0+rocm7.2", "lib.bitsandbytes=0.49.2"),
         ("platform=rocm", "arch=gfx1100", "rocm=6.2.4"),  # no release named: only what none serves
-        ("platform=rocm", "arch=gfx1030", "rocm=6.3.0"),  # gfx1030: the ROCm 7.14 wheels of 0.50
+        ("platform=rocm", "arch=gfx1030", "rocm=7.2.0"),  # gfx1030: 0.50's ROCm 7.14 library (same-major fallback)
         # a preview wheel or source build on what its previews carry, a local label (a fork, a source
         # build): nothing (test_bitsandbytes_rocm_preview.py has what the previews lack)
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.44.1.dev0+rocm"),
@@ -79,3 +79,18 @@ def test_tables_are_the_guides_targets() -> None:
         and "gfx950" not in bitsandbytes_rocm.PYPI_ROCM["0.50"]["6.4"]
     )
     assert {"gfx803", "gfx900", "gfx906", "gfx1010", "gfx1012"}.isdisjoint(bitsandbytes_rocm.EVER)
+
+
+@pytest.mark.parametrize(
+    ("stack", "arch"),
+    [
+        (("platform=rocm", "arch=gfx1030", "rocm=6.3.0"), "gfx1030"),  # gfx103x only in 0.50's ROCm 7.14 library
+        (("platform=rocm", "arch=gfx1035", "torch=2.5.1+rocm6.2"), "gfx1035"),
+        (("platform=rocm", "arch=gfx908", "torch=2.4.1+rocm6.1"), "gfx908"),  # MI100: only the 7.14 library again
+    ],
+)
+def test_no_official_library_of_the_rocm_major_is_uncertain(stack: tuple[str, ...], arch: str) -> None:
+    """No bitsandbytes named: no release's table lists the GPU for this ROCm major (a fork might)."""
+    (finding,) = bitsandbytes_rocm.check(apply_overrides(BASE, list(stack)))
+    assert finding.uncertain and finding.conditional
+    assert f"no official ROCm 6.x library for {arch}" in finding.reason

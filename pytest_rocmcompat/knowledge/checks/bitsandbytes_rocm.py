@@ -265,7 +265,7 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
             f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST, elsewhere
         )
     if release is None:
-        return None
+        return _unnamed_problem(rocm, archs)
     if elsewhere:
         return (
             _name_bug(release, rocm)
@@ -430,6 +430,34 @@ def _preview_problem(release: Version, rocm: Version | None, archs: list[str]) -
             True,
         )
     return None
+
+
+def _unnamed_problem(rocm: Version | None, archs: list[str]) -> _Problem | None:
+    """A stack that names no bitsandbytes: no official library for this ROCm major lists the GPU.
+
+    0.50's loader falls back to a library of the same ROCm major, so every row of that major counts
+    (Linux and Windows, preview targets included in the rows); only a fork or a source build could
+    serve the GPU, hence *uncertain*: a failure the check predicts confirms it.
+    """
+    if rocm is None:
+        return None
+    served = {
+        t
+        for table in (PYPI_ROCM, PYPI_ROCM_WINDOWS)
+        for rows in table.values()
+        for series, targets in rows.items()
+        if Version(series).major == rocm.major
+        for t in targets
+    }
+    unserved = _missing(archs, served)
+    if not unserved:
+        return None
+    return _Problem(
+        f"has no official ROCm {rocm.major}.x library for {', '.join(unserved)} (no release's table lists it "
+        "for this ROCm major: only a fork or a source build could serve it)",
+        SOURCE_FIRST,
+        True,
+    )
 
 
 def _missing(archs: list[str], targets: Collection[str]) -> list[str]:
