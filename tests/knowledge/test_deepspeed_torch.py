@@ -45,11 +45,11 @@ CASES = [
     ("0.8.3", "2.1.2", ("torch<2.1", "3596")),
     ("0.9.2", "2.0.1+rocm5.4.2", None),
     ("0.9.5", "2.1.0+rocm5.6", None),  # -std=c++17 from 0.9.3; no import or build bound verified here
-    ("0.9.5", "2.6.0", ("torch<2.6", "6751")),
-    # torch.load without weights_only before 0.16.0; torch 2.6 defaults it to True
-    ("0.15.4", "2.6.0", ("torch<2.6", "6751")),
-    ("0.14.4", "2.6.0+rocm6.2.4", ("torch<2.6", "6751")),
-    ("0.15.4", "2.5.1", None),
+    # torch.load without weights_only before 0.16.0 (torch 2.6 defaults it to True): only resuming a
+    # checkpoint fails, and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 avoids it: no finding for the stack
+    ("0.9.5", "2.6.0", None),
+    ("0.15.4", "2.6.0", None),
+    ("0.14.4", "2.6.0+rocm6.2.4", None),
     ("0.16.0", "2.6.0", None),
     # AutoSP's torch.library.custom_op (torch 2.4) at import from 0.18.9
     ("0.18.9", "2.3.1", ("torch>=2.4.0a0", "7860")),

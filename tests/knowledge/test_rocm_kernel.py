@@ -9,7 +9,7 @@ import pytest
 from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import evaluate
-from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated
 
@@ -78,7 +78,6 @@ def test_a_kernel_with_kfd_or_an_unjudged_one_says_nothing(stack: tuple[str, ...
 @pytest.mark.parametrize(
     "stack",
     [
-        ("arch=gfx1100", "os=Linux 5.15.0-91-generic"),  # only the OS's kernel: AMD's DKMS driver may be in use
         ("arch=gfx1100", "driver=5.14.0-427.13.1.el9_4.x86_64"),  # RHEL backports newer amdgpu code
         ("arch=gfx1100", "driver=5.14.21-150500.55.19-default"),  # SUSE likewise
     ],
@@ -86,6 +85,26 @@ def test_a_kernel_with_kfd_or_an_unjudged_one_says_nothing(stack: tuple[str, ...
 def test_an_unprobed_or_backporting_kernel_is_uncertain(stack: tuple[str, ...]) -> None:
     (finding,) = _found(*stack)
     assert finding.uncertain and "gfx1100" in finding.reason
+
+
+def test_only_the_os_kernel_or_an_enumerated_gpu_says_nothing() -> None:
+    """``os`` alone may be AMD's DKMS driver; a GPU the probe enumerated was found through amdkfd."""
+    assert _found("arch=gfx1100", "os=Linux 5.15.0-91-generic") == []
+    live = Environment(platform="rocm", python="3.12.3", os="Linux 5.15.0-91-generic", driver="5.15.0-91-generic",
+                       gpus=(GPU(0, "AMD Radeon RX 7900 XTX", "gfx1100"),), torch="2.5.1+rocm6.2")  # fmt: skip
+    assert [f for f in evaluate(live) if f.check == rocm_driver.ID] == []
+
+
+def test_one_gpu_without_kfd_beside_one_with_reaches_gpu_tests_only() -> None:
+    (finding,) = _found("arch=gfx942,gfx1036", "driver=5.18.0-1-generic")
+    assert not finding.everything and finding.markers == ("gpus",)
+    assert "does not see these GPUs" in finding.reason and "gfx942" in finding.reason
+
+
+def test_amdgpu_ids_warning_is_not_a_driver_failure() -> None:
+    """libdrm's container warning names amdgpu but no driver fault (it is in many captured logs)."""
+    text = "AssertionError: Tensor-likes are not close!\n/opt/amdgpu/share/libdrm/amdgpu.ids: No such file or directory"
+    assert not re.search(rocm_driver.PREDICTS, text)
 
 
 def test_cuda_stack_is_not_judged() -> None:

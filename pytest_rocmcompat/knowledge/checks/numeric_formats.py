@@ -62,19 +62,9 @@ FP8_PREDICTS = (
     # flash-attn's CuTe interface (FA4) refusing fp8 below SM100 (flash_attn/cute/interface.py):
     # https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L765
     r"|FP8 is only supported on SM\d+"
-    # hipBLASLt finding no fp8 algorithm (torch's scaled gemm: TORCH_CUDABLAS_CHECK(CUBLAS_STATUS_NOT_SUPPORTED)
-    # when the heuristic returns none): OCP e4m3fn weights with FNUZ activations on gfx942,
-    # https://github.com/sgl-project/sglang/issues/29590, https://github.com/sgl-project/sglang/pull/28889;
-    # hipBLASLt's fp8 types per arch: S_HIPBLASLT_FP8 above
-    r"|HIPBLAS_STATUS_NOT_SUPPORTED when calling `HIPBLAS_STATUS_NOT_SUPPORTED`"
-    # Triton's AMD backend with no MFMA for the fp8 variant (OCP fp8e4nv on MI300; maintainer: "the native fp8
-    # variants supported on mi30x/mi325 are fp8e4b8 and fp8e5b16"): https://github.com/triton-lang/triton/issues/6542
-    r"|No match found in MFMA database"
-    # Triton lowering an fp8 conversion the arch has no path for (ElementwiseOpToLLVM "Unsupported conversion
-    # from ", and the NVIDIA backend's "Conversion from/to f8e4m3nv is only supported on compute capability >= 90"):
-    # https://github.com/ROCm/aiter/issues/544, https://github.com/pytorch/pytorch/issues/126734,
+    # the NVIDIA backend's "Conversion from/to f8e4m3nv is only supported on compute capability >= 90":
     # https://github.com/triton-lang/triton/issues/4232, https://github.com/kvcache-ai/ktransformers/issues/836
-    r"|Unsupported conversion from '?f8E\w{1,16}'? to|f8e4m3nv is only supported on compute capability >= \d+"
+    r"|f8e4m3nv is only supported on compute capability >= \d+"
     # vLLM's quantization capability gate for an fp8 method: https://github.com/vllm-project/vllm/issues/4327
     r"|The quantization method \w{0,20}fp8\w{0,20} is not supported for the current GPU"
     # ComfyUI-QwenVL's fp8 gate (maintainer confirms the 8.9 minimum): https://github.com/1038lab/ComfyUI-QwenVL/issues/28
@@ -82,6 +72,22 @@ FP8_PREDICTS = (
     # torchtitan's float8 gate (torchtitan/components/quantization/float8.py): https://github.com/pytorch/torchtitan/pull/3760
     r"|float8 is only supported on SM89 or later"
 )
+
+
+# Messages that name no arch, predicted only where they name the variant the GPU lacks (Finding.predicts):
+# Triton lowering an fp8 conversion the arch has no path for (ElementwiseOpToLLVM "Unsupported conversion
+# from "; https://github.com/ROCm/aiter/issues/544, https://github.com/pytorch/pytorch/issues/126734);
+# on an FNUZ-only GPU, Triton's AMD backend finding no MFMA for OCP fp8 (maintainer: "the native fp8 variants
+# supported on mi30x/mi325 are fp8e4b8 and fp8e5b16", https://github.com/triton-lang/triton/issues/6542).
+# hipBLASLt's bare HIPBLAS_STATUS_NOT_SUPPORTED names no dtype and is any heuristic miss: not predicted.
+_OCP_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3FN|5M2)'? to"
+_FNUZ_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3|5M2)FNUZ'? to"
+_ANY_CONVERSION = r"Unsupported conversion from '?f8E\w{1,16}'? to"
+LACKS_PREDICTS = {
+    "ocp": f"{_OCP_CONVERSION}|No match found in MFMA database",
+    "fnuz": _FNUZ_CONVERSION,
+    "all": _ANY_CONVERSION,
+}
 
 
 def check_bf16(env: Environment) -> list[Finding]:
@@ -104,14 +110,18 @@ def check_bf16(env: Environment) -> list[Finding]:
 
 def check_fp8(env: Environment) -> list[Finding]:
     problems: list[str] = []
+    lacks: set[str] = set()  # the fp8 variants some GPU lacks (LACKS_PREDICTS)
     link = arch_table.S_NV_TE
     for r in _rows(env):
         if r.fp8 == "":
             problems.append(f"{r.name} ({r.family}) has no fp8")
+            lacks.add("all")
         elif r.fp8 == "fnuz":
             problems.append(f"{r.name} ({r.family}) has only FNUZ fp8 (float8_e4m3fnuz/e5m2fnuz), not OCP e4m3fn/e5m2")
+            lacks.add("ocp")
         elif r.vendor == "amd":
             problems.append(f"{r.name} ({r.family}) has only OCP fp8 (float8_e4m3fn/e5m2), not FNUZ")
+            lacks.add("fnuz")
         else:
             continue
         link = S_HIPBLASLT_FP8 if r.vendor == "amd" else arch_table.S_NV_TE
@@ -127,6 +137,7 @@ def check_fp8(env: Environment) -> list[Finding]:
             uses=FP8_USES,
             nodeids=FP8_NODEIDS,
             conditional=True,
+            predicts="|".join(LACKS_PREDICTS[v] for v in sorted(lacks)),
         )
     ]
 

@@ -105,7 +105,8 @@ _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 #   fixed by #3596). Before 0.16.0 ``TorchCheckpointEngine.load`` calls ``torch.load`` without
 #   ``weights_only``, which torch 2.6 defaults to True, so ``load_checkpoint`` fails on DeepSpeed's own
 #   pickled classes ("Unsupported global: GLOBAL deepspeed.runtime.fp16.loss_scaler.LossScaler";
-#   ``weights_only=False`` from #6751). From 0.18.9 ``runtime/engine.py`` imports AutoSP
+#   ``weights_only=False`` from #6751) — no row: only resuming fails (training, saving work, and
+#   ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` avoids it), so the stack is not broken as a whole. From 0.18.9 ``runtime/engine.py`` imports AutoSP
 #   (``compile/init_sp.py``, #7860), whose ``compile/custom_ops/all_to_all.py`` calls
 #   ``torch.library.custom_op`` and ``register_fake`` (first in torch 2.4) at import, unguarded.
 # - A scan of every peft release's module-level imports executed by ``import peft`` (against the
@@ -179,7 +180,6 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("0.18.6", 'torch>=2.4.0a0; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
         RuntimeRow("0.18.7", "torch>=2.4.0a0", f"{_DS}pull/7920", "0.18.9"),
         RuntimeRow("0.8.2", "torch<2.12", f"{_DS}pull/8238", "0.19.5"),
-        RuntimeRow("0.8.2", "torch<2.6", f"{_DS}pull/6751", "0.16.0"),
         RuntimeRow("0.18.9", "torch>=2.4.0a0", f"{_DS}pull/7860"),
     ),
 }

@@ -49,7 +49,7 @@ SOURCE_DKMS_30 = "https://repo.radeon.com/amdgpu/7.0/ubuntu/pool/main/a/amdgpu-d
 # An amdkfd without the GPU (kgd2kfd_probe's "%s %s not supported in kfd", rocm_kernel.KFD_SOURCE).
 PREDICTS = (
     r"No HIP GPUs are available|no ROCm-capable device|HSA_STATUS_ERROR\w*|hsa_init|hsa api call failure at"
-    r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|not supported in kfd|amdgpu"
+    r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|not supported in kfd|(?<!/opt/)amdgpu(?!\.ids)"
     r"|Memory access fault by GPU node-\d+|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b"
 )
 

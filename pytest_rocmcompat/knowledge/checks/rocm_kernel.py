@@ -8,7 +8,7 @@ holds, per GPU arch, the newest kernel series known to lack it (only kernels up 
 
 - Linux 5.15's amdkfd (Ubuntu 22.04's GA series) picks devices from a table of ASICs
   (``kfd2kgd_funcs[]`` by ``CHIP_*``, up to Yellow Carp and Cyan Skillfish), with no entry for
-  GC 10.3.6/10.3.7, GC 9.4.x, GFX11, GFX11.5 or GFX12 (KFD_SOURCE, read in a 5.15.99-based tree,
+  GC 10.3.6/10.3.7, GC 9.4.3, GFX11, GFX11.5 or GFX12 (GC 9.4.1/9.4.2, Arcturus and Aldebaran, are there) (KFD_SOURCE, read in a 5.15.99-based tree,
   DFAUS-git/ps4-linux-kernel-5.15.99-belize@c154afc).
 - GFX11's KFD support came first in the pull for Linux 5.19: AMD's tag amd-drm-next-5.19-2022-05-11
   lists "amdkfd: - GC 11.0 support" (GFX11_TAG_SOURCE; read at its mirror
@@ -26,15 +26,19 @@ holds, per GPU arch, the newest kernel series known to lack it (only kernels up 
   6.9's release: gfx1152 up to 6.9. (The next releases may have lacked them too; not verified.)
 - GFX12: only the 5.15 table above is verified here (its first release is not).
 
-A kernel named only by ``os`` (``Linux 5.15.0-91-generic``) may run AMD's DKMS driver instead, and
-enterprise kernels (RHEL's ``.el9``, SUSE's ``-150500``) backport newer amdgpu code: both findings
-are uncertain.
+Only a GPU the stack *states* (an ``arch=`` assignment of a replay or ``rocmcompat check``) is judged:
+a GPU the probe enumerated (rocminfo, torch) was found through amdkfd, which therefore knows it. A
+kernel named only by ``os`` (``Linux 5.15.0-91-generic``) is not judged (AMD's DKMS driver may be the
+one loaded, and nothing says which); enterprise kernels (RHEL's ``.el9``, SUSE's ``-150500``) backport
+newer amdgpu code: uncertain. Where only some of the stated GPUs lack KFD support, the others still
+work: the finding reaches GPU tests only, not every test.
 
 Under WSL (``microsoft-standard-WSL2`` kernels) ROCm has no KFD: AMD's ROCm-on-WSL install reaches
 the GPU through the Windows driver, and its PyTorch steps remove the HSA runtime a torch wheel bundles
 (``rm libhsa-runtime64.so*`` in ``torch/lib``) so that the WSL runtime of ``/opt/rocm`` is used
 (WSL_SOURCE; the same steps quoted in https://github.com/ROCm/hip/issues/3710). A ``+rocm`` torch on
-WSL therefore finds no GPU unless that was done, which the probe cannot see: uncertain.
+WSL therefore finds no GPU unless that was done, which the probe cannot see: uncertain; AMD's newer
+ROCDXG route (``HSA_ENABLE_DXG_DETECTION`` set) is not judged.
 """
 
 from __future__ import annotations
@@ -78,6 +82,8 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
 _BACKPORTS = re.compile(r"\.el\d|-150\d{3}\.")
 _WSL = re.compile(r"microsoft|wsl", re.IGNORECASE)
+_ARCH_STATED = re.compile(r"(?:^|[;+]\s*)arch=")  # an ``arch=`` assignment in a replay's origin
+GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 
 
 def is_wsl(env: Environment) -> bool:
@@ -89,9 +95,14 @@ def findings(env: Environment, check_id: str, release: str | None, head: str | N
     """WSL's, or the in-kernel driver's of ``release`` (its dotted ``head``; ``probed``: recorded as the driver)."""
     if is_wsl(env):
         return _wsl(env, check_id)
-    if release is None or head is None:
+    if release is None or head is None or not probed or not archs_stated(env):
         return []
-    return _no_kfd(env, check_id, release, head, uncertain=not probed or bool(_BACKPORTS.search(release)))
+    return _no_kfd(env, check_id, release, head, uncertain=bool(_BACKPORTS.search(release)))
+
+
+def archs_stated(env: Environment) -> bool:
+    """Whether the stack's GPUs were stated (``arch=``), not enumerated through amdkfd by a probe."""
+    return env.source != "live" and _ARCH_STATED.search(env.origin or "") is not None
 
 
 def series(head: str) -> tuple[int, int]:
@@ -107,22 +118,27 @@ def _no_kfd(env: Environment, check_id: str, release: str, head: str, uncertain:
         return []
     newest, link = max(NO_KFD_THROUGH[a] for a in missing)
     shown = release.removeprefix("Linux ").strip()
+    gfx = [a for a in env.archs if a.startswith("gfx")]
+    every = len(missing) == len(gfx)  # no GPU left for ROCm; else only these are invisible
     return [
         Finding(
             check=check_id,
             reason=f"the in-kernel amdgpu of Linux {shown} has no compute (KFD) support for {', '.join(missing)} "
-            f"(none up to Linux {newest[0]}.{newest[1]}), so ROCm finds no GPU",
+            f"(none up to Linux {newest[0]}.{newest[1]}), so ROCm "
+            + ("finds no GPU" if every else "does not see these GPUs"),
             fix="boot a newer kernel with KFD support for the GPU (the distribution's HWE/OEM kernel), or install "
             "AMD's amdgpu driver of the ROCm release in use (amdgpu-install --usecase=dkms)",
             link=link,
-            everything=True,
+            everything=every,
+            markers=() if every else ("gpus",),
+            nodeids=() if every else GPU_SUITE,
             uncertain=uncertain,
         )
     ]
 
 
 def _wsl(env: Environment, check_id: str) -> list[Finding]:
-    if env.torch_rocm is None or not env.torch:
+    if env.torch_rocm is None or not env.torch or env.env.get("HSA_ENABLE_DXG_DETECTION"):
         return []
     return [
         Finding(
