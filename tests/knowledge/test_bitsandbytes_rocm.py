@@ -50,8 +50,6 @@ def test_unserved_stacks_are_found(stack: tuple[str, ...], problem: str, conditi
         ("platform=rocm", "arch=gfx90a", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.49.1"),
         ("platform=rocm", "arch=gfx1102", "torch=2.9.1+rocm6.4", "lib.bitsandbytes=0.50.0"),
         ("platform=rocm", "arch=gfx942", "torch=2.10.0+rocm7.2", "lib.bitsandbytes=0.49.2"),
-        ("platform=rocm", "arch=gfx1100", "rocm=6.2.4"),  # no release named: only what none serves
-        ("platform=rocm", "arch=gfx1030", "rocm=7.2.0"),  # gfx1030: 0.50's ROCm 7.14 library (same-major fallback)
         # a preview wheel or source build on what its previews carry, a local label (a fork, a source
         # build): nothing (test_bitsandbytes_rocm_preview.py has what the previews lack)
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4", "lib.bitsandbytes=0.44.1.dev0+rocm"),

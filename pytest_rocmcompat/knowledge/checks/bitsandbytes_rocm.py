@@ -191,6 +191,8 @@ def check(env: Environment) -> list[Finding]:
     if not _on_rocm(env):
         return []
     listed = env.libraries.get("bitsandbytes")
+    if listed is None and any(name.startswith("bitsandbytes-") for name in env.libraries):
+        return []  # a fork under its own name (bitsandbytes-rocm): its targets are its own
     release = optional_version(listed)
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
     override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
@@ -440,7 +442,7 @@ def _unnamed_problem(rocm: Version | None, archs: list[str]) -> _Problem | None:
     serve the GPU, hence *uncertain*: a failure the check predicts confirms it.
     """
     if rocm is None:
-        return None
+        return _unnamed_release()
     served = {
         t
         for table in (PYPI_ROCM, PYPI_ROCM_WINDOWS)
@@ -451,11 +453,27 @@ def _unnamed_problem(rocm: Version | None, archs: list[str]) -> _Problem | None:
     }
     unserved = _missing(archs, served)
     if not unserved:
-        return None
+        return _unnamed_release()
     return _Problem(
         f"has no official ROCm {rocm.major}.x library for {', '.join(unserved)} (no release's table lists it "
         "for this ROCm major: only a fork or a source build could serve it)",
         SOURCE_FIRST,
+        True,
+    )
+
+
+def _unnamed_release() -> _Problem:
+    """A stack that names no bitsandbytes on a GPU and ROCm some release serves: which one is installed decides.
+
+    Every PyPI release before 0.49.0 (all of them until 2025-12) carries no ROCm library, so a
+    ``pip install bitsandbytes`` of those years fails on ROCm; 0.49+, the preview wheels and source builds
+    for the GPU work. *Uncertain*: only a failure this check predicts (bitsandbytes' own "compiled without
+    GPU support", its loader's errors, a kernel without code for the GPU) confirms it.
+    """
+    return _Problem(
+        "is not named: PyPI releases before 0.49.0 carry no ROCm library (0.43-0.48 only preview wheels or "
+        "source builds), so only 0.49+, a preview wheel or a source build for this GPU serves ROCm",
+        SOURCE_PREVIEW,
         True,
     )
 
