@@ -12,7 +12,7 @@ from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.knowledge.two_ways import junit_properties
+from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 CDNA = bitsandbytes_rocm_data.SOURCE_CDNA
@@ -208,19 +208,6 @@ def test_a_windows_verdict_makes_a_certain_rule() -> None:
     assert not rule.at_risk and rule.signature_matches(REPORTS[11][0])
 
 
-_TWO_WAYS = """
-import pytest
-
-@pytest.mark.uses("bitsandbytes")
-def test_predicted():
-    raise RuntimeError({predicted!r})
-
-@pytest.mark.uses("bitsandbytes")
-def test_unrelated():
-    raise ValueError("a genuinely different regression")
-"""
-
-
 @pytest.mark.parametrize(
     ("stack", "predicted", "certain"),
     [
@@ -234,20 +221,10 @@ def test_predicted_is_known_bad_and_unrelated_fails(
     pytester: pytest.Pytester, stack: tuple[str, ...], predicted: str, certain: bool
 ) -> None:
     """Through pytest: the predicted failure ends known-bad, an unrelated one fails with the diagnosis."""
-    (pytester.path / "env.json").write_text(BASE.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_stack=_TWO_WAYS.format(predicted=predicted))
-    sets = [arg for value in stack for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=1)
-    cases = junit_properties(pytester.path / "junit.xml")
-    assert cases["test_predicted"]["rocm_rule"] == bitsandbytes_rocm.ID
-    assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
-    assert "rocm_rule" not in cases["test_unrelated"]
-    diagnosis = cases["test_unrelated"].get("rocm_diagnosis", "")
-    assert diagnosis.startswith(f"{bitsandbytes_rocm.ID}: ") is certain
+    found, unrelated = predicted_and_unrelated(pytester, predicted, stack, uses="bitsandbytes", env=BASE)
+    assert found["rocm_rule"] == bitsandbytes_rocm.ID
+    assert "rocm_rule" not in unrelated
+    assert unrelated.get("rocm_diagnosis", "").startswith(f"{bitsandbytes_rocm.ID}: ") is certain
 
 
 # No bitsandbytes named on a GPU some release serves: which release is installed decides (PyPI before

@@ -17,7 +17,7 @@ from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.knowledge.two_ways import UNRELATED, junit_properties
+from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 _PR = "https://github.com/deepspeedai/DeepSpeed/pull/"
@@ -181,41 +181,16 @@ def test_the_signature_is_narrow(message: str) -> None:
     assert not _predicted(message)
 
 
-_TESTS = """
-import pytest
-
-@pytest.mark.uses("deepspeed")
-def test_predicted():
-    raise ImportError({predicted!r})
-
-@pytest.mark.uses("deepspeed")
-def test_unrelated():
-    raise ValueError({unrelated!r})
-
-def test_elsewhere():
-    raise ImportError({predicted!r})
-"""
-
-
 def test_through_pytest_predicted_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
     """DeepSpeed 0.12.6 beside ROCm's torch 2.4 development build, the import failure #5337 quotes."""
     env = Environment(platform="rocm", python="3.10.14", os="Linux")
-    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
-    predicted = VERBATIM[0][0]
-    pytester.makepyfile(test_stack=_TESTS.format(predicted=predicted, unrelated=UNRELATED))
-    sets = ("--rocm-set", "lib.deepspeed=0.12.6", "--rocm-set", "torch=2.4.0a0+git1234abc")
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=2)
-    cases = junit_properties(pytester.path / "junit.xml")
-    assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
-    assert cases["test_predicted"]["rocm_rule"] == requirements.ID
-    unrelated = cases["test_unrelated"]
+    stack = ("lib.deepspeed=0.12.6", "torch=2.4.0a0+git1234abc")
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, VERBATIM[0][0], stack, uses="deepspeed", env=env, error="ImportError"
+    )
+    assert predicted["rocm_rule"] == requirements.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
     assert unrelated["rocm_diagnosis"].startswith(f"{requirements.ID}: deepspeed 0.12.6 requires torch<2.4")
-    assert "rocm_rule" not in cases["test_elsewhere"]  # a test that uses neither package is not reached
 
 
 # Messages the new rows meet that only the lines added with them match (requirements.PREDICTS'

@@ -14,7 +14,7 @@ from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 from pytest_rocmcompat.knowledge.nightly_pins import EVIDENCE, SOURCE, is_source_build, nightly_requirement
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.knowledge.two_ways import UNRELATED, junit_properties
+from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.10.14", os="Linux")
 
@@ -128,17 +128,6 @@ def test_matching_stacks_as_users_state_them(stack: tuple[str, ...]) -> None:
     assert _reasons(*stack) == []
 
 
-_TESTS = """
-import pytest
-
-@pytest.mark.uses("torchaudio")
-def test_predicted():
-    raise OSError({predicted!r})
-
-@pytest.mark.uses("torchaudio")
-def test_unrelated():
-    raise ValueError({unrelated!r})
-"""
 # torchaudio's extension on another torch (RangiLyu/nanodet#547)
 PREDICTED = (
     "OSError: /usr/local/lib/python3.8/dist-packages/torchaudio/lib/libtorchaudio.so: undefined symbol: "
@@ -147,18 +136,10 @@ PREDICTED = (
 
 
 def test_through_pytest_a_nightly_pair_is_known_bad(pytester: pytest.Pytester) -> None:
-    (pytester.path / "env.json").write_text(BASE.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_stack=_TESTS.format(predicted=PREDICTED, unrelated=UNRELATED))
     stack = ("platform=rocm", "torch=2.6.0.dev20241106+rocm6.2", "lib.torchaudio=2.5.0.dev20241105+rocm6.2")
-    sets = [arg for value in stack for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=1)
-    cases = junit_properties(pytester.path / "junit.xml")
-    assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
-    assert cases["test_predicted"]["rocm_rule"] == requirements.ID
-    unrelated = cases["test_unrelated"]
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, PREDICTED, stack, uses="torchaudio", env=BASE, error="OSError"
+    )
+    assert predicted["rocm_rule"] == requirements.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
     assert unrelated["rocm_diagnosis"].startswith(f"{requirements.ID}: torchaudio 2.5.0.dev20241105+rocm6.2 requires")

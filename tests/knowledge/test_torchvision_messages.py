@@ -14,7 +14,7 @@ from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.knowledge.two_ways import UNRELATED, junit_properties
+from tests.knowledge.two_ways import UNRELATED, predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.10.14", os="Linux")
 # torchvision 0.19.0 declares torch==2.4.0 (PyPI); torchaudio 2.4.0 declares torch==2.4.0
@@ -149,30 +149,9 @@ def test_other_failures_are_not_predicted(message: str) -> None:
     assert rule.signature is not None and not rule.signature.search(message)
 
 
-_TESTS = """
-import pytest
-
-@pytest.mark.uses("torchvision")
-def test_predicted():
-    raise AttributeError({predicted!r})
-
-@pytest.mark.uses("torchvision")
-def test_unrelated():
-    raise ValueError({unrelated!r})
-"""
-
-
 def test_through_pytest_register_fake_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
-    (pytester.path / "env.json").write_text(BASE.to_json(), encoding="utf-8")
-    predicted = MESSAGES[0][0]
-    pytester.makepyfile(test_stack=_TESTS.format(predicted=predicted, unrelated=UNRELATED))
-    sets = [arg for value in VISION for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=1)
-    cases = junit_properties(pytester.path / "junit.xml")
-    assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
-    assert cases["test_predicted"]["rocm_rule"] == requirements.ID
-    assert cases["test_unrelated"]["rocm_outcome"] == "fail" and "rocm_rule" not in cases["test_unrelated"]
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, MESSAGES[0][0], VISION, uses="torchvision", env=BASE, error="AttributeError"
+    )
+    assert predicted["rocm_rule"] == requirements.ID
+    assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated

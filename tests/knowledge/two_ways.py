@@ -14,30 +14,47 @@ UNRELATED = "a genuinely different regression"
 _TESTS = """
 import pytest
 
-@pytest.mark.gpus(1)
+@pytest.mark.{marker}
 def test_predicted():
-    raise RuntimeError({predicted!r})
+    raise {error}({predicted!r})
 
-@pytest.mark.gpus(1)
+@pytest.mark.{marker}
 def test_unrelated():
     raise ValueError({unrelated!r})
+
+def test_elsewhere():
+    raise {error}({predicted!r})
 """
 
 
 def predicted_and_unrelated(
-    pytester: pytest.Pytester, predicted: str, stack: tuple[str, ...]
+    pytester: pytest.Pytester,
+    predicted: str,
+    stack: tuple[str, ...],
+    *,
+    uses: str | None = None,
+    env: Environment | None = None,
+    error: str = "RuntimeError",
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """Run both tests against ``stack`` (``--rocm-set`` values); their JUnit properties."""
-    h100 = Environment.load(str(DATA / "env_h100_archs.json"))
-    (pytester.path / "env.json").write_text(h100.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_stack=_TESTS.format(predicted=predicted, unrelated=UNRELATED))
+    """Run the predicted and an unrelated failure against ``stack`` (``--rocm-set`` values); their JUnit
+    properties. The tests are marked ``gpus(1)``, or ``uses(uses)``; ``env`` is the machine replayed
+    (a recorded H100 by default). A third test, unmarked, fails with the predicted text too: a check
+    reaching only marked tests never claims it (asserted here).
+    """
+    base = env if env is not None else Environment.load(str(DATA / "env_h100_archs.json"))
+    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
+    marker = f"uses({uses!r})" if uses else "gpus(1)"
+    source = _TESTS.format(marker=marker, error=error, predicted=predicted, unrelated=UNRELATED)
+    pytester.makepyfile(test_stack=source)
     sets = [arg for value in stack for arg in ("--rocm-set", value)]
     result = pytester.runpytest(
         "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
         *sets,
     )  # fmt: skip
-    result.assert_outcomes(xfailed=1, failed=1)
     cases = junit_properties(pytester.path / "junit.xml")
+    assert cases["test_predicted"].get("rocm_outcome") == "known-bad", result.outlines[-20:]
+    if uses:  # a gpus-marked check may reach every test (everything=True); a uses one never the unmarked
+        assert "rocm_rule" not in cases["test_elsewhere"]
     return cases["test_predicted"], cases["test_unrelated"]
 
 
