@@ -53,6 +53,10 @@ _ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.(\d+)?|(\d)(\d)?)")
 _CUDA_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 # the HIP runtime's soname follows ROCm's major: libamdhip64.so.5 / .so.6 / .so.7
 _ROCM_SOURCE = "https://github.com/ROCm/TheRock/issues/1119"
+# Not torch extensions: their GPU libraries never come from torch. jaxlib's CUDA wheels
+# (``0.4.23+cuda12.cudnn89``) use an installed CUDA or NVIDIA's pip wheels, so such a label beside a
+# torch of another CUDA major says nothing about the stack.
+OWN_GPU_RUNTIME: dict[str, str] = {"jaxlib": "https://docs.jax.dev/en/latest/installation.html"}
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool
     Empty when nothing is recorded or the extension was built locally (``+git`` versions).
     """
     v, t = coerce_version(version), coerce_version(torch)
-    if v is None or t is None:
+    if v is None or t is None or dist in OWN_GPU_RUNTIME:
         return []
     found: list[BuiltFor] = []
     label = (v.local or "").lower()

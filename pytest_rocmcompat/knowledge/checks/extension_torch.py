@@ -27,8 +27,9 @@ PREDICTS = (
     r"|operator (?!aten::)\w+::\w+ does not exist|No such operator (?!aten::)\w+::\w+"
     r"|Skipping import of cpp extensions due to incompatible torch version"
     r"|An issue occurred while importing '[\w-]+'|Detected that PyTorch and [\w-]+ were compiled with different CUDA (?:major )?versions"
-    # a build for another CUDA/ROCm major: the runtime library it links is not there
-    r"|lib(?:cudart|amdhip64)\.so\.[\d.]{1,12}: cannot open shared object file"
+    # a build for another CUDA/ROCm major: a runtime or math library it links (by a soname that
+    # carries the release) is not there (tests/knowledge/test_extension_gpu_major.py: the reports)
+    r"|lib(?:cudart|cublas|cusparse|amdhip64|hipblas|rocblas|hipsolver)\.so\.[\d.]{1,12}: cannot open shared object file"
     r"|module 'torch' has no attribute '(?:u?int[1-7]|float8_e\w+)'"
     r"|module 'torch\.[\w.]+' has no attribute '\w+'|cannot import name '\w+' from 'torch[\w.]*'"
     r"|No module named 'torch\.[\w.]+'"
