@@ -53,10 +53,17 @@ _ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.(\d+)?|(\d)(\d)?)")
 _CUDA_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 # the HIP runtime's soname follows ROCm's major: libamdhip64.so.5 / .so.6 / .so.7
 _ROCM_SOURCE = "https://github.com/ROCm/TheRock/issues/1119"
-# Not torch extensions: their GPU libraries never come from torch. jaxlib's CUDA wheels
+# Packages whose label links no GPU runtime of that release beside torch's. jaxlib's CUDA wheels
 # (``0.4.23+cuda12.cudnn89``) use an installed CUDA or NVIDIA's pip wheels, so such a label beside a
 # torch of another CUDA major says nothing about the stack.
-OWN_GPU_RUNTIME: dict[str, str] = {"jaxlib": "https://docs.jax.dev/en/latest/installation.html"}
+# Triton's AMD driver dlopens the HIP runtime torch already loaded (``libamdhip64.so``, no major), so
+# its wheel's ``+rocm`` label links nothing of that release.
+_TRITON_HIP = "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/driver.py"
+OWN_GPU_RUNTIME: dict[str, str] = {
+    "jaxlib": "https://docs.jax.dev/en/latest/installation.html",
+    "pytorch-triton-rocm": _TRITON_HIP,
+    "triton-rocm": _TRITON_HIP,
+}
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,12 @@ WORKING: list[tuple[str, tuple[str, ...], str]] = [
     ),
     # vLLM labels its ROCm 6.2.4 build rocm624 (setup.py); it runs on a ROCm 6.2 torch
     ("MI300X", ("torch=2.5.1+rocm6.2", "lib.vllm=0.6.3+rocm624"), _VLLM),
+    # Triton finds the HIP runtime torch loaded (driver.py): a ROCm 7 Triton label beside a ROCm 6 torch links nothing
+    (
+        "MI300X",
+        ("torch=2.8.0+rocm6.4", "lib.pytorch-triton-rocm=3.4.0+rocm7.0"),
+        "https://github.com/triton-lang/triton/blob/main/third_party/amd/backend/driver.py",
+    ),
     # jaxlib is no torch extension: its CUDA comes from an installed CUDA or NVIDIA's pip wheels
     (
         "H100",
