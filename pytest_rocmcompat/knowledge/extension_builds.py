@@ -209,10 +209,24 @@ def _released_before(name: str, day: str) -> Callable[[Version], bool]:
     return check
 
 
-# distribution -> (the releases that refuse another CUDA minor, source)
+def _among(*releases: str) -> Callable[[Version], bool]:
+    return lambda v: v.base_version in releases
+
+
+# distribution -> (the releases that refuse another CUDA minor, source). PyG's torch-scatter 2.0.3-2.0.5
+# and torch-sparse 0.6.0-0.6.8 compared major and minor at import (``+cu101``/``+cu110`` wheels);
+# torch-scatter 2.0.6 and torch-sparse 0.6.9 on compare the major only (their __init__.py at each tag).
 _MINOR_STRICT: dict[str, tuple[Callable[[Version], bool], str]] = {
     "torchvision": (lambda v: v < Version("0.16"), "https://github.com/pytorch/vision/pull/7726"),
     "torchaudio": (_released_before("torchaudio", "2026-09-02"), "https://github.com/pytorch/audio/pull/4226"),
+    "torch-scatter": (
+        _among("2.0.3", "2.0.4", "2.0.5"),
+        "https://github.com/rusty1s/pytorch_scatter/blob/2.0.5/torch_scatter/__init__.py",
+    ),
+    "torch-sparse": (
+        _among("0.6.0", "0.6.1", "0.6.3", "0.6.4", "0.6.5", "0.6.6", "0.6.7", "0.6.8"),
+        "https://github.com/rusty1s/pytorch_sparse/blob/0.6.8/torch_sparse/__init__.py",
+    ),
 }
 
 

@@ -56,6 +56,14 @@ SHAPES: list[tuple[str, str, str, str | None]] = [
     ("H100", "2.4.0+cu121", "vllm=0.6.3+cu118", "built for CUDA 11"),
     ("H100", "2.4.0+cu121", "mamba-ssm=2.2.2+cu118torch2.4cxx11abiFALSE", "built for CUDA 11"),
     ("H100", "2.1.0+cu121", "torch-scatter=2.1.2+pt21cu118", "built for CUDA 11"),
+    # torch-scatter 2.0.3-2.0.5 / torch-sparse 0.6.0-0.6.8 refuse another CUDA minor (their __init__.py);
+    # wheels named torch_scatter-2.0.5+cu101, torch_sparse-0.6.8+cu110 (pytorch-geometric.com/whl)
+    ("H100", "1.6.0+cu102", "torch-scatter=2.0.5+cu101", "built for CUDA 10.1"),
+    ("H100", "1.7.0+cu101", "torch-sparse=0.6.8+cu110", "built for CUDA 11"),  # another major
+    ("H100", "1.7.0+cu110", "torch-sparse=0.6.8+cu102", "built for CUDA 10"),
+    ("H100", "1.7.0+cu102", "torch-sparse=0.6.8+cu101", "built for CUDA 10.1"),
+    ("H100", "1.8.0+cu102", "torch-sparse=0.6.9+cu101", None),  # 0.6.9 on: the major only
+    ("H100", "1.8.0+cu102", "torch-scatter=2.0.6+cu101", None),
     # PyG's wheels are per torch minor: pt23 on torch 2.4
     ("H100", "2.4.0+cu121", "torch-scatter=2.1.2+pt23cu121", "built for torch 2.3"),
     # nothing known: stay silent
@@ -75,7 +83,8 @@ SHAPES: list[tuple[str, str, str, str | None]] = [
 
 @pytest.mark.parametrize(("machine", "torch", "lib", "expected"), SHAPES)
 def test_stated_shapes(machine: str, torch: str, lib: str, expected: str | None) -> None:
-    found = problems(H100 if machine == "H100" else MI300X, f"torch={torch}", f"lib.{lib}")
+    python = "python=3.8.10" if torch.startswith("1.") else "python=3.10.12"  # a Python those torch releases serve
+    found = problems(H100 if machine == "H100" else MI300X, python, f"torch={torch}", f"lib.{lib}")
     if expected is None:
         assert found == [], found
     else:
@@ -88,6 +97,18 @@ def test_the_finding_names_the_missing_runtime() -> None:
     assert "libamdhip64.so.5" in rocm and "ROCm 6 torch does not bring" in rocm
     (cuda,) = problems(H100, "torch=2.4.0+cu118", "lib.flash-attn=2.6.3+cu123torch2.4cxx11abiFALSE")
     assert "libcudart.so.12" in cuda and "CUDA 11 torch does not bring" in cuda
+
+
+def test_pyg_minor_refusal_is_its_own_message() -> None:
+    """torch-scatter 2.0.5's import refusal (verbatim from its __init__.py at 2.0.5, CUDA versions filled in)."""
+    (reason,) = problems(H100, "python=3.8.10", "torch=1.6.0+cu102", "lib.torch_scatter=2.0.5+cu101")
+    assert "refuses a torch built with another CUDA release (CUDA 10.2)" in reason
+    message = (
+        "RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions. "
+        "PyTorch has CUDA version 10.2 and torch_scatter has CUDA version 10.1. Please reinstall the "
+        "torch_scatter that matches your PyTorch install."
+    )
+    assert compile_signature(extension_torch.PREDICTS).search(message)
 
 
 # ---- real working combinations: never a finding ---------------------------------------------------
