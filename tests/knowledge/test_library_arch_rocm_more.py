@@ -108,7 +108,8 @@ def test_an_unlisted_xformers_is_conditional_not_uncertain() -> None:
     "stack",
     [
         # MI250 (gfx90a) / MI300X (gfx942) with the official ROCm wheels: built for exactly these (WHEELS,
-        # v0.0.28 uploaded to download.pytorch.org/whl/rocm6.1, v0.0.32 to rocm6.4, v0.0.35 to rocm7.1)
+        # v0.0.28 uploaded to download.pytorch.org/whl/rocm6.1, v0.0.32.post2 to rocm6.4, v0.0.35 to rocm7.1:
+        # .github/workflows/wheels.yml at each tag)
         ("platform=rocm", "arch=gfx90a", "lib.xformers=0.0.28.post1"),
         ("platform=rocm", "arch=gfx942", "lib.xformers=0.0.32.post2"),
         ("platform=rocm", "arch=gfx942", "lib.xformers=0.0.35"),
