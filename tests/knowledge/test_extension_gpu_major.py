@@ -64,6 +64,8 @@ SHAPES: list[tuple[str, str, str, str | None]] = [
     ("H100", "1.7.0+cu102", "torch-sparse=0.6.8+cu101", "built for CUDA 10.1"),
     ("H100", "1.8.0+cu102", "torch-sparse=0.6.9+cu101", None),  # 0.6.9 on: the major only
     ("H100", "1.8.0+cu102", "torch-scatter=2.0.6+cu101", None),
+    # flash-attn's cu12 wheels on a CUDA 13 torch (Dao-AILab/flash-attention#2118: libcudart.so.12 missing)
+    ("H100", "2.9.1+cu130", "flash-attn=2.8.3+cu12torch2.9cxx11abiTRUE", "built for CUDA 12"),
     # PyG's wheels are per torch minor: pt23 on torch 2.4
     ("H100", "2.4.0+cu121", "torch-scatter=2.1.2+pt23cu121", "built for torch 2.3"),
     # nothing known: stay silent
@@ -71,6 +73,7 @@ SHAPES: list[tuple[str, str, str, str | None]] = [
     ("MI300X", "2.5.1+rocm6.2", "torchvision=0.20.1+rocm6.1", None),  # another minor of ROCm 6
     ("MI300X", "2.5.1+rocm6.2", "onnxruntime-rocm=1.19.0", None),  # no label
     ("MI300X", "2.5.1+rocm6.2", "mamba-ssm=2.2.2", None),  # no label
+    ("MI300X", "2.5.1+rocm6.2", "torchao=0.9.0+rocm6.2", None),  # same major, outside torchao's table
     ("MI300X", "2.5.1+rocm6.2", "pytorch-triton-rocm=3.1.0", None),
     ("MI300X", "2.5.1+rocm6.2", "torch-scatter=2.1.2+pt25cu121", None),  # another vendor: not this check's
     ("H100", "2.4.0+cu124", "vllm=0.6.3+cu121", None),  # CUDA 12 both (minor compatibility)
