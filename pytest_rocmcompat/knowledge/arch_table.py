@@ -264,6 +264,23 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1150 gfx1151 gfx1200 gfx1201",
         f"{S_VLLM}/v0.14.0/getting_started/installation/gpu/",
     ),
+    # xformers' ROCm build: its Composable Kernel attention (hip_fmha) uses MFMA, so the official ROCm wheels
+    # (from v0.0.28, download.pytorch.org/whl/rocm6.1 on) are built with HIP_ARCHITECTURES "gfx90a gfx942"
+    # (.github/workflows/wheels_build.yml, the same line at v0.0.28 through v0.0.35):
+    # https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34
+    # Earlier releases had no ROCm wheel; a source build targets the local GPU (setup.py HIP_ARCHITECTURES,
+    # default "native"), and fails to compile for RDNA: gfx1030 (xformers#978, '__builtin_amdgcn_mfma_...' needs
+    # target feature mai-insts) and gfx1100 (AMD: "points to `gfx1100` not being supported for xformers at the
+    # moment", https://github.com/ROCm/xformers/issues/71). Builds AMD ships for other archs (gfx950) are not
+    # pinned: a listed xformers on gfx950 is judged by the wheels' list. ROCm apex has no arch list of its own
+    # (setup.py cross-compiles "for the same gfx targets used by default in ROCm PyTorch"): no row.
+    LibArch(
+        "xformers",
+        "amd",
+        "",
+        "gfx90a gfx942",
+        "https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34",
+    ),
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
     LibArch("transformer_engine", "nvidia", "", "sm>=80", S_NV_TE),
 )

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks import library_arch
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
@@ -83,7 +84,7 @@ def found(library: str, *assignments: str) -> list[Finding]:
 
 # ---- the xformers row ---------------------------------------------------------------------------
 def test_the_xformers_row_is_sourced_at_a_tag() -> None:
-    (row,) = [r for r in library_arch.ROWS if r.library == "xformers"]
+    (row,) = [r for r in arch_table.LIB_MIN_ARCH if r.library == "xformers"]
     assert (row.vendor, row.versions, row.rule, row.source) == ("amd", "", "gfx90a gfx942", WHEELS)
 
 

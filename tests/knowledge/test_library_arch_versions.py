@@ -22,8 +22,8 @@ def found(library: str, *assignments: str) -> list[Finding]:
 
 # ---- the table ----------------------------------------------------------------------------------
 def test_each_library_has_one_latest_row_and_valid_ranges() -> None:
-    for library, vendor in {(r.library, r.vendor) for r in library_arch.ROWS}:  # arch_table's and MORE_ROWS
-        rows = [r for r in library_arch.ROWS if (r.library, r.vendor) == (library, vendor)]
+    for library, vendor in {(r.library, r.vendor) for r in arch_table.LIB_MIN_ARCH}:
+        rows = [r for r in arch_table.LIB_MIN_ARCH if (r.library, r.vendor) == (library, vendor)]
         assert [r.versions for r in rows].count("") == 1, (library, vendor)
         for row in rows:
             assert row.source.startswith("https://")

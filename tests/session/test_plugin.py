@@ -214,7 +214,7 @@ def test_header_shows_environment_and_cell(setup) -> None:
             "rocmcompat: 6 of 7 known-bad rules active (matrix.yaml)",
             "rocmcompat:   active: gfx906-fault, flaky-any, fp8-format-arch, library-min-arch, bitsandbytes-rocm-build, "
             "hipblaslt-arch-unsupported",
-            "rocmcompat: checks: 5 finding(s) for tests that use what they name:",
+            "rocmcompat: checks: 6 finding(s) for tests that use what they name:",
             "rocmcompat:   [[]library-min-arch[]] vllm has no kernels for gfx906 *",
         ]
     )

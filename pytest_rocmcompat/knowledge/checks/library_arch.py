@@ -3,16 +3,13 @@
 From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH`, versioned per range of the
 library's releases (flash-attn: Turing+ in 1.x, Ampere+ from 2.0 on CUDA; on ROCm MI200/MI300, then
 MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CUDA and its growing
-gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942, in :data:`MORE_ROWS`),
+gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942),
 each row sourced. A stack listing the library's version is judged by the row of that release;
 otherwise by every arch some release serves (the finding then conditional: only tests that use it
 meet it). Reaches the tests that ``uses`` it.
 """
 
 from __future__ import annotations
-
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -67,55 +64,13 @@ PREDICTS = (
 )
 
 
-# xformers' ROCm build: its Composable Kernel attention (hip_fmha) uses MFMA, so the official ROCm wheels
-# (from v0.0.28, download.pytorch.org/whl/rocm6.1 on) are built with HIP_ARCHITECTURES "gfx90a gfx942"
-# (.github/workflows/wheels_build.yml, the same line at v0.0.28 through v0.0.35):
-# https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34
-# Earlier releases had no ROCm wheel; a source build targets the local GPU (setup.py HIP_ARCHITECTURES,
-# default "native"), and fails to compile for RDNA: gfx1030 (xformers#978, '__builtin_amdgcn_mfma_...' needs
-# target feature mai-insts) and gfx1100 (AMD: "points to `gfx1100` not being supported for xformers at the
-# moment", https://github.com/ROCm/xformers/issues/71). Builds AMD ships for other archs (gfx950) are not
-# pinned: a listed xformers on gfx950 is judged by the wheels' list. ROCm apex has no arch list of its own
-# (setup.py cross-compiles "for the same gfx targets used by default in ROCm PyTorch"): no row.
-MORE_ROWS: tuple[arch_table.LibArch, ...] = (
-    arch_table.LibArch(
-        "xformers",
-        "amd",
-        "",
-        "gfx90a gfx942",
-        "https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34",
-    ),
-)
-ROWS: tuple[arch_table.LibArch, ...] = arch_table.LIB_MIN_ARCH + MORE_ROWS
-
-
-def _rows(library: str, vendor: str) -> tuple[arch_table.LibArch, ...]:
-    """The rows of one library on one vendor (``arch_table``'s and this module's), oldest first."""
-    return tuple(r for r in ROWS if (r.library, r.vendor) == (library, vendor))
-
-
-def _rule(library: str, vendor: str, version: Version | None) -> tuple[str, str]:
-    """(rule, source) judging ``library`` at ``version``: :func:`arch_table.lib_rule`, or for a row of
-    :data:`MORE_ROWS` the same choice (the release's row, else the latest; unknown: every arch served).
-    """
-    if arch_table.lib_rows(library, vendor):
-        return arch_table.lib_rule(library, vendor, version)
-    rows = _rows(library, vendor)
-    latest = next(r for r in rows if not r.versions)
-    if version is not None:
-        row = next((r for r in rows if r.versions and version in SpecifierSet(r.versions, prereleases=True)), latest)
-        return row.rule, row.source
-    names = dict.fromkeys(n for r in rows if r.unlisted for n in r.rule.split())
-    return " ".join(names), latest.source
-
-
 def check(env: Environment) -> list[Finding]:
     rows = [r for r in (arch_table.info(a) for a in env.archs) if r is not None]
     found: list[Finding] = []
-    for library, vendor in dict.fromkeys((r.library, r.vendor) for r in ROWS):
+    for library, vendor in dict.fromkeys((r.library, r.vendor) for r in arch_table.LIB_MIN_ARCH):
         name = normalize_library(library)
         version = env.field_version("lib." + name)
-        rule, source = _rule(library, vendor, version)
+        rule, source = arch_table.lib_rule(library, vendor, version)
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
             if version is None:
@@ -145,7 +100,7 @@ def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.
     name = normalize_library(library)
     lacking = [
         row
-        for row in _rows(library, vendor)
+        for row in arch_table.lib_rows(library, vendor)
         if row.unlisted and any(r.vendor == vendor and not arch_table.lib_serves(row.rule, r) for r in rows)
     ]
     if not lacking:
@@ -173,5 +128,5 @@ def _needs(rule: str) -> str:
 
 
 def _some_release_serves(library: str, vendor: str, rows: list[arch_table.Arch], names: list[str]) -> bool:
-    rules = [r.rule for r in _rows(library, vendor)]
+    rules = [r.rule for r in arch_table.lib_rows(library, vendor)]
     return all(any(arch_table.lib_serves(rule, r) for rule in rules) for r in rows if r.name in names)
