@@ -29,6 +29,9 @@ class Finding:
     # Failures this finding predicts beyond its check's ``PREDICTS`` (a regular expression), e.g.
     # an import error naming one of the two packages of a broken pair; ``""``: only ``PREDICTS``.
     predicts: str = ""
+    # ``predicts`` alone is this finding's signature (its check's ``PREDICTS`` left out): a finding
+    # that claims only its own known messages (registry.compile_rules), under a check id of its own.
+    signature_only: bool = False
 
     def describe(self) -> str:
         """``[check-id] reason; fix: ... (link)``, as a rule's text reads."""

@@ -108,7 +108,11 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
 
 
 def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = None) -> list[Rule]:
-    """One rule per check id (several findings of one check are joined)."""
+    """One rule per check id (several findings of one check are joined).
+
+    A check may name a finding ``<check-id>:<part>`` (a rule of its own, with the check's action);
+    findings that are all ``signature_only`` are predicted by their ``predicts`` alone.
+    """
     settings = settings or {}
     by_check: dict[str, list[Finding]] = {}
     for f in findings:
@@ -128,9 +132,11 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
             Rule(
                 id=check_id,
                 reason=reason,
-                action=settings.get(check_id, DEFAULT_ACTION),
+                action=settings.get(check_id.split(":", 1)[0], DEFAULT_ACTION),
                 applies_to=applies,
-                signature=_signature(check_id, tuple(f.predicts for f in group)),
+                signature=_signature(
+                    "" if all(f.signature_only for f in group) else check_id, tuple(f.predicts for f in group)
+                ),
                 links=links,
                 file=SOURCE_FILE,
                 at_risk=all(f.uncertain for f in group),

@@ -24,7 +24,12 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.requirement_tables import domain_pairing, runtime_minimums
+from pytest_rocmcompat.knowledge.checks.requirement_tables import (
+    RUNTIME_MINIMUMS,
+    RuntimeRow,
+    domain_pairing,
+    runtime_minimums,
+)
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
 from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -116,6 +121,57 @@ def check(env: Environment) -> list[Finding]:
             predicts=pair_predicts(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])),
         )
     ]
+
+
+def unnamed_findings(env: Environment) -> list[Finding]:
+    """Findings for the :data:`RUNTIME_MINIMUMS` packages the stack does not name (:func:`_unnamed`).
+
+    Not yet part of :func:`check`: wiring it there adds a finding to most stacks that state torch,
+    which tests elsewhere that expect no finding for such stacks would have to allow first.
+    """
+    installed = set(env.libraries) | ({"torch"} if env.torch else set())
+    markers: dict[str, str] = {}
+    replaced = replay_names(env)
+    return [f for dist in RUNTIME_MINIMUMS if dist not in installed for f in _unnamed(dist, env, markers, replaced)]
+
+
+def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set[str] | None) -> list[Finding]:
+    """A package the stack does not name, some of whose releases cannot run with what it does state.
+
+    Only :data:`RUNTIME_MINIMUMS` rows with a ``message`` count, when the package they require is
+    stated and rejected: one uncertain, conditional finding for tests that use ``dist``, whose
+    signature is those rows' own messages alone (never :data:`PREDICTS`): the package may be any
+    release, so only its known failure confirms the risk. Nothing when the requirement is not stated.
+    """
+    rows: list[tuple[RuntimeRow, str]] = []
+    for row in RUNTIME_MINIMUMS[dist]:
+        problem = _unmet(row.requirement, env, markers, replaced) if row.message else None
+        if problem is not None:
+            rows.append((row, problem))
+    if not rows:
+        return []
+    needs = "; ".join(
+        f"releases {_releases(row)} need {_bare(row.requirement)} (installed {problem.split(' ', 1)[1]})"
+        for row, problem in rows
+    )
+    return [
+        Finding(
+            check=f"{ID}:{dist}",  # a rule of its own: the named pairs' signature never reaches it
+            reason=f"{dist} is not named: {needs}",
+            fix=f"where a test uses {dist}, install a release of it outside these ranges (or state its version)",
+            link=rows[0][0].source,
+            uses=(dist,),
+            conditional=True,
+            uncertain=True,
+            predicts="|".join(dict.fromkeys(row.message for row, _ in rows)),
+            signature_only=True,
+        )
+    ]
+
+
+def _releases(row: RuntimeRow) -> str:
+    """``0.10.1 to <0.14.1`` (``0.18.9 on``): the releases a row covers."""
+    return f"{row.since} to <{row.until}" if row.until else f"{row.since} on"
 
 
 # Import names that are not the distribution name with ``-`` as ``_`` (each package's own top-level module).

@@ -1,0 +1,335 @@
+"""``requirement-not-met`` on a package the stack does not name (``RuntimeRow.message``, ``unnamed_findings``).
+
+Users' reports name torch (or huggingface-hub, transformers) but often not the library that failed. Where
+some releases of an unnamed :data:`RUNTIME_MINIMUMS` package cannot run with what the stack states, the
+finding claims only those rows' own messages (``Finding.signature_only``): each quoted here verbatim with
+its source, and none of the check's broad ``PREDICTS`` (another import error naming torch stays a failure).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules
+from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS
+from pytest_rocmcompat.knowledge.derived_facts import derive
+from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
+from pytest_rocmcompat.knowledge.rules.signature import Signature
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+
+BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+_TF = "https://github.com/huggingface/transformers/blob/"
+
+# (package, the row's first release, the message as users met it or as the row's source formats it, source)
+VERBATIM: list[tuple[str, str, str, str]] = [
+    (
+        "deepspeed",
+        "0.10.1",
+        "ImportError: cannot import name 'log' from 'torch.distributed.elastic.agent.server.api' "
+        "(/root/miniconda3/lib/python3.11/site-packages/torch/distributed/elastic/agent/server/api.py)",
+        "https://github.com/deepspeedai/DeepSpeed/issues/5337",
+    ),
+    (
+        "deepspeed",
+        "0.14.1",
+        "[BUG] cannot import name '_get_socket_with_port' from 'torch.distributed.elastic.agent.server.api'",
+        "https://github.com/deepspeedai/DeepSpeed/issues/5603",
+    ),
+    (
+        "deepspeed",
+        "0.8.2",
+        "/usr/local/lib/python3.8/dist-packages/torch/include/torch/csrc/api/include/torch/all.h:4:2: "
+        "error: #error C++17 or later compatible compiler is required to use PyTorch.",
+        "https://github.com/pytorch/pytorch/issues/102082",
+    ),
+    (
+        "deepspeed",
+        "0.15.3",
+        "module 'torch.compiler' has no attribute 'is_compiling'",
+        "https://github.com/deepspeedai/DeepSpeed/issues/6656",
+    ),
+    (
+        "deepspeed",
+        "0.18.7",
+        "AttributeError: module 'torch.amp' has no attribute 'custom_fwd'",
+        "https://github.com/kijai/ComfyUI-GIMM-VFI/issues/2",
+    ),
+    (
+        "deepspeed",
+        "0.8.2",
+        "[rank0]:     5 | #error C++20 or later compatible compiler is required to use PyTorch.",
+        "https://github.com/deepspeedai/DeepSpeed/issues/8235",
+    ),
+    (
+        "deepspeed",
+        "0.18.9",
+        "AttributeError: module 'torch.library' has no attribute 'custom_op'",
+        "https://github.com/dropbox/hqq/issues/92",
+    ),
+    (
+        "transformers",
+        "4.52.0",
+        "Disabling PyTorch because PyTorch >= 2.1 is required but found 2.0.1",
+        "https://github.com/jingyaogong/minimind/issues/588",
+    ),
+    # as each release's utils/import_utils.py formats it (f"... >= X is required but found {torch_version}")
+    (
+        "transformers",
+        "5.0.0",
+        "Disabling PyTorch because PyTorch >= 2.2 is required but found 2.1.2",
+        f"{_TF}v5.0.0/src/transformers/utils/import_utils.py",
+    ),
+    (
+        "transformers",
+        "5.1.0",
+        "Disabling PyTorch because PyTorch >= 2.4 is required but found 2.3.1",
+        f"{_TF}v5.1.0/src/transformers/utils/import_utils.py",
+    ),
+    (
+        "transformers",
+        "5.15.0",
+        "Disabling PyTorch because PyTorch >= 2.5 is required but found 2.4.1",
+        f"{_TF}v5.15.0/src/transformers/utils/import_utils.py",
+    ),
+    (
+        "transformers",
+        "5.20.0",
+        "Disabling PyTorch because PyTorch >= 2.6 is required but found 2.5.1",
+        f"{_TF}v5.20.0/src/transformers/utils/import_utils.py",
+    ),
+    # transformers v5.0.0 training_args.py and utils/peft_utils.py, as formatted
+    (
+        "transformers",
+        "5.0.0",
+        "Using the `Trainer` with `PyTorch` requires `accelerate>=1.1.0`: Please run `pip install transformers[torch]`",
+        f"{_TF}v5.0.0/src/transformers/training_args.py",
+    ),
+    (
+        "transformers",
+        "5.0.0",
+        "The version of PEFT you are using is not compatible, please use a version >= 0.18.0",
+        f"{_TF}v5.0.0/src/transformers/utils/peft_utils.py",
+    ),
+    (
+        "peft",
+        "0.14.0",
+        "ImportError: cannot import name 'EncoderDecoderCache' from 'transformers'",
+        "https://github.com/huggingface/peft/issues/2292",
+    ),
+    (
+        "peft",
+        "0.16.0",
+        "ImportError: cannot import name 'HybridCache' from 'transformers' "
+        "(/opt/conda/envs/python3.10.13/lib/python3.10/site-packages/transformers/__init__.py)",
+        "https://github.com/huggingface/transformers/issues/44351",
+    ),
+    (
+        "peft",
+        "0.18.0",
+        "ModuleNotFoundError: No module named 'transformers.modeling_layers'",
+        "https://github.com/huggingface/setfit/issues/625",
+    ),
+    (
+        "peft",
+        "0.15.0",
+        "ImportError: cannot import name 'clear_device_cache' from 'accelerate.utils.memory'",
+        "https://github.com/hiyouga/LlamaFactory/issues/8142",
+    ),
+    (
+        "trl",
+        "0.2.0",
+        "ImportError: cannot import name 'top_k_top_p_filtering' from 'transformers' "
+        "(/usr/local/lib/python3.10/dist-packages/transformers/__init__.py)",
+        "https://github.com/huggingface/trl/issues/1409",
+    ),
+    (
+        "trl",
+        "0.13.0",
+        "cannot import name 'MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES' from 'transformers.models.auto.modeling_auto' "
+        "(/root/ms-swift/venv/lib/python3.10/site-packages/transformers/models/auto/modeling_auto.py)",
+        "https://github.com/modelscope/ms-swift/issues/9343",
+    ),
+    (
+        "trl",
+        "0.10.1",
+        "[Bug] cannot import name 'is_torch_mlu_available' from 'transformers.utils'",
+        "https://github.com/OpenGVLab/InternVL/issues/981",
+    ),
+    (
+        "accelerate",
+        "0.32.0",
+        "ImportError: cannot import name 'split_torch_state_dict_into_shards' from 'huggingface_hub' "
+        "(/opt/conda/lib/python3.8/site-packages/huggingface_hub/__init__.py)",
+        "https://github.com/aigc-apps/EasyAnimate/issues/114",
+    ),
+    (
+        "accelerate",
+        "0.21.0",
+        "DeepSpeed version must be >= 0.9.3. Please update DeepSpeed.",
+        "https://github.com/huggingface/accelerate/blob/v0.21.0/src/accelerate/accelerator.py#L290",
+    ),
+    (
+        "diffusers",
+        "0.4.0",
+        "ImportError: cannot import name 'cached_download' from 'huggingface_hub' "
+        "(/home/anaconda3/envs/distifusion/lib/python3.10/site-packages/huggingface_hub/__init__.py)",
+        "https://github.com/mit-han-lab/distrifuser/issues/24",
+    ),
+    (
+        "sentence-transformers",
+        "2.0.0",
+        "E   ImportError: cannot import name 'cached_download' from 'huggingface_hub' "
+        "(/usr/local/lib/python3.11/site-packages/huggingface_hub/__init__.py)",
+        "https://github.com/huggingface/sentence-transformers/issues/3001",
+    ),
+    (
+        "sentence-transformers",
+        "2.4.0",
+        "ImportError: cannot import name 'is_nltk_available' from 'transformers.utils.import_utils' "
+        "(/app/conda_envs/myenv/lib/python3.8/site-packages/transformers/utils/import_utils.py)",
+        "https://github.com/huggingface/sentence-transformers/issues/2560",
+    ),
+]
+
+
+def _row_messages(dist: str, since: str) -> list[str]:
+    return [r.message for r in RUNTIME_MINIMUMS[dist] if r.since == since and r.message]
+
+
+@pytest.mark.parametrize(("dist", "since", "message", "source"), VERBATIM)
+def test_each_quote_matches_its_row(dist: str, since: str, message: str, source: str) -> None:
+    assert source.startswith("https://github.com/")
+    assert any(re.search(m, message) for m in _row_messages(dist, since)), (dist, since)
+
+
+def test_every_row_message_has_a_quote() -> None:
+    for dist, rows in RUNTIME_MINIMUMS.items():
+        for row in rows:
+            if row.message:
+                quotes = [m for d, _, m, _ in VERBATIM if d == dist]
+                assert any(re.search(row.message, q) for q in quotes), (dist, row.since, row.message)
+
+
+# What must never be claimed for a package the stack does not name: generic crashes, and import errors
+# the broad PREDICTS would take (another torch or transformers name, the pip resolver)
+UNCLAIMED = [
+    "Segmentation fault (core dumped)",
+    "RuntimeError: HIP error: invalid device function",
+    "ValueError: a genuinely different regression",
+    "ImportError: cannot import name 'DeviceMesh' from 'torch.distributed'",
+    "AttributeError: module 'torch.library' has no attribute 'triton_op'",
+    "ImportError: cannot import name 'AutoModelForVision2Seq' from 'transformers'",
+    "ERROR: pip's dependency resolver ... torch 2.5.1 requires triton==3.1.0, but you have triton 3.0.0",
+]
+
+
+@pytest.mark.parametrize("message", UNCLAIMED)
+def test_row_messages_are_narrow(message: str) -> None:
+    for rows in RUNTIME_MINIMUMS.values():
+        for row in rows:
+            assert not (row.message and re.search(row.message, message)), (row, message)
+
+
+def _unnamed(*stack: str) -> dict[str, Finding]:
+    return {f.uses[0]: f for f in requirements.unnamed_findings(apply_overrides(BASE, list(stack)))}
+
+
+def test_an_unnamed_deepspeed_beside_torch_26() -> None:
+    found = _unnamed("torch=2.6.0")
+    ds = found["deepspeed"]
+    assert ds.check == f"{requirements.ID}:deepspeed" and ds.uses == ("deepspeed",)
+    assert ds.uncertain and ds.conditional and ds.signature_only
+    assert ds.reason.startswith("deepspeed is not named: releases 0.10.1 to <0.14.1 need torch<2.4 (installed 2.6.0)")
+    assert ds.link == "https://github.com/deepspeedai/DeepSpeed/pull/5346"
+    assert "transformers" not in found  # torch 2.6 meets every transformers torch floor
+
+
+@pytest.mark.parametrize(
+    ("stack", "dist", "reason"),
+    [
+        (("torch=2.3.1",), "transformers", "releases 5.1.0 to <5.15.0 need torch>=2.4 (installed 2.3.1)"),
+        (("torch=2.3.1",), "deepspeed", "releases 0.18.9 on need torch>=2.4.0a0 (installed 2.3.1)"),
+        (("lib.huggingface-hub=0.26.0",), "diffusers", "releases 0.4.0 to <0.29.0 need huggingface-hub<0.26.0"),
+        (("lib.huggingface-hub=0.26.0",), "sentence-transformers", "2.0.0 to <2.3.0 need huggingface-hub<0.26.0"),
+        (("lib.huggingface-hub=0.20.3",), "accelerate", "0.32.0 to <0.33.0 need huggingface-hub>=0.21.0"),
+        (("lib.transformers=5.0.0",), "trl", "releases 0.9.6 to <0.10.1 need transformers<5.0.0"),
+        (("lib.transformers=5.0.0",), "peft", "releases 0.16.0 to <0.18.0 need transformers>=4.44.0,<5.0.0"),
+    ],
+)
+def test_unnamed_packages_found(stack: tuple[str, ...], dist: str, reason: str) -> None:
+    finding = _unnamed(*stack)[dist]
+    assert reason in finding.reason and finding.reason.startswith(f"{dist} is not named: ")
+
+
+@pytest.mark.parametrize(
+    ("stack", "dist"),
+    [
+        (("torch=2.6.0", "lib.deepspeed=0.16.0"), "deepspeed"),  # named: judged as today, by its version
+        (("torch=2.3.1", "lib.transformers=4.46.0"), "transformers"),
+        (("lib.transformers=4.46.0",), "deepspeed"),  # torch not stated
+        (("lib.transformers=4.46.0",), "diffusers"),  # huggingface-hub not stated
+        (("lib.huggingface-hub=0.25.2",), "diffusers"),  # it meets every row
+        (("lib.huggingface-hub=0.25.2",), "accelerate"),
+        (("torch=2.6.0",), "transformers"),
+        (("lib.transformers=4.57.1",), "peft"),  # 4.52.0 to 4.x meets every peft row with a message
+    ],
+)
+def test_silent(stack: tuple[str, ...], dist: str) -> None:
+    assert dist not in _unnamed(*stack)
+
+
+def test_a_row_without_a_message_finds_nothing() -> None:
+    """transformers >= 4.31's deepspeed>=0.9.3 has no verified message: a deepspeed 0.9.2 alone says nothing of it."""
+    assert "transformers" not in _unnamed("lib.deepspeed=0.9.2")
+
+
+def test_a_replay_judges_only_what_it_names() -> None:
+    """A recorded machine's own huggingface-hub is not part of a replayed stack (as for named pairs)."""
+    env = Environment(platform="rocm", python="3.10.14", os="Linux", libraries={"huggingface-hub": "0.26.0"})
+    assert "diffusers" in {f.uses[0] for f in requirements.unnamed_findings(env)}
+    replay = apply_overrides(env, ["torch=2.6.0"])
+    assert "diffusers" not in {f.uses[0] for f in requirements.unnamed_findings(replay)}
+
+
+def _rule_for(dist: str, *stack: str, settings: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    env = apply_overrides(BASE, list(stack))
+    (rule,) = compile_rules([f for f in requirements.unnamed_findings(env) if f.uses == (dist,)], settings)
+    return rule, env
+
+
+def test_the_rule_claims_only_the_rows_messages() -> None:
+    rule, _ = _rule_for("deepspeed", "torch=2.6.0")
+    assert rule.id == "requirement-not-met:deepspeed" and rule.at_risk and rule.action == "xfail"
+    assert rule.signature is not None and PREDICTS[requirements.ID] not in rule.signature.pattern
+    assert rule.signature_matches(VERBATIM[0][2])  # DeepSpeed#5337's import error
+    assert rule.signature_matches(VERBATIM[1][2])
+    for message in UNCLAIMED:
+        assert not rule.signature_matches(message), message
+    # the broad signature would have claimed a different import error naming torch
+    assert Signature(PREDICTS[requirements.ID]).search(UNCLAIMED[3]) is not None
+
+
+def test_the_rule_reaches_only_tests_that_use_the_package() -> None:
+    rule, env = _rule_for("deepspeed", "torch=2.6.0")
+    active = ActiveRules([rule], derive(env))
+    assert active.match(ItemFacts("t.py::test_ds", frozenset(), frozenset({"deepspeed"})))
+    assert not active.match(ItemFacts("t.py::test_torch", frozenset(), frozenset({"torch"})))
+
+
+def test_the_check_action_applies() -> None:
+    rule, _ = _rule_for("deepspeed", "torch=2.6.0", settings={requirements.ID: "skip"})
+    assert rule.action == "skip"
+
+
+def test_signature_only_replaces_the_check_signature() -> None:
+    """``Finding.signature_only``: the finding's ``predicts`` alone; without it, joined to the check's PREDICTS."""
+    base = Finding(check=requirements.ID, reason="r", fix="f", link="l", uses=("x",), predicts="only this")
+    (joined,) = compile_rules([base])
+    assert joined.signature is not None and joined.signature.pattern == f"{PREDICTS[requirements.ID]}|only this"
+    (own,) = compile_rules([Finding(**{**base.__dict__, "signature_only": True})])
+    assert own.signature is not None and own.signature.pattern == "only this"
