@@ -55,6 +55,18 @@ VERBATIM: list[tuple[str, str, str, str]] = [
     ),
     (
         "deepspeed",
+        "0.17.5",
+        "[BUG] Import Error: `name '_disable_dynamo_if_unsupported' is not defined`",
+        "https://github.com/deepspeedai/DeepSpeed/issues/7514",
+    ),
+    (  # the PR's own words: "`import deepspeed` raises `RuntimeError: Dynamo is not supported on Python 3.12+`"
+        "deepspeed",
+        "0.18.6",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "https://github.com/deepspeedai/DeepSpeed/pull/7875",
+    ),
+    (
+        "deepspeed",
         "0.18.7",
         "AttributeError: module 'torch.amp' has no attribute 'custom_fwd'",
         "https://github.com/kijai/ComfyUI-GIMM-VFI/issues/2",
@@ -254,6 +266,7 @@ def test_an_unnamed_deepspeed_beside_torch_26() -> None:
     [
         (("torch=2.3.1",), "transformers", "releases 5.1.0 to <5.15.0 need torch>=2.4 (installed 2.3.1)"),
         (("torch=2.3.1",), "deepspeed", "releases 0.18.9 on need torch>=2.4.0a0 (installed 2.3.1)"),
+        (("torch=2.3.1", "python=3.12.3"), "deepspeed", "0.18.6 to <0.18.7 need torch>=2.4.0a0 (installed 2.3.1)"),
         (("lib.huggingface-hub=0.26.0",), "diffusers", "releases 0.4.0 to <0.29.0 need huggingface-hub<0.26.0"),
         (("lib.huggingface-hub=0.26.0",), "sentence-transformers", "2.0.0 to <2.3.0 need huggingface-hub<0.26.0"),
         (("lib.huggingface-hub=0.20.3",), "accelerate", "0.32.0 to <0.33.0 need huggingface-hub>=0.21.0"),
@@ -281,6 +294,11 @@ def test_unnamed_packages_found(stack: tuple[str, ...], dist: str, reason: str) 
 )
 def test_silent(stack: tuple[str, ...], dist: str) -> None:
     assert dist not in _unnamed(*stack)
+
+
+def test_a_marker_that_does_not_hold_finds_nothing() -> None:
+    """0.18.6's torch.compile at import fails on Python 3.12+ only (its row's marker)."""
+    assert "0.18.6" not in _unnamed("torch=2.3.1", "python=3.11.9")["deepspeed"].reason
 
 
 def test_a_row_without_a_message_finds_nothing() -> None:

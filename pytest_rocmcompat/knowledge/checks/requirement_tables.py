@@ -282,9 +282,21 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "0.15.4",
             r"module 'torch\.compiler' has no attribute 'is_compiling'",
         ),
-        RuntimeRow("0.17.5", "torch!=2.1.*,!=2.2.*,!=2.3.*", f"{_DS}pull/7544", "0.17.6"),
+        RuntimeRow(
+            "0.17.5",
+            "torch!=2.1.*,!=2.2.*,!=2.3.*",
+            f"{_DS}pull/7544",
+            "0.17.6",
+            r"name '_disable_dynamo_if_unsupported' is not defined",
+        ),
         # an API's existence: a 2.4 development build (NGC's 2.4.0a0+…nv24.07, ROCm's 2.4.0a0+git…) has it
-        RuntimeRow("0.18.6", 'torch>=2.4.0a0; python_version >= "3.12"', f"{_DS}pull/7875", "0.18.7"),
+        RuntimeRow(
+            "0.18.6",
+            'torch>=2.4.0a0; python_version >= "3.12"',
+            f"{_DS}pull/7875",
+            "0.18.7",
+            r"Dynamo is not supported on Python 3\.12\+",
+        ),
         RuntimeRow(
             "0.18.7",
             "torch>=2.4.0a0",
