@@ -14,7 +14,7 @@ import pytest
 
 from pytest_rocmcompat.errors import ConfigError, OverrideError
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate_risks
 from pytest_rocmcompat.knowledge.checks.registry import evaluate as evaluate_checks
 from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 from pytest_rocmcompat.matrix.cache import MatrixCache
@@ -158,7 +158,8 @@ def build_state(config: pytest.Config) -> CompatState:
     settings = matrix.checks if matrix is not None else {}
     problems = evaluate_checks(env, settings)
     # the matrix's own rules first: their signatures are more specific than a check's
-    rules = ActiveRules((*(matrix.rules if matrix else ()), *compile_rules(problems, settings)), env)
+    risks = evaluate_risks(env, settings)  # rules only: never listed as the stack's problems
+    rules = ActiveRules((*(matrix.rules if matrix else ()), *compile_rules([*problems, *risks], settings)), env)
     location = None
     if matrix is not None and matrix.axis_names:
         from pytest_rocmcompat.matrix.locate import locate

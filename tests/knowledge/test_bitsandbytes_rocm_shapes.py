@@ -241,3 +241,19 @@ def test_predicted_is_known_bad_and_unrelated_fails(
 def test_an_unnamed_bitsandbytes_is_an_uncertain_finding(stack: tuple[str, ...]) -> None:
     (finding,) = [f for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == bitsandbytes_rocm.ID]
     assert finding.uncertain and finding.conditional and "before 0.49.0 carry no ROCm library" in finding.reason
+
+
+@pytest.mark.parametrize(
+    ("message", "claimed"),
+    [
+        ("The installed version of bitsandbytes was compiled without GPU support.", True),
+        ("AttributeError: 'NoneType' object has no attribute 'cquantize_blockwise_fp16_nf4'", True),
+        # another library's missing kernel, an ordinary bug: not a bitsandbytes without a ROCm library
+        ("RuntimeError: HIP error: invalid device function", False),
+        ("AttributeError: 'NoneType' object has no attribute 'config'", False),
+    ],
+)
+def test_an_unnamed_bitsandbytes_claims_only_a_missing_library(message: str, claimed: bool) -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx942", "torch=2.7.1+rocm6.4"])
+    (rule,) = [r for r in compile_rules(evaluate(env)) if r.id == bitsandbytes_rocm.ID]
+    assert rule.at_risk and rule.signature_matches(message) is claimed

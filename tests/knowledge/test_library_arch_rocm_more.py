@@ -96,11 +96,11 @@ def test_xformers_on_an_arch_its_wheels_lack_is_found(gpu: str) -> None:
     assert finding.fix.startswith("run xformers tests on a GPU it supports")  # no release serves it
 
 
-def test_an_unlisted_xformers_is_conditional_not_uncertain() -> None:
-    """Every release lacks gfx1100: which one is installed does not matter, so no *uncertain* finding;
-    only tests that use xformers meet it."""
+def test_an_unlisted_xformers_is_conditional_and_uncertain() -> None:
+    """Every official wheel lacks gfx1100, but an unnamed xformers may be a source or AMD build: a risk
+    only tests that use xformers meet, confirmed by a failure the check predicts."""
     (finding,) = found("xformers", "platform=rocm", "arch=gfx1100")
-    assert finding.conditional and not finding.uncertain
+    assert finding.conditional and finding.uncertain
     assert finding.reason == "xformers has no kernels for gfx1100 (it needs one of gfx90a, gfx942)"
 
 
@@ -152,3 +152,19 @@ def test_two_ways(pytester: pytest.Pytester, library: str, gpu: str, message: st
     assert predicted["rocm_rule"] == library_arch.ID, source
     assert "rocm_rule" not in unrelated and unrelated["rocm_outcome"] == "fail"
     assert unrelated.get("rocm_diagnosis", "").startswith(f"{library_arch.ID}: ")
+
+
+@pytest.mark.parametrize(
+    ("stack", "uncertain"),
+    [
+        (("platform=rocm", "arch=gfx1100", "lib.xformers=0.0.30"), False),  # an official wheel: gfx90a/gfx942 only
+        # a source build (setup.py's local suffix; HIP_ARCHITECTURES "native") or no release named: AMD and
+        # source builds target other archs, so only a failure the check predicts confirms it
+        (("platform=rocm", "arch=gfx1100", "lib.xformers=0.0.31+8fc8ec5a.d20250715"), True),
+        (("platform=rocm", "arch=gfx950", "torch=2.7.1+rocm6.4"), True),
+    ],
+)
+def test_xformers_builds_other_than_the_official_wheels_are_a_risk(stack: tuple[str, ...], uncertain: bool) -> None:
+    env = apply_overrides(Environment(platform="cpu", python="3.11.7", os="Linux"), list(stack))
+    (finding,) = [f for f in library_arch.check(env) if f.uses == ("xformers",)]
+    assert finding.uncertain is uncertain

@@ -162,6 +162,13 @@ SOURCE_REFUSES_CUDA_OVERRIDE = (
 # Every target any release, preview wheel (gfx90a/gfx942/gfx1100) or documented build serves.
 EVER = frozenset(t for rows in PYPI_ROCM.values() for targets in rows.values() for t in targets)
 
+# ``lib.cXXX`` of the native library that failed to load (``lib`` is None): bitsandbytes' own C symbols
+# (csrc/pythonInterface.cpp), not any attribute starting with c ("'NoneType' object has no attribute
+# 'config'" is an ordinary bug).
+_NO_LIBRARY_SYMBOL = (
+    r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|igemm|gemm|percentile|get_|batched"
+    r"|spmm|histogram|prefetch|fill|int8|dequant|optimizer|momentum|rmsprop|lion|adagrad|elementwise|ademamix)\w*'"
+)
 # What bitsandbytes prints when it has no library for the GPU runtime, or its library has no
 # code for the GPU (each verbatim in its source: cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+),
 # and HIP's missing-kernel errors.
@@ -170,7 +177,7 @@ PREDICTS = (
     r"|CUDA SETUP: (?:Problem|Required library version not found)"
     r"|Could not find the bitsandbytes (?:CUDA|ROCm) binary|Configured (?:CUDA|ROCm) binary not found"
     r"|bitsandbytes native library functionality but it's not available|bitsandbytes library load error"
-    r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32|'NoneType' object has no attribute 'c\w+'"
+    r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
     # seventh round, cextension.py of 0.48+ (main): a runtime library its ROCm/CUDA library links is
     # missing ("{BNB_BACKEND} SETUP ERROR: Missing dependency: ..."); and HIP's text for
@@ -184,6 +191,18 @@ PREDICTS = (
     r"|Could not load bitsandbytes native library|No libcudart\.so found! Install CUDA"
     r"|torch\.version\.cuda\.split|No compatible \S+ binary found at|BNB_CUDA_VERSION=\S+ detected for ROCm"
     r"|value must be digits only \(e\.g\. '124' for 12\.4\)|not available in CPU-only version of bitsandbytes"
+    "|" + _NO_LIBRARY_SYMBOL
+)
+
+
+# What a bitsandbytes without a ROCm library prints (a subset of PREDICTS, cextension.py of each era): an
+# unnamed bitsandbytes is confirmed only by these, never by a HIP missing-kernel error (another library's).
+NO_LIBRARY = (
+    r"compiled without GPU support|(?:CUDA|ROCm) Setup failed despite (?:GPU|CUDA|ROCm) being available"
+    r"|CUDA SETUP: (?:Problem|Required library version not found)|Could not find the bitsandbytes (?:CUDA|ROCm) binary"
+    r"|bitsandbytes native library functionality but it's not available|Could not load bitsandbytes native library"
+    r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
+    r"|libbitsandbytes_cpu\.so|" + _NO_LIBRARY_SYMBOL
 )
 
 
@@ -211,6 +230,8 @@ def check(env: Environment) -> list[Finding]:
             uses=("bitsandbytes",),
             conditional=listed is None,
             uncertain=problem.uncertain,
+            predicts=problem.only,
+            signature_only=bool(problem.only),
         )
     ]
 
@@ -247,6 +268,7 @@ class _Problem:
     reason: str
     link: str
     uncertain: bool = False  # a preview wheel lacks it, but a source build of that version may not
+    only: str = ""  # the failures that alone confirm it (its signature, not PREDICTS): see _unnamed_release
 
 
 def _problem(release: Version | None, rocm: Version | None, archs: list[str], host: _Host) -> _Problem | None:
@@ -475,6 +497,7 @@ def _unnamed_release() -> _Problem:
         "source builds), so only 0.49+, a preview wheel or a source build for this GPU serves ROCm",
         SOURCE_PREVIEW,
         True,
+        NO_LIBRARY,
     )
 
 

@@ -11,6 +11,8 @@ meet it). Reaches the tests that ``uses`` it.
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -88,9 +90,23 @@ def check(env: Environment) -> list[Finding]:
                 link=source,
                 uses=(name,),
                 conditional=name not in env.libraries,
+                uncertain=_other_builds(library, vendor, version),
             )
         )
     return found
+
+
+# Libraries whose row lists what their *official* wheels target, while builds for other archs exist
+# (xformers: a source build targets the local GPU, HIP_ARCHITECTURES "native"; AMD builds its own):
+# on an arch the row lacks, an unnamed release or a local/dev build is a risk, not a certainty.
+OFFICIAL_WHEELS_ONLY = frozenset({("xformers", "amd")})
+
+
+def _other_builds(library: str, vendor: str, version: Version | None) -> bool:
+    """Whether the installed build may be one the row does not describe (see OFFICIAL_WHEELS_ONLY)."""
+    if (library, vendor) not in OFFICIAL_WHEELS_ONLY:
+        return False
+    return version is None or bool(version.local) or version.is_devrelease
 
 
 def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.Arch]) -> list[Finding]:

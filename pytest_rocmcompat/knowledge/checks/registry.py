@@ -107,6 +107,20 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
     return found
 
 
+def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
+    """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``).
+
+    Compiled into rules beside :func:`evaluate`'s findings, so a test that uses the package and fails
+    with its known message ends known-bad; never listed as a problem of the stack.
+    """
+    if (settings or {}).get(requirements.ID) == "off":
+        return []
+    try:
+        return requirements.unnamed_findings(derive(env))
+    except Exception:  # like evaluate: a check never stops a session
+        return []
+
+
 def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = None) -> list[Rule]:
     """One rule per check id (several findings of one check are joined).
 
