@@ -257,3 +257,13 @@ def test_an_unnamed_bitsandbytes_claims_only_a_missing_library(message: str, cla
     env = apply_overrides(BASE, ["platform=rocm", "arch=gfx942", "torch=2.7.1+rocm6.4"])
     (rule,) = [r for r in compile_rules(evaluate(env)) if r.id == bitsandbytes_rocm.ID]
     assert rule.at_risk and rule.signature_matches(message) is claimed
+
+
+def test_a_probed_machine_without_bitsandbytes_gets_no_unnamed_finding() -> None:
+    """Live or recorded, an unnamed bitsandbytes is not installed: nothing to judge."""
+    from pytest_rocmcompat.stack.environment import GPU
+
+    live = Environment(platform="rocm", python="3.11.7", os="Linux", torch="2.7.1+rocm6.4",
+                       gpus=(GPU(0, "AMD Instinct MI300X", "gfx942"),))  # fmt: skip
+    assert bitsandbytes_rocm.check(live) == []
+    assert bitsandbytes_rocm.check(apply_overrides(live, ["platform=rocm"])) != []  # stated: a risk

@@ -399,3 +399,13 @@ def test_plain():
     )
     cases = junit_properties(pytester.path / "j.xml")
     return cases["test_ds"], cases["test_plain"]
+
+
+def test_only_a_stated_stack_gets_unnamed_findings() -> None:
+    """On a probed or recorded machine a package the stack does not name is not installed at all."""
+    from pytest_rocmcompat.knowledge.checks.registry import evaluate_risks
+
+    recorded = Environment(platform="rocm", python="3.10.14", os="Linux", torch="2.6.0", source="replay")
+    assert evaluate_risks(recorded) == []
+    stated = apply_overrides(BASE, ["torch=2.6.0"])
+    assert "requirement-not-met:deepspeed" in {f.check for f in evaluate_risks(stated)}

@@ -257,10 +257,14 @@ class _Host:
     windows: bool
     variables: Mapping[str, str]
     system: Version | None = None  # the system ROCm release series (``rocm``), which a source build links
+    # the stack was stated (``--rocm-set``), not probed or recorded: there, a package it does not name may
+    # still be installed; on a probed or recorded machine an unnamed bitsandbytes is not installed at all
+    stated: bool = False
 
     @classmethod
     def of(cls, env: Environment) -> _Host:
-        return cls((env.os or "").split(" ", 1)[0] == "Windows", env.env, _series(coerce_version(env.rocm)))
+        windows = (env.os or "").split(" ", 1)[0] == "Windows"
+        return cls(windows, env.env, _series(coerce_version(env.rocm)), env.source == "overridden")
 
 
 @dataclass(frozen=True)
@@ -289,7 +293,7 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
             f"has no ROCm build for {', '.join(unserved)} (no release or preview lists it)", SOURCE_FIRST, elsewhere
         )
     if release is None:
-        return _unnamed_problem(rocm, archs)
+        return _unnamed_problem(rocm, archs) if host.stated else None
     if elsewhere:
         return (
             _name_bug(release, rocm)
