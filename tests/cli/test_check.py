@@ -62,6 +62,9 @@ def assignments_of(result: dict, *extra: str) -> list[str]:
 
 def assert_same_as_replay(tmp_path: Path, result: dict, *extra: str) -> None:
     problems, rules = replayed(tmp_path, assignments_of(result, *extra))
+    # a --set replay states a partial stack (a package it does not name may be installed: a risk, never
+    # counted); a stack file is the whole stack (what it does not name is not installed)
+    problems = [p for p in problems if " is not named: " not in p]
     assert [p["text"] for p in result["problems"]] == problems
     assert [r["id"] for r in result["rules"]] == rules
     assert result["known_bad"] == bool(problems or rules)
