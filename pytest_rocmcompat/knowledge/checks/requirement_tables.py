@@ -28,7 +28,7 @@ class RuntimeRow(NamedTuple):
     until: str | None = None  # the first release that no longer needs it (None: still needed)
     # The failure this row causes, a narrow regular expression of the text users see, written from
     # the row's own sources (quoted in tests/knowledge/test_requirements_unnamed.py); "": none verified.
-    # It alone is predicted where the stack does not name the package (requirements.check).
+    # It alone is predicted where the stack does not name the package (requirements.unnamed_findings).
     message: str = ""
 
 
@@ -362,18 +362,15 @@ UPPER_BOUNDS: dict[str, tuple[str, str, str]] = {
 
 
 def domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | None:
-    """The torch a release needs where the generated data cannot say: a torchvision nightly's day,
-    a pre-2023 torchvision, a release fixed only later (:data:`UPPER_BOUNDS`).
+    """The torch a release needs where the generated data cannot say: a pre-2023 torchvision, a release
+    fixed only later (:data:`UPPER_BOUNDS`). Nightlies are :mod:`declared_pins`' (from :mod:`nightly_pins`).
     """
     if dist in UPPER_BOUNDS:
         fixed_in, requirement, source = UPPER_BOUNDS[dist]
         v = coerce_version(version)
         return ((requirement,), source) if v is not None and v < Version(fixed_in) else None
-    if dist != "torchvision":
-        return None
-    nightly = nightly_requirement(dist, version)  # a nightly: the torch nightly it was built against
-    if nightly is not None:
-        return nightly
+    if dist != "torchvision" or nightly_requirement(dist, version) is not None:
+        return None  # a nightly: declared_pins answers from nightly_pins, as for torchaudio's
     v = coerce_version(version)
     if v is None or v.major != 0 or v.minor >= 15:
         return None

@@ -126,8 +126,8 @@ def check(env: Environment) -> list[Finding]:
 def unnamed_findings(env: Environment) -> list[Finding]:
     """Findings for the :data:`RUNTIME_MINIMUMS` packages the stack does not name (:func:`_unnamed`).
 
-    Not yet part of :func:`check`: wiring it there adds a finding to most stacks that state torch,
-    which tests elsewhere that expect no finding for such stacks would have to allow first.
+    Not part of :func:`check`: ``registry.evaluate_risks`` compiles them into rules for a stated stack
+    only, never listed as the stack's problems (most stacks that state torch would get one).
     """
     installed = set(env.libraries) | ({"torch"} if env.torch else set())
     markers: dict[str, str] = {}

@@ -147,13 +147,11 @@ def check(env: Environment) -> list[Finding]:
 
 
 def in_kernel(env: Environment) -> list[Finding]:
-    """:mod:`rocm_kernel`'s findings for the in-kernel driver: the recorded ``driver``'s kernel, else ``os``'s."""
+    """:mod:`rocm_kernel`'s findings: WSL, or the recorded ``driver`` when it is a kernel release (AMD's
+    DKMS driver, or none recorded: nothing; a kernel named only by ``os`` may run the DKMS driver).
+    """
     head = kernel_release(env.driver)
-    if head is not None:
-        return rocm_kernel.findings(env, ID, str(env.driver), head, probed=True)
-    if env.driver and not rocm_kernel.is_wsl(env):
-        return []  # AMD's DKMS driver (or one unknown): its own amdkfd
-    return rocm_kernel.findings(env, ID, env.os or None, kernel_release(env.os), probed=False)
+    return rocm_kernel.findings(env, ID, env.driver if head is not None else None, head)
 
 
 def _matrix(env: Environment) -> list[Finding]:

@@ -91,11 +91,11 @@ def is_wsl(env: Environment) -> bool:
     return any(_WSL.search(text or "") for text in (env.os, env.driver))
 
 
-def findings(env: Environment, check_id: str, release: str | None, head: str | None, probed: bool) -> list[Finding]:
-    """WSL's, or the in-kernel driver's of ``release`` (its dotted ``head``; ``probed``: recorded as the driver)."""
+def findings(env: Environment, check_id: str, release: str | None, head: str | None) -> list[Finding]:
+    """WSL's, or those of the in-kernel driver recorded as the stack's ``driver`` (``release``, its dotted ``head``)."""
     if is_wsl(env):
         return _wsl(env, check_id)
-    if release is None or head is None or not probed or not archs_stated(env):
+    if release is None or head is None or not archs_stated(env):
         return []
     return _no_kfd(env, check_id, release, head, uncertain=bool(_BACKPORTS.search(release)))
 
