@@ -21,7 +21,7 @@ from pytest_rocmcompat.knowledge.rules.engine import ActiveRules, ItemFacts
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.knowledge.two_ways import junit_properties, predicted_and_unrelated
+from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 _TF = "https://github.com/huggingface/transformers/blob/"
@@ -364,7 +364,8 @@ def test_through_pytest_only_the_rows_message_is_known_bad(pytester: pytest.Pyte
     )
     assert predicted["rocm_rule"] == "requirement-not-met:deepspeed"
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
-    other, _ = _outcomes(pytester, UNCLAIMED[3], ("torch=2.6.0",), env)
+    cases = run_cases(pytester, UNCLAIMED[3], ("torch=2.6.0",), uses="deepspeed", env=env, error="ImportError")
+    other = cases["test_predicted"]
     assert other.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in other
 
 
@@ -372,33 +373,10 @@ def test_through_pytest_only_the_rows_message_is_known_bad(pytester: pytest.Pyte
 def test_through_pytest_silent(pytester: pytest.Pytester, stack: tuple[str, ...]) -> None:
     """Deepspeed named (and fine), or torch not stated: the row's message is an ordinary failure."""
     env = Environment(platform="rocm", python="3.10.14", os="Linux")
-    failed, _ = _outcomes(pytester, VERBATIM[0][2], stack, env)
+    failed = run_cases(pytester, VERBATIM[0][2], stack, uses="deepspeed", env=env, error="ImportError")[
+        "test_predicted"
+    ]
     assert failed.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in failed
-
-
-def _outcomes(
-    pytester: pytest.Pytester, message: str, stack: tuple[str, ...], env: Environment
-) -> tuple[dict[str, str], dict[str, str]]:
-    """JUnit properties of a ``uses('deepspeed')`` test failing with ``message``, and of an unmarked one."""
-    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
-    pytester.makepyfile(
-        test_other=f"""
-import pytest
-
-@pytest.mark.uses('deepspeed')
-def test_ds():
-    raise ImportError({message!r})
-
-def test_plain():
-    raise ImportError({message!r})
-"""
-    )
-    sets = [arg for value in stack for arg in ("--rocm-set", value)]
-    pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "j.xml", *sets
-    )
-    cases = junit_properties(pytester.path / "j.xml")
-    return cases["test_ds"], cases["test_plain"]
 
 
 def test_only_a_stated_stack_gets_unnamed_findings() -> None:

@@ -27,6 +27,33 @@ def test_elsewhere():
 """
 
 
+def run_cases(
+    pytester: pytest.Pytester,
+    predicted: str,
+    stack: tuple[str, ...],
+    *,
+    uses: str | None = None,
+    env: Environment | None = None,
+    error: str = "RuntimeError",
+) -> dict[str, dict[str, str]]:
+    """Run the predicted and an unrelated failure against ``stack`` (``--rocm-set`` values): the JUnit
+    properties of ``test_predicted``, ``test_unrelated`` and ``test_elsewhere`` (unmarked, failing with
+    the predicted text too). The tests are marked ``gpus(1)``, or ``uses(uses)``; ``env`` is the machine
+    replayed (a recorded H100 by default).
+    """
+    base = env if env is not None else Environment.load(str(DATA / "env_h100_archs.json"))
+    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
+    marker = f"uses({uses!r})" if uses else "gpus(1)"
+    source = _TESTS.format(marker=marker, error=error, predicted=predicted, unrelated=UNRELATED)
+    pytester.makepyfile(test_stack=source)
+    sets = [arg for value in stack for arg in ("--rocm-set", value)]
+    pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
+        *sets,
+    )  # fmt: skip
+    return junit_properties(pytester.path / "junit.xml")
+
+
 def predicted_and_unrelated(
     pytester: pytest.Pytester,
     predicted: str,
@@ -36,23 +63,11 @@ def predicted_and_unrelated(
     env: Environment | None = None,
     error: str = "RuntimeError",
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """Run the predicted and an unrelated failure against ``stack`` (``--rocm-set`` values); their JUnit
-    properties. The tests are marked ``gpus(1)``, or ``uses(uses)``; ``env`` is the machine replayed
-    (a recorded H100 by default). A third test, unmarked, fails with the predicted text too: a check
-    reaching only marked tests never claims it (asserted here).
+    """:func:`run_cases`, asserting the predicted failure ends known-bad and, for a ``uses`` check, that
+    the unmarked test is never claimed; the properties of the predicted and the unrelated test.
     """
-    base = env if env is not None else Environment.load(str(DATA / "env_h100_archs.json"))
-    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
-    marker = f"uses({uses!r})" if uses else "gpus(1)"
-    source = _TESTS.format(marker=marker, error=error, predicted=predicted, unrelated=UNRELATED)
-    pytester.makepyfile(test_stack=source)
-    sets = [arg for value in stack for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "-rA",
-        *sets,
-    )  # fmt: skip
-    cases = junit_properties(pytester.path / "junit.xml")
-    assert cases["test_predicted"].get("rocm_outcome") == "known-bad", result.outlines[-20:]
+    cases = run_cases(pytester, predicted, stack, uses=uses, env=env, error=error)
+    assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
     if uses:  # a gpus-marked check may reach every test (everything=True); a uses one never the unmarked
         assert "rocm_rule" not in cases["test_elsewhere"]
     return cases["test_predicted"], cases["test_unrelated"]
