@@ -169,14 +169,22 @@ _NO_LIBRARY_SYMBOL = (
     r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|igemm|gemm|percentile|get_|batched"
     r"|spmm|histogram|prefetch|fill|int8|dequant|optimizer|momentum|rmsprop|lion|adagrad|elementwise|ademamix)\w*'"
 )
-# What bitsandbytes prints when it has no library for the GPU runtime, or its library has no
-# code for the GPU (each verbatim in its source: cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+),
-# and HIP's missing-kernel errors.
-PREDICTS = (
+# What a bitsandbytes without a library for the GPU runtime prints (each verbatim in its source:
+# cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+): alone, what an unnamed bitsandbytes is confirmed
+# by, never a HIP missing-kernel error (another library's). Eighth round (quoted from ROCm reports in
+# tests/knowledge/test_bitsandbytes_rocm_shapes.py): cextension.py's load failure (0.43-0.45), the CUDA
+# setup's missing runtime and version parse on a ROCm torch (0.35-0.45), the CPU-only stub's error.
+NO_LIBRARY = (
     r"compiled without GPU support|(?:CUDA|ROCm) Setup failed despite (?:GPU|CUDA|ROCm) being available"
-    r"|CUDA SETUP: (?:Problem|Required library version not found)"
-    r"|Could not find the bitsandbytes (?:CUDA|ROCm) binary|Configured (?:CUDA|ROCm) binary not found"
-    r"|bitsandbytes native library functionality but it's not available|bitsandbytes library load error"
+    r"|CUDA SETUP: (?:Problem|Required library version not found)|Could not find the bitsandbytes (?:CUDA|ROCm) binary"
+    r"|bitsandbytes native library functionality but it's not available|Could not load bitsandbytes native library"
+    r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
+    r"|libbitsandbytes_cpu\.so|" + _NO_LIBRARY_SYMBOL
+)
+# Everything the check predicts: NO_LIBRARY, a library for another release or missing its dependencies,
+# and a library without code for the GPU (HIP's missing-kernel errors).
+PREDICTS = NO_LIBRARY + (
+    r"|Configured (?:CUDA|ROCm) binary not found|bitsandbytes library load error"
     r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
     # seventh round, cextension.py of 0.48+ (main): a runtime library its ROCm/CUDA library links is
@@ -184,25 +192,10 @@ PREDICTS = (
     # hipErrorNoBinaryForGpu, which its kernels' error check prints (csrc/compat.cuh "Error %s at line")
     r"|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
     r"|no kernel image is available for execution on the device"
-    # eighth round (tests/knowledge/test_bitsandbytes_rocm_shapes.py): cextension.py's load failure
-    # (0.43-0.45) and the CUDA setup's missing runtime and version parse on a ROCm torch (0.35-0.45), quoted
-    # from ROCm reports; 0.49's refusal of BNB_CUDA_VERSION on ROCm, 0.50's loader and override errors and the
-    # CPU-only stub's error (cextension.py at those tags)
-    r"|Could not load bitsandbytes native library|No libcudart\.so found! Install CUDA"
-    r"|torch\.version\.cuda\.split|No compatible \S+ binary found at|BNB_CUDA_VERSION=\S+ detected for ROCm"
-    r"|value must be digits only \(e\.g\. '124' for 12\.4\)|not available in CPU-only version of bitsandbytes"
-    "|" + _NO_LIBRARY_SYMBOL
-)
-
-
-# What a bitsandbytes without a ROCm library prints (a subset of PREDICTS, cextension.py of each era): an
-# unnamed bitsandbytes is confirmed only by these, never by a HIP missing-kernel error (another library's).
-NO_LIBRARY = (
-    r"compiled without GPU support|(?:CUDA|ROCm) Setup failed despite (?:GPU|CUDA|ROCm) being available"
-    r"|CUDA SETUP: (?:Problem|Required library version not found)|Could not find the bitsandbytes (?:CUDA|ROCm) binary"
-    r"|bitsandbytes native library functionality but it's not available|Could not load bitsandbytes native library"
-    r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
-    r"|libbitsandbytes_cpu\.so|" + _NO_LIBRARY_SYMBOL
+    # eighth round: 0.49's refusal of BNB_CUDA_VERSION on ROCm, 0.50's loader and override errors
+    # (cextension.py at those tags)
+    r"|No compatible \S+ binary found at|BNB_CUDA_VERSION=\S+ detected for ROCm"
+    r"|value must be digits only \(e\.g\. '124' for 12\.4\)"
 )
 
 
