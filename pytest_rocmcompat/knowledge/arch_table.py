@@ -193,6 +193,8 @@ class LibArch(NamedTuple):
     ``unlisted``: whether a stack that lists no version of the library may be running it, so its
     archs count for such a stack (:func:`lib_rule`); ``False`` for an earlier API generation
     (flash-attn 1.x: tests written for 2.x do not run on it) and for builds of no tagged release yet.
+    ``official_wheels``: the rule lists what the official wheels target while other builds target other
+    archs (a source build, the vendor's own): an unnamed release or a local/dev build is then a risk.
     """
 
     library: str  # as `uses` names it
@@ -201,6 +203,7 @@ class LibArch(NamedTuple):
     rule: str
     source: str
     unlisted: bool = True
+    official_wheels: bool = False
 
 
 LIB_MIN_ARCH: tuple[LibArch, ...] = (
@@ -280,6 +283,7 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "",
         "gfx90a gfx942",
         "https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34",
+        official_wheels=True,
     ),
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
     LibArch("transformer_engine", "nvidia", "", "sm>=80", S_NV_TE),

@@ -96,15 +96,12 @@ def check(env: Environment) -> list[Finding]:
     return found
 
 
-# Libraries whose row lists what their *official* wheels target, while builds for other archs exist
-# (xformers: a source build targets the local GPU, HIP_ARCHITECTURES "native"; AMD builds its own):
-# on an arch the row lacks, an unnamed release or a local/dev build is a risk, not a certainty.
-OFFICIAL_WHEELS_ONLY = frozenset({("xformers", "amd")})
-
-
 def _other_builds(library: str, vendor: str, version: Version | None) -> bool:
-    """Whether the installed build may be one the row does not describe (see OFFICIAL_WHEELS_ONLY)."""
-    if (library, vendor) not in OFFICIAL_WHEELS_ONLY:
+    """Whether the installed build may be one the rows do not describe (``LibArch.official_wheels``:
+    xformers' ROCm wheels, beside source builds for the local GPU and AMD's own): an unnamed release
+    or a local/dev build.
+    """
+    if not any(r.official_wheels for r in arch_table.lib_rows(library, vendor)):
         return False
     return version is None or bool(version.local) or version.is_devrelease
 
