@@ -197,10 +197,18 @@ def replay_names(env: Environment) -> set[str]:
     if env.source != "overridden":
         return set()
     names: set[str] = set()
-    for part in env.origin.split("; "):
-        key = part.rpartition(" + ")[2].partition("=")[0].strip()
+    for key in stated_keys(env):
         if key == "torch":
             names.add("torch")
         elif key.startswith(("lib.", "requires.")):
             names.add(normalize_library(key.partition(".")[2]))
     return names
+
+
+def stated_keys(env: Environment) -> set[str]:
+    """The keys a replay assigned (``--rocm-set``/``--set``: ``arch``, ``torch``, ``lib.NAME`` ...), read
+    from its origin (``recorded.json + arch=gfx1100; torch=2.5.1``); empty for a live probe.
+    """
+    if env.source == "live":
+        return set()
+    return {part.partition("=")[0].strip() for part in re.split(r"; | \+ ", env.origin or "") if "=" in part}

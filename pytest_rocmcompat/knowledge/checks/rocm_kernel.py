@@ -47,6 +47,7 @@ import re
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import stated_keys
 
 KFD_SOURCE = "https://github.com/torvalds/linux/blob/v5.15/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
 GFX11_TAG_SOURCE = "https://gitlab.freedesktop.org/agd5f/linux/-/tags/amd-drm-next-5.19-2022-05-11"
@@ -82,7 +83,6 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
 _BACKPORTS = re.compile(r"\.el\d|-150\d{3}\.")
 _WSL = re.compile(r"microsoft|wsl", re.IGNORECASE)
-_ARCH_STATED = re.compile(r"(?:^|[;+]\s*)arch=")  # an ``arch=`` assignment in a replay's origin
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 
 
@@ -102,7 +102,7 @@ def findings(env: Environment, check_id: str, release: str | None, head: str | N
 
 def archs_stated(env: Environment) -> bool:
     """Whether the stack's GPUs were stated (``arch=``), not enumerated through amdkfd by a probe."""
-    return env.source != "live" and _ARCH_STATED.search(env.origin or "") is not None
+    return "arch" in stated_keys(env)
 
 
 def series(head: str) -> tuple[int, int]:
