@@ -26,6 +26,13 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # rccl-arch-not-in-release: RCCL 2.7.6 on an RX 5700 XT (gfx1010, in no RCCL list); more in test_rccl_arch.py
+    (
+        "rccl-arch-not-in-release",
+        '/src/external/hip-on-vdi/rocclr/hip_code_object.cpp:92: guarantee(false && "hipErrorNoBinaryForGpu: '
+        "Coudn't find binary for current devices!\")",
+        "https://github.com/ROCm/rccl/issues/289",
+    ),
     # rocm-sdk-family-lacks-arch: TheRock's gfx110X-dgpu packages ("rocm-sdk targets": gfx1100;gfx1101;gfx1102) on a gfx1103
     (
         "rocm-sdk-family-lacks-arch",

@@ -25,6 +25,7 @@ from pytest_rocmcompat.knowledge.checks import (
     numeric_formats,
     numpy_abi,
     python_range,
+    rccl_arch,
     requirements,
     rocblas_arch,
     rocm_driver,
@@ -61,6 +62,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     hipblaslt_arch.ID: hipblaslt_arch.check,
     numpy_abi.ID: numpy_abi.check,
     rocm_sdk_family.ID: rocm_sdk_family.check,
+    rccl_arch.ID: rccl_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -86,6 +88,7 @@ PREDICTS: dict[str, str] = {
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
     numpy_abi.ID: numpy_abi.PREDICTS,
     rocm_sdk_family.ID: rocm_sdk_family.PREDICTS,
+    rccl_arch.ID: rccl_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"

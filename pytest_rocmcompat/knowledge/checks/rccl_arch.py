@@ -1,0 +1,100 @@
+"""``rccl-arch-not-in-release``: the ROCm release's RCCL has no device code for the GPU.
+
+RCCL (the ``nccl`` backend of torch.distributed on ROCm) is one HIP fat binary whose collective
+kernels are built for the processors of its ``CMakeLists.txt``'s default list (``DEFAULT_GPUS``,
+before 5.7 ``DEFAULT_AMDGPU_TARGETS``): :data:`TARGETS`, from the RCCL tag of each release
+(5.4-6.2) and the 6.3 release branch. No list names an RDNA2 part other than gfx1030 (gfx1031/
+gfx1032/...), an APU (gfx90c, gfx1035, gfx1103, gfx1150/1151) or RDNA1 (gfx1010): on such a GPU
+communicator set-up succeeds and the first collective's launch fails (HIP ``invalid device
+function``, or ``hipErrorNoBinaryForGpu`` when the runtime loads the library: ROCm/rccl#289).
+The list changed at 5.7 (gfx940-942 added) and 6.3 (gfx803/gfx900 dropped, gfx1200/1201 added).
+
+The release judged is the one whose RCCL the stack loads: a ``+rocmX.Y`` torch wheel bundles the
+``librccl.so`` of the ROCm it was built against, whole (pytorch's ``.ci/manywheel/build_rocm.sh``
+copies it from ``/opt/rocm``; ``PYTORCH_ROCM_ARCH`` narrows only rocBLAS/hipBLASLt/MIOpen data),
+else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named processor's
+code: the overridden arch is judged. Only collective tests meet it (``uses("nccl")``,
+``uses("torch.distributed")``, the bundled collective suite): a conditional finding. Releases
+outside the table (before 5.4; 6.4 and later, not verified here; TheRock's own builds) and a stack
+naming no release are not judged.
+"""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.knowledge.checks import rocm_targets
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+
+ID = "rccl-arch-not-in-release"
+COLLECTIVE_USES = ("nccl", "torch.distributed")  # as the NCCL/RCCL rules of known_bad.yaml select tests
+COLLECTIVE_SUITE = ("suites/collectives", "*/suites/collectives/*")
+_TAG = "https://github.com/ROCm/rccl/blob/rocm-{}/CMakeLists.txt"
+SOURCE_63 = "https://github.com/ROCm/rccl/blob/4e1360452592e37772ed381a75a7dfd60d303261/CMakeLists.txt"  # release/rocm-rel-6.3.0.1
+SOURCE_WHEEL = (
+    "https://github.com/pytorch/pytorch/blob/0155a3fe32cfca4e1099d66a35bb98df0e2b7bf9/.ci/manywheel/build_rocm.sh"
+)
+
+_54 = ("gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx1101", "gfx1102")
+_57 = (*_54, "gfx940", "gfx941", "gfx942")
+_63 = (*(t for t in _57 if t not in ("gfx803", "gfx900")), "gfx1200", "gfx1201")
+# ROCm release series -> (processors its RCCL is built for, source); the same list at every patch tag
+TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
+    "5.4": (_54, _TAG.format("5.4.0")),
+    "5.5": (_54, _TAG.format("5.5.0")),
+    "5.6": (_54, _TAG.format("5.6.0")),
+    "5.7": (_57, _TAG.format("5.7.0")),
+    "6.0": (_57, _TAG.format("6.0.0")),
+    "6.1": (_57, _TAG.format("6.1.0")),
+    "6.2": (_57, _TAG.format("6.2.0")),
+    "6.3": (_63, SOURCE_63),
+}
+
+# RCCL's warning for a failed HIP call (src/include/checks.h: "Cuda failure '%s'", also as torch
+# quotes it after "Last error:"; "HIP failure: '...'" as RCCL 2.30 builds print it, ROCm/rccl#2189)
+# naming a missing kernel; the HIP runtime finding no code object for the GPU in a fat binary it
+# loads (ROCm/rccl#289; pytorch/pytorch#73534); RCCL's own refusal of a collective it has no kernel
+# for on the GPU (src/rccl_wrap.cc, ROCm/rocm-systems#7184). Not "unhandled cuda error" alone, nor
+# any other "Cuda failure" (invalid argument, unknown error): those are other RCCL faults.
+PREDICTS = (
+    r"(?:Cuda|HIP) failure:? '(?:invalid device function|hipErrorInvalidDeviceFunction)'"
+    r"|hipErrorNoBinaryForGpu: (?:Unable to find code object for all current devices|Coul?dn't find binary)"
+    r"|unsupported architecture \(gfx\w+\) for collective"
+)
+
+
+def check(env: Environment) -> list[Finding]:
+    if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
+        return []
+    release = rocm_targets.loaded_series(env)
+    if release not in TARGETS:
+        return []
+    targets, link = TARGETS[release]
+    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    missing = _missing(env.archs, override, targets)
+    if not missing:
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason=f"RCCL of ROCm {release} has no device code for {', '.join(missing)} "
+            f"(its targets: {' '.join(targets)}): the first collective fails",
+            fix="use a ROCm release whose RCCL is built for this GPU, or build RCCL for it (GPU_TARGETS) and "
+            "load it first; HSA_OVERRIDE_GFX_VERSION only for a GPU of the same ISA family",
+            link=link,
+            uses=COLLECTIVE_USES,
+            nodeids=COLLECTIVE_SUITE,
+            conditional=True,
+        )
+    ]
+
+
+def _missing(archs: tuple[str, ...], override: str | None, targets: tuple[str, ...]) -> list[str]:
+    """The AMD GPUs whose processor (the overridden one, if set) ``targets`` lacks, named for the reason."""
+    missing = []
+    for arch in archs:
+        if not arch.startswith("gfx"):
+            continue
+        effective = rocm_targets.base(override or arch)
+        if effective not in targets:
+            missing.append(effective if override is None else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+    return missing
