@@ -120,6 +120,17 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` avoids it), so the stack is not broken as a whole. From 0.18.9 ``runtime/engine.py`` imports AutoSP
 #   (``compile/init_sp.py``, #7860), whose ``compile/custom_ops/all_to_all.py`` calls
 #   ``torch.library.custom_op`` and ``register_fake`` (first in torch 2.4) at import, unguarded.
+# - DeepSpeed's engine, further (each read at its tags and in the torch 2.0.1, 2.1.0, 2.3.0, 2.4.0 and
+#   2.5.0 wheels), failing on every run of the ZeRO stage named although ``import deepspeed`` works:
+#   from 0.16.6 (DeepCompile, #7154) ZeRO-3's ``_register_deepspeed_module`` (``runtime/zero/
+#   parameter_offload.py``) decorates its module hooks with ``torch.compiler.disable`` unguarded, and
+#   ``torch.compiler`` is first in torch 2.1 ("torch.compiler was introduced in torch 2.1", #5096), so
+#   ZeRO-3 fails on torch 2.0 (still so in 0.19.5; 0.19.1 declares torch>=2.0.0, which admits 2.0).
+#   0.18.3 to 0.18.6 (#7665) call ``count_used_parameters_in_backward`` from ZeRO 1-3's gradient
+#   hooks, whose ``torch.autograd.graph._get_grad_fn_or_grad_acc`` (torch 2.3 and 2.4) takes
+#   ``t.view_as(t).grad_fn.next_functions`` without grad mode, which backward hooks run without:
+#   "'NoneType' object has no attribute 'next_functions'" (#7830 on torch 2.3.0; torch 2.5.0 wraps
+#   it in ``torch.enable_grad()``; fixed by #7841 in 0.18.7).
 # - A scan of every peft release's module-level imports executed by ``import peft`` (against the
 #   transformers and accelerate wheels of each minor's .0 release, boundaries read by hand in the
 #   wheels) adds: peft 0.5.0's ``utils/other.py`` imports ``is_npu_available`` from ``accelerate.utils``
@@ -129,7 +140,7 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   unbounded (0.6.2 carries its own copy in ``peft/utils/other.py``).
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
-# first, then op builds, then checkpoint loading), so one pair is reported once. Earlier floors are not tabled.
+# first, then op builds, then the engine's ZeRO hooks), so one pair is reported once. Earlier floors are not tabled.
 RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     "transformers": (
         RuntimeRow("4.31.0", "deepspeed>=0.9.3", "https://github.com/huggingface/transformers/pull/24541"),
@@ -316,6 +327,24 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "torch>=2.4.0a0",
             f"{_DS}pull/7860",
             message=r"module 'torch\.library' has no attribute '(?:custom_op|register_fake)'",
+        ),
+        # Not at import but on every run of the engine they name (see the comment above RUNTIME_MINIMUMS):
+        # ZeRO-3's module hooks decorated with torch.compiler.disable from 0.16.6 (torch 2.0 has no
+        # torch.compiler; a 2.1 development build may have it)
+        RuntimeRow(
+            "0.16.6",
+            "torch>=2.1.0a0",
+            f"{_DS}blob/v0.16.6/deepspeed/runtime/zero/parameter_offload.py#L295",
+            message=r"module 'torch' has no attribute 'compiler'",
+        ),
+        # ZeRO 1-3's gradient hooks count the parameters in backward with torch's
+        # _get_grad_fn_or_grad_acc, which needs grad mode on torch 2.3 and 2.4 (it enables it from 2.5)
+        RuntimeRow(
+            "0.18.3",
+            "torch!=2.3.*,!=2.4.*",
+            f"{_DS}pull/7841",
+            "0.18.7",
+            r"'NoneType' object has no attribute 'next_functions'",
         ),
     ),
 }
