@@ -63,6 +63,16 @@ PREDICTS = (
     # triton-lang/triton@010fe452ad03fa28c779d8d113e93b34cb9b95a0; vLLM's Triton attention on gfx906:
     # https://github.com/Said-Akbar/triton-gcn5/issues/4)
     r"|unsupported target: 'gfx\w{1,8}'"
+    # eighth round: AITER (vLLM's and SGLang's ROCm kernels) refusing an arch outside its lists, at JIT
+    # build (aiter/jit/core.py validate_and_update_archs, the same assert as flash-attn's setup.py less
+    # its " by Flash-Attention") and when it maps the GPU (aiter/jit/utils/chip_info.py):
+    # https://github.com/ROCm/aiter/blob/d54ffc58d192a8f09752ec7bec49bca66e70b105/aiter/jit/core.py
+    # https://github.com/ROCm/aiter/blob/03474676fc51e434ab7ddd17f4155d6d83cf8071/aiter/jit/utils/chip_info.py
+    r"|One of GPU archs of \[[^\]\n]{1,200}\] is invalid or not supported"
+    r"|Unknown GPU architecture: gfx\w{1,8}\. Supported architec"
+    # Triton launching a kernel tuned for a larger LDS/shared memory than the GPU has (its
+    # OutOfResources text; on an RDNA GPU: https://github.com/vllm-project/vllm/pull/56040)
+    r"|out of resource: shared memory, Required: \d+, Hardware limit: \d+"
 )
 
 

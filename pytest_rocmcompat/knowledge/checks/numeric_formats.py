@@ -83,10 +83,21 @@ FP8_PREDICTS = (
 _OCP_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3FN|5M2)'? to"
 _FNUZ_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3|5M2)FNUZ'? to"
 _ANY_CONVERSION = r"Unsupported conversion from '?f8E\w{1,16}'? to"
+# eighth round: libraries' gates asking for fp8 hardware at all, predicted only on a GPU without fp8, since
+# their detection also refuses fp8 GPUs (torchao's on gfx950/gfx12: https://github.com/pytorch/ao/pull/4108;
+# transformers' fbgemm 9.0 gate on sm_89). torchao's quant_api assert (first form https://github.com/pytorch/ao/pull/1314,
+# the current one quoted in https://github.com/vllm-project/vllm/pull/36854), vLLM's own check for it (that
+# PR), transformers' FP8 quantizers (quantizer_finegrained_fp8.py 8.9, quantizer_fbgemm_fp8.py 9.0:
+# https://github.com/black-forest-labs/flux2/issues/54, https://github.com/huggingface/huggingface-llama-recipes/issues/21)
+_FP8_GATES = (
+    r"Float8 (?:dynamic|static) activation quantization is only supported on CUDA ?(?:>=)?8\.9"
+    r"|torchao FP8 activation quantization config '\w{1,80}' requires GPU compute capability >= 8\.9"
+    r"|FP8 quantized models is only supported on GPUs with compute capability >= (?:8\.9|9\.0)"
+)
 LACKS_PREDICTS = {
     "ocp": f"{_OCP_CONVERSION}|No match found in MFMA database",
     "fnuz": _FNUZ_CONVERSION,
-    "all": _ANY_CONVERSION,
+    "all": f"{_ANY_CONVERSION}|{_FP8_GATES}",
 }
 
 
