@@ -36,6 +36,14 @@ S_LLVM_GENERIC = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processo
 S_HIP_FP8 = "https://rocm.docs.amd.com/projects/HIP/en/docs-6.2.0/reference/fp8_numbers.html"  # FNUZ gfx940-942, no OCP
 S_ROCM_PRECISION = "https://rocm.docs.amd.com/en/latest/reference/precision-support.html"
 S_LLVM_OCP = "https://github.com/llvm/llvm-project/pull/106160"  # gfx12 and later gfx9 (gfx950): OCP fp8
+# LLVM's own codegen tests: the instructions ordinary code compiles to on gfx906 and on gfx1150.
+S_LLVM_FMAC = (
+    "https://github.com/llvm/llvm-project/blob/1edd2bc4ddd809a99ee6bc7c8b1641a59b200f93/llvm/test/CodeGen/AMDGPU/fma.ll"
+)
+S_LLVM_SALU_FLOAT = (
+    "https://github.com/llvm/llvm-project/blob/07d7cb3d5b5dfab49824c17162aad5b92d6cc313"
+    "/llvm/test/CodeGen/AMDGPU/scalar-float-sop2.ll"
+)
 S_ROCM_SYSREQ = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
 
 
@@ -177,6 +185,66 @@ def same_group(a: str, b: str) -> bool | None:
     if ra is None or rb is None:
         return None
     return ra.group == rb.group
+
+
+class IsaGap(NamedTuple):
+    """Instructions some processors of one generic family have and its other members lack.
+
+    Code compiled for a processor in ``having`` may use them; run by override on a member outside
+    ``having`` it executes instructions the GPU does not have. ``pervasive``: the compiler emits
+    them in ordinary code (every kernel is at risk), else only specialised kernels use them.
+    """
+
+    group: str
+    having: frozenset[str]
+    what: str
+    pervasive: bool
+    source: str
+
+
+# LLVM's generic processor table lists, per family, the instructions its members do not share
+# ("The following instructions are not available on ``gfx906``: v_fmac_f32, v_xnor_b32, v_dot4_i32_i8
+# ...": gfx906 has them, the rest of gfx9-generic not). Not tabled: gfx10-3 and gfx12 ("No
+# restrictions"); gfx9's v_mad_mix (gfx900/902/909/90c) and v_fma_mix (gfx904) rows (not pinned:
+# how each member runs the other's form is not verified); gfx1013's BVH (ray tracing only); gfx11's
+# "Not all VGPRs can be used on gfx1100, gfx1101, gfx1151" (RDNA3/3.5 parts run gfx1100 code by
+# override in the reports; no failure report pinned).
+ISA_GAPS: tuple[IsaGap, ...] = (
+    IsaGap(
+        "gfx9",
+        frozenset({"gfx906"}),
+        "v_fmac_f32, v_xnor_b32 and the v_dot* instructions",
+        True,  # LLVM selects v_fmac_f32_e32 for a plain f32 fma on gfx906 (S_LLVM_FMAC)
+        S_LLVM_GENERIC,
+    ),
+    IsaGap(
+        "gfx10-1",
+        frozenset({"gfx1011", "gfx1012"}),
+        "the v_dot* instructions (v_dot4_i32_i8, v_dot2_f32_f16 ...)",
+        False,
+        S_LLVM_GENERIC,
+    ),
+    # "FP8 and BF8 instructions, FP8 and BF8 conversion instructions, as well as instructions with
+    # XF32 format support are not available" in gfx9-4-generic: gfx940-942's fp8 is FNUZ (S_HIP_FP8),
+    # gfx950's OCP (S_LLVM_OCP).
+    IsaGap("gfx9-4", frozenset({"gfx940", "gfx941", "gfx942"}), "the FNUZ FP8/BF8 instructions", False, S_LLVM_GENERIC),
+    IsaGap("gfx9-4", frozenset({"gfx950"}), "the OCP FP8/BF8 instructions", False, S_LLVM_GENERIC),
+    IsaGap(
+        "gfx11",
+        frozenset({"gfx1150", "gfx1151", "gfx1152", "gfx1153"}),
+        "SALU floating point instructions and SGPR src1 of DPP instructions",
+        True,  # LLVM selects s_add_f32, s_mul_f32, s_fmac_f32 for uniform float math on gfx1150 (S_LLVM_SALU_FLOAT)
+        S_LLVM_GENERIC,
+    ),
+)
+
+
+def override_gaps(gpu: str, target: str) -> tuple[IsaGap, ...]:
+    """The instructions code for ``target`` may use that ``gpu`` (of the same group) does not have."""
+    rg, rt = info(gpu), info(target)
+    if rg is None or rt is None or rg.group != rt.group:
+        return ()
+    return tuple(g for g in ISA_GAPS if g.group == rg.group and rt.name in g.having and rg.name not in g.having)
 
 
 # Libraries' own arch requirements, per range of the library's releases. Read by
