@@ -20,7 +20,8 @@ every requirement, on torch and on the rest of the stack, with these policies:
    domain library built for one patch loads with the others, so a patch mismatch is not
    reported. Where nothing is declared (a release published after the data was generated, or
    one whose wheel names no torch, as torchaudio 2.11.0's) the published pairing rules of
-   torchvision and torchaudio answer, each sourced; every other package then says nothing.
+   torchvision and torchaudio answer, each sourced, and triton-windows' table of the torch minor
+   each Triton minor works with (:data:`TRITON_WINDOWS`); every other package then says nothing.
    A torchvision/torchaudio nightly (``2.5.0.dev20240801``) answers from :mod:`nightly_pins` (the
    torch nightly it was built against: that series or the next, not after its day); a build from
    a checkout (``0.16.0a0+abc1234``) declares ``torch`` unpinned unless ``PYTORCH_VERSION`` was set
@@ -83,6 +84,20 @@ _TORCHAUDIO = "https://pytorch.org/audio/main/installation.html#compatibility-ma
 # a build from a checkout pins torch only when PYTORCH_VERSION is set: torch==$PYTORCH_VERSION, else "torch"
 # (https://github.com/pytorch/vision/blob/main/setup.py get_requirements, https://github.com/pytorch/audio/blob/main/setup.py)
 _DOMAIN = ("torchvision", "torchaudio")
+# triton-windows (the Windows fork on PyPI; torch's own triton pin is Linux-only) states which torch minor
+# each Triton minor is "only guaranteed to work with": 2.4 and 2.5 -> 3.1, 2.6 -> 3.2, ... 2.10 -> 3.6
+# (README, "3. PyTorch"). Triton 3.2 "you can try ... with PyTorch >= 2.7", so its row has no upper bound.
+TRITON_WINDOWS_SOURCE = (
+    "https://github.com/woct0rdho/triton-windows/blob/66361c03af0b1e1c18f8ee2f7050a23911c949f8/README.md"
+)
+TRITON_WINDOWS: dict[tuple[int, int], str] = {
+    (3, 1): "torch>=2.4,<2.6",
+    (3, 2): "torch>=2.6",
+    (3, 3): "torch>=2.7,<2.8",
+    (3, 4): "torch>=2.8,<2.9",
+    (3, 5): "torch>=2.9,<2.10",
+    (3, 6): "torch>=2.10,<2.11",
+}
 
 
 def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True) -> tuple[tuple[str, ...], str] | None:
@@ -105,6 +120,8 @@ def declared_requires(dist: str, version: str | None, *, cuda_build: bool = True
         return (_series(2, v.minor - 15),), _TORCHVISION
     if dist == "torchaudio" and v.major == 2:
         return (_series(2, v.minor),), _TORCHAUDIO
+    if dist == "triton-windows" and (v.major, v.minor) in TRITON_WINDOWS:
+        return (TRITON_WINDOWS[v.major, v.minor],), TRITON_WINDOWS_SOURCE
     return None
 
 

@@ -46,8 +46,6 @@ PREDICTS = (
     r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you(?:'ll)? have "
     r"|undefined symbol: |'_OpNamespace' '\w+' object has no attribute|xFormers can't load C\+\+/CUDA extensions"
     r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
-    # torchvision 0.6 registering its ONNX ops on torch 1.4 (pytorch/vision#1827)
-    r"|Failed to register operator torchvision::\w+"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
     # transformers' model classes once it disabled torch (utils/import_utils.py ``requires_backends``)
@@ -55,13 +53,11 @@ PREDICTS = (
     # an extension (DeepSpeed's JIT ops) built with an older C++ standard than the torch headers need
     r"|C\+\+(?:17|20) or later compatible compiler is required to use (?:PyTorch|ATen)|You need C\+\+(?:17|20) to compile PyTorch"
     r"|Detected that PyTorch and (?:torchvision|TorchAudio) were compiled with different CUDA (?:major )?versions"
-    # macOS dlopen's twin of "undefined symbol" (pytorch/audio#307, pytorch/text#1988), and torchvision's
-    # fake-kernel registration on a torch that already registered one (intel/torch-xpu-ops#1545)
-    r"|Symbol not found: _\w+|torchvision::\w+ already has an DispatchKey::Meta"
+    # macOS dlopen's twin of "undefined symbol" (pytorch/audio#307, pytorch/text#1988)
+    r"|Symbol not found: _\w+"
     # conda's classic solver on a pinned pair (quark0/darts#9, pytorch/pytorch#77463); not its Python conflicts
     r"|specifications were found\s+to be (?:in conflict|incompatible with each other)"
-    r"|No module named 'torch\.[\w.]+'|No module named 'torch\._six'|partially initialized module 'torchvision'"
-    r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
+    r"|No module named 'torch\.[\w.]+'"  # torch._six (removed in 2.0) among them
     r"|because these package versions have conflicting dependencies|ResolutionImpossible"
     r"|lib(?:torch|c10)\w*\.so[\w.]*: cannot open shared object file|The specified procedure could not be found"
     # the resolvers' own conflict reports: pip (pypa/pip#13588), uv, conda/mamba (libmamba's solver),
@@ -184,6 +180,7 @@ IMPORT_NAMES: dict[str, str] = {
     "pytorch-triton": "triton",
     "pytorch-triton-rocm": "triton",
     "triton-rocm": "triton",
+    "triton-windows": "triton",
     "scikit-learn": "sklearn",
     "pillow": "PIL",
 }
@@ -213,24 +210,44 @@ def pair_predicts(dists: Iterable[str]) -> str:
 
 
 # What one package itself prints when a pair it belongs to is broken, predicted only for its pairs
-# (quoted in tests/knowledge/test_deepspeed_torch.py): torch >= 2.6's weights-only ``torch.load`` of a
-# DeepSpeed < 0.16 checkpoint (modelscope/ms-swift#5808; deepspeedai/DeepSpeed#6751), accelerate >= 0.21's
-# DeepSpeed floor (huggingface/accelerate v0.21.0 ``accelerator.py``).
+# (``pair_predicts``): the per-package half of the signature, so that :data:`PREDICTS` (capped like
+# every signature at 2,000 characters) keeps only what any pair may print. Each alternative is
+# matched by a message quoted in the tests beside its source (tests/knowledge/test_deepspeed_torch.py,
+# test_torchvision_messages.py, test_pair_messages.py).
+_DLL = r"[Tt]he procedure entry point [^\n]{{1,200}}? could not be located in the dynamic link library [^\n]{{0,300}}?{lib}"
+# Inductor reading a launcher field the installed Triton moved (metadata.cluster_dims; the CompiledKernel
+# hooks are in PREDICTS), and torch._inductor.exc.TritonMissing: Inductor's has_triton() refusing it
+_TRITON = r"'KernelMetadata' object has no attribute '\w+'|Cannot find a working triton installation"
+# the Windows fork, which declares no torch: its README's pairing (declared_pins.TRITON_WINDOWS)
+TRITON_FORKS = ("triton-windows",)
 OWN_MESSAGES: dict[str, str] = {
+    # torch >= 2.6's weights-only ``torch.load`` of a DeepSpeed < 0.16 checkpoint (modelscope/ms-swift#5808;
+    # deepspeedai/DeepSpeed#6751), accelerate >= 0.21's DeepSpeed floor (huggingface/accelerate v0.21.0)
     "deepspeed": r"Unsupported global: GLOBAL deepspeed\.[\w.]+|DeepSpeed version must be >= ?\d[\d.]*",
+    # torchvision 0.6 registering its ONNX ops on torch 1.4 (pytorch/vision#1827); its fake-kernel registration
+    # on a torch that registered one (intel/torch-xpu-ops#1545); the image extension, the ops' dispatch and
+    # the circular import a failed extension load leaves; Windows' loader on its _C.pyd / image.pyd
+    "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
+    r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
+    r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
+    # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog
+    "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
+    + _DLL.format(lib=r"[\\/]torchaudio[\\/]"),
+    **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
 }
 
 
 # torch's Triton pin binds only Inductor, which imports Triton internals (torch/_inductor:
 # codecache.py ``triton_key``, runtime/hints.py ``AttrsDescriptor``, runtime/triton_heuristics.py
 # ``CompiledKernel`` hooks); eager torch never imports Triton, and a library's own Triton kernels
-# are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only.
+# are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only, as does
+# triton-windows' pairing with torch (its README's table).
 COMPILE_USES = ("torch.compile", "inductor")
 
 
 def _uses(dist: str, target: str) -> tuple[str, ...]:
     """The ``uses`` names a broken pair reaches."""
-    if dist == "torch" and target in TRITON:
+    if (dist == "torch" and target in TRITON) or (dist in TRITON_FORKS and target == "torch"):
         return COMPILE_USES
     return (dist, target)
 
