@@ -1,0 +1,156 @@
+"""``onnxruntime-build-mismatch``: the stack's onnxruntime cannot give the GPU execution provider it was installed for.
+
+Two findings, each predicting only its own failures (``signature_only``):
+
+- **several onnxruntime distributions** (``onnxruntime`` beside ``onnxruntime-gpu``, ``-rocm``,
+  ``-migraphx``, ``-directml``, ``-openvino``): all install the one ``onnxruntime`` package, and
+  ONNX Runtime says only one may be installed; the one installed last owns the files, so the GPU
+  provider is missing ("... is not in available provider names") or, after uninstalling one of
+  them, the package is broken;
+- **onnxruntime-gpu built for another CUDA or cuDNN major** than the stack holds: the PyPI wheel of
+  each release loads one CUDA and one cuDNN major (:data:`onnxruntime_builds_data.CUDA_BUILDS`);
+  the stack's CUDA is torch's build (``+cu118``, or what an untagged torch's wheel pins, filled in
+  by ``derived_facts``), ``cuda`` and the ``nvidia-*-cuNN`` wheels, its cuDNN the ``cudnn`` library
+  entry and the ``nvidia-cudnn-cuNN`` wheels. Any of them matching is enough; a stack that names no
+  CUDA (or no cuDNN) says nothing about it. ROCm stacks are left to ``built-for-other-vendor``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge.checks import onnxruntime_builds_data as data
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
+
+ID = "onnxruntime-build-mismatch"
+# What a second onnxruntime distribution over the first fails with (each matched by a message quoted
+# in tests/knowledge/test_onnxruntime_builds.py): the GPU provider asked for is not in the build
+# that owns the files (today's warning and the old ValueError), or the package is half removed.
+_GPU_EPS = r"(?:CUDA|ROCM|MIGraphX|Tensorrt|Dml|OpenVINO)ExecutionProvider"
+TWO_BUILDS_PREDICTS = (
+    rf"Specified provider ['‘’]{_GPU_EPS}['‘’] is not in available provider names"
+    rf"|\['{_GPU_EPS}'[^\]]*\] does not contain a subset of available providers"
+    r"|module 'onnxruntime' has no attribute '(?:InferenceSession|get_available_providers|SessionOptions)'"
+)
+# What a CUDA build for another CUDA/cuDNN major fails with: the CUDA provider library cannot load
+# one of the CUDA/cuDNN libraries it links (Linux), or cannot be loaded at all (Windows), and ORT's
+# own warnings about it.
+CUDA_PREDICTS = (
+    r"Failed to load library (?:\S*/)?libonnxruntime_providers_cuda\.so with error: "
+    r"lib(?:cudart|cublas|cublasLt|cudnn|cudnn_\w+|cufft|curand|nvrtc)\.so\.\d+(?:\.\d+)?: cannot open shared object file"
+    r"|Failed to create CUDAExecutionProvider\. (?:Require cuDNN \d+\.\* and CUDA \d+\.\*"
+    r"|Please reference https://onnxruntime\.ai/docs/execution-providers/CUDA-ExecutionProvider\.html#requirements)"
+    r"|CUDA_PATH is set but CUDA wasn'?t able to be loaded"
+    r'|LoadLibrary failed with error 126 "" when trying to load "[^"]*onnxruntime_providers_cuda\.dll"'
+)
+PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}"
+
+_NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(\d+)$")
+_NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
+
+
+def check(env: Environment) -> list[Finding]:
+    found = [f for f in (_two_builds(env), _cuda_mismatch(env)) if f is not None]
+    return found
+
+
+def _two_builds(env: Environment) -> Finding | None:
+    """Two or more distributions that each install the ``onnxruntime`` package."""
+    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    if len(dists) < 2:
+        return None
+    listed = " and ".join(f"{d} {env.libraries[d]}" for d in dists)
+    keep = next((d for d in dists if d != "onnxruntime"), dists[0])
+    return Finding(
+        check=ID,
+        reason=f"{listed} are installed together: each installs the one onnxruntime package, so only "
+        "the one installed last is there (with only its execution providers)",
+        fix=f"uninstall all of them ({' '.join(dists)}) and install {keep} alone",
+        link=data.ONE_PACKAGE_SOURCE,
+        uses=("onnxruntime", *dists),
+        predicts=TWO_BUILDS_PREDICTS,
+        signature_only=True,
+    )
+
+
+def _cuda_mismatch(env: Environment) -> Finding | None:
+    """onnxruntime-gpu's PyPI wheel built for a CUDA or cuDNN major the stack does not hold."""
+    version = coerce_version(env.libraries.get("onnxruntime-gpu"))
+    if version is None or _on_rocm(env):
+        return None
+    build = _build_of(version)
+    if build is None:
+        return None
+    cuda, cudnn = _cuda_majors(env), _cudnn_majors(env)
+    missing = []
+    if cuda and build.cuda not in cuda:
+        missing.append(f"CUDA {build.cuda} (the stack's CUDA is {_majors(cuda)}{_torch_note(env)})")
+    if cudnn and build.cudnn not in cudnn:
+        missing.append(f"cuDNN {build.cudnn} (the stack's cuDNN is {_majors(cudnn)})")
+    if not missing:
+        return None
+    return Finding(
+        check=ID,
+        reason=f"onnxruntime-gpu {env.libraries['onnxruntime-gpu']} (its PyPI wheel) needs "
+        f"{' and '.join(missing)}: its CUDA execution provider cannot load",
+        fix=_fix(cuda, cudnn),
+        link=build.source,
+        uses=("onnxruntime", "onnxruntime-gpu"),
+        predicts=CUDA_PREDICTS,
+        signature_only=True,
+    )
+
+
+def _on_rocm(env: Environment) -> bool:
+    """A ROCm stack: its platform, an AMD GPU, HIP or a ROCm torch (``built-for-other-vendor`` judges it)."""
+    amd = any(g.vendor == "amd" for g in env.gpus)
+    return env.platform == "rocm" or amd or bool(env.hip) or env.torch_rocm is not None
+
+
+def _build_of(version: Version) -> data.CudaBuild | None:
+    public = Version(version.public)
+    return next((b for b in data.CUDA_BUILDS if Version(b.since) <= public < Version(b.until)), None)
+
+
+def _cuda_majors(env: Environment) -> set[int]:
+    """CUDA majors the stack holds: torch's build, ``cuda``, and the ``nvidia-*-cuNN`` / ``nvidia-cuda-runtime`` wheels."""
+    majors = {v.major for v in (env.torch_cuda, coerce_version(env.cuda)) if v is not None}
+    for name, installed in env.libraries.items():
+        match = _NVIDIA_CU.match(name)
+        if match:
+            majors.add(int(match.group(1)))
+        elif name == "nvidia-cuda-runtime":  # CUDA 13's unsuffixed wheel: its version is the CUDA release
+            parsed = coerce_version(installed)
+            if parsed is not None:
+                majors.add(parsed.major)
+    return majors
+
+
+def _cudnn_majors(env: Environment) -> set[int]:
+    """The cuDNN majors the stack holds: the ``cudnn`` entry and every ``nvidia-cudnn-cuNN`` wheel."""
+    names = [n for n in env.libraries if n == "cudnn" or _NVIDIA_CUDNN.match(n)]
+    versions = (coerce_version(env.libraries[n]) for n in names)
+    return {v.major for v in versions if v is not None}
+
+
+def _majors(majors: set[int]) -> str:
+    return "/".join(str(m) for m in sorted(majors))
+
+
+def _torch_note(env: Environment) -> str:
+    return f", torch {env.torch}" if env.torch and env.torch_cuda is not None else ""
+
+
+def _fix(cuda: set[int], cudnn: set[int]) -> str:
+    """The PyPI releases built for what the stack holds, or ONNX Runtime's other package feeds."""
+    fits = [b for b in data.CUDA_BUILDS if (not cuda or b.cuda in cuda) and (not cudnn or b.cudnn in cudnn)]
+    if fits:
+        ranges = ", ".join(f"onnxruntime-gpu>={b.since},<{b.until}" for b in fits)
+        return (
+            f"install the release built for the stack's CUDA/cuDNN ({ranges}), or match CUDA/cuDNN to onnxruntime-gpu"
+        )
+    return "install onnxruntime-gpu from ONNX Runtime's package feed for the stack's CUDA, or match CUDA/cuDNN to it"

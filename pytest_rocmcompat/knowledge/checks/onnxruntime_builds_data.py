@@ -1,0 +1,76 @@
+"""Which onnxruntime distributions share one package, and the CUDA/cuDNN each onnxruntime-gpu release needs.
+
+Read by :mod:`pytest_rocmcompat.knowledge.checks.onnxruntime_builds`. Every row names its source.
+
+Left out on purpose, with the reason:
+
+- ``onnxruntime-gpu`` builds from ONNX Runtime's other package feeds (the CUDA 12 builds of 1.17/1.18,
+  the CUDA 11 builds of 1.19 and later, the CUDA 13 builds before 1.27) carry the same version as
+  the PyPI wheel and no label: ``pip freeze`` does not tell them apart, so :data:`CUDA_BUILDS`
+  describes the PyPI wheel only (what ``pip install onnxruntime-gpu==X`` installs).
+- releases before 1.7 (CUDA 10.x) and after 1.31.1 (not checked): the stack is not judged.
+- ``onnxruntime-rocm`` / ``onnxruntime-migraphx`` against the system ROCm: the PyPI wheels and the
+  ``repo.radeon.com`` wheels carry no ROCm release in their version, so which ROCm a listed wheel
+  was built for is not known from the stack (see :mod:`gpu_vendor_builds_data`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ---- several onnxruntime distributions in one environment -------------------------------------
+# "There are two Python packages for ONNX Runtime. Only one of these packages should be installed at
+# a time in any one environment. The GPU package encompasses most of the CPU functionality."
+# (ONNX Runtime's Python install page; docs/get-started/with-python.md of the gh-pages branch at
+# 93f3c4bb0e216a9a8c759418eb9705ec256b6a66)
+ONE_PACKAGE_SOURCE = "https://onnxruntime.ai/docs/get-started/with-python.html#install-onnx-runtime"
+# Each is imported as ``onnxruntime``: its wheel installs the top-level ``onnxruntime`` directory
+# (read from the wheels themselves: onnxruntime_openvino-1.24.1 and onnxruntime_directml-1.24.4 hold
+# only ``onnxruntime/`` and their dist-info), so whichever was installed last owns the files and the
+# other's execution providers are gone. onnxruntime-extensions#404: "If I had already installed
+# onnxruntime-gpu then onnxruntime installs in the same directory overwriting it, and then the GPU
+# execution providers are unavailable."
+DISTRIBUTIONS: tuple[str, ...] = (
+    "onnxruntime",  # CPU
+    "onnxruntime-gpu",  # CUDA, TensorRT
+    "onnxruntime-rocm",  # ROCm, MIGraphX
+    "onnxruntime-migraphx",  # MIGraphX
+    "onnxruntime-directml",  # DirectML (Windows)
+    "onnxruntime-openvino",  # OpenVINO
+)
+
+
+# ---- onnxruntime-gpu's CUDA and cuDNN, per release ---------------------------------------------
+@dataclass(frozen=True)
+class CudaBuild:
+    """The CUDA and cuDNN major the PyPI ``onnxruntime-gpu`` wheels of ``[since, until)`` load."""
+
+    since: str
+    until: str
+    cuda: int
+    cudnn: int
+    source: str
+
+
+CUDA_EP_PAGE = "https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html#requirements"
+CUDA_BUILDS: tuple[CudaBuild, ...] = (
+    # The requirements table: 1.7-1.8 CUDA 11.0.3 / cuDNN 8.0.4, 1.9-1.12 11.4 / 8.2.4, 1.13-1.14
+    # 11.6 / 8.2.4, 1.15-1.17 11.8 / 8.2.4 (docs/execution-providers/CUDA-ExecutionProvider.md of the
+    # gh-pages branch); for 1.17 "The default CUDA version for ORT 1.17 is CUDA 11.8"; for 1.18 a
+    # maintainer (jywu-msft, microsoft/onnxruntime#20829): "we plan to publish 1.18.1 gpu packages
+    # built against CUDA 12.x and CuDNN 9.x ... (in addition to the default gpu packages built against
+    # CUDA 11.8 + CuDNN 8.x)", and microsoft/onnxruntime#21377: "changing the defaults for ORT 1.19
+    # (make the pypi/nuget default to CUDA 12.x and host the 11.8 packages on the alt feed)".
+    CudaBuild("1.7", "1.19", 11, 8, "https://github.com/microsoft/onnxruntime/pull/21377"),
+    # "Starting with version 1.19, CUDA 12.x becomes the default version when distributing ONNX
+    # Runtime GPU packages in PyPI"; "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN
+    # 9.x, and vice versa" (the CUDA EP page). A maintainer's table (tianleiwu,
+    # microsoft/onnxruntime#21684): "12.x | 9.x | 2.4.1 | 1.19.2 | pip install onnxruntime-gpu==1.19.2".
+    # From 1.21.0 to 1.26.0 the wheel's own extras say so: nvidia-cuda-runtime-cu12~=12.0; extra ==
+    # "cuda", nvidia-cudnn-cu12~=9.0; extra == "cudnn" (Requires-Dist, read with pip).
+    CudaBuild("1.19", "1.27", 12, 9, CUDA_EP_PAGE),
+    # onnxruntime-gpu 1.27.0's Requires-Dist: nvidia-cuda-runtime-cu13~=13.0; extra == "cuda",
+    # nvidia-cudnn-cu13~=9.0; extra == "cudnn"; 1.28.0 to 1.31.1: nvidia-cuda-runtime~=13.0,
+    # nvidia-cudnn-cu13~=9.0 (read with pip from the PyPI wheels' metadata)
+    CudaBuild("1.27", "1.32", 13, 9, "https://pypi.org/project/onnxruntime-gpu/1.27.0/"),
+)
