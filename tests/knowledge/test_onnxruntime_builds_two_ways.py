@@ -51,10 +51,14 @@ def test_predicted_failure_is_known_bad_and_an_unrelated_one_stays_fail(
 
 
 def test_the_other_findings_failure_is_not_claimed(pytester: pytest.Pytester) -> None:
-    # two distributions, matching CUDA: a CUDA library failure is not this stack's predicted one
-    stack = ("lib.onnxruntime=1.23.2", "lib.onnxruntime-gpu=1.23.2")
+    # two distributions, and onnxruntime-gpu 1.27.0 (CUDA 13) matches the replayed torch 2.11.0+cu130:
+    # a CUDA library failure is not what this stack predicts
+    stack = ("lib.onnxruntime=1.27.0", "lib.onnxruntime-gpu=1.27.0")
     cases = run_cases(pytester, CUDA_12_ON_13, stack, uses="onnxruntime")
     assert cases["test_predicted"]["rocm_outcome"] == "fail", cases["test_predicted"]
+    assert cases["test_predicted"]["rocm_diagnosis"].startswith(
+        f"{ort.ID}: onnxruntime 1.27.0 and onnxruntime-gpu 1.27.0"
+    )
 
 
 def test_rocmcompat_check_finds_it_in_a_pip_freeze(tmp_path: Path) -> None:
