@@ -291,12 +291,12 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "torch=2.8.0+cu129", "lib.bitsandbytes=0.47.0"],
     ),
     "xformers-0.0.23.post1-needs-torch-2.1.2": (
+        ["torch=2.2.0+cu121", "lib.xformers=0.0.23.post1"],
         ["torch=2.1.1+cu121", "lib.xformers=0.0.23.post1"],
-        ["torch=2.1.2+cu121", "lib.xformers=0.0.23.post1"],
     ),
     "xformers-0.0.23-needs-torch-2.1.1": (
-        ["torch=2.1.2+cu121", "lib.xformers=0.0.23"],
-        ["torch=2.1.1+cu121", "lib.xformers=0.0.23"],
+        ["torch=2.2.0+cu121", "lib.xformers=0.0.23"],
+        ["torch=2.1.0+cu121", "lib.xformers=0.0.23"],
     ),
     "diffusers-0.35-needs-torch-2.4-custom-op": (
         ["torch=2.3.1+cu121", "lib.diffusers=0.35.1"],
