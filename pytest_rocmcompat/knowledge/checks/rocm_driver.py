@@ -15,7 +15,8 @@ with a distribution suffix (``6.5.0-14-generic``, ``6.11.0-arch1-1``, ``6.8.5-30
 or a bare version that is no tabled DKMS base (``6.8.0``). A bare tabled base (``6.8.5``) is both a
 DKMS base and a kernel release and stays the DKMS driver; ``6.12.12-2133686.22.04`` (``dkms status``:
 a tabled base, a build number) is the DKMS driver too. AMD's matrix has no row for in-kernel drivers:
-:mod:`rocm_kernel` judges them (an amdkfd without the GPU; WSL), under this check's id.
+:mod:`rocm_kernel` judges them (an amdkfd without the GPU; WSL; a stated GPU that needs a recent
+kernel on a stack naming no kernel driver: a risk), under this check's id.
 """
 
 from __future__ import annotations
@@ -147,8 +148,9 @@ def check(env: Environment) -> list[Finding]:
 
 
 def in_kernel(env: Environment) -> list[Finding]:
-    """:mod:`rocm_kernel`'s findings: WSL, or the recorded ``driver`` when it is a kernel release (AMD's
-    DKMS driver, or none recorded: nothing; a kernel named only by ``os`` may run the DKMS driver).
+    """:mod:`rocm_kernel`'s findings: WSL, the recorded ``driver`` when it is a kernel release (AMD's DKMS
+    driver: nothing; a kernel named only by ``os`` may run the DKMS driver), or, with no driver and no
+    kernel named, the risk of a stated GPU whose compute depends on the kernel (``rocm_kernel.unstated``).
     """
     head = kernel_release(env.driver)
     return rocm_kernel.findings(env, ID, env.driver if head is not None else None, head)

@@ -39,12 +39,21 @@ the GPU through the Windows driver, and its PyTorch steps remove the HSA runtime
 (WSL_SOURCE; the same steps quoted in https://github.com/ROCm/hip/issues/3710). A ``+rocm`` torch on
 WSL therefore finds no GPU unless that was done, which the probe cannot see: uncertain; AMD's newer
 ROCDXG route (``HSA_ENABLE_DXG_DETECTION`` set) is not judged.
+
+A stated GPU whose compute depends on a recent kernel (an arch of NO_KFD_THROUGH, or an APU of
+LLVM's processor table, ``arch_table``'s ``apu``) on a Linux stack that names no kernel driver (no
+``driver``, an ``os`` of ``Linux`` without a kernel release, not WSL; an unknown ``os`` may be Windows,
+whose ROCm runs on AMD's Windows driver) is a risk (*uncertain*): ROCm needs an
+amdgpu whose amdkfd knows the GPU, and nothing says which one runs. It claims only the
+driver-level failures of UNSTATED_PREDICTS (no device, ``/dev/kfd``, the HSA runtime's status
+errors other than faults and code-object errors), never a crash, a hang or "invalid device function".
 """
 
 from __future__ import annotations
 
 import re
 
+from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
@@ -79,6 +88,24 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
     "gfx1200": ((5, 15), KFD_SOURCE),  # GFX12: RDNA4
     "gfx1201": ((5, 15), KFD_SOURCE),
 }
+# What ROCm meets when its kernel driver cannot serve the GPU, driver-level only (verbatim in
+# tests/knowledge/test_rocm_kernel_unstated.py): the HSA runtime's status errors (hsa.h's
+# HSA_STATUS_ERROR_*, bare or named, as rocminfo's "hsa api call failure at" reports them:
+# https://github.com/ROCm/TheRock/issues/7952,
+# https://github.com/rocm-arch/rocm-arch/issues/901)
+# except a fault in running code (memory aperture, memory fault, exception, illegal instruction) and a
+# code object the GPU cannot load (another arch's: arch-not-in-build's); /dev/kfd failing to open
+# (https://github.com/ROCm/rocminfo/issues/41);
+# no ROCk module; no device for HIP (hipErrorNoDevice, "No HIP GPUs are available") or a driver too
+# old (hipErrorInsufficientDriver), by name or hipGetErrorString's text (rocm_driver's hip_error.cpp);
+# amdkfd's "not supported in kfd".
+UNSTATED_PREDICTS = (
+    r"HSA_STATUS_ERROR(?:_(?!MEMORY_APERTURE_VIOLATION|MEMORY_FAULT|EXCEPTION|ILLEGAL_INSTRUCTION"
+    r"|INVALID_CODE_OBJECT|INVALID_ISA)\w+)?\b|hsa api call failure at|/dev/kfd"
+    r"|ROCk module (?:version \S+ )?is NOT loaded|No HIP GPUs are available|no ROCm-capable device"
+    r"|hipError(?:NoDevice|InsufficientDriver)\b|driver version is insufficient for runtime version"
+    r"|not supported in kfd"
+)
 # Kernels whose vendor backports newer amdgpu code into an old base: RHEL (4.18.0-553.el8_10,
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
 _BACKPORTS = re.compile(r"\.el\d|-150\d{3}\.")
@@ -95,7 +122,9 @@ def findings(env: Environment, check_id: str, release: str | None, head: str | N
     """WSL's, or those of the in-kernel driver recorded as the stack's ``driver`` (``release``, its dotted ``head``)."""
     if is_wsl(env):
         return _wsl(env, check_id)
-    if release is None or head is None or not archs_stated(env):
+    if release is None or head is None:
+        return [] if env.driver else unstated(env, check_id)
+    if not archs_stated(env):
         return []
     return _no_kfd(env, check_id, release, head, uncertain=bool(_BACKPORTS.search(release)))
 
@@ -150,5 +179,47 @@ def _wsl(env: Environment, check_id: str) -> list[Finding]:
             link=WSL_SOURCE,
             everything=True,
             uncertain=True,  # the probe cannot see whether torch's runtime was replaced
+        )
+    ]
+
+
+def needs_recent_kernel(arch: str) -> bool:
+    """Whether compute on ``arch`` depends on the kernel: an arch of NO_KFD_THROUGH, or an APU."""
+    row = arch_table.info(arch)
+    return arch in NO_KFD_THROUGH or (row is not None and row.apu)
+
+
+def names_kernel(os_text: str | None) -> bool:
+    """Whether ``os`` names a kernel release (``Linux 6.5.0-14-generic``), not only the system."""
+    return re.search(r"\d+\.\d+", os_text or "") is not None
+
+
+def unstated(env: Environment, check_id: str) -> list[Finding]:
+    """The risk of a stated GPU whose compute depends on the kernel, on a stack naming no kernel driver."""
+    if env.driver or env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os) or not archs_stated(env):
+        return []
+    gfx = [a for a in env.archs if a.startswith("gfx")]
+    at_risk = [a for a in gfx if needs_recent_kernel(a)]
+    if not at_risk:
+        return []
+    bounds = [(a, NO_KFD_THROUGH[a]) for a in at_risk if a in NO_KFD_THROUGH]
+    known = "".join(f"; none up to Linux {k[0]}.{k[1]} for {a}" for a, (k, _) in bounds)
+    every = len(at_risk) == len(gfx)
+    return [
+        Finding(
+            check=check_id,
+            reason=f"ROCm compute on {', '.join(at_risk)} needs an amdgpu kernel driver whose KFD supports it "
+            f"(AMD's DKMS driver, or a recent enough Linux{known}); the stack does not say which kernel driver "
+            "it runs",
+            fix="state the kernel driver (driver=<uname -r>, or the amdgpu DKMS version); on a kernel without KFD "
+            "support for the GPU, boot a newer one (the distribution's HWE/OEM kernel) or install AMD's amdgpu "
+            "driver of the ROCm release in use (amdgpu-install --usecase=dkms)",
+            link=max(bounds, key=lambda b: b[1][0])[1][1] if bounds else KFD_SOURCE,
+            everything=every,
+            markers=() if every else ("gpus",),
+            nodeids=() if every else GPU_SUITE,
+            uncertain=True,  # the kernel driver in use may well serve the GPU
+            predicts=UNSTATED_PREDICTS,
+            signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
         )
     ]
