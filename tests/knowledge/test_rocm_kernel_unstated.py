@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel
+from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel, rocm_kernel_distros
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.stack.environment import GPU, Environment
@@ -219,3 +219,58 @@ def test_a_stated_kernel_driver_leaves_the_driver_level_failure_a_failure(pytest
     cases = run_cases(pytester, "RuntimeError: No HIP GPUs are available", (*STACK, "driver=6.8.0-45-generic"),
                       env=NEUTRAL)  # fmt: skip
     assert cases["test_predicted"].get("rocm_rule") != rocm_driver.ID
+
+
+# ---- an os naming a distribution release ---------------------------------------------------------
+def _on(os_text: str, *stack: str) -> list[Finding]:
+    return _found(*stack, base=Environment(platform="cpu", python="3.11.7", os=os_text))
+
+
+@pytest.mark.parametrize(
+    ("os_text", "arch", "shown"),
+    [
+        ("Ubuntu 20.04", "gfx1100", "Linux 5.15 (the newest kernel series of Ubuntu 20.04)"),  # 5.15 HWE
+        ("Ubuntu 20.04.6 LTS", "gfx942", "support for gfx942 (none up to Linux 6.3)"),
+        ("Ubuntu 18.04", "gfx1036", "Linux 5.4 (the newest kernel series of Ubuntu 18.04)"),
+        ("Ubuntu 22.04.3 LTS", "gfx1152", "Linux 6.8 (the newest kernel series of Ubuntu 22.04)"),  # 6.8 HWE
+    ],
+)
+def test_a_release_whose_newest_kernel_lacks_kfd_is_uncertain(os_text: str, arch: str, shown: str) -> None:
+    (finding,) = _on(os_text, f"arch={arch}")
+    assert finding.uncertain and not finding.signature_only and shown in finding.reason
+    assert finding.link == rocm_kernel.NO_KFD_THROUGH[arch][1] and "amdgpu-install" in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("os_text", "arch"),
+    [
+        ("Ubuntu 22.04", "gfx1100"),  # 6.8 HWE has GFX11's KFD
+        ("Ubuntu 22.04.5 LTS (Jammy Jellyfish)", "gfx1151"),  # 6.8 > 6.7
+        ("Ubuntu 24.04", "gfx1152"),  # HWE up to 7.0
+        ("Debian 12", "gfx1100"),  # not tabled: nothing
+        ("Ubuntu 20.04", "gfx1030"),
+    ],
+)
+def test_a_release_with_a_kernel_serving_the_gpu_or_an_untabled_one_says_nothing(os_text: str, arch: str) -> None:
+    assert _on(os_text, f"arch={arch}") == []
+
+
+def test_a_stated_driver_beats_the_release() -> None:
+    assert _on("Ubuntu 20.04", "arch=gfx1100", "driver=6.8.5") == []  # AMD's DKMS driver (ROCm 6.2)
+
+
+def test_the_release_table() -> None:
+    assert rocm_kernel_distros.release_of("Ubuntu 22.04.3 LTS") == ("ubuntu", "22.04")
+    assert rocm_kernel_distros.release_of("Linux 5.15.0-91-generic") is None
+    assert rocm_kernel_distros.newest_kernel("Ubuntu 26.04") is None  # not tabled
+
+
+def test_on_a_release_the_driver_failure_is_known_bad_and_an_unrelated_one_stays_fail(
+    pytester: pytest.Pytester,
+) -> None:
+    base = Environment(platform="cpu", python="3.11.7", os="Ubuntu 20.04")
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, "RuntimeError: No HIP GPUs are available", ("platform=rocm", "arch=gfx1100"), env=base
+    )
+    assert predicted["rocm_rule"] == rocm_driver.ID
+    assert "rocm_rule" not in unrelated and unrelated.get("rocm_outcome", "fail") == "fail"

@@ -47,6 +47,9 @@ whose ROCm runs on AMD's Windows driver) is a risk (*uncertain*): ROCm needs an
 amdgpu whose amdkfd knows the GPU, and nothing says which one runs. It claims only the
 driver-level failures of UNSTATED_PREDICTS (no device, ``/dev/kfd``, the HSA runtime's status
 errors other than faults and code-object errors), never a crash, a hang or "invalid device function".
+An ``os`` naming a distribution release (``Ubuntu 20.04``) bounds its in-kernel amdgpu by the newest
+kernel series the release ships (:mod:`rocm_kernel_distros`): where even that lacks KFD support for a
+stated GPU, the finding is the in-kernel one's, uncertain (AMD's DKMS driver may be installed).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ from __future__ import annotations
 import re
 
 from pytest_rocmcompat.knowledge import arch_table
+from pytest_rocmcompat.knowledge.checks import rocm_kernel_distros
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
@@ -196,7 +200,14 @@ def names_kernel(os_text: str | None) -> bool:
 
 def unstated(env: Environment, check_id: str) -> list[Finding]:
     """The risk of a stated GPU whose compute depends on the kernel, on a stack naming no kernel driver."""
-    if env.driver or env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os) or not archs_stated(env):
+    if env.driver or not archs_stated(env):
+        return []
+    distro = rocm_kernel_distros.newest_kernel(env.os)
+    if distro is not None:
+        shown, (major, minor), _ = distro
+        head = f"{major}.{minor}"
+        return _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
+    if env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os):
         return []
     gfx = [a for a in env.archs if a.startswith("gfx")]
     at_risk = [a for a in gfx if needs_recent_kernel(a)]
