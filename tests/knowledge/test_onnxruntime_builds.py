@@ -81,6 +81,30 @@ def test_the_fix_names_the_releases_built_for_the_stack() -> None:
     assert "package feed" in feed.fix
 
 
+# ---- onnxruntime-rocm's PyPI wheel against the stack's ROCm --------------------------------------
+@pytest.mark.parametrize(
+    ("stack", "reason"),
+    [
+        (
+            ("platform=rocm", "arch=gfx90a", "rocm=6.4.1", "lib.onnxruntime-rocm=1.22.2.post3"),
+            "onnxruntime-rocm 1.22.2.post3 (its PyPI wheel) is built against ROCm 7.2.4 (libamdhip64.so.7), "
+            "but the stack's ROCm is 6.4.1",
+        ),
+        (
+            ("torch=2.8.0+rocm7.0", "lib.onnxruntime-rocm=1.22.2.post1"),
+            "onnxruntime-rocm 1.22.2.post1 (its PyPI wheel) is built against ROCm 6.4.2 (libamdhip64.so.6), "
+            "but the stack's ROCm is 7.0",
+        ),
+    ],
+)
+def test_onnxruntime_rocm_for_another_rocm_major_is_found(stack: tuple[str, ...], reason: str) -> None:
+    (finding,) = _findings(*stack)
+    assert finding.reason.startswith(reason)
+    assert finding.uses == ("onnxruntime", "onnxruntime-rocm") and not finding.conditional
+    assert finding.link.startswith("https://pypi.org/project/onnxruntime-rocm/1.22.2.post")
+    assert finding.signature_only and finding.predicts == ort.ROCM_PREDICTS
+
+
 # ---- stacks that work, or that say nothing ------------------------------------------------------
 @pytest.mark.parametrize(
     "stack",
@@ -102,6 +126,13 @@ def test_the_fix_names_the_releases_built_for_the_stack() -> None:
         ("lib.onnxruntime-gpu=1.40.0", "torch=2.5.1+cu124"),  # after the releases checked: not judged
         # a ROCm stack: onnxruntime-gpu there is built-for-other-vendor's
         ("platform=rocm", "arch=gfx90a", "torch=2.5.1+rocm6.2", "lib.onnxruntime-gpu=1.19.0"),
+        # onnxruntime-rocm's wheel of the stack's ROCm major; no ROCm release named; a wheel not in the table
+        ("platform=rocm", "arch=gfx942", "rocm=7.0.2", "lib.onnxruntime-rocm=1.22.2.post3"),
+        ("torch=2.7.1+rocm6.3", "lib.onnxruntime-rocm=1.22.2.post1"),
+        ("platform=rocm", "arch=gfx90a", "lib.onnxruntime-rocm=1.22.2.post3"),
+        ("platform=rocm", "rocm=7.0.2", "lib.onnxruntime-rocm=1.21.0"),
+        # a CUDA stack: onnxruntime-rocm there is built-for-other-vendor's
+        ("platform=cuda", "arch=sm_90", "torch=2.5.1+cu124", "lib.onnxruntime-rocm=1.22.2.post3"),
     ],
 )
 def test_working_stacks_and_stacks_that_name_nothing_are_silent(stack: tuple[str, ...]) -> None:
@@ -199,6 +230,28 @@ CUDA_MESSAGES = [
 ]
 
 
+ROCM_MESSAGES = [
+    (  # a repo.radeon.com rocm-rel-7.0.2 wheel on ROCm 7.1
+        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
+        "librocm_smi64.so.7: cannot open shared object file: No such file or directory",
+        "https://github.com/ROCm/TheRock/issues/1995",
+    ),
+    (
+        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
+        "libMIOpen.so.1: cannot open shared object file: No such file or directory",
+        "https://github.com/k2-fsa/sherpa-onnx/pull/1110",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "source"), ROCM_MESSAGES)
+def test_the_rocm_signature_matches_the_message_users_see(message: str, source: str) -> None:
+    assert source.startswith("https://")
+    assert compile_signature(ort.ROCM_PREDICTS).search(message) is not None
+    assert compile_signature(ort.PREDICTS).search(message) is not None
+    assert compile_signature(ort.CUDA_PREDICTS).search(message) is None
+
+
 @pytest.mark.parametrize(("message", "source"), TWO_BUILDS_MESSAGES)
 def test_the_two_builds_signature_matches_the_message_users_see(message: str, source: str) -> None:
     assert source.startswith("https://")
@@ -222,6 +275,10 @@ def test_the_cuda_signature_matches_the_message_users_see(message: str, source: 
         # TensorRT's own library missing: not a CUDA/cuDNN major of onnxruntime-gpu
         "Failed to load library libonnxruntime_providers_tensorrt.so with error: libnvinfer.so.10: cannot open shared "
         "object file: No such file or directory",
+        # onnxruntime-rocm's provider built against another MIOpen: a symbol, not a missing library
+        "Failed to load library libonnxruntime_providers_rocm.so with error: /home/arun/miniconda3/envs/ru/lib/"
+        "python3.10/site-packages/onnxruntime/capi/libonnxruntime_providers_rocm.so: undefined symbol: "
+        "miopenGetConvolutionSpatialDim, version MIOPEN_HIP_1_",
         # the same library missing outside onnxruntime
         "OSError: libcudnn.so.9: cannot open shared object file: No such file or directory",
         "ImportError: libGL.so.1: cannot open shared object file: No such file or directory",

@@ -28,6 +28,15 @@ CUDA_12_ON_13 = (
 )
 
 
+# verbatim: ROCm/TheRock#1995 (a ROCm 7.0.2 wheel on ROCm 7.1)
+ROCM_LIB = (
+    "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
+    "librocm_smi64.so.7: cannot open shared object file: No such file or directory"
+)
+# a ROCm 6.4 machine replayed from the recorded H100 (its GPU, platform and torch stated over it)
+ROCM_6 = ("platform=rocm", "arch=gfx942", "rocm=6.4.1", "torch=2.7.1+rocm6.4")
+
+
 @pytest.mark.parametrize(
     ("stack", "predicted", "reason"),
     [
@@ -38,6 +47,11 @@ CUDA_12_ON_13 = (
         ),
         # the replayed H100's torch is 2.11.0+cu130: onnxruntime-gpu 1.23.2's wheel loads CUDA 12
         (("lib.onnxruntime-gpu=1.23.2",), CUDA_12_ON_13, "onnxruntime-gpu 1.23.2 (its PyPI wheel) needs CUDA 12"),
+        (
+            (*ROCM_6, "lib.onnxruntime-rocm=1.22.2.post3"),
+            ROCM_LIB,
+            "onnxruntime-rocm 1.22.2.post3 (its PyPI wheel) is built against ROCm 7.2.4",
+        ),
     ],
 )
 def test_predicted_failure_is_known_bad_and_an_unrelated_one_stays_fail(

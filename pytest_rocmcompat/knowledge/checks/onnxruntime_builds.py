@@ -12,7 +12,10 @@ Two findings, each predicting only its own failures (``signature_only``):
   the stack's CUDA is torch's build (``+cu118``, or what an untagged torch's wheel pins, filled in
   by ``derived_facts``), ``cuda`` and the ``nvidia-*-cuNN`` wheels, its cuDNN the ``cudnn`` library
   entry and the ``nvidia-cudnn-cuNN`` wheels. Any of them matching is enough; a stack that names no
-  CUDA (or no cuDNN) says nothing about it. ROCm stacks are left to ``built-for-other-vendor``.
+  CUDA (or no cuDNN) says nothing about it. ROCm stacks are left to ``built-for-other-vendor``;
+- **onnxruntime-rocm's PyPI wheel built for another ROCm major** than the stack's (its ``rocm``, or
+  the ROCm torch was built for): the wheel links that major's sonames (``libamdhip64.so.6`` or
+  ``.so.7``, :data:`onnxruntime_builds_data.ROCM_WHEELS`), so its ROCm provider library cannot load.
 """
 
 from __future__ import annotations
@@ -47,14 +50,21 @@ CUDA_PREDICTS = (
     r"|CUDA_PATH is set but CUDA wasn'?t able to be loaded"
     r'|LoadLibrary failed with error 126 "" when trying to load "[^"]*onnxruntime_providers_cuda\.dll"'
 )
-PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}"
+# What a ROCm build for another ROCm major fails with: its ROCm provider library cannot load one of
+# the ROCm libraries it links.
+ROCM_PREDICTS = (
+    r"Failed to load library (?:\S*/)?libonnxruntime_providers_rocm\.so with error: "
+    r"lib(?:amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|rocm_smi64|roctracer64|hiprtc)\.so\.\d+: "
+    r"cannot open shared object file"
+)
+PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}"
 
 _NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(\d+)$")
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
 
 
 def check(env: Environment) -> list[Finding]:
-    found = [f for f in (_two_builds(env), _cuda_mismatch(env)) if f is not None]
+    found = [f for f in (_two_builds(env), _cuda_mismatch(env), _rocm_mismatch(env)) if f is not None]
     return found
 
 
@@ -101,6 +111,29 @@ def _cuda_mismatch(env: Environment) -> Finding | None:
         link=build.source,
         uses=("onnxruntime", "onnxruntime-gpu"),
         predicts=CUDA_PREDICTS,
+        signature_only=True,
+    )
+
+
+def _rocm_mismatch(env: Environment) -> Finding | None:
+    """A PyPI onnxruntime-rocm wheel linking another ROCm major than the stack's (system or torch's) ROCm."""
+    version = env.libraries.get("onnxruntime-rocm")
+    wheel = data.ROCM_WHEELS.get(version or "")
+    if wheel is None or not _on_rocm(env):
+        return None
+    releases = [v for v in (coerce_version(env.rocm), env.torch_rocm) if v is not None]
+    if not releases or wheel.major in {v.major for v in releases}:
+        return None
+    return Finding(
+        check=ID,
+        reason=f"onnxruntime-rocm {version} (its PyPI wheel) is built against ROCm {wheel.rocm} "
+        f"({wheel.needs}), but the stack's ROCm is {'/'.join(dict.fromkeys(str(v) for v in releases))}: "
+        "its ROCm execution provider cannot load",
+        fix=f"install the onnxruntime-rocm wheel of the stack's ROCm release (repo.radeon.com/rocm/manylinux/"
+        f"rocm-rel-X.Y/), or ROCm {wheel.major}",
+        link=wheel.source,
+        uses=("onnxruntime", "onnxruntime-rocm"),
+        predicts=ROCM_PREDICTS,
         signature_only=True,
     )
 

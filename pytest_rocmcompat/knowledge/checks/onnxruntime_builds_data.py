@@ -9,9 +9,9 @@ Left out on purpose, with the reason:
   the PyPI wheel and no label: ``pip freeze`` does not tell them apart, so :data:`CUDA_BUILDS`
   describes the PyPI wheel only (what ``pip install onnxruntime-gpu==X`` installs).
 - releases before 1.7 (CUDA 10.x) and after 1.31.1 (not checked): the stack is not judged.
-- ``onnxruntime-rocm`` / ``onnxruntime-migraphx`` against the system ROCm: the PyPI wheels and the
-  ``repo.radeon.com`` wheels carry no ROCm release in their version, so which ROCm a listed wheel
-  was built for is not known from the stack (see :mod:`gpu_vendor_builds_data`).
+- ``onnxruntime-rocm`` / ``onnxruntime-migraphx`` from ``repo.radeon.com`` against the system ROCm:
+  their versions carry no ROCm release, so which ROCm such a wheel was built for is not known from
+  the stack; only the three PyPI ``onnxruntime-rocm`` releases of :data:`ROCM_WHEELS` are judged.
 """
 
 from __future__ import annotations
@@ -74,3 +74,35 @@ CUDA_BUILDS: tuple[CudaBuild, ...] = (
     # nvidia-cudnn-cu13~=9.0 (read with pip from the PyPI wheels' metadata)
     CudaBuild("1.27", "1.32", 13, 9, "https://pypi.org/project/onnxruntime-gpu/1.27.0/"),
 )
+
+
+# ---- onnxruntime-rocm's PyPI wheels and the ROCm they link -----------------------------------
+@dataclass(frozen=True)
+class RocmWheel:
+    """The ROCm release a PyPI ``onnxruntime-rocm`` wheel was built against, and a soname it needs."""
+
+    rocm: str  # the release of its RUNPATH (/opt/rocm-X.Y.Z/lib)
+    needs: str  # the HIP runtime its ROCm provider library links (NEEDED)
+    source: str
+
+    @property
+    def major(self) -> int:
+        return int(self.rocm.split(".", 1)[0])
+
+
+# Read with readelf from onnxruntime/capi/libonnxruntime_providers_rocm.so in the PyPI wheels (the
+# manylinux cp311 and cp312 wheels of each release agree): 1.22.2.post1 NEEDED libamdhip64.so.6,
+# libhipblas.so.2, RUNPATH /opt/rocm/lib:/opt/rocm-6.4.2/lib; 1.22.2.post2 and .post3 NEEDED
+# libamdhip64.so.7, libhipblas.so.3, RUNPATH /opt/rocm/lib:/opt/rocm-7.2.4/lib. ROCm 7 changed the
+# HIP runtime's soname (libamdhip64.so.6 -> .7), so a wheel of one major cannot load on the other.
+ROCM_WHEELS: dict[str, RocmWheel] = {
+    "1.22.2.post1": RocmWheel(
+        "6.4.2", "libamdhip64.so.6", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post1/#files"
+    ),
+    "1.22.2.post2": RocmWheel(
+        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post2/#files"
+    ),
+    "1.22.2.post3": RocmWheel(
+        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post3/#files"
+    ),
+}
