@@ -49,6 +49,13 @@ def test_an_apu_without_a_known_bound_is_a_risk_without_one(arch: str) -> None:
     assert finding.link == rocm_kernel.KFD_SOURCE
 
 
+def test_an_apu_names_amds_ryzen_kernel_requirement_and_a_dgpu_does_not() -> None:
+    (apu,) = _found("arch=gfx1151")
+    (dgpu,) = _found("arch=gfx1201")
+    assert "6.14 OEM kernel (linux-oem-24.04c)" in apu.fix and "OEM kernel (" not in dgpu.fix
+    assert rocm_kernel.RYZEN_KERNEL_SOURCE.startswith("https://rocm.docs.amd.com/projects/radeon-ryzen/")
+
+
 def test_beside_a_gpu_that_needs_no_recent_kernel_only_gpu_tests_are_reached() -> None:
     (finding,) = _found("arch=gfx1103,gfx1030")
     assert not finding.everything and finding.markers == ("gpus",) and "gfx1030" not in finding.reason

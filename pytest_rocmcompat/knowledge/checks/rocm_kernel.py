@@ -71,6 +71,12 @@ GC10_3_6_SOURCE = "https://git.zx2c4.com/linux-dev/commit/?id=7c4f4f197e0c5c93a7
 GC11_5_0_SOURCE = "https://lore.kernel.org/amd-gfx/20230817181122.1543473-5-alexander.deucher@amd.com/"
 GC11_5_1_SOURCE = "https://git.zx2c4.com/wireguard-linux/commit/?id=f5f83441c4e792947a5b296d837a2fa3162d85aa"
 GC11_5_2_SOURCE = "https://git.zx2c4.com/laptop-kernel/commit/?id=53c3a37436c400a00d05702334920354f2e3fdc2"
+# AMD's Ryzen (APU) PyTorch install, ROCm 7.0.2: "For PyTorch on Ryzen, it is required to operate on the
+# 6.14 OEM kernel" (Ubuntu 24.04's linux-oem-24.04c)
+RYZEN_KERNEL_SOURCE = (
+    "https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.0.2/docs/install/installryz/native_linux/"
+    "install-pytorch.html"
+)
 WSL_SOURCE = (
     "https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.2/docs/install/installrad/wsl/install-pytorch.html"
 )
@@ -189,8 +195,12 @@ def _wsl(env: Environment, check_id: str) -> list[Finding]:
 
 def needs_recent_kernel(arch: str) -> bool:
     """Whether compute on ``arch`` depends on the kernel: an arch of NO_KFD_THROUGH, or an APU."""
+    return arch in NO_KFD_THROUGH or _is_apu(arch)
+
+
+def _is_apu(arch: str) -> bool:
     row = arch_table.info(arch)
-    return arch in NO_KFD_THROUGH or (row is not None and row.apu)
+    return row is not None and row.apu
 
 
 def names_kernel(os_text: str | None) -> bool:
@@ -216,6 +226,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
     bounds = [(a, NO_KFD_THROUGH[a]) for a in at_risk if a in NO_KFD_THROUGH]
     known = "".join(f"; none up to Linux {k[0]}.{k[1]} for {a}" for a, (k, _) in bounds)
     every = len(at_risk) == len(gfx)
+    ryzen = any(_is_apu(a) for a in at_risk)
     return [
         Finding(
             check=check_id,
@@ -224,7 +235,12 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
             "it runs",
             fix="state the kernel driver (driver=<uname -r>, or the amdgpu DKMS version); on a kernel without KFD "
             "support for the GPU, boot a newer one (the distribution's HWE/OEM kernel) or install AMD's amdgpu "
-            "driver of the ROCm release in use (amdgpu-install --usecase=dkms)",
+            "driver of the ROCm release in use (amdgpu-install --usecase=dkms)"
+            + (
+                "; AMD's Ryzen (APU) PyTorch install requires Ubuntu 24.04's 6.14 OEM kernel (linux-oem-24.04c)"
+                if ryzen
+                else ""
+            ),
             link=max(bounds, key=lambda b: b[1][0])[1][1] if bounds else KFD_SOURCE,
             everything=every,
             markers=() if every else ("gpus",),
