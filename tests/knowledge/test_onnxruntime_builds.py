@@ -231,11 +231,6 @@ CUDA_MESSAGES = [
 
 
 ROCM_MESSAGES = [
-    (  # a repo.radeon.com rocm-rel-7.0.2 wheel on ROCm 7.1
-        "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
-        "librocm_smi64.so.7: cannot open shared object file: No such file or directory",
-        "https://github.com/ROCm/TheRock/issues/1995",
-    ),
     (
         "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
         "libMIOpen.so.1: cannot open shared object file: No such file or directory",

@@ -28,10 +28,10 @@ CUDA_12_ON_13 = (
 )
 
 
-# verbatim: ROCm/TheRock#1995 (a ROCm 7.0.2 wheel on ROCm 7.1)
+# verbatim: k2-fsa/sherpa-onnx#1110 (the ROCm provider library not finding a ROCm library it links)
 ROCM_LIB = (
     "[ONNXRuntimeError] : 1 : FAIL : Failed to load library libonnxruntime_providers_rocm.so with error: "
-    "librocm_smi64.so.7: cannot open shared object file: No such file or directory"
+    "libMIOpen.so.1: cannot open shared object file: No such file or directory"
 )
 # a ROCm 6.4 machine replayed from the recorded H100 (its GPU, platform and torch stated over it)
 ROCM_6 = ("platform=rocm", "arch=gfx942", "rocm=6.4.1", "torch=2.7.1+rocm6.4")

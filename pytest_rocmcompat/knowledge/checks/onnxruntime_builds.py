@@ -54,7 +54,7 @@ CUDA_PREDICTS = (
 # the ROCm libraries it links.
 ROCM_PREDICTS = (
     r"Failed to load library (?:\S*/)?libonnxruntime_providers_rocm\.so with error: "
-    r"lib(?:amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|rocm_smi64|roctracer64|hiprtc)\.so\.\d+: "
+    r"lib(?:amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|hiprtc)\.so\.\d+: "
     r"cannot open shared object file"
 )
 PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}"
@@ -129,8 +129,7 @@ def _rocm_mismatch(env: Environment) -> Finding | None:
         reason=f"onnxruntime-rocm {version} (its PyPI wheel) is built against ROCm {wheel.rocm} "
         f"({wheel.needs}), but the stack's ROCm is {'/'.join(dict.fromkeys(str(v) for v in releases))}: "
         "its ROCm execution provider cannot load",
-        fix=f"install the onnxruntime-rocm wheel of the stack's ROCm release (repo.radeon.com/rocm/manylinux/"
-        f"rocm-rel-X.Y/), or ROCm {wheel.major}",
+        fix=f"install the onnxruntime-rocm wheel AMD publishes for the stack's ROCm release, or ROCm {wheel.major}",
         link=wheel.source,
         uses=("onnxruntime", "onnxruntime-rocm"),
         predicts=ROCM_PREDICTS,

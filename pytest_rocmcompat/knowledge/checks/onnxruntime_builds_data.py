@@ -9,9 +9,10 @@ Left out on purpose, with the reason:
   the PyPI wheel and no label: ``pip freeze`` does not tell them apart, so :data:`CUDA_BUILDS`
   describes the PyPI wheel only (what ``pip install onnxruntime-gpu==X`` installs).
 - releases before 1.7 (CUDA 10.x) and after 1.31.1 (not checked): the stack is not judged.
-- ``onnxruntime-rocm`` / ``onnxruntime-migraphx`` from ``repo.radeon.com`` against the system ROCm:
-  their versions carry no ROCm release, so which ROCm such a wheel was built for is not known from
-  the stack; only the three PyPI ``onnxruntime-rocm`` releases of :data:`ROCM_WHEELS` are judged.
+- ``onnxruntime-rocm`` / ``onnxruntime-migraphx`` wheels from AMD's ``repo.radeon.com`` (AMD's
+  install page: https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/install-onnx.html)
+  against the system ROCm: which ROCm such a wheel was built for was not verified from its version,
+  so only the three PyPI ``onnxruntime-rocm`` releases of :data:`ROCM_WHEELS` are judged.
 """
 
 from __future__ import annotations
