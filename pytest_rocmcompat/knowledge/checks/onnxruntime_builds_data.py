@@ -71,7 +71,7 @@ CUDA_BUILDS: tuple[CudaBuild, ...] = (
     # "cuda", nvidia-cudnn-cu12~=9.0; extra == "cudnn" (Requires-Dist, read with pip).
     CudaBuild("1.19", "1.27", 12, 9, CUDA_EP_PAGE),
     # onnxruntime-gpu 1.27.0's Requires-Dist: nvidia-cuda-runtime-cu13~=13.0; extra == "cuda",
-    # nvidia-cudnn-cu13~=9.0; extra == "cudnn"; 1.28.0 to 1.31.1: nvidia-cuda-runtime~=13.0,
+    # nvidia-cudnn-cu13~=9.0; extra == "cudnn"; 1.28.0, 1.29.0, 1.30.0 and 1.31.1: nvidia-cuda-runtime~=13.0,
     # nvidia-cudnn-cu13~=9.0 (read with pip from the PyPI wheels' metadata)
     CudaBuild("1.27", "1.32", 13, 9, "https://pypi.org/project/onnxruntime-gpu/1.27.0/"),
 )
