@@ -217,8 +217,8 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
         shown, (major, minor), _ = distro
         head = f"{major}.{minor}"
         return _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
-    if env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os):
-        return []
+    if env.os and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
+        return []  # another OS (Windows' HIP SDK runs on AMD's Windows driver), or a named kernel: judged above
     gfx = [a for a in env.archs if a.startswith("gfx")]
     at_risk = [a for a in gfx if needs_recent_kernel(a)]
     if not at_risk:
@@ -232,7 +232,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
             check=check_id,
             reason=f"ROCm compute on {', '.join(at_risk)} needs an amdgpu kernel driver whose KFD supports it "
             f"(AMD's DKMS driver, or a recent enough Linux{known}); the stack does not say which kernel driver "
-            "it runs",
+            "it runs" + ("" if env.os else " (nor which OS)"),
             fix="state the kernel driver (driver=<uname -r>, or the amdgpu DKMS version); on a kernel without KFD "
             "support for the GPU, boot a newer one (the distribution's HWE/OEM kernel) or install AMD's amdgpu "
             "driver of the ROCm release in use (amdgpu-install --usecase=dkms)"
