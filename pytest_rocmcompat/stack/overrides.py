@@ -154,15 +154,30 @@ _SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "Darwin", "macos":
 _OS = re.compile(r"^(?P<system>[A-Za-z]+)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-9._+~-]{0,80}))?$")
 
 
+# A Linux distribution as users name it (``Ubuntu 22.04.3 LTS``, ``Debian 12``, ``Fedora 40``): recorded
+# as ``Linux ubuntu-22.04.3`` (the system first, as every reader of ``os`` expects; the release after it)
+_DISTRIBUTION = re.compile(
+    r"^(?P<name>ubuntu|debian|fedora|rhel|centos|rocky|almalinux|opensuse|sles|arch|manjaro|linuxmint|pop_os)"
+    r"(?:[ -]?(?P<version>\d{1,4}(?:\.\d{1,4}){0,2}))?(?:\s+[A-Za-z0-9 ()._-]{0,60})?$",
+    re.IGNORECASE,
+)
+
+
 def _os(where: str, value: str) -> str:
     """``Windows``, ``macOS``, ``Linux 6.5.0-14-generic`` (``platform.system()`` and release, as the probe
-    records them): which PyPI wheels and environment markers apply to the stack.
+    records them), or a Linux distribution (``Ubuntu 22.04`` -> ``Linux ubuntu-22.04``): which PyPI wheels
+    and environment markers apply to the stack, and which kernels it may run.
     """
+    distribution = _DISTRIBUTION.match(value.strip())
+    if distribution is not None:
+        name, version = distribution.group("name").lower(), distribution.group("version")
+        return f"Linux {name}-{version}" if version else f"Linux {name}"
     m = _OS.match(value.strip())
     system = _SYSTEMS.get(m.group("system").lower()) if m else None
     if m is None or system is None:
         raise OverrideError(
-            f"{where}: expected Linux, Windows or macOS, optionally with its release (Linux 6.8.0-45-generic)"
+            f"{where}: expected Linux, Windows or macOS, optionally with its release (Linux 6.8.0-45-generic), "
+            "or a Linux distribution and its version (Ubuntu 22.04)"
         )
     return f"{system} {m.group('release')}" if m.group("release") else system
 

@@ -252,15 +252,34 @@ def test_a_release_whose_newest_kernel_lacks_kfd_is_uncertain(os_text: str, arch
 @pytest.mark.parametrize(
     ("os_text", "arch"),
     [
-        ("Ubuntu 22.04", "gfx1100"),  # 6.8 HWE has GFX11's KFD
-        ("Ubuntu 22.04.5 LTS (Jammy Jellyfish)", "gfx1151"),  # 6.8 > 6.7
-        ("Ubuntu 24.04", "gfx1152"),  # HWE up to 7.0
-        ("Debian 12", "gfx1100"),  # not tabled: nothing
+        ("Ubuntu 24.04", "gfx1100"),  # GA 6.8 already has GFX11's KFD
+        ("Ubuntu 24.04.1 LTS", "gfx942"),  # 6.8 > 6.3
+        ("Debian 12", "gfx1100"),  # not tabled, and not recorded as Linux: nothing
         ("Ubuntu 20.04", "gfx1030"),
     ],
 )
 def test_a_release_with_a_kernel_serving_the_gpu_or_an_untabled_one_says_nothing(os_text: str, arch: str) -> None:
     assert _on(os_text, f"arch={arch}") == []
+
+
+@pytest.mark.parametrize(
+    ("os_text", "arch"),
+    [
+        ("Ubuntu 22.04", "gfx1100"),  # 6.8 HWE has GFX11's KFD, the GA 5.15 not: which one runs is not said
+        ("Ubuntu 22.04.5 LTS (Jammy Jellyfish)", "gfx1151"),  # 6.8 > 6.7, GA 5.15 not (and an APU)
+        ("Ubuntu 24.04", "gfx1152"),  # HWE up to 7.0, GA 6.8 <= 6.9
+    ],
+)
+def test_a_release_whose_kernels_differ_for_the_gpu_is_the_no_driver_risk(os_text: str, arch: str) -> None:
+    (finding,) = _on(os_text, f"arch={arch}")
+    assert finding.uncertain and finding.signature_only and "does not say which kernel driver" in finding.reason
+
+
+def test_a_distribution_through_rocm_set_is_judged_as_stated() -> None:
+    """``--rocm-set os=Ubuntu 20.04`` records ``Linux ubuntu-20.04``: the release table still applies."""
+    (finding,) = _found("os=Ubuntu 20.04", "arch=gfx1100")
+    assert finding.uncertain and not finding.signature_only and "Ubuntu 20.04" in finding.reason
+    assert _found("os=Ubuntu 24.04", "arch=gfx1100") == []
 
 
 def test_a_stated_driver_beats_the_release() -> None:
@@ -270,6 +289,8 @@ def test_a_stated_driver_beats_the_release() -> None:
 def test_the_release_table() -> None:
     assert rocm_kernel_distros.release_of("Ubuntu 22.04.3 LTS") == ("ubuntu", "22.04")
     assert rocm_kernel_distros.release_of("Linux 5.15.0-91-generic") is None
+    assert rocm_kernel_distros.release_of("Linux ubuntu-22.04.3") == ("ubuntu", "22.04")  # --rocm-set's record
+    assert rocm_kernel_distros.oldest_kernel("Ubuntu 22.04") == (5, 15)
     assert rocm_kernel_distros.newest_kernel("Ubuntu 26.04") is None  # not tabled
 
 

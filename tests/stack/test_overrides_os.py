@@ -23,6 +23,10 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("Darwin", "Darwin"),
         ("Linux 6.8.0-45-generic", "Linux 6.8.0-45-generic"),
         ("linux", "Linux"),
+        ("Ubuntu 22.04", "Linux ubuntu-22.04"),
+        ("Ubuntu 22.04.3 LTS (Jammy Jellyfish)", "Linux ubuntu-22.04.3"),
+        ("debian 12", "Linux debian-12"),
+        ("Fedora", "Linux fedora"),
     ],
 )
 def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
@@ -42,3 +46,9 @@ def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
 def test_anything_else_is_refused_naming_the_assignment(value: str) -> None:
     with pytest.raises(OverrideError, match=r"--rocm-set 'os=.*expected Linux, Windows or macOS"):
         apply_overrides(BASE, [f"os={value}"])
+
+
+def test_a_distribution_is_linux_for_wheels_and_markers() -> None:
+    ubuntu = apply_overrides(BASE, [*STACK, "os=Ubuntu 22.04"])
+    assert derive(ubuntu).torch == "2.5.1+cu124"  # PyPI's Linux wheel, as for os=Linux
+    assert "requirement-not-met" in [f.check for f in evaluate(ubuntu)]

@@ -205,7 +205,7 @@ def _is_apu(arch: str) -> bool:
 
 def names_kernel(os_text: str | None) -> bool:
     """Whether ``os`` names a kernel release (``Linux 6.5.0-14-generic``), not only the system."""
-    return re.search(r"\d+\.\d+", os_text or "") is not None
+    return re.match(r"^(?:\S+\s+)?\d+\.\d+", os_text or "") is not None  # not a distribution's version
 
 
 def unstated(env: Environment, check_id: str) -> list[Finding]:
@@ -216,11 +216,19 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
     if distro is not None:
         shown, (major, minor), _ = distro
         head = f"{major}.{minor}"
-        return _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
-    if env.os and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
+        found = _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
+        if found:
+            return found
+    distribution = rocm_kernel_distros.release_of(env.os) is not None
+    if env.os and not distribution and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
         return []  # another OS (Windows' HIP SDK runs on AMD's Windows driver), or a named kernel: judged above
+    oldest = rocm_kernel_distros.oldest_kernel(env.os)  # a tabled release: no kernel of it is older
     gfx = [a for a in env.archs if a.startswith("gfx")]
-    at_risk = [a for a in gfx if needs_recent_kernel(a)]
+    at_risk = [
+        a
+        for a in gfx
+        if needs_recent_kernel(a) and not (oldest and a in NO_KFD_THROUGH and oldest > NO_KFD_THROUGH[a][0])
+    ]
     if not at_risk:
         return []
     bounds = [(a, NO_KFD_THROUGH[a]) for a in at_risk if a in NO_KFD_THROUGH]

@@ -2,8 +2,8 @@
 
 Ubuntu's LTS releases and the kernel series Canonical supports on them (64-bit x86), from its
 Livepatch table of covered kernels (UBUNTU_SOURCE): 18.04: 4.15 (GA), 5.4 (HWE); 20.04: 5.4 (GA),
-5.15 (HWE); 22.04: 5.15 (GA), 6.8 (HWE); 24.04: 6.8 (GA), 6.11, 6.14, 6.17 and 7.0 (HWE). Only the
-newest series matters here: no in-kernel amdgpu of the release is newer. Other distributions are not
+5.15 (HWE); 22.04: 5.15 (GA), 6.8 (HWE); 24.04: 6.8 (GA), 6.11, 6.14, 6.17 and 7.0 (HWE). The newest
+series bounds the in-kernel amdgpu from above (none of the release is newer), the GA series from below. Other distributions are not
 tabled (their kernel series not verified here).
 """
 
@@ -13,15 +13,16 @@ import re
 
 UBUNTU_SOURCE = "https://ubuntu.com/security/livepatch/docs/client/reference/platform/supported-kernels/"
 
-# (distribution, release) -> (its newest kernel series, the source that says so)
-NEWEST_KERNEL: dict[tuple[str, str], tuple[tuple[int, int], str]] = {
-    ("ubuntu", "18.04"): ((5, 4), UBUNTU_SOURCE),
-    ("ubuntu", "20.04"): ((5, 15), UBUNTU_SOURCE),
-    ("ubuntu", "22.04"): ((6, 8), UBUNTU_SOURCE),
-    ("ubuntu", "24.04"): ((7, 0), UBUNTU_SOURCE),
+# (distribution, release) -> (its GA kernel series, its newest kernel series, the source that says so)
+KERNELS: dict[tuple[str, str], tuple[tuple[int, int], tuple[int, int], str]] = {
+    ("ubuntu", "18.04"): ((4, 15), (5, 4), UBUNTU_SOURCE),
+    ("ubuntu", "20.04"): ((5, 4), (5, 15), UBUNTU_SOURCE),
+    ("ubuntu", "22.04"): ((5, 15), (6, 8), UBUNTU_SOURCE),
+    ("ubuntu", "24.04"): ((6, 8), (7, 0), UBUNTU_SOURCE),
 }
-# "Ubuntu 20.04", "Ubuntu 22.04.3 LTS", "Ubuntu 22.04.5 LTS (Jammy Jellyfish)"
-_RELEASE = re.compile(r"^\s*(Ubuntu)\s+(\d{2}\.\d{2})(?:\.\d+)?\b", re.IGNORECASE)
+# "Ubuntu 20.04", "Ubuntu 22.04.3 LTS", "Ubuntu 22.04.5 LTS (Jammy Jellyfish)", and ``--rocm-set os=``'s
+# record of them, "Linux ubuntu-22.04.3"
+_RELEASE = re.compile(r"^\s*(?:Linux\s+)?(Ubuntu)[\s-]+(\d{2}\.\d{2})(?:\.\d+)?\b", re.IGNORECASE)
 
 
 def release_of(os_text: str | None) -> tuple[str, str] | None:
@@ -33,7 +34,13 @@ def release_of(os_text: str | None) -> tuple[str, str] | None:
 def newest_kernel(os_text: str | None) -> tuple[str, tuple[int, int], str] | None:
     """(the release as shown, its newest kernel series, source) of a tabled distribution release, else ``None``."""
     release = release_of(os_text)
-    if release is None or release not in NEWEST_KERNEL:
+    if release is None or release not in KERNELS:
         return None
-    series, source = NEWEST_KERNEL[release]
-    return f"Ubuntu {release[1]}", series, source
+    _, newest, source = KERNELS[release]
+    return f"Ubuntu {release[1]}", newest, source
+
+
+def oldest_kernel(os_text: str | None) -> tuple[int, int] | None:
+    """The GA kernel series of a tabled distribution release (no kernel of the release is older), else ``None``."""
+    release = release_of(os_text)
+    return KERNELS[release][0] if release is not None and release in KERNELS else None
