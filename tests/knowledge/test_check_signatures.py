@@ -26,6 +26,19 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # onnxruntime-build-mismatch: two onnxruntime distributions sharing the package; a CUDA 11 build on CUDA 12
+    (
+        "onnxruntime-build-mismatch",
+        "Specified provider ‘CUDAExecutionProvider’ is not in available provider names. Available providers: "
+        "‘AzureExecutionProvider, CPUExecutionProvider’",
+        "https://github.com/microsoft/onnxruntime/issues/26996",
+    ),
+    (
+        "onnxruntime-build-mismatch",
+        "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcublasLt.so.11: cannot open "
+        "shared object file: No such file or directory",
+        "https://github.com/microsoft/onnxruntime/issues/21684",
+    ),
     # rccl-arch-not-in-release: RCCL 2.7.6 on an RX 5700 XT (gfx1010, in no RCCL list); more in test_rccl_arch.py
     (
         "rccl-arch-not-in-release",

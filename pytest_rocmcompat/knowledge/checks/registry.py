@@ -24,6 +24,7 @@ from pytest_rocmcompat.knowledge.checks import (
     library_arch,
     numeric_formats,
     numpy_abi,
+    onnxruntime_builds,
     python_range,
     rccl_arch,
     requirements,
@@ -62,6 +63,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     hipblaslt_arch.ID: hipblaslt_arch.check,
     numpy_abi.ID: numpy_abi.check,
     rocm_sdk_family.ID: rocm_sdk_family.check,
+    onnxruntime_builds.ID: onnxruntime_builds.check,
     rccl_arch.ID: rccl_arch.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
@@ -88,6 +90,7 @@ PREDICTS: dict[str, str] = {
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
     numpy_abi.ID: numpy_abi.PREDICTS,
     rocm_sdk_family.ID: rocm_sdk_family.PREDICTS,
+    onnxruntime_builds.ID: onnxruntime_builds.PREDICTS,
     rccl_arch.ID: rccl_arch.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
