@@ -106,15 +106,19 @@ DEEPSPEED_CASES = [
     ("0.15.2", "2.2.1", "3.11.7", None),  # before the call
     # 0.17.5: ZenFlow's _disable_dynamo_if_unsupported (torch 2.4) without a fallback for torch 2.1-2.3
     ("0.17.5", "2.3.1", "3.11.7", "requires torch!=2.1.*,!=2.2.*,!=2.3.*, installed torch 2.3.1 " + _DS + "7544)"),
-    ("0.17.5", "2.0.1", "3.11.7", None),  # below 2.1 the fallback is defined
+    # below 2.1 ZenFlow's fallback is defined, but ZeRO-3's hooks need torch.compiler (from 0.16.6)
+    ("0.17.5", "2.0.1", "3.11.7", "requires torch>=2.1.0a0, installed torch 2.0.1 (https://github.com/deepspeedai/"),
     ("0.17.5", "2.4.0", "3.11.7", None),
     ("0.17.6", "2.3.1", "3.11.7", None),
     ("0.17.4", "2.3.1", "3.11.7", None),  # no ZenFlow yet
     # 0.18.6: torch.compile at import, which torch < 2.4 refuses on Python 3.12
     ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7875)"),
-    ("0.18.6", "2.3.1", "3.11.7", None),
-    ("0.18.6", "2.4.0", "3.12.3", None),
-    ("0.18.5", "2.3.1", "3.12.3", None),
+    # 0.18.3-0.18.6: ZeRO's gradient hooks fail on torch 2.3/2.4 (fixed in 0.18.7)
+    ("0.18.6", "2.3.1", "3.11.7", "requires torch!=2.3.*,!=2.4.*, installed torch 2.3.1 " + _DS + "7841)"),
+    ("0.18.6", "2.4.0", "3.12.3", "requires torch!=2.3.*,!=2.4.*, installed torch 2.4.0 " + _DS + "7841)"),
+    ("0.18.5", "2.3.1", "3.12.3", "requires torch!=2.3.*,!=2.4.*, installed torch 2.3.1 " + _DS + "7841)"),
+    ("0.18.6", "2.5.1", "3.12.3", None),
+    ("0.18.2", "2.3.1", "3.11.7", None),
     # 0.18.7 and 0.18.8: torch.amp.custom_fwd (torch 2.4) at import
     ("0.18.7", "2.3.1", "3.11.7", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7920)"),
     ("0.18.8", "2.2.2+rocm5.7", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.2.2+rocm5.7 " + _DS + "7920)"),

@@ -207,6 +207,20 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "(/app/conda_envs/myenv/lib/python3.8/site-packages/transformers/utils/import_utils.py)",
         "https://github.com/huggingface/sentence-transformers/issues/2560",
     ),
+    # DeepSpeed's ZeRO-3 hooks (torch.compiler.disable, from 0.16.6) on torch 2.0; its gradient hooks (0.18.3-0.18.6)
+    # on torch 2.3/2.4 (more in test_deepspeed_torch_zero.py)
+    (
+        "deepspeed",
+        "0.16.6",
+        "AttributeError: module 'torch' has no attribute 'compiler'",
+        "https://github.com/bmaltais/kohya_ss/issues/2071",
+    ),
+    (
+        "deepspeed",
+        "0.18.3",
+        "AttributeError in DeepSpeed ZeRO-3 backward: 'NoneType' object has no attribute 'next_functions'",
+        "https://github.com/dexmal/dexbotic/issues/66",
+    ),
 ]
 
 
