@@ -9,6 +9,10 @@ fails, each read at DeepSpeed's tags and in torch's wheels:
 - 0.18.3 to 0.18.6 count the parameters in backward from ZeRO 1-3's gradient hooks with torch's
   ``_get_grad_fn_or_grad_acc``, which on torch 2.3 and 2.4 needs grad mode the hooks run without
   (deepspeedai/DeepSpeed#7830, fixed by #7841 in 0.18.7; torch 2.5 enables it itself).
+
+And three where ``import deepspeed`` itself fails: from 0.18.3 Muon's ``@compiler.compile()``
+(``runtime/zero/muon/original_muon.py``) applies ``torch.compile`` at import, which torch refuses on a
+Python its Dynamo lacks (2.0 on 3.11, 2.1 to 2.3 on 3.12, 2.4 and 2.5 on 3.13).
 """
 
 from __future__ import annotations
@@ -25,21 +29,21 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
 
-BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 _DS = "https://github.com/deepspeedai/DeepSpeed/"
 _COMPILER = f"{_DS}blob/v0.16.6/deepspeed/runtime/zero/parameter_offload.py#L295"
 _GRAD_FN = f"{_DS}pull/7841"
+_MUON = f"{_DS}blob/v0.18.3/deepspeed/runtime/zero/muon/original_muon.py#L35"
 
 
-def _reasons(*stack: str) -> list[str]:
-    env = apply_overrides(BASE, list(stack))
+def _reasons(*stack: str, python: str = "3.11.7") -> list[str]:
+    env = apply_overrides(Environment(platform="cpu", python=python, os="Linux"), list(stack))
     return [f.reason for f in evaluate(env) if f.check == requirements.ID]
 
 
 # (deepspeed, torch, (the requirement reported, its source) or None)
 CASES = [
     # ZeRO-3's torch.compiler.disable from 0.16.6 (#7154): torch 2.0 has no torch.compiler
-    ("0.16.6", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),
+    ("0.16.6", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),  # run here: ZeRO-3 fails, ZeRO-2 trains
     ("0.17.0", "2.0.1+rocm5.4.2", ("torch>=2.1.0a0", _COMPILER)),
     ("0.18.2", "2.0.0", ("torch>=2.1.0a0", _COMPILER)),
     ("0.16.5", "2.0.1", None),  # before DeepCompile's hooks
@@ -60,7 +64,10 @@ CASES = [
 
 @pytest.mark.parametrize(("deepspeed", "torch", "found"), CASES)
 def test_zero_beside_torch_both_ways(deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
-    reasons = _reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}")
+    _assert_found(_reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}"), deepspeed, torch, found)
+
+
+def _assert_found(reasons: list[str], deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
     assert bool(reasons) is (found is not None), reasons
     if found is not None:
         (reason,) = reasons
@@ -69,9 +76,34 @@ def test_zero_beside_torch_both_ways(deepspeed: str, torch: str, found: tuple[st
         assert reason.count("deepspeed ") == 1
 
 
-def _row(since: str) -> str:
-    (message,) = [r.message for r in RUNTIME_MINIMUMS["deepspeed"] if r.since == since and r.message]
-    return message
+# (Python, deepspeed, torch, found): Muon's torch.compile at import from 0.18.3 (each run here but the
+# development builds: 0.18.5 on 2.0.1/3.11 and 2.3.0/3.12, 0.18.9 and 0.19.5 on 2.5.1/3.13 fail to import)
+IMPORT_CASES = [
+    ("3.11.7", "0.18.5", "2.0.1", ("torch>=2.1.0a0", _MUON)),  # before the ZeRO-3 row: import fails first
+    ("3.10.14", "0.18.5", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),  # torch 2.0 compiles on 3.10
+    ("3.11.7", "0.18.2", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),  # before Muon (#7648)
+    ("3.12.1", "0.18.5", "2.3.0", ("torch>=2.4.0a0", _MUON)),
+    ("3.12.1", "0.18.3", "2.2.2+rocm5.7", ("torch>=2.4.0a0", _MUON)),
+    ("3.12.3", "0.18.6", "2.3.1", ("torch>=2.4.0a0", f"{_DS}pull/7875")),  # its own row, first
+    ("3.12.1", "0.18.2", "2.3.0", None),
+    ("3.13.0", "0.19.5", "2.5.1", ("torch>=2.6.0a0", _MUON)),
+    ("3.13.0", "0.18.9", "2.5.1+rocm6.2", ("torch>=2.6.0a0", _MUON)),
+    ("3.13.0", "0.19.5", "2.6.0", None),
+    ("3.12.1", "0.19.5", "2.5.1", None),
+    ("3.13.0", "0.18.2", "2.5.1", None),
+]
+
+
+@pytest.mark.parametrize(("python", "deepspeed", "torch", "found"), IMPORT_CASES)
+def test_import_on_a_python_torch_compile_refuses(
+    python: str, deepspeed: str, torch: str, found: tuple[str, str] | None
+) -> None:
+    reasons = _reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}", python=python)
+    _assert_found(reasons, deepspeed, torch, found)
+
+
+def _row(since: str) -> list[str]:
+    return [r.message for r in RUNTIME_MINIMUMS["deepspeed"] if r.since == since and r.message]
 
 
 # What users met, verbatim: (the row's first release, the message, its source)
@@ -104,13 +136,25 @@ VERBATIM = [
         "[rank1]: AttributeError: 'NoneType' object has no attribute 'next_functions'",
         "https://github.com/meta-llama/llama-cookbook/issues/642",
     ),
+    # torch.compile refusing the Python: 2.0.1 on 3.11, 2.3 on 3.12 (torch/__init__.py line 1866), 2.5 on 3.13
+    (
+        "0.18.3",
+        "RuntimeError: Python 3.11+ not yet supported for torch.compile",
+        "https://github.com/pytorch/pytorch/issues/104918",
+    ),
+    (
+        "0.18.3",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "https://github.com/jianchang512/ChatTTS-ui/issues/36",
+    ),
+    ("0.18.3", "Dynamo is not supported on Python 3.13+", "https://github.com/pytorch/pytorch/issues/144048"),
 ]
 
 
 @pytest.mark.parametrize(("since", "message", "source"), VERBATIM)
 def test_each_quote_matches_its_row(since: str, message: str, source: str) -> None:
     assert re.match(r"https://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+$", source)
-    assert re.search(_row(since), message)
+    assert any(re.search(m, message) for m in _row(since))
 
 
 @pytest.mark.parametrize(
@@ -121,11 +165,11 @@ def test_each_quote_matches_its_row(since: str, message: str, source: str) -> No
         "AttributeError: 'NoneType' object has no attribute 'grad_fn'",
         "AttributeError: module 'torch.compiler' has no attribute 'is_compiling'",  # the 0.15.3 row's
         "RuntimeError: Error building extension 'fused_adam'",
+        "torch.compile is not supported on Python 3.14+",  # torch 2.6 to 2.9: no DeepSpeed row claims it
     ],
 )
 def test_the_rows_messages_are_narrow(message: str) -> None:
-    assert not re.search(_row("0.16.6"), message)
-    assert not re.search(_row("0.18.3"), message)
+    assert not any(re.search(m, message) for m in _row("0.16.6") + _row("0.18.3"))
 
 
 def test_the_compiler_message_is_what_the_pair_predicts() -> None:
@@ -163,4 +207,14 @@ def test_through_pytest_the_counting_row_is_diagnosed(pytester: pytest.Pytester)
     cases = run_cases(pytester, "a genuinely different regression", stack, uses="deepspeed", env=env)
     diagnosis = cases["test_unrelated"]["rocm_diagnosis"]
     assert diagnosis.startswith(f"{requirements.ID}: deepspeed 0.18.6 requires torch!=2.3.*,!=2.4.*")
+    assert cases["test_unrelated"]["rocm_outcome"] == "fail"
+
+
+def test_through_pytest_the_import_row_is_diagnosed(pytester: pytest.Pytester) -> None:
+    """DeepSpeed 0.19.5 beside torch 2.5.1 on Python 3.13: the failure carries the Muon row's diagnosis."""
+    env = Environment(platform="rocm", python="3.13.0", os="Linux")
+    stack = ("lib.deepspeed=0.19.5", "torch=2.5.1+rocm6.2")
+    cases = run_cases(pytester, "a genuinely different regression", stack, uses="deepspeed", env=env)
+    diagnosis = cases["test_unrelated"]["rocm_diagnosis"]
+    assert diagnosis.startswith(f"{requirements.ID}: deepspeed 0.19.5 requires torch>=2.6.0a0") and _MUON in diagnosis
     assert cases["test_unrelated"]["rocm_outcome"] == "fail"

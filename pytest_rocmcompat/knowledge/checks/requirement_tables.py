@@ -42,6 +42,7 @@ _TRL = "https://github.com/huggingface/trl/blob/"
 _TRL_DPO = f"{_TRL}v0.22.2/trl/trainer/dpo_trainer.py#L51"
 # Each row's own failure text (RuntimeRow.message), quoted in tests/knowledge/test_requirements_unnamed.py
 _ELASTIC = r"from 'torch\.distributed\.elastic\.agent\.server\.api'"
+_MUON = f"{_DS}blob/v0.18.3/deepspeed/runtime/zero/muon/original_muon.py#L35"
 _VISION2SEQ = (
     r"cannot import name 'MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES' from 'transformers\.models\.auto\.modeling_auto'"
 )
@@ -131,6 +132,15 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   ``t.view_as(t).grad_fn.next_functions`` without grad mode, which backward hooks run without:
 #   "'NoneType' object has no attribute 'next_functions'" (#7830 on torch 2.3.0; torch 2.5.0 wraps
 #   it in ``torch.enable_grad()``; fixed by #7841 in 0.18.7).
+# - DeepSpeed from 0.18.3 (#7648; still in 0.19.5) imports ``runtime/zero/muon/original_muon.py`` on
+#   ``import deepspeed`` (through ``runtime/zero/utils.py``, which catches only ImportError), whose
+#   ``@compiler.compile()`` is ``torch.compile`` applied at import; torch raises there on a Python its
+#   Dynamo does not support (read in the torch 2.0.1 to 2.6.0 wheels, ``torch/__init__.py`` and
+#   ``_dynamo/eval_frame.py``): 2.0 on Python >= 3.11 ("Python 3.11+ not yet supported for
+#   torch.compile"; 3.11 from 2.1, pytorch/pytorch#104918), 2.1 to 2.3 on >= 3.12 ("Dynamo is not
+#   supported on Python 3.12+"; the 0.18.6 row's message, #7875), 2.4 and 2.5 on >= 3.13 (3.13 from
+#   2.6, pytorch/pytorch#144048). Run here: 0.18.5 on torch 2.0.1/Python 3.11 and 2.3.0/3.12, 0.18.9
+#   and 0.19.5 on torch 2.5.1/Python 3.13 fail at import; 0.18.2 imports on each.
 # - A scan of every peft release's module-level imports executed by ``import peft`` (against the
 #   transformers and accelerate wheels of each minor's .0 release, boundaries read by hand in the
 #   wheels) adds: peft 0.5.0's ``utils/other.py`` imports ``is_npu_available`` from ``accelerate.utils``
@@ -327,6 +337,25 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "torch>=2.4.0a0",
             f"{_DS}pull/7860",
             message=r"module 'torch\.library' has no attribute '(?:custom_op|register_fake)'",
+        ),
+        # Muon's @torch.compile at import from 0.18.3, which torch refuses on a Python its Dynamo lacks
+        RuntimeRow(
+            "0.18.3",
+            'torch>=2.1.0a0; python_version >= "3.11"',
+            _MUON,
+            message=r"Python 3\.11\+ not yet supported for torch\.compile",
+        ),
+        RuntimeRow(
+            "0.18.3",
+            'torch>=2.4.0a0; python_version >= "3.12"',
+            _MUON,
+            message=r"Dynamo is not supported on Python 3\.12\+",
+        ),
+        RuntimeRow(
+            "0.18.3",
+            'torch>=2.6.0a0; python_version >= "3.13"',
+            _MUON,
+            message=r"Dynamo is not supported on Python 3\.13\+",
         ),
         # Not at import but on every run of the engine they name (see the comment above RUNTIME_MINIMUMS):
         # ZeRO-3's module hooks decorated with torch.compiler.disable from 0.16.6 (torch 2.0 has no
