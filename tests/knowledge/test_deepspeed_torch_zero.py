@@ -218,3 +218,25 @@ def test_through_pytest_the_import_row_is_diagnosed(pytester: pytest.Pytester) -
     diagnosis = cases["test_unrelated"]["rocm_diagnosis"]
     assert diagnosis.startswith(f"{requirements.ID}: deepspeed 0.19.5 requires torch>=2.6.0a0") and _MUON in diagnosis
     assert cases["test_unrelated"]["rocm_outcome"] == "fail"
+
+
+@pytest.mark.parametrize(
+    ("stack", "python", "message"),
+    [
+        (
+            ("lib.deepspeed=0.18.6", "torch=2.4.0+rocm6.1"),
+            "3.10.14",
+            "'NoneType' object has no attribute 'next_functions'",
+        ),
+        (("lib.deepspeed=0.19.5", "torch=2.5.1+rocm6.2"), "3.13.0", "Dynamo is not supported on Python 3.13+"),
+    ],
+)
+def test_through_pytest_a_named_pairs_row_message_is_known_bad(
+    pytester: pytest.Pytester, stack: tuple[str, ...], python: str, message: str
+) -> None:
+    """The row's own message (not an import error naming either package) ends known-bad for the named pair."""
+    env = Environment(platform="rocm", python=python, os="Linux")
+    cases = run_cases(pytester, message, stack, uses="deepspeed", env=env, error="AttributeError")
+    assert cases["test_predicted"]["rocm_rule"] == requirements.ID
+    assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
+    assert cases["test_unrelated"]["rocm_outcome"] == "fail" and "rocm_rule" not in cases["test_unrelated"]

@@ -221,6 +221,25 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "AttributeError in DeepSpeed ZeRO-3 backward: 'NoneType' object has no attribute 'next_functions'",
         "https://github.com/dexmal/dexbotic/issues/66",
     ),
+    # DeepSpeed >= 0.18.3 applies torch.compile at import (Muon), which torch refuses on a newer Python
+    (
+        "deepspeed",
+        "0.18.3",
+        "RuntimeError: Python 3.11+ not yet supported for torch.compile",
+        "https://github.com/pytorch/pytorch/issues/104918",
+    ),
+    (
+        "deepspeed",
+        "0.18.3",
+        "RuntimeError: Dynamo is not supported on Python 3.12+",
+        "https://github.com/jianchang512/ChatTTS-ui/issues/36",
+    ),
+    (
+        "deepspeed",
+        "0.18.3",
+        "Dynamo is not supported on Python 3.13+",
+        "https://github.com/pytorch/pytorch/issues/144048",
+    ),
 ]
 
 

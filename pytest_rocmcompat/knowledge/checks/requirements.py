@@ -114,9 +114,18 @@ def check(env: Environment) -> list[Finding]:
             link=sources[0] if sources else SOURCE,
             uses=uses,
             nodeids=COMPILE_TESTS if set(COMPILE_USES) <= set(uses) else (),
-            predicts=pair_predicts(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0])),
+            predicts=pair_predicts(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0]))
+            + "".join(f"|{m}" for m in _row_messages(broken)),
         )
     ]
+
+
+def _row_messages(broken: list[tuple[str, str, str, str]]) -> list[str]:
+    """The ``message`` of each :data:`RUNTIME_MINIMUMS` row behind a broken pair: the failure its sources
+    quote (``'NoneType' object has no attribute 'next_functions'``), which the pair's import-error forms miss.
+    """
+    messages = {(dist, r.requirement, r.source): r.message for dist, table in RUNTIME_MINIMUMS.items() for r in table}
+    return list(dict.fromkeys(m for d, r, _, s in broken if (m := messages.get((d.split()[0], r, s)))))
 
 
 def unnamed_findings(env: Environment) -> list[Finding]:
