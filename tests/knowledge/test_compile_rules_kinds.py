@@ -1,0 +1,87 @@
+"""``registry.compile_rules``: a check's findings are joined per kind (uncertain, signature_only), not across kinds."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.stack.environment import Environment
+from tests.knowledge.two_ways import junit_properties
+
+
+def _finding(lib: str, *, uncertain: bool = False, signature_only: bool = False, predicts: str = "") -> Finding:
+    return Finding(
+        check="library-min-arch",
+        reason=f"{lib} has no kernels for gfx906",
+        fix="another GPU",
+        link="https://example.org/source",
+        uses=(lib,),
+        uncertain=uncertain,
+        signature_only=signature_only,
+        predicts=predicts,
+    )
+
+
+def test_one_kind_is_one_rule_under_the_check_id() -> None:
+    (rule,) = compile_rules([_finding("flash_attn"), _finding("xformers")])
+    assert rule.id == "library-min-arch" and not rule.at_risk
+    assert set(rule.applies_to.uses) == {"flash-attn", "xformers"}
+
+
+def test_a_certain_finding_does_not_make_another_librarys_risk_certain() -> None:
+    certain, risk = compile_rules([_finding("flash_attn"), _finding("vllm", uncertain=True)])
+    assert (certain.id, certain.at_risk, certain.applies_to.uses) == ("library-min-arch", False, ("flash-attn",))
+    assert (risk.id, risk.at_risk, risk.applies_to.uses) == ("library-min-arch:at-risk", True, ("vllm",))
+
+
+def test_all_uncertain_keeps_the_check_id() -> None:
+    (rule,) = compile_rules([_finding("vllm", uncertain=True), _finding("xformers", uncertain=True)])
+    assert rule.id == "library-min-arch" and rule.at_risk
+
+
+def test_a_finding_claiming_only_its_own_messages_is_not_widened_by_the_check_signature() -> None:
+    rules = compile_rules(
+        [_finding("flash_attn"), _finding("vllm", uncertain=True, signature_only=True, predicts="only this text")]
+    )
+    own = next(r for r in rules if r.id == "library-min-arch:at-risk-own-messages")
+    assert own.at_risk and own.signature is not None and own.signature.pattern == "only this text"
+    main = next(r for r in rules if r.id == "library-min-arch")
+    assert main.signature is not None and "only this text" not in main.signature.pattern
+
+
+@pytest.mark.parametrize("settings", [{"library-min-arch": "skip"}])
+def test_every_part_takes_the_checks_action(settings: dict[str, str]) -> None:
+    rules = compile_rules([_finding("flash_attn"), _finding("vllm", uncertain=True)], settings)
+    assert [r.action for r in rules] == ["skip", "skip"]
+
+
+def test_through_pytest_a_pass_under_the_risk_stands_and_under_the_certain_rule_is_stale(
+    pytester: pytest.Pytester,
+) -> None:
+    """gfx906 with a named flash-attn (no release serves it: certain) and no xformers named (only its official
+    wheels are known not to serve it: a risk): a passing xformers test is a plain pass, a passing flash-attn
+    test a stale rule (both are library-min-arch findings)."""
+    base = Environment(platform="rocm", python="3.12.3", os="Linux")
+    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
+    pytester.makepyfile(
+        test_stack="""
+import pytest
+
+@pytest.mark.uses("xformers")
+def test_xformers():
+    pass
+
+@pytest.mark.uses("flash_attn")
+def test_flash_attn():
+    pass
+"""
+    )
+    stack = ["platform=rocm", "arch=gfx906", "torch=2.5.1+rocm6.2", "lib.flash_attn=2.6.3"]
+    pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+        *[arg for value in stack for arg in ("--rocm-set", value)],
+    )  # fmt: skip
+    cases = junit_properties(pytester.path / "junit.xml")
+    assert "rocm_outcome" not in cases["test_xformers"], cases["test_xformers"]
+    assert cases["test_flash_attn"].get("rocm_outcome") == "stale-rule", cases["test_flash_attn"]
