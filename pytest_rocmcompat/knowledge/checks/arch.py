@@ -55,12 +55,11 @@ PREDICTS = (
 
 def check(env: Environment) -> list[Finding]:
     targets, origin = build_targets(env)
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     missing: list[str] = []
     at_risk: list[str] = []  # the stack names no torch; only some official release builds carry the arch
     link = ""
-    for arch in env.archs:
-        effective = override if override and arch.startswith("gfx") else arch
+    for gpu in rocm_targets.effective_archs(env):
+        arch, effective = gpu.arch, gpu.effective
         served = None
         if targets:
             served = cuda_targets.served_by(targets, effective)
@@ -83,7 +82,7 @@ def check(env: Environment) -> list[Finding]:
         elif arch.startswith("sm_"):
             served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
         if served is False:
-            missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+            missing.append(effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})")
     if not missing:
         return _at_risk(at_risk, link)
     if env.torch is None and not targets:

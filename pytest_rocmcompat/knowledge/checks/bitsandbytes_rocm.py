@@ -207,8 +207,7 @@ def check(env: Environment) -> list[Finding]:
         return []  # a fork under its own name (bitsandbytes-rocm): its targets are its own
     release = optional_version(listed)
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
-    archs = [override if override else a for a in env.archs if a.startswith("gfx")]
+    archs = [gpu.effective for gpu in rocm_targets.effective_archs(env) if gpu.arch.startswith("gfx")]
     problem = _problem(release, rocm, archs, _Host.of(env))
     if problem is None:
         return []

@@ -92,10 +92,11 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
         return []
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     release = rocm_targets.loaded_series(env)
     torch = env.torch_version
-    judged = [(named, _status(effective, release, torch)) for named, effective in _gpus(env.archs, override)]
+    judged = [
+        (named, _status(effective, release, torch)) for named, effective in _gpus(rocm_targets.effective_archs(env))
+    ]
     unserved = [named for named, status in judged if status == "unserved"]
     maybe = [named for named, status in judged if status == "maybe"]
     if not unserved and not maybe:
@@ -138,15 +139,13 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _gpus(archs: tuple[str, ...], override: str | None) -> list[tuple[str, str]]:
+def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
     """(name for the reason, processor whose kernels the runtime loads) of each AMD GPU."""
     out = []
-    for arch in archs:
-        if arch.startswith("gfx"):
-            effective = rocm_targets.base(override or arch)
-            out.append(
-                (effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)", effective)
-            )
+    for gpu in gpus:
+        if gpu.arch.startswith("gfx"):
+            arch, effective = gpu.arch, rocm_targets.base(gpu.effective)
+            out.append((effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})", effective))
     return out
 
 

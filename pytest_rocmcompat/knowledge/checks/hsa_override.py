@@ -21,11 +21,12 @@ example: device 0 is ``_1``, device 1 ``_2``). Read from the probed (or recorded
 from __future__ import annotations
 
 from pytest_rocmcompat.knowledge import arch_table
+from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 
 ID = "hsa-override-invalid"
-VARIABLE = "HSA_OVERRIDE_GFX_VERSION"
+VARIABLE = rocm_targets.OVERRIDE_VARIABLE
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 # ROCm maintainers on overrides across major ISA versions ("major screw ups").
 SOURCE = "https://github.com/ROCm/rocm-systems/pull/3461"
@@ -71,13 +72,9 @@ def overrides(env: Environment) -> list[tuple[str, str, str]]:
     """
     found: dict[tuple[str, str, str], None] = {}
     for gpu in env.gpus:
-        if not gpu.arch.startswith("gfx"):
-            continue
-        for name in (f"{VARIABLE}_{gpu.index + 1}", VARIABLE):
-            value = env.env.get(name)
-            if value is not None:  # the runtime takes a set variable, even an empty one
-                found.setdefault((gpu.arch, name, value))
-                break
+        setting = rocm_targets.override_setting(env, gpu)
+        if setting is not None:
+            found.setdefault((gpu.arch, *setting))
     if not found and VARIABLE in env.env and not any(a.startswith("gfx") for a in env.archs):
         found.setdefault(("", VARIABLE, env.env[VARIABLE]))
     return list(found)

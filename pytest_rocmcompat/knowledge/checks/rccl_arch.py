@@ -69,8 +69,7 @@ def check(env: Environment) -> list[Finding]:
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
-    missing = _missing(env.archs, override, targets)
+    missing = _missing(rocm_targets.effective_archs(env), targets)
     if not missing:
         return []
     return [
@@ -88,13 +87,13 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _missing(archs: tuple[str, ...], override: str | None, targets: tuple[str, ...]) -> list[str]:
+def _missing(gpus: list[rocm_targets.EffectiveArch], targets: tuple[str, ...]) -> list[str]:
     """The AMD GPUs whose processor (the overridden one, if set) ``targets`` lacks, named for the reason."""
     missing = []
-    for arch in archs:
-        if not arch.startswith("gfx"):
+    for gpu in gpus:
+        if not gpu.arch.startswith("gfx"):
             continue
-        effective = rocm_targets.base(override or arch)
+        effective = rocm_targets.base(gpu.effective)
         if effective not in targets:
-            missing.append(effective if override is None else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+            missing.append(effective if gpu.variable is None else f"{gpu.arch} (as {effective} by {gpu.variable})")
     return missing

@@ -78,19 +78,17 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
     release = rocm_targets.loaded_series(env)
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    gpus = [gpu for gpu in rocm_targets.effective_archs(env) if gpu.arch.startswith("gfx")]
     if release is None:
-        return _at_risk(env, override)
+        return _at_risk(gpus)
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
     missing = []
-    for arch in env.archs:
-        if not arch.startswith("gfx"):
-            continue
-        effective = override or arch
+    for gpu in gpus:
+        arch, effective = gpu.arch, gpu.effective
         if rocm_targets.base(effective) not in targets:
-            missing.append(effective if effective == arch else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)")
+            missing.append(effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})")
     if not missing:
         return []
     return [
@@ -107,15 +105,13 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _at_risk(env: Environment, override: str | None) -> list[Finding]:
+def _at_risk(gpus: list[rocm_targets.EffectiveArch]) -> list[Finding]:
     """The stack's ROCm release is unknown: the GPUs that only some tabled releases' rocBLAS is
     built for, as an uncertain finding (a failure it predicts confirms it).
     """
     risky = []
-    for arch in env.archs:
-        if not arch.startswith("gfx"):
-            continue
-        effective = rocm_targets.base(override or arch)
+    for gpu in gpus:
+        effective = rocm_targets.base(gpu.effective)
         carrying = [series for series, (targets, _) in TARGETS.items() if effective in targets]
         if len(carrying) == len(TARGETS):
             continue

@@ -60,17 +60,13 @@ def check(env: Environment) -> list[Finding]:
     release = rocm_targets.loaded_series(env)
     if release is None:
         return []
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
     problems: list[tuple[str, str]] = []  # (what, source)
-    for arch in env.archs:
+    for gpu in rocm_targets.effective_archs(env):
+        arch = gpu.arch
         if not arch.startswith("gfx"):
             continue
-        effective = rocm_targets.base(override or arch)
-        shown = (
-            effective
-            if effective == rocm_targets.base(arch)
-            else f"{arch} (as {effective} by HSA_OVERRIDE_GFX_VERSION)"
-        )
+        effective = rocm_targets.base(gpu.effective)
+        shown = effective if effective == rocm_targets.base(arch) else f"{arch} (as {effective} by {gpu.variable})"
         problem = _problem(release, effective, shown)
         if problem is not None:
             problems.append(problem)

@@ -125,8 +125,11 @@ def check(env: Environment) -> list[Finding]:
         if targets is None:
             return []  # a family this table does not know may hold the GPU
         served.update(targets)
-    override = rocm_targets.overridden_arch(env.env.get("HSA_OVERRIDE_GFX_VERSION"))
-    missing = [arch for arch in env.archs if (override or rocm_targets.base(arch)) not in served]
+    missing = list(
+        dict.fromkeys(
+            gpu.arch for gpu in rocm_targets.effective_archs(env) if rocm_targets.base(gpu.effective) not in served
+        )
+    )
     if not missing or not all(a.startswith("gfx") for a in missing):
         return []
     names = ", ".join(f"…-{f}" for f in installed)

@@ -2,16 +2,19 @@
 
 Sources: LLVM "User Guide for AMDGPU Backend", processor table and "Generic processor
 code objects" (https://llvm.org/docs/AMDGPUUsage.html); ROCm's ``HSA_OVERRIDE_GFX_VERSION``
-makes the runtime report (and load code for) the given ``major.minor.stepping``.
+makes the runtime report (and load code for) the given ``major.minor.stepping``; for GPU ``i``,
+``HSA_OVERRIDE_GFX_VERSION_<i + 1>`` (its KFD node on a host with one CPU node) comes first
+(libhsakmt ``topology.c``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from packaging.version import Version
 
-from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
 SOURCE = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table"
@@ -25,6 +28,7 @@ GENERIC_MEMBERS: dict[str, frozenset[str]] = {
     ),
     "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
 }
+OVERRIDE_VARIABLE = "HSA_OVERRIDE_GFX_VERSION"
 _OVERRIDE = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s*$")
 
 
@@ -42,6 +46,46 @@ def overridden_arch(value: str | None) -> str | None:
         return None
     major, minor, stepping = (int(g) for g in m.groups())
     return f"gfx{major}{minor}{stepping:x}"
+
+
+def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
+    """(variable, value) of the override the runtime reads for an AMD GPU: its own
+    ``HSA_OVERRIDE_GFX_VERSION_<index + 1>``, else the global one; ``None`` when neither is set
+    or the GPU is not a gfx one.
+    """
+    if not gpu.arch.startswith("gfx"):
+        return None
+    for name in (f"{OVERRIDE_VARIABLE}_{gpu.index + 1}", OVERRIDE_VARIABLE):
+        value = env.env.get(name)
+        if value is not None:  # the runtime takes a set variable, even an empty one
+            return name, value
+    return None
+
+
+@dataclass(frozen=True)
+class EffectiveArch:
+    """One GPU's arch and the processor whose code the runtime loads for it."""
+
+    arch: str  # the GPU's own
+    effective: str  # the override's processor, else ``arch``
+    variable: str | None  # the variable that set ``effective``; None: none (or an unparsable one)
+
+
+def effective_archs(env: Environment) -> list[EffectiveArch]:
+    """Each distinct (arch, effective arch, variable) of the stack's GPUs, in device order: a gfx GPU
+    as its per-node override names it, else as the global one does, else as itself.
+    """
+    seen: dict[EffectiveArch, None] = {}
+    for gpu in env.gpus:
+        if not gpu.arch:
+            continue
+        setting = override_setting(env, gpu)
+        target = overridden_arch(setting[1]) if setting is not None else None
+        if setting is None or target is None:
+            seen.setdefault(EffectiveArch(gpu.arch, gpu.arch, None))
+        else:
+            seen.setdefault(EffectiveArch(gpu.arch, target, setting[0]))
+    return list(seen)
 
 
 def served_by(targets: tuple[str, ...], arch: str) -> bool | None:
