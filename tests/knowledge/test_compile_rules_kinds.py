@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules
 from pytest_rocmcompat.stack.environment import Environment
-from tests.knowledge.two_ways import junit_properties
+from tests.knowledge.two_ways import junit_properties, run_cases
 
 
 def _finding(lib: str, *, uncertain: bool = False, signature_only: bool = False, predicts: str = "") -> Finding:
@@ -33,6 +33,9 @@ def test_a_certain_finding_does_not_make_another_librarys_risk_certain() -> None
     certain, risk = compile_rules([_finding("flash_attn"), _finding("vllm", uncertain=True)])
     assert (certain.id, certain.at_risk, certain.applies_to.uses) == ("library-min-arch", False, ("flash-attn",))
     assert (risk.id, risk.at_risk, risk.applies_to.uses) == ("library-min-arch:at-risk", True, ("vllm",))
+    # each part keeps the check's signature: a risk without findings' own texts claims only what the check predicts
+    assert risk.signature is not None and risk.signature.pattern == PREDICTS["library-min-arch"]
+    assert not risk.signature_matches("AssertionError: assert 1 == 2")
 
 
 def test_all_uncertain_keeps_the_check_id() -> None:
@@ -85,3 +88,14 @@ def test_flash_attn():
     cases = junit_properties(pytester.path / "junit.xml")
     assert "rocm_outcome" not in cases["test_xformers"], cases["test_xformers"]
     assert cases["test_flash_attn"].get("rocm_outcome") == "stale-rule", cases["test_flash_attn"]
+
+
+def test_through_pytest_an_unrelated_failure_under_the_split_risk_stays_fail(pytester: pytest.Pytester) -> None:
+    """gfx1100 with flash-attn's certain finding beside xformers' risk: the risk part keeps the check's
+    signature, so an unrelated failure of an xformers test is a plain fail, not known-bad."""
+    base = Environment(platform="rocm", python="3.12.3", os="Linux")
+    stack = ("platform=rocm", "arch=gfx1100", "torch=2.5.1+rocm6.2", "lib.flash_attn=2.6.3")
+    cases = run_cases(pytester, "invalid device function", stack, uses="xformers", env=base)
+    assert cases["test_unrelated"].get("rocm_outcome", "fail") == "fail", cases["test_unrelated"]
+    assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
+    assert cases["test_predicted"]["rocm_rule"] == "library-min-arch:at-risk"

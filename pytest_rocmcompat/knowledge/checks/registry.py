@@ -140,7 +140,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
     for f in findings:
         by_check.setdefault(f.check, []).append(f)
     rules = []
-    for check_id, group in (part for joined in by_check.items() for part in _by_kind(*joined)):
+    for rule_id, check_id, group in (part for joined in by_check.items() for part in _by_kind(*joined)):
         everything = any(f.everything for f in group)
         applies = AppliesTo(
             everything=everything,
@@ -152,7 +152,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
         links = tuple(dict.fromkeys(f.link for f in group))
         rules.append(
             Rule(
-                id=check_id,
+                id=rule_id,
                 reason=reason,
                 action=settings.get(check_id.split(":", 1)[0], DEFAULT_ACTION),
                 applies_to=applies,
@@ -172,14 +172,15 @@ _KINDS = ((False, False), (False, True), (True, False), (True, True))
 _SUFFIX = {(False, True): ":own-messages", (True, False): ":at-risk", (True, True): ":at-risk-own-messages"}
 
 
-def _by_kind(check_id: str, group: list[Finding]) -> list[tuple[str, list[Finding]]]:
+def _by_kind(check_id: str, group: list[Finding]) -> list[tuple[str, str, list[Finding]]]:
     """``group`` split by kind, so that a certain finding never makes another's risk certain (a pass under it
     would be a stale rule) and a finding claiming only its own messages is not widened by the check's
-    signature. The first kind present keeps ``check_id``; another gets ``check_id`` and a suffix.
+    signature. The first kind present keeps ``check_id`` as its rule id; another gets ``check_id`` and a
+    suffix. Each part is ``(rule id, check id, findings)``: the check id still names the check's signature.
     """
     kinds = {k: [f for f in group if (f.uncertain, f.signature_only) == k] for k in _KINDS}
     present = [k for k in _KINDS if kinds[k]]
-    return [(check_id if k == present[0] else f"{check_id}{_SUFFIX[k]}", kinds[k]) for k in present]
+    return [(check_id if k == present[0] else f"{check_id}{_SUFFIX[k]}", check_id, kinds[k]) for k in present]
 
 
 def likely_cause(rules: Iterable[Rule]) -> str | None:
