@@ -55,6 +55,7 @@ stated GPU, the finding is the in-kernel one's, uncertain (AMD's DKMS driver may
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks import rocm_kernel_distros
@@ -111,7 +112,7 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # amdkfd's "not supported in kfd".
 UNSTATED_PREDICTS = (
     r"HSA_STATUS_ERROR(?:_(?!MEMORY_APERTURE_VIOLATION|MEMORY_FAULT|EXCEPTION|ILLEGAL_INSTRUCTION"
-    r"|INVALID_CODE_OBJECT|INVALID_ISA)\w+)?\b|hsa api call failure at|/dev/kfd"
+    r"|INVALID_CODE_OBJECT|INVALID_ISA|OUT_OF_REGISTERS)\w+)?\b|hsa api call failure at|/dev/kfd"
     r"|ROCk module (?:version \S+ )?is NOT loaded|No HIP GPUs are available|no ROCm-capable device"
     r"|hipError(?:NoDevice|InsufficientDriver)\b|driver version is insufficient for runtime version"
     r"|not supported in kfd"
@@ -217,8 +218,8 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
         shown, (major, minor), _ = distro
         head = f"{major}.{minor}"
         found = _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
-        if found:
-            return found
+        if found:  # AMD's DKMS driver may serve it: like the risk below, only driver-level failures confirm it
+            return [replace(f, predicts=UNSTATED_PREDICTS, signature_only=True) for f in found]
     distribution = rocm_kernel_distros.release_of(env.os) is not None
     if env.os and not distribution and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
         return []  # another OS (Windows' HIP SDK runs on AMD's Windows driver), or a named kernel: judged above
