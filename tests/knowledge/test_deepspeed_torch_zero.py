@@ -79,15 +79,20 @@ def _assert_found(reasons: list[str], deepspeed: str, torch: str, found: tuple[s
 # (Python, deepspeed, torch, found): Muon's torch.compile at import from 0.18.3 (each run here but the
 # development builds: 0.18.5 on 2.0.1/3.11 and 2.3.0/3.12, 0.18.9 and 0.19.5 on 2.5.1/3.13 fail to import)
 IMPORT_CASES = [
-    ("3.11.7", "0.18.5", "2.0.1", ("torch>=2.1.0a0", _MUON)),  # before the ZeRO-3 row: import fails first
+    (
+        "3.11.7",
+        "0.18.5",
+        "2.0.1",
+        ("torch>=2.1.0a0 on Python >= 3.11", _MUON),
+    ),  # before the ZeRO-3 row: import fails first
     ("3.10.14", "0.18.5", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),  # torch 2.0 compiles on 3.10
     ("3.11.7", "0.18.2", "2.0.1", ("torch>=2.1.0a0", _COMPILER)),  # before Muon (#7648)
-    ("3.12.1", "0.18.5", "2.3.0", ("torch>=2.4.0a0", _MUON)),
-    ("3.12.1", "0.18.3", "2.2.2+rocm5.7", ("torch>=2.4.0a0", _MUON)),
-    ("3.12.3", "0.18.6", "2.3.1", ("torch>=2.4.0a0", f"{_DS}pull/7875")),  # its own row, first
+    ("3.12.1", "0.18.5", "2.3.0", ("torch>=2.4.0a0 on Python >= 3.12", _MUON)),
+    ("3.12.1", "0.18.3", "2.2.2+rocm5.7", ("torch>=2.4.0a0 on Python >= 3.12", _MUON)),
+    ("3.12.3", "0.18.6", "2.3.1", ("torch>=2.4.0a0 on Python >= 3.12", f"{_DS}pull/7875")),  # its own row, first
     ("3.12.1", "0.18.2", "2.3.0", None),
-    ("3.13.0", "0.19.5", "2.5.1", ("torch>=2.6.0a0", _MUON)),
-    ("3.13.0", "0.18.9", "2.5.1+rocm6.2", ("torch>=2.6.0a0", _MUON)),
+    ("3.13.0", "0.19.5", "2.5.1", ("torch>=2.6.0a0 on Python >= 3.13", _MUON)),
+    ("3.13.0", "0.18.9", "2.5.1+rocm6.2", ("torch>=2.6.0a0 on Python >= 3.13", _MUON)),
     ("3.13.0", "0.19.5", "2.6.0", None),
     ("3.12.1", "0.19.5", "2.5.1", None),
     ("3.13.0", "0.18.2", "2.5.1", None),
@@ -240,3 +245,12 @@ def test_through_pytest_a_named_pairs_row_message_is_known_bad(
     assert cases["test_predicted"]["rocm_rule"] == requirements.ID
     assert cases["test_predicted"]["rocm_outcome"] == "known-bad"
     assert cases["test_unrelated"]["rocm_outcome"] == "fail" and "rocm_rule" not in cases["test_unrelated"]
+
+
+def test_a_python_conditioned_row_needs_the_stacks_python() -> None:
+    """Without a stated Python the row is not judged (the Python running the check would decide it)."""
+    unstated = apply_overrides(Environment(platform="cuda", python=""), ["lib.deepspeed=0.19.5", "torch=2.5.1+cu124"])
+    assert [f for f in evaluate(unstated) if f.check == requirements.ID] == []
+    stated = apply_overrides(unstated, ["python=3.13.0"])
+    (finding,) = [f for f in evaluate(stated) if f.check == requirements.ID]
+    assert "torch>=2.6.0a0 on Python >= 3.13" in finding.reason

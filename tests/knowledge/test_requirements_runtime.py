@@ -112,12 +112,17 @@ DEEPSPEED_CASES = [
     ("0.17.6", "2.3.1", "3.11.7", None),
     ("0.17.4", "2.3.1", "3.11.7", None),  # no ZenFlow yet
     # 0.18.6: torch.compile at import, which torch < 2.4 refuses on Python 3.12
-    ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.3.1 " + _DS + "7875)"),
+    ("0.18.6", "2.3.1", "3.12.3", "requires torch>=2.4.0a0 on Python >= 3.12, installed torch 2.3.1 " + _DS + "7875)"),
     # 0.18.3-0.18.6: ZeRO's gradient hooks fail on torch 2.3/2.4 (fixed in 0.18.7)
     ("0.18.6", "2.3.1", "3.11.7", "requires torch!=2.3.*,!=2.4.*, installed torch 2.3.1 " + _DS + "7841)"),
     ("0.18.6", "2.4.0", "3.12.3", "requires torch!=2.3.*,!=2.4.*, installed torch 2.4.0 " + _DS + "7841)"),
     # (on Python 3.12 Muon's torch.compile at import fails first: torch < 2.4 refuses 3.12)
-    ("0.18.5", "2.3.1", "3.12.3", "requires torch>=2.4.0a0, installed torch 2.3.1 (https://github.com/deepspeedai/"),
+    (
+        "0.18.5",
+        "2.3.1",
+        "3.12.3",
+        "requires torch>=2.4.0a0 on Python >= 3.12, installed torch 2.3.1 (https://github.com/",
+    ),
     ("0.18.6", "2.5.1", "3.12.3", None),
     ("0.18.2", "2.3.1", "3.11.7", None),
     # 0.18.7 and 0.18.8: torch.amp.custom_fwd (torch 2.4) at import

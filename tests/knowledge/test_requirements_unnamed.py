@@ -300,7 +300,11 @@ def test_an_unnamed_deepspeed_beside_torch_26() -> None:
     [
         (("torch=2.3.1",), "transformers", "releases 5.1.0 to <5.15.0 need torch>=2.4 (installed 2.3.1)"),
         (("torch=2.3.1",), "deepspeed", "releases 0.18.9 on need torch>=2.4.0a0 (installed 2.3.1)"),
-        (("torch=2.3.1", "python=3.12.3"), "deepspeed", "0.18.6 to <0.18.7 need torch>=2.4.0a0 (installed 2.3.1)"),
+        (
+            ("torch=2.3.1", "python=3.12.3"),
+            "deepspeed",
+            "0.18.6 to <0.18.7 need torch>=2.4.0a0 on Python >= 3.12 (installed 2.3.1)",
+        ),
         (("lib.huggingface-hub=0.26.0",), "diffusers", "releases 0.4.0 to <0.29.0 need huggingface-hub<0.26.0"),
         (("lib.huggingface-hub=0.26.0",), "sentence-transformers", "2.0.0 to <2.3.0 need huggingface-hub<0.26.0"),
         (("lib.huggingface-hub=0.20.3",), "accelerate", "0.32.0 to <0.33.0 need huggingface-hub>=0.21.0"),

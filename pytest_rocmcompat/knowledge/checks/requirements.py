@@ -95,7 +95,7 @@ def check(env: Environment) -> list[Finding]:
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         seen: set[str] = set()  # a dependency already reported from what the release declared
-        for text, where in _declared(env, dist, version) + runtime_minimums(dist, version):
+        for text, where in _declared(env, dist, version) + _rows_for(env, runtime_minimums(dist, version)):
             problem = _unmet(text, env, markers, replaced)
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
@@ -150,7 +150,8 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
     """
     rows: list[tuple[RuntimeRow, str]] = []
     for row in RUNTIME_MINIMUMS[dist]:
-        problem = _unmet(row.requirement, env, markers, replaced) if row.message else None
+        stated = env.python or "python_" not in row.requirement  # a Python condition needs the stack's Python
+        problem = _unmet(row.requirement, env, markers, replaced) if row.message and stated else None
         if problem is not None:
             rows.append((row, problem))
     if not rows:
@@ -262,8 +263,19 @@ def _uses(dist: str, target: str) -> tuple[str, ...]:
 
 
 def _bare(text: str) -> str:
-    """A requirement without its marker (the marker held for this stack, or it would not be reported)."""
-    return text.split(";", 1)[0].strip()
+    """A requirement without its marker, except a Python condition (it held for this stack, or the requirement
+    would not be reported; ``torch>=2.6.0a0 on Python >= 3.13``).
+    """
+    requirement, _, marker = text.partition(";")
+    python = re.fullmatch(r'\s*python_version\s*(>=|<|<=|>|==)\s*"([\d.]+)"\s*', marker) if marker else None
+    return f"{requirement.strip()} on Python {python.group(1)} {python.group(2)}" if python else requirement.strip()
+
+
+def _rows_for(env: Environment, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Run-time rows that apply to the stack: one conditioned on the Python only where the stack states its
+    Python (else the machine running the check would decide it).
+    """
+    return [(text, where) for text, where in rows if env.python or "python_" not in text]
 
 
 def _cite(source: str) -> str:
