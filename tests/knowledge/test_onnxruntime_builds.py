@@ -288,11 +288,20 @@ def test_the_signature_does_not_claim_a_foreign_failure(message: str) -> None:
 
 def test_each_finding_compiles_to_a_rule_predicting_only_its_own_failures() -> None:
     (two,) = compile_rules(_findings("lib.onnxruntime=1.20.0", "lib.onnxruntime-gpu=1.20.0"))
-    assert two.id == ort.ID and two.action == "xfail" and two.applies_to.uses[0] == "onnxruntime"
+    assert two.id == ort.ID and two.at_risk and two.action == "xfail" and two.applies_to.uses[0] == "onnxruntime"
     assert two.signature_matches(TWO_BUILDS_MESSAGES[0][0])
     assert not two.signature_matches(CUDA_MESSAGES[0][0])
     (cuda,) = compile_rules(_findings("torch=2.9.0+cu130", "lib.onnxruntime-gpu=1.23.2"))
     assert cuda.signature_matches(CUDA_MESSAGES[5][0]) and not cuda.signature_matches(TWO_BUILDS_MESSAGES[2][0])
-    # both on one stack: one rule, either failure predicted
-    (both,) = compile_rules(_findings("torch=2.9.0+cu130", "lib.onnxruntime=1.23.2", "lib.onnxruntime-gpu=1.23.2"))
-    assert both.signature_matches(CUDA_MESSAGES[5][0]) and both.signature_matches(TWO_BUILDS_MESSAGES[0][0])
+    # both on one stack: two rules (the CUDA finding is certain, the two builds a risk), each its own failures
+    certain, risk = compile_rules(
+        _findings("torch=2.9.0+cu130", "lib.onnxruntime=1.23.2", "lib.onnxruntime-gpu=1.23.2")
+    )
+    assert (certain.id, certain.at_risk, risk.id, risk.at_risk) == (
+        ort.ID,
+        False,
+        f"{ort.ID}:at-risk-own-messages",
+        True,
+    )
+    assert certain.signature_matches(CUDA_MESSAGES[5][0]) and not certain.signature_matches(TWO_BUILDS_MESSAGES[0][0])
+    assert risk.signature_matches(TWO_BUILDS_MESSAGES[0][0]) and not risk.signature_matches(CUDA_MESSAGES[5][0])

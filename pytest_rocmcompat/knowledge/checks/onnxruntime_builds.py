@@ -84,6 +84,7 @@ def _two_builds(env: Environment) -> Finding | None:
         uses=("onnxruntime", *dists),
         predicts=TWO_BUILDS_PREDICTS,
         signature_only=True,
+        uncertain=True,  # which one owns the files depends on the install order: a pass stands
     )
 
 
