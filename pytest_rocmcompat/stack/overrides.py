@@ -157,10 +157,13 @@ _OS = re.compile(r"^(?P<system>[A-Za-z]+)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-
 # A Linux distribution as users name it (``Ubuntu 22.04.3 LTS``, ``Debian 12``, ``Fedora 40``): recorded
 # as ``Linux ubuntu-22.04.3`` (the system first, as every reader of ``os`` expects; the release after it)
 _DISTRIBUTION = re.compile(
-    r"^(?P<name>ubuntu|debian|fedora|rhel|centos|rocky|almalinux|opensuse|sles|arch|manjaro|linuxmint|pop_os)"
-    r"(?:[ -]?(?P<version>\d{1,4}(?:\.\d{1,4}){0,2}))?(?:\s+[A-Za-z0-9 ()._-]{0,60})?$",
+    r"^(?P<name>ubuntu|debian(?: gnu/linux)?|fedora(?: linux)?|rhel|red hat enterprise linux|centos(?: stream)?"
+    r"|rocky(?: linux)?|almalinux|opensuse(?: leap| tumbleweed)?|sles|arch(?: linux)?|manjaro|linux ?mint|pop!?_os)"
+    r"(?:[ -]?(?P<version>\d{1,4}(?:\.\d{1,4}){0,2}))?(?P<rest>\s+[A-Za-z0-9 ()._-]{0,60})?$",
     re.IGNORECASE,
 )
+# what the rest of a distribution's name may say that changes the kernel: WSL's (no amdkfd)
+_WSL_WORDS = re.compile(r"\bwsl2?\b|microsoft", re.IGNORECASE)
 
 
 def _os(where: str, value: str) -> str:
@@ -170,8 +173,10 @@ def _os(where: str, value: str) -> str:
     """
     distribution = _DISTRIBUTION.match(value.strip())
     if distribution is not None:
-        name, version = distribution.group("name").lower(), distribution.group("version")
-        return f"Linux {name}-{version}" if version else f"Linux {name}"
+        name = re.sub(r"[^a-z0-9]+", "-", distribution.group("name").lower()).strip("-")
+        version, rest = distribution.group("version"), distribution.group("rest") or ""
+        wsl = "-wsl" if _WSL_WORDS.search(rest) else ""  # kept: the WSL kernel has no amdkfd (rocm_kernel.is_wsl)
+        return f"Linux {name}-{version}{wsl}" if version else f"Linux {name}{wsl}"
     m = _OS.match(value.strip())
     system = _SYSTEMS.get(m.group("system").lower()) if m else None
     if m is None or system is None:

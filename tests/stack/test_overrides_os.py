@@ -27,6 +27,11 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("Ubuntu 22.04.3 LTS (Jammy Jellyfish)", "Linux ubuntu-22.04.3"),
         ("debian 12", "Linux debian-12"),
         ("Fedora", "Linux fedora"),
+        ("Ubuntu 22.04 WSL2", "Linux ubuntu-22.04-wsl"),  # WSL's kernel has no amdkfd: kept
+        ("Debian GNU/Linux 12 (bookworm)", "Linux debian-gnu-linux-12"),  # /etc/os-release's PRETTY_NAME
+        ("Linux Mint 21.3", "Linux linux-mint-21.3"),
+        ("Pop!_OS 22.04 LTS", "Linux pop-os-22.04"),
+        ("CentOS Stream 9", "Linux centos-stream-9"),
     ],
 )
 def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
@@ -52,3 +57,10 @@ def test_a_distribution_is_linux_for_wheels_and_markers() -> None:
     ubuntu = apply_overrides(BASE, [*STACK, "os=Ubuntu 22.04"])
     assert derive(ubuntu).torch == "2.5.1+cu124"  # PyPI's Linux wheel, as for os=Linux
     assert "requirement-not-met" in [f.check for f in evaluate(ubuntu)]
+
+
+def test_a_wsl_distribution_stays_wsl() -> None:
+    from pytest_rocmcompat.knowledge.checks.rocm_kernel import is_wsl
+
+    assert is_wsl(apply_overrides(BASE, ["os=Ubuntu 22.04 WSL2"]))
+    assert not is_wsl(apply_overrides(BASE, ["os=Ubuntu 22.04"]))
