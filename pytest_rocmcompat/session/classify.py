@@ -119,7 +119,7 @@ def classify(
     elif report.passed and all(r.at_risk for r in xfail_rules):
         pass  # a risk the stack did not confirm (a check's uncertain finding): the pass stands
     elif report.passed:
-        rule = xfail_rules[0]
+        rule = next(r for r in xfail_rules if not r.at_risk)  # a risk never says the test fails
         _prop(item, report, PROP_OUTCOME, Outcome.STALE_RULE.value)
         _prop(item, report, PROP_RULE, rule.id)
         if strict:

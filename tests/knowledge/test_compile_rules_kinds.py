@@ -99,3 +99,27 @@ def test_through_pytest_an_unrelated_failure_under_the_split_risk_stays_fail(pyt
     assert cases["test_unrelated"].get("rocm_outcome", "fail") == "fail", cases["test_unrelated"]
     assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
     assert cases["test_predicted"]["rocm_rule"] == "library-min-arch:at-risk"
+
+
+def test_through_pytest_a_stale_rule_is_named_by_a_certain_rule_not_a_risk(pytester: pytest.Pytester) -> None:
+    """A passing GPU test on gfx1103 with ROCm 6.2 and no torch named: arch-not-in-build's risk (which torch?)
+    comes first, rocBLAS' certain finding (no Tensile kernels for gfx1103 before 7.1) after it: the test is
+    stale under the certain rule, never under the risk."""
+    base = Environment(platform="rocm", python="3.12.3", os="Linux")
+    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
+    pytester.makepyfile(
+        test_stack="""
+import pytest
+
+@pytest.mark.gpus(1)
+def test_gpu():
+    pass
+"""
+    )
+    stack = ["platform=rocm", "arch=gfx1103", "rocm=6.2.4"]
+    pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
+        *[arg for value in stack for arg in ("--rocm-set", value)],
+    )  # fmt: skip
+    case = junit_properties(pytester.path / "junit.xml")["test_gpu"]
+    assert case.get("rocm_outcome") == "stale-rule" and case.get("rocm_rule") == "rocblas-arch-not-in-release", case

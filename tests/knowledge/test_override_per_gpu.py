@@ -79,7 +79,7 @@ def test_nvidia_gpus_keep_their_arch() -> None:
     env = apply_overrides(BASE, ["platform=rocm", "arch=sm_86,gfx1032", f"{VAR}=10.3.0", f"{VAR}_1=11.0.0"])
     assert [(g.arch, g.effective) for g in rocm_targets.effective_archs(env)] == [
         ("sm_86", "sm_86"),
-        ("gfx1032", "gfx1030"),
+        ("gfx1032", "gfx1100"),  # the first AMD GPU is KFD node 1: its own _1 beats the global variable
     ]
 
 
@@ -111,10 +111,12 @@ def test_a_per_node_override_changes_one_gpus_verdict(check_id: str, sets: tuple
 
 
 def test_same_arch_override_shows_like_the_global_one() -> None:
-    """arch-not-in-build names an override to the GPU's own arch plainly, rccl-arch-not-in-release with its variable."""
+    """An override to the GPU's own arch is named plainly, by arch-not-in-build and rccl-arch-not-in-release alike."""
     env = stack(f"{VAR}=10.3.1", f"{VAR}_2=10.3.2")
     assert "gfx1032 (build" in reasons(arch.ID, env)[0]
-    assert "gfx1032 (as gfx1032 by HSA_OVERRIDE_GFX_VERSION_2)" in reasons(rccl_arch.ID, env)[0]
+    assert (
+        ", gfx1032 (its targets" in reasons(rccl_arch.ID, env)[0] and "(as gfx1032" not in reasons(rccl_arch.ID, env)[0]
+    )
 
 
 # ---- the other checks name the per-node variable too ----------------------------------------------------
@@ -139,3 +141,13 @@ def test_sdk_family_reads_the_per_node_variable() -> None:
     assert [f.reason.split(" is not")[0] for f in rocm_sdk_family.check(env)] == ["gfx1103"]
     assert rocm_sdk_family.check(apply_overrides(env, [f"{VAR}_2=11.0.0"])) == []  # gfx1100's kernels
     assert rocm_sdk_family.check(apply_overrides(env, [f"{VAR}=11.5.1", f"{VAR}_2=11.0.0"]))  # gfx1100 as gfx1151
+
+
+def test_nvidia_gpus_are_no_kfd_nodes() -> None:
+    """An AMD GPU listed after an NVIDIA one is still KFD node 1 (behind one CPU node)."""
+    env = apply_overrides(
+        Environment(platform="rocm", python="3.12.3", os="Linux"),
+        ["arch=sm_86,gfx1032", "torch=2.5.1+rocm6.2", "env.HSA_OVERRIDE_GFX_VERSION_1=10.3.0"],
+    )
+    amd = [e for e in rocm_targets.effective_archs(env) if e.arch.startswith("gfx")]
+    assert [(e.arch, e.effective, e.variable) for e in amd] == [("gfx1032", "gfx1030", "HSA_OVERRIDE_GFX_VERSION_1")]

@@ -253,3 +253,20 @@ def test_signature_covers_what_the_mismatches_print(message: str, source: str) -
 )
 def test_signature_leaves_other_failures_alone(message: str) -> None:
     assert compile_signature(PREDICTS[requirements.ID]).search(message) is None
+
+
+def test_a_python_marker_judged_without_the_stacks_python_says_which_python_judged_it() -> None:
+    """gptqmodel 7.7.0 declares a numpy floor per Python: a stack naming no Python is judged for the Python
+    running the check, and the reason says so; a stated Python judges it, and the reason names no assumption."""
+    from pytest_rocmcompat.knowledge.checks import requirements
+    from pytest_rocmcompat.knowledge.checks.registry import evaluate
+    from pytest_rocmcompat.stack.environment import Environment
+    from pytest_rocmcompat.stack.overrides import apply_overrides
+
+    stack = ["lib.gptqmodel=7.7.0", "lib.numpy=2.0.0"]
+    unstated = apply_overrides(Environment(platform="cpu", python=""), stack)
+    (found,) = [f for f in evaluate(unstated) if f.check == requirements.ID]
+    assert "gptqmodel 7.7.0 requires numpy>=" in found.reason and ": the stack states none)" in found.reason
+    stated = apply_overrides(unstated, ["python=3.10.12"])
+    (found,) = [f for f in evaluate(stated) if f.check == requirements.ID]
+    assert "gptqmodel 7.7.0 requires numpy>=" in found.reason and "states none" not in found.reason

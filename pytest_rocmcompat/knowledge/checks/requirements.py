@@ -102,7 +102,10 @@ def check(env: Environment) -> list[Finding]:
                 broken.append((f"{dist} {version}", text, problem, where))
     if not broken:
         return []
-    pairs = "; ".join(f"{d} requires {_bare(r)}, installed {t} ({_cite(s)})" for d, r, t, s in broken)
+    pairs = "; ".join(
+        f"{d} requires {_bare(r)}{_python_assumed(r, env, markers)}, installed {t} ({_cite(s)})"
+        for d, r, t, s in broken
+    )
     uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in _uses(d.split()[0], t.split()[0])))
     sources = [s for *_, s in broken if s.startswith("http")]
     return [
@@ -150,7 +153,7 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
     """
     rows: list[tuple[RuntimeRow, str]] = []
     for row in RUNTIME_MINIMUMS[dist]:
-        stated = env.python or "python_" not in row.requirement  # a Python condition needs the stack's Python
+        stated = env.python or not _PYTHON_MARKER.search(row.requirement)  # needs the stack's Python
         problem = _unmet(row.requirement, env, markers, replaced) if row.message and stated else None
         if problem is not None:
             rows.append((row, problem))
@@ -263,19 +266,30 @@ def _uses(dist: str, target: str) -> tuple[str, ...]:
 
 
 def _bare(text: str) -> str:
-    """A requirement without its marker, except a Python condition (it held for this stack, or the requirement
-    would not be reported; ``torch>=2.6.0a0 on Python >= 3.13``).
+    """A requirement without its marker (it held for this stack, or the requirement would not be reported),
+    except a lone Python condition: ``torch>=2.6.0a0 on Python >= 3.13``.
     """
     requirement, _, marker = text.partition(";")
     python = re.fullmatch(r'\s*python_version\s*(>=|<|<=|>|==)\s*"([\d.]+)"\s*', marker) if marker else None
     return f"{requirement.strip()} on Python {python.group(1)} {python.group(2)}" if python else requirement.strip()
 
 
+def _python_assumed(text: str, env: Environment, markers: dict[str, str]) -> str:
+    """Where a declared requirement's marker names the Python and the stack states none, which one judged it."""
+    if env.python or not _PYTHON_MARKER.search(text.partition(";")[2]):
+        return ""
+    return f" (for Python {markers.get('python_version', '?')}: the stack states none)"
+
+
+# a marker naming the Python (not platform_python_implementation)
+_PYTHON_MARKER = re.compile(r"\bpython_(?:full_)?version\b")
+
+
 def _rows_for(env: Environment, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Run-time rows that apply to the stack: one conditioned on the Python only where the stack states its
     Python (else the machine running the check would decide it).
     """
-    return [(text, where) for text, where in rows if env.python or "python_" not in text]
+    return [(text, where) for text, where in rows if env.python or not _PYTHON_MARKER.search(text)]
 
 
 def _cite(source: str) -> str:

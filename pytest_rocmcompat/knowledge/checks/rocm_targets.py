@@ -50,12 +50,13 @@ def overridden_arch(value: str | None) -> str | None:
 
 def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
     """(variable, value) of the override the runtime reads for an AMD GPU: its own
-    ``HSA_OVERRIDE_GFX_VERSION_<index + 1>``, else the global one; ``None`` when neither is set
-    or the GPU is not a gfx one.
+    ``HSA_OVERRIDE_GFX_VERSION_<n>`` (n = 1 + its position among the stack's AMD GPUs: NVIDIA GPUs are no
+    KFD nodes), else the global one; ``None`` when neither is set or the GPU is not a gfx one.
     """
-    if not gpu.arch.startswith("gfx"):
+    amd = [g for g in env.gpus if g.arch.startswith("gfx")]
+    if gpu not in amd:
         return None
-    for name in (f"{OVERRIDE_VARIABLE}_{gpu.index + 1}", OVERRIDE_VARIABLE):
+    for name in (f"{OVERRIDE_VARIABLE}_{amd.index(gpu) + 1}", OVERRIDE_VARIABLE):
         value = env.env.get(name)
         if value is not None:  # the runtime takes a set variable, even an empty one
             return name, value
