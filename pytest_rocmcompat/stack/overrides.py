@@ -163,7 +163,20 @@ _DISTRIBUTION = re.compile(
     re.IGNORECASE,
 )
 # what the rest of a distribution's name may say that changes the kernel: WSL's (no amdkfd)
-_WSL_WORDS = re.compile(r"\bwsl2?\b|microsoft", re.IGNORECASE)
+_WSL_WORDS = re.compile(r"\bwsl2?\b|microsoft|\bwindows\b", re.IGNORECASE)
+# one short name per distribution, however /etc/os-release or a user spells it
+_ALIASES = {
+    "debian-gnu-linux": "debian",
+    "fedora-linux": "fedora",
+    "red-hat-enterprise-linux": "rhel",
+    "rocky-linux": "rocky",
+    "arch-linux": "arch",
+    "linux-mint": "linuxmint",
+    "linuxmint": "linuxmint",
+    "pop-os": "pop_os",
+    "opensuse-leap": "opensuse",
+    "opensuse-tumbleweed": "opensuse",
+}
 
 
 def _os(where: str, value: str) -> str:
@@ -174,6 +187,7 @@ def _os(where: str, value: str) -> str:
     distribution = _DISTRIBUTION.match(value.strip())
     if distribution is not None:
         name = re.sub(r"[^a-z0-9]+", "-", distribution.group("name").lower()).strip("-")
+        name = _ALIASES.get(name, name)
         version, rest = distribution.group("version"), distribution.group("rest") or ""
         wsl = "-wsl" if _WSL_WORDS.search(rest) else ""  # kept: the WSL kernel has no amdkfd (rocm_kernel.is_wsl)
         return f"Linux {name}-{version}{wsl}" if version else f"Linux {name}{wsl}"

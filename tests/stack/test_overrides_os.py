@@ -28,9 +28,11 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("debian 12", "Linux debian-12"),
         ("Fedora", "Linux fedora"),
         ("Ubuntu 22.04 WSL2", "Linux ubuntu-22.04-wsl"),  # WSL's kernel has no amdkfd: kept
-        ("Debian GNU/Linux 12 (bookworm)", "Linux debian-gnu-linux-12"),  # /etc/os-release's PRETTY_NAME
-        ("Linux Mint 21.3", "Linux linux-mint-21.3"),
-        ("Pop!_OS 22.04 LTS", "Linux pop-os-22.04"),
+        ("Debian GNU/Linux 12 (bookworm)", "Linux debian-12"),  # /etc/os-release's PRETTY_NAME
+        ("Linux Mint 21.3", "Linux linuxmint-21.3"),
+        ("Pop!_OS 22.04 LTS", "Linux pop_os-22.04"),
+        ("pop_os 22.04", "Linux pop_os-22.04"),
+        ("Ubuntu 24.04 on Windows", "Linux ubuntu-24.04-wsl"),
         ("CentOS Stream 9", "Linux centos-stream-9"),
     ],
 )
