@@ -257,7 +257,7 @@ def _print_text(
     for problem in problems:
         only = " (only for tests that use it: not counted against the stack)" if problem.conditional else ""
         if problem.uncertain:
-            only = " (at risk: the stack does not say which build; not counted against the stack)"
+            only = " (at risk: the stack does not say enough to confirm it; not counted against the stack)"
         out(f"  {problem.describe()}{only}")
     out(f"known-bad rules active: {len(rules) or 'none'}")
     for rule in rules:
