@@ -379,13 +379,13 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
 }
 
 
-def runtime_minimums(dist: str, version: str) -> list[tuple[str, str]]:
-    """``(requirement, source)`` of :data:`RUNTIME_MINIMUMS` whose release range holds this release."""
+def runtime_minimums(dist: str, version: str) -> list[RuntimeRow]:
+    """The :data:`RUNTIME_MINIMUMS` rows whose release range holds this release."""
     v = coerce_version(version)
     if v is None:
         return []
     return [
-        (row.requirement, row.source)
+        row
         for row in RUNTIME_MINIMUMS.get(dist, ())
         if Version(row.since) <= v and (row.until is None or v < Version(row.until))
     ]

@@ -86,7 +86,8 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s
 
 def check(env: Environment) -> list[Finding]:
     markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
-    broken: list[tuple[str, str, str, str]] = []  # (dist, requirement, installed target, source)
+    # (dist, requirement, installed target, source, the failure a run-time row quotes or "")
+    broken: list[tuple[str, str, str, str, str]] = []
     installed = dict(env.libraries)
     if env.torch:
         installed["torch"] = env.torch  # the torch field wins (it is what --rocm-set torch= changes)
@@ -95,19 +96,21 @@ def check(env: Environment) -> list[Finding]:
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         seen: set[str] = set()  # a dependency already reported from what the release declared
-        for text, where in _declared(env, dist, version) + _rows_for(env, runtime_minimums(dist, version)):
+        declared = [(text, where, "") for text, where in _declared(env, dist, version)]
+        rows = [(r.requirement, r.source, r.message) for r in runtime_minimums(dist, version) if _judged(env, r)]
+        for text, where, message in declared + rows:
             problem = _unmet(text, env, markers, replaced)
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
-                broken.append((f"{dist} {version}", text, problem, where))
+                broken.append((f"{dist} {version}", text, problem, where, message))
     if not broken:
         return []
     pairs = "; ".join(
         f"{d} requires {_bare(r)}{_python_assumed(r, env, markers)}, installed {t} ({_cite(s)})"
-        for d, r, t, s in broken
+        for d, r, t, s, _ in broken
     )
-    uses = tuple(dict.fromkeys(n for d, r, t, _ in broken for n in _uses(d.split()[0], t.split()[0])))
-    sources = [s for *_, s in broken if s.startswith("http")]
+    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0])))
+    sources = [s for *_, s, _ in broken if s.startswith("http")]
     return [
         Finding(
             check=ID,
@@ -117,18 +120,11 @@ def check(env: Environment) -> list[Finding]:
             link=sources[0] if sources else SOURCE,
             uses=uses,
             nodeids=COMPILE_TESTS if set(COMPILE_USES) <= set(uses) else (),
-            predicts=pair_predicts(n for d, r, t, _ in broken for n in (d.split()[0], t.split()[0]))
-            + "".join(f"|{m}" for m in _row_messages(broken)),
+            # the pair's import errors, and the failure each run-time row behind it quotes
+            predicts=pair_predicts(n for d, _, t, *_ in broken for n in (d.split()[0], t.split()[0]))
+            + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m in broken if m)),
         )
     ]
-
-
-def _row_messages(broken: list[tuple[str, str, str, str]]) -> list[str]:
-    """The ``message`` of each :data:`RUNTIME_MINIMUMS` row behind a broken pair: the failure its sources
-    quote (``'NoneType' object has no attribute 'next_functions'``), which the pair's import-error forms miss.
-    """
-    messages = {(dist, r.requirement, r.source): r.message for dist, table in RUNTIME_MINIMUMS.items() for r in table}
-    return list(dict.fromkeys(m for d, r, _, s in broken if (m := messages.get((d.split()[0], r, s)))))
 
 
 def unnamed_findings(env: Environment) -> list[Finding]:
@@ -153,8 +149,7 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
     """
     rows: list[tuple[RuntimeRow, str]] = []
     for row in RUNTIME_MINIMUMS[dist]:
-        stated = env.python or not _PYTHON_MARKER.search(row.requirement)  # needs the stack's Python
-        problem = _unmet(row.requirement, env, markers, replaced) if row.message and stated else None
+        problem = _unmet(row.requirement, env, markers, replaced) if row.message and _judged(env, row) else None
         if problem is not None:
             rows.append((row, problem))
     if not rows:
@@ -285,11 +280,11 @@ def _python_assumed(text: str, env: Environment, markers: dict[str, str]) -> str
 _PYTHON_MARKER = re.compile(r"\bpython_(?:full_)?version\b")
 
 
-def _rows_for(env: Environment, rows: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Run-time rows that apply to the stack: one conditioned on the Python only where the stack states its
-    Python (else the machine running the check would decide it).
+def _judged(env: Environment, row: RuntimeRow) -> bool:
+    """Whether a run-time row applies to the stack: one conditioned on the Python only where the stack
+    states its Python (else the machine running the check would decide it).
     """
-    return [(text, where) for text, where in rows if env.python or not _PYTHON_MARKER.search(text)]
+    return bool(env.python) or not _PYTHON_MARKER.search(row.requirement)
 
 
 def _cite(source: str) -> str:
