@@ -9,6 +9,7 @@ import pytest
 from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel, rocm_kernel_distros
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.checks.rocm_kernel_distros import UBUNTU_SOURCE
 from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
@@ -295,8 +296,8 @@ def test_the_release_table() -> None:
     assert rocm_kernel_distros.release_of("Ubuntu 22.04.3 LTS") == ("ubuntu", "22.04")
     assert rocm_kernel_distros.release_of("Linux 5.15.0-91-generic") is None
     assert rocm_kernel_distros.release_of("Linux ubuntu-22.04.3") == ("ubuntu", "22.04")  # --rocm-set's record
-    assert rocm_kernel_distros.oldest_kernel("Ubuntu 22.04") == (5, 15)
-    assert rocm_kernel_distros.newest_kernel("Ubuntu 26.04") is None  # not tabled
+    assert rocm_kernel_distros.kernels("Ubuntu 22.04") == ("Ubuntu 22.04", (5, 15), (6, 8), UBUNTU_SOURCE)
+    assert rocm_kernel_distros.kernels("Ubuntu 26.04") is None  # not tabled
 
 
 def test_on_a_release_the_driver_failure_is_known_bad_and_an_unrelated_one_stays_fail(

@@ -213,17 +213,16 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
     """The risk of a stated GPU whose compute depends on the kernel, on a stack naming no kernel driver."""
     if env.driver or not archs_stated(env):
         return []
-    distro = rocm_kernel_distros.newest_kernel(env.os)
-    if distro is not None:
-        shown, (major, minor), _ = distro
-        head = f"{major}.{minor}"
-        found = _no_kfd(env, check_id, f"{head} (the newest kernel series of {shown})", head, uncertain=True)
+    release = rocm_kernel_distros.kernels(env.os)
+    if release is not None:
+        head = ".".join(map(str, release.newest))
+        found = _no_kfd(env, check_id, f"{head} (the newest kernel series of {release.shown})", head, uncertain=True)
         if found:  # AMD's DKMS driver may serve it: like the risk below, only driver-level failures confirm it
             return [replace(f, predicts=UNSTATED_PREDICTS, signature_only=True) for f in found]
     distribution = rocm_kernel_distros.release_of(env.os) is not None
     if env.os and not distribution and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
         return []  # another OS (Windows' HIP SDK runs on AMD's Windows driver), or a named kernel: judged above
-    oldest = rocm_kernel_distros.oldest_kernel(env.os)  # a tabled release: no kernel of it is older
+    oldest = release.ga if release is not None else None  # a tabled release: no kernel of it is older
     gfx = [a for a in env.archs if a.startswith("gfx")]
     at_risk = [
         a

@@ -10,6 +10,7 @@ tabled (their kernel series not verified here).
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 UBUNTU_SOURCE = "https://ubuntu.com/security/livepatch/docs/client/reference/platform/supported-kernels/"
 
@@ -31,16 +32,18 @@ def release_of(os_text: str | None) -> tuple[str, str] | None:
     return (match.group(1).lower(), match.group(2)) if match else None
 
 
-def newest_kernel(os_text: str | None) -> tuple[str, tuple[int, int], str] | None:
-    """(the release as shown, its newest kernel series, source) of a tabled distribution release, else ``None``."""
+class Kernels(NamedTuple):
+    """The kernel series a tabled distribution release ships."""
+
+    shown: str  # "Ubuntu 22.04"
+    ga: tuple[int, int]  # no kernel of the release is older
+    newest: tuple[int, int]  # nor newer
+    source: str
+
+
+def kernels(os_text: str | None) -> Kernels | None:
+    """The kernels of the tabled distribution release ``os`` names, else ``None``."""
     release = release_of(os_text)
     if release is None or release not in KERNELS:
         return None
-    _, newest, source = KERNELS[release]
-    return f"Ubuntu {release[1]}", newest, source
-
-
-def oldest_kernel(os_text: str | None) -> tuple[int, int] | None:
-    """The GA kernel series of a tabled distribution release (no kernel of the release is older), else ``None``."""
-    release = release_of(os_text)
-    return KERNELS[release][0] if release is not None and release in KERNELS else None
+    return Kernels(f"Ubuntu {release[1]}", *KERNELS[release])
