@@ -82,7 +82,7 @@ def check(env: Environment) -> list[Finding]:
         elif arch.startswith("sm_"):
             served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
         if served is False:
-            missing.append(effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})")
+            missing.append(gpu.shown)
     if not missing:
         return _at_risk(at_risk, link)
     if env.torch is None and not targets:

@@ -144,8 +144,7 @@ def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
     out = []
     for gpu in gpus:
         if gpu.arch.startswith("gfx"):
-            arch, effective = gpu.arch, rocm_targets.base(gpu.effective)
-            out.append((effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})", effective))
+            out.append((gpu.shown, rocm_targets.base(gpu.effective)))
     return out
 
 

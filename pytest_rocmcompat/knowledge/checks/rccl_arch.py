@@ -95,5 +95,5 @@ def _missing(gpus: list[rocm_targets.EffectiveArch], targets: tuple[str, ...]) -
             continue
         effective = rocm_targets.base(gpu.effective)
         if effective not in targets:
-            missing.append(effective if effective == gpu.arch else f"{gpu.arch} (as {effective} by {gpu.variable})")
+            missing.append(gpu.shown)
     return missing

@@ -86,9 +86,8 @@ def check(env: Environment) -> list[Finding]:
     targets, link = TARGETS[release]
     missing = []
     for gpu in gpus:
-        arch, effective = gpu.arch, gpu.effective
-        if rocm_targets.base(effective) not in targets:
-            missing.append(effective if effective == arch else f"{arch} (as {effective} by {gpu.variable})")
+        if rocm_targets.base(gpu.effective) not in targets:
+            missing.append(gpu.shown)
     if not missing:
         return []
     return [

@@ -66,8 +66,7 @@ def check(env: Environment) -> list[Finding]:
         if not arch.startswith("gfx"):
             continue
         effective = rocm_targets.base(gpu.effective)
-        shown = effective if effective == rocm_targets.base(arch) else f"{arch} (as {effective} by {gpu.variable})"
-        problem = _problem(release, effective, shown)
+        problem = _problem(release, effective, gpu.shown)
         if problem is not None:
             problems.append(problem)
     if not problems:

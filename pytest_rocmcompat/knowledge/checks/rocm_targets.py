@@ -71,6 +71,12 @@ class EffectiveArch:
     effective: str  # the override's processor, else ``arch``
     variable: str | None  # the variable that set ``effective``; None: none (or an unparsable one)
 
+    @property
+    def shown(self) -> str:
+        """The GPU as a finding names it: ``gfx1030``, or ``gfx1032 (as gfx1030 by HSA_OVERRIDE_GFX_VERSION)``."""
+        effective = base(self.effective)
+        return effective if effective == base(self.arch) else f"{self.arch} (as {effective} by {self.variable})"
+
 
 def effective_archs(env: Environment) -> list[EffectiveArch]:
     """Each distinct (arch, effective arch, variable) of the stack's GPUs, in device order: a gfx GPU
