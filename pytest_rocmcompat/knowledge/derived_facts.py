@@ -40,7 +40,8 @@ from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version
 
 # The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.0+ on Linux x86_64).
-_NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu1[0-9]$")
+# an NVIDIA runtime wheel built for one CUDA major (``nvidia-cudnn-cu12``): the major
+NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(1[0-9])$")
 _RUNTIME = re.compile(r"^nvidia-cuda-runtime-cu1[0-9]$")
 # What torch's own exact pins give (the generated data, declared_data): distribution pattern -> fact
 TORCH_PIN_FACTS: tuple[tuple[str, str], ...] = (
@@ -193,7 +194,7 @@ def _from_cuda_pypi(env: Environment) -> bool:
     system = env.os.split(" ", 1)[0].lower()
     if system in ("darwin", "windows", "macos"):
         return False
-    return env.platform == "cuda" or any(_NVIDIA_CU.match(name) for name in env.libraries)
+    return env.platform == "cuda" or any(NVIDIA_CU.match(name) for name in env.libraries)
 
 
 def _untagged_build(env: Environment) -> tuple[str, str] | None:

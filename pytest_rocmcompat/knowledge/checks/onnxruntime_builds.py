@@ -26,6 +26,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import onnxruntime_builds_data as data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.derived_facts import NVIDIA_CU
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -59,7 +60,6 @@ ROCM_PREDICTS = (
 )
 PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}"
 
-_NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(\d+)$")
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
 
 
@@ -153,7 +153,7 @@ def _cuda_majors(env: Environment) -> set[int]:
     """CUDA majors the stack holds: torch's build, ``cuda``, and the ``nvidia-*-cuNN`` / ``nvidia-cuda-runtime`` wheels."""
     majors = {v.major for v in (env.torch_cuda, coerce_version(env.cuda)) if v is not None}
     for name, installed in env.libraries.items():
-        match = _NVIDIA_CU.match(name)
+        match = NVIDIA_CU.match(name)
         if match:
             majors.add(int(match.group(1)))
         elif name == "nvidia-cuda-runtime":  # CUDA 13's unsuffixed wheel: its version is the CUDA release
