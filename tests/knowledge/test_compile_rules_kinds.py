@@ -7,7 +7,10 @@ import pytest
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules
 from pytest_rocmcompat.stack.environment import Environment
-from tests.knowledge.two_ways import junit_properties, run_cases
+from tests.knowledge.two_ways import run_cases, run_source
+
+# a neutral ROCm machine the stacks are stated over
+ROCM = Environment(platform="rocm", python="3.12.3", os="Linux")
 
 
 def _finding(lib: str, *, uncertain: bool = False, signature_only: bool = False, predicts: str = "") -> Finding:
@@ -65,10 +68,7 @@ def test_through_pytest_a_pass_under_the_risk_stands_and_under_the_certain_rule_
     """gfx906 with a named flash-attn (no release serves it: certain) and no xformers named (only its official
     wheels are known not to serve it: a risk): a passing xformers test is a plain pass, a passing flash-attn
     test a stale rule (both are library-min-arch findings)."""
-    base = Environment(platform="rocm", python="3.12.3", os="Linux")
-    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
-    pytester.makepyfile(
-        test_stack="""
+    source = """
 import pytest
 
 @pytest.mark.uses("xformers")
@@ -79,13 +79,8 @@ def test_xformers():
 def test_flash_attn():
     pass
 """
-    )
-    stack = ["platform=rocm", "arch=gfx906", "torch=2.5.1+rocm6.2", "lib.flash_attn=2.6.3"]
-    pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
-        *[arg for value in stack for arg in ("--rocm-set", value)],
-    )  # fmt: skip
-    cases = junit_properties(pytester.path / "junit.xml")
+    stack = ("platform=rocm", "arch=gfx906", "torch=2.5.1+rocm6.2", "lib.flash_attn=2.6.3")
+    cases = run_source(pytester, source, stack, env=ROCM)
     assert "rocm_outcome" not in cases["test_xformers"], cases["test_xformers"]
     assert cases["test_flash_attn"].get("rocm_outcome") == "stale-rule", cases["test_flash_attn"]
 
@@ -93,9 +88,8 @@ def test_flash_attn():
 def test_through_pytest_an_unrelated_failure_under_the_split_risk_stays_fail(pytester: pytest.Pytester) -> None:
     """gfx1100 with flash-attn's certain finding beside xformers' risk: the risk part keeps the check's
     signature, so an unrelated failure of an xformers test is a plain fail, not known-bad."""
-    base = Environment(platform="rocm", python="3.12.3", os="Linux")
     stack = ("platform=rocm", "arch=gfx1100", "torch=2.5.1+rocm6.2", "lib.flash_attn=2.6.3")
-    cases = run_cases(pytester, "invalid device function", stack, uses="xformers", env=base)
+    cases = run_cases(pytester, "invalid device function", stack, uses="xformers", env=ROCM)
     assert cases["test_unrelated"].get("rocm_outcome", "fail") == "fail", cases["test_unrelated"]
     assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
     assert cases["test_predicted"]["rocm_rule"] == "library-min-arch:at-risk"
@@ -105,21 +99,12 @@ def test_through_pytest_a_stale_rule_is_named_by_a_certain_rule_not_a_risk(pytes
     """A passing GPU test on gfx1103 with ROCm 6.2 and no torch named: arch-not-in-build's risk (which torch?)
     comes first, rocBLAS' certain finding (no Tensile kernels for gfx1103 before 7.1) after it: the test is
     stale under the certain rule, never under the risk."""
-    base = Environment(platform="rocm", python="3.12.3", os="Linux")
-    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
-    pytester.makepyfile(
-        test_stack="""
+    source = """
 import pytest
 
 @pytest.mark.gpus(1)
 def test_gpu():
     pass
 """
-    )
-    stack = ["platform=rocm", "arch=gfx1103", "rocm=6.2.4"]
-    pytester.runpytest(
-        "--rocm-env", "env.json", "--rocm-no-bundled", "-p", "no:cacheprovider", "--junitxml", "junit.xml",
-        *[arg for value in stack for arg in ("--rocm-set", value)],
-    )  # fmt: skip
-    case = junit_properties(pytester.path / "junit.xml")["test_gpu"]
+    case = run_source(pytester, source, ("platform=rocm", "arch=gfx1103", "rocm=6.2.4"), env=ROCM)["test_gpu"]
     assert case.get("rocm_outcome") == "stale-rule" and case.get("rocm_rule") == "rocblas-arch-not-in-release", case

@@ -41,10 +41,19 @@ def run_cases(
     the predicted text too). The tests are marked ``gpus(1)``, or ``uses(uses)``; ``env`` is the machine
     replayed (a recorded H100 by default).
     """
-    base = env if env is not None else Environment.load(str(DATA / "env_h100_archs.json"))
-    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
     marker = f"uses({uses!r})" if uses else "gpus(1)"
     source = _TESTS.format(marker=marker, error=error, predicted=predicted, unrelated=UNRELATED)
+    return run_source(pytester, source, stack, env=env)
+
+
+def run_source(
+    pytester: pytest.Pytester, source: str, stack: tuple[str, ...], *, env: Environment | None = None
+) -> dict[str, dict[str, str]]:
+    """Run the test module ``source`` on ``env`` (a recorded H100 by default) with ``stack`` as ``--rocm-set``
+    values, without the bundled matrix: the JUnit properties of each test case by name.
+    """
+    base = env if env is not None else Environment.load(str(DATA / "env_h100_archs.json"))
+    (pytester.path / "env.json").write_text(base.to_json(), encoding="utf-8")
     pytester.makepyfile(test_stack=source)
     sets = [arg for value in stack for arg in ("--rocm-set", value)]
     pytester.runpytest(
