@@ -19,13 +19,23 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated
 
-BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 _PR = "https://github.com/deepspeedai/DeepSpeed/pull/"
 
 
-def _reasons(*stack: str) -> list[str]:
-    env = apply_overrides(BASE, list(stack))
+def reasons_of(*stack: str, python: str = "3.11.7") -> list[str]:
+    """The requirement-not-met reasons of ``stack`` stated over a neutral CPU machine with ``python``."""
+    env = apply_overrides(Environment(platform="cpu", python=python, os="Linux"), list(stack))
     return [f.reason for f in evaluate(env) if f.check == requirements.ID]
+
+
+def assert_reported(reasons: list[str], deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
+    """No reason when ``found`` is None; else one, naming DeepSpeed once, with ``found``'s (requirement, source)."""
+    assert bool(reasons) is (found is not None), reasons
+    if found is not None:
+        (reason,) = reasons
+        requirement, source = found
+        assert f"deepspeed {deepspeed} requires {requirement}, installed torch {torch} ({source})" in reason
+        assert reason.count("deepspeed ") == 1
 
 
 # (deepspeed, torch, the requirement reported and its fix PR, or None)
@@ -61,13 +71,8 @@ CASES = [
 
 @pytest.mark.parametrize(("deepspeed", "torch", "found"), CASES)
 def test_deepspeed_beside_torch_both_ways(deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
-    reasons = _reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}")
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        requirement, pr = found
-        assert f"deepspeed {deepspeed} requires {requirement}, installed torch {torch} ({_PR}{pr})" in reason
-        assert reason.count("deepspeed ") == 1
+    reported = None if found is None else (found[0], f"{_PR}{found[1]}")
+    assert_reported(reasons_of(f"lib.deepspeed={deepspeed}", f"torch={torch}"), deepspeed, torch, reported)
 
 
 def test_a_recorded_rocm_torch_is_judged_too() -> None:
@@ -88,7 +93,7 @@ def test_a_recorded_rocm_torch_is_judged_too() -> None:
     ],
 )
 def test_accelerate_deepspeed_floor_both_ways(accelerate: str, deepspeed: str, found: bool) -> None:
-    reasons = _reasons(f"lib.accelerate={accelerate}", f"lib.deepspeed={deepspeed}")
+    reasons = reasons_of(f"lib.accelerate={accelerate}", f"lib.deepspeed={deepspeed}")
     assert bool(reasons) is found, reasons
     if found:
         assert f"accelerate {accelerate} requires deepspeed>=0.9.3, installed deepspeed {deepspeed} " in reasons[0]

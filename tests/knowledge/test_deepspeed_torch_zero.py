@@ -27,17 +27,13 @@ from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMU
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.test_deepspeed_torch import assert_reported, reasons_of
 from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
 
 _DS = "https://github.com/deepspeedai/DeepSpeed/"
 _COMPILER = f"{_DS}blob/v0.16.6/deepspeed/runtime/zero/parameter_offload.py#L295"
 _GRAD_FN = f"{_DS}pull/7841"
 _MUON = f"{_DS}blob/v0.18.3/deepspeed/runtime/zero/muon/original_muon.py#L35"
-
-
-def _reasons(*stack: str, python: str = "3.11.7") -> list[str]:
-    env = apply_overrides(Environment(platform="cpu", python=python, os="Linux"), list(stack))
-    return [f.reason for f in evaluate(env) if f.check == requirements.ID]
 
 
 # (deepspeed, torch, (the requirement reported, its source) or None)
@@ -64,16 +60,7 @@ CASES = [
 
 @pytest.mark.parametrize(("deepspeed", "torch", "found"), CASES)
 def test_zero_beside_torch_both_ways(deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
-    _assert_found(_reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}"), deepspeed, torch, found)
-
-
-def _assert_found(reasons: list[str], deepspeed: str, torch: str, found: tuple[str, str] | None) -> None:
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        requirement, source = found
-        assert f"deepspeed {deepspeed} requires {requirement}, installed torch {torch} ({source})" in reason
-        assert reason.count("deepspeed ") == 1
+    assert_reported(reasons_of(f"lib.deepspeed={deepspeed}", f"torch={torch}"), deepspeed, torch, found)
 
 
 # (Python, deepspeed, torch, found): Muon's torch.compile at import from 0.18.3 (each run here but the
@@ -103,8 +90,8 @@ IMPORT_CASES = [
 def test_import_on_a_python_torch_compile_refuses(
     python: str, deepspeed: str, torch: str, found: tuple[str, str] | None
 ) -> None:
-    reasons = _reasons(f"lib.deepspeed={deepspeed}", f"torch={torch}", python=python)
-    _assert_found(reasons, deepspeed, torch, found)
+    reasons = reasons_of(f"lib.deepspeed={deepspeed}", f"torch={torch}", python=python)
+    assert_reported(reasons, deepspeed, torch, found)
 
 
 def _row(since: str) -> list[str]:
