@@ -94,10 +94,21 @@ _FP8_GATES = (
     r"|torchao FP8 activation quantization config '\w{1,80}' requires GPU compute capability >= 8\.9"
     r"|FP8 quantized models is only supported on GPUs with compute capability >= (?:8\.9|9\.0)"
 )
+# ninth round: compilers rejecting fp8 instructions for a GPU without them: clang's builtin target-feature check
+# (clang/test/CodeGenOpenCL/builtins-amdgcn-gfx9-4-generic-err.cl at
+# llvm/llvm-project@2214e9c2599bce6585fc6bb022d8bd9f31bfff07; AITER's JIT modules on gfx1100/gfx115x, where
+# "that feature is absent": https://github.com/ROCm/aiter/pull/3860) and ptxas' PTX feature check below
+# sm_89 (https://github.com/zhihu/ZhiLight/issues/12; on sm_89, which has fp8, the same text is a PTX ISA
+# limit, https://github.com/ggml-org/llama.cpp/issues/22069, so not predicted there). Both name the fp8
+# builtin or PTX type.
+_FP8_ISA = (
+    r"'__builtin_amdgcn_\w{0,40}(?:fp8|bf8)\w{0,40}' needs target feature fp8(?:-conversion)?-insts"
+    r"|Feature '[^'\n]{0,40}\.e[45]m[23]x2[^'\n]{0,40}' requires \.target sm_\d+"
+)
 LACKS_PREDICTS = {
     "ocp": f"{_OCP_CONVERSION}|No match found in MFMA database",
     "fnuz": _FNUZ_CONVERSION,
-    "all": f"{_ANY_CONVERSION}|{_FP8_GATES}",
+    "all": f"{_ANY_CONVERSION}|{_FP8_GATES}|{_FP8_ISA}",
 }
 
 
