@@ -94,7 +94,9 @@ def run_check(args: argparse.Namespace) -> int:
         except CheckUsageError as exc:
             echo(f"rocmcompat check: {exc}", err=True)
             return 2
-    status = 1 if (any(not (p.conditional or p.uncertain) for p in problems) or rules) else 0
+    status = (
+        1 if (any(not (p.conditional or p.uncertain) for p in problems) or any(not r.at_risk for r in rules)) else 0
+    )
     if args.json:
         _print_json(stack, env, problems, rules, reached, status)
     else:
@@ -192,6 +194,7 @@ def _rule_data(rule: Rule) -> dict[str, Any]:
         "links": list(rule.links),
         "fixed_in": dict(rule.fixed_in),
         "defined_at": rule.location,
+        "uncertain": rule.at_risk,
         "applies_to": "all tests"
         if a.everything
         else {"markers": list(a.markers), "uses": list(a.uses), "nodeids": list(a.nodeids)},
@@ -262,13 +265,16 @@ def _print_text(
     out(f"known-bad rules active: {len(rules) or 'none'}")
     for rule in rules:
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
-        out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}")
+        risk = " (at risk: its source says the stack may fail; not counted against the stack)" if rule.at_risk else ""
+        out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}{risk}")
     if reached is not None:
         out(f"tests reached: {len(reached) or 'none'}")
         for nodeid, ids in sorted(reached.items()):
             out(f"  {nodeid}: {', '.join(ids)}")
     if status:
-        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(rules)
+        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(
+            [r for r in rules if not r.at_risk]
+        )
         out(f"verdict: known-bad: {counted} finding(s) against this stack")
     else:
         out("verdict: nothing known against this stack")

@@ -21,7 +21,19 @@ from pytest_rocmcompat.stack.arch import is_valid_arch_pattern, normalize_arch
 from pytest_rocmcompat.stack.environment import PLATFORMS, normalize_library
 from pytest_rocmcompat.stack.versions import parse_specifier
 
-RULE_KEYS = ("id", "when", "applies_to", "action", "signature", "reason", "links", "fixed_in", "contested", "fresh")
+RULE_KEYS = (
+    "id",
+    "when",
+    "applies_to",
+    "action",
+    "signature",
+    "reason",
+    "links",
+    "fixed_in",
+    "contested",
+    "fresh",
+    "uncertain",
+)
 WHEN_KEYS = ("platform", "arch", *VERSION_AXES, "libraries", "env")
 APPLIES_KEYS = ("all", "nodeids", "markers", "uses")
 ENV_OPS = ("present", "absent", "equals", "not_equals", "matches")
@@ -105,6 +117,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     if "signature" in rule and rule["signature"] is None:
         ck.add(rule, "signature", join_path(path, "signature"), "is empty; remove it or give a regular expression")
     contested = _parse_contested(rule, ck, path, action, signature)
+    uncertain = _parse_uncertain(rule, ck, path, action, signature)
     if len(ck.problems) > before or when is None or applies is None or rule_id is None or reason is None:
         return None  # (a missing or invalid id or reason is one of the problems)
     return Rule(
@@ -120,6 +133,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         line=getattr(rule, "line", None),
         contested=contested,
         fresh=fresh is True,
+        at_risk=uncertain,
     )
 
 
@@ -139,6 +153,27 @@ def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: 
             where,
             "a contested rule must not blanket-skip: use action isolate or xfail "
             "with a signature, so a pass shows as stale-rule evidence",
+        )
+    return value
+
+
+def _parse_uncertain(rule: Any, ck: Checker, path: str, action: Any, signature: Signature | None) -> bool:
+    """``uncertain: true``: the source says the stack *may* fail (a release note's "might"), so a pass
+    stands (no stale-rule) and only a failure its signature names is claimed: xfail/isolate + signature.
+    """
+    if "uncertain" not in rule:
+        return False
+    value = rule["uncertain"]
+    where = join_path(path, "uncertain")
+    if not isinstance(value, bool):
+        ck.add(rule, "uncertain", where, f"expected true or false, got {type_name(value)} {show(value)}")
+        return False
+    if value and (action not in ("isolate", "xfail") or signature is None):
+        ck.add(
+            rule,
+            "uncertain",
+            where,
+            "an uncertain rule claims only the failures it names: use action isolate or xfail with a signature",
         )
     return value
 

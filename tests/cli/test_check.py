@@ -200,6 +200,21 @@ def test_matrix_option(tmp_path: Path) -> None:
     assert result["problems"] == []  # the matrix switched the check off
 
 
+def test_an_uncertain_rule_is_listed_as_a_risk_and_not_counted(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "known_bad:\n  - id: maybe-filelock\n    when: {libraries: {filelock: '==3.16.1'}}\n"
+        "    reason: our own rule\n    action: xfail\n    signature: 'filelock broke'\n    uncertain: true\n"
+    )
+    (tmp_path / "r.txt").write_text("torch==2.6.0\nfilelock==3.16.1\n")
+    status, result = check_json(str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert status == 0 and not result["known_bad"]
+    assert [(r["id"], r["uncertain"]) for r in result["rules"]] == [("maybe-filelock", True)]
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[maybe-filelock] our own rule [xfail] (at risk: " in proc.stdout
+    assert "verdict: nothing known against this stack" in proc.stdout
+
+
 def test_tests_reached_collect_only(tmp_path: Path) -> None:
     (tmp_path / "test_user.py").write_text(
         "import pytest\n\n@pytest.mark.uses('torchao')\ndef test_quantize():\n    raise SystemExit(3)\n\n"

@@ -157,6 +157,18 @@ def _errors(matrix_file, text: str, name: str = "m.yaml") -> list[str]:
             "name: x\nknown_bad:\n  - id: a\n    reason: r\n    fixed_in: {torch: 2.6}\n",
             "m.yaml:5: known_bad[0].fixed_in.torch: 2.6 is a number",
         ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    uncertain: true\n",
+            "m.yaml:5: known_bad[0].uncertain: an uncertain rule claims only the failures it names",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: xfail\n    uncertain: true\n",
+            "m.yaml:6: known_bad[0].uncertain: an uncertain rule claims only the failures it names",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: xfail\n    signature: boom\n    uncertain: 1\n",
+            "m.yaml:7: known_bad[0].uncertain: expected true or false, got a number 1",
+        ),
     ],
 )
 def test_error_names_file_line_and_path(matrix_file, text: str, expected: str | None) -> None:
