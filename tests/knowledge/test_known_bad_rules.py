@@ -889,6 +889,8 @@ _CAPTURE_QUOTE = (
 )
 GRAPH_CAPTURE_RULES = ("rocm-6.1-hip-graph-stream-capture-unhandled-ops", "rocm-6.4-hip-graph-capture-stale-state")
 QUOTES.update({rule_id: [_CAPTURE_QUOTE] for rule_id in GRAPH_CAPTURE_RULES})
+# the MIOpen 6.1 rule: the HSA runtime's fault message (the notes' "Memory access fault"), as a report quotes it
+QUOTES["rocm-6.1-miopen-gemmbwdrest-memory-access-fault"] = QUOTES["torch-2.5.1-rocm6.2-gfx906-memory-fault"]
 
 
 @pytest.fixture(scope="module")
