@@ -73,6 +73,14 @@ PREDICTS = (
     # Triton launching a kernel tuned for a larger LDS/shared memory than the GPU has (its
     # OutOfResources text; on an RDNA GPU: https://github.com/vllm-project/vllm/pull/56040)
     r"|out of resource: shared memory, Required: \d+, Hardware limit: \d+"
+    # ninth round: vLLM's ROCm build refusing a GPU outside its HIP_SUPPORTED_ARCHS (cmake/utils.cmake
+    # override_gpu_arches, the FATAL_ERROR when no detected or PYTORCH_ROCM_ARCH arch is in the list):
+    # https://github.com/vllm-project/vllm/blob/00c1d959bc9dabe8d60a4e976f327f0f02490c4e/cmake/utils.cmake
+    # That list is what a build accepts, wider than what vLLM serves: at 000a1ee93b2ddc3cb06c62a71fe769c789cbf7b1 it
+    # also names gfx906, gfx908, gfx1030 and gfx1102/1103/1152/1153, none in the installation requirements the
+    # rows follow (AMD on gfx1030: "vLLM itself only supports gfx1100+",
+    # https://github.com/ROCm/legacy-rocm-build/issues/4447), so only archs outside both meet this text.
+    r"|None of the detected ROCm architectures: [^\n]{1,200}? is supported\. Supported ROCm architectures are: "
 )
 
 
