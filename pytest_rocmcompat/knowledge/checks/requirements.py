@@ -32,6 +32,7 @@ from pytest_rocmcompat.knowledge.checks.requirement_tables import (
 )
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
 from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
+from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
@@ -103,6 +104,7 @@ def check(env: Environment) -> list[Finding]:
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
                 broken.append((f"{dist} {version}", text, problem, where, message))
+    broken.extend(_upstream_triton_on_rocm(env, markers, replaced))
     if not broken:
         return []
     pairs = "; ".join(
@@ -224,8 +226,13 @@ def pair_predicts(dists: Iterable[str]) -> str:
 # test_torchvision_messages.py, test_pair_messages.py).
 _DLL = r"[Tt]he procedure entry point [^\n]{{1,200}}? could not be located in the dynamic link library [^\n]{{0,300}}?{lib}"
 # Inductor reading a launcher field the installed Triton moved (metadata.cluster_dims; the CompiledKernel
-# hooks are in PREDICTS), and torch._inductor.exc.TritonMissing: Inductor's has_triton() refusing it
-_TRITON = r"'KernelMetadata' object has no attribute '\w+'|Cannot find a working triton installation"
+# hooks are in PREDICTS), torch._inductor.exc.TritonMissing: Inductor's has_triton() refusing it, and
+# Inductor's get_first_attr on a Triton without cluster_dims (pytorch/pytorch#117185, a torch main beside
+# Triton 2.1: "don't access cluster_dims for too old version of triton", pytorch/pytorch#117192)
+_TRITON = (
+    r"'KernelMetadata' object has no attribute '\w+'|Cannot find a working triton installation"
+    r"|does not has any of the attributes: \('cluster_dims', 'clusterDims'\)"
+)
 # the Windows fork, which declares no torch: its README's pairing (declared_pins.TRITON_WINDOWS)
 TRITON_FORKS = ("triton-windows",)
 OWN_MESSAGES: dict[str, str] = {
@@ -238,9 +245,12 @@ OWN_MESSAGES: dict[str, str] = {
     "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
-    # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog
+    # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
+    # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
+    # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79)
     "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
-    + _DLL.format(lib=r"[\\/]torchaudio[\\/]"),
+    + _DLL.format(lib=r"[\\/]torchaudio[\\/]")
+    + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
 }
 
@@ -258,6 +268,43 @@ def _uses(dist: str, target: str) -> tuple[str, ...]:
     if (dist == "torch" and target in TRITON) or (dist in TRITON_FORKS and target == "torch"):
         return COMPILE_USES
     return (dist, target)
+
+
+# pytorch-triton-rocm is Triton's own python/ package built under another wheel name (TRITON_WHEEL_NAME;
+# __version__ patched in python/triton/__init__.py), as triton-rocm is today (the same script on main,
+# triton_pkg_name = "triton-rocm"), so each and PyPI's ``triton`` install the same top-level ``triton``
+# module: the one installed last is what Inductor imports
+ROCM_TRITON_WHEEL = "https://github.com/pytorch/pytorch/blob/950fabb0eb624b7d81579100f380acc993efb861/.github/scripts/build_triton_wheel.py"
+# PyPI's CUDA-only Triton in a ROCm torch's place: Inductor builds its launcher against libcuda (ROCm/pytorch#1251,
+# a maintainer's fix: "OpenAI's triton being installed ... causes failures in inductor UTs on ROCm") or asks
+# ptxas for PTX (ROCm/legacy-rocm-build#3060: fixed by "making sure to uninstall the triton that torch packages")
+UPSTREAM_TRITON_ON_ROCM = r"cannot find -lcuda\b|Internal Triton PTX codegen error"
+
+
+def _upstream_triton_on_rocm(
+    env: Environment, markers: dict[str, str], replaced: set[str] | None
+) -> list[tuple[str, str, str, str, str]]:
+    """PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm`` torch pins, at another version.
+
+    Both distributions install the top-level ``triton`` module (:data:`ROCM_TRITON_WHEEL`): the one installed
+    last is what Inductor imports, so torch.compile may meet another Triton release (or PyPI's CUDA build)
+    although the ROCm distribution matches the pin, which the loop in :func:`check` judges. Empty without
+    both, or with PyPI's at the pinned version.
+    """
+    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
+    if pin is None:
+        return []
+    requirement, _, marker = pin[0].partition(";")
+    dist, version = requirement.strip().split("==", 1)
+    if dist not in env.libraries or (replaced and dist not in replaced):
+        return []
+    suffix = f"; {marker.strip()}" if marker else ""
+    problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
+    if problem is None:
+        return []
+    shown = f"the triton module of {requirement.strip()}{suffix}"
+    beside = f"{problem} beside it (both install the triton module)"
+    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM)]
 
 
 def _bare(text: str) -> str:
