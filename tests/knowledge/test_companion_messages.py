@@ -21,6 +21,7 @@ from tests.knowledge.two_ways import UNRELATED, predicted_and_unrelated
 BASE = Environment(platform="cpu", python="3.10.14", os="Linux")
 # torchaudio 2.4.0 declares torch==2.4.0 (PyPI); torch 2.2.0 declares triton==2.2.0 (PyPI)
 AUDIO = ("platform=cuda", "torch=2.3.1+cu121", "lib.torchaudio=2.4.0")
+VISION = ("platform=cuda", "torch=2.1.2+cu121", "lib.torchvision=0.17.0")  # 0.17.0 declares torch==2.2.0
 TRITON = ("platform=cuda", "torch=2.2.0+cu121", "lib.triton=2.1.0")
 # triton-windows 3.3 pairs torch 2.7 (its README); torch 2.6 beside it
 TRITON_WIN = ("platform=cuda", "os=Windows", "torch=2.6.0+cu126", "lib.triton-windows=3.3.0.post14")
@@ -40,6 +41,17 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
         "libtorchaudio.so",
         "https://github.com/AI4Bharat/IndicVoices/issues/5",
         AUDIO,
+    ),
+    (  # torchvision 0.17 imported beside a torch in ~/.local: its fake kernels find no torchvision::nms
+        '"ValueError: Could not find the operator torchvision::nms" upon importing torchvision',
+        "https://github.com/pytorch/vision/issues/8289",
+        VISION,
+    ),
+    (  # torch/_custom_op/impl.py's full text
+        "Tests fail: ValueError: Could not find the operator torchvision::nms. Please make sure you have already "
+        "registered the operator and (if registered from C++) loaded it via torch.ops.load_library.",
+        "https://github.com/pytorch/vision/issues/8278",
+        VISION,
     ),
     (  # a torch main build's Inductor beside Triton 2.1 (fixed for old Tritons by pytorch/pytorch#117192)
         "Triton CompiledKernel object does not has any of the attributes: ('cluster_dims', 'clusterDims')",
@@ -103,6 +115,8 @@ OTHERS: list[tuple[str, tuple[str, ...]]] = [
     # a CUDA stack's missing libcuda.so link or ptxas failure is no Triton pair's failure
     ("/usr/bin/ld: cannot find -lcuda", TRITON),
     ("RuntimeError: Internal Triton PTX codegen error: ptxas fatal", TRITON),
+    # another library's operator, not torchvision's
+    ("ValueError: Could not find the operator mylib::nms. Please make sure you have already registered", VISION),
     # another helper's attributes
     ("AssertionError: obj does not has any of the attributes: ('foo', 'bar')", TRITON),
 ]

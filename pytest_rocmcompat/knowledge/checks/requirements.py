@@ -241,9 +241,12 @@ OWN_MESSAGES: dict[str, str] = {
     "deepspeed": r"Unsupported global: GLOBAL deepspeed\.[\w.]+|DeepSpeed version must be >= ?\d[\d.]*",
     # torchvision 0.6 registering its ONNX ops on torch 1.4 (pytorch/vision#1827); its fake-kernel registration
     # on a torch that registered one (intel/torch-xpu-ops#1545); the image extension, the ops' dispatch and
-    # the circular import a failed extension load leaves; Windows' loader on its _C.pyd / image.pyd
+    # the circular import a failed extension load leaves; Windows' loader on its _C.pyd / image.pyd; and
+    # torchvision 0.17's _meta_registrations (torch._custom_ops.impl_abstract) when its _C did not load, the
+    # twin of "operator torchvision::nms does not exist" (torch/_custom_op/impl.py; pytorch/vision#8289)
     "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
+    r"|Could not find the operator torchvision::\w+"
     r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
