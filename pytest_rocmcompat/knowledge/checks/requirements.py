@@ -12,7 +12,8 @@ and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assume
 requirements on packages present in the stack are checked; in a ``--rocm-set`` replay, on
 packages the replay named (or torch). Each pair is reported with its source. A pair reaches the
 tests that use either package, except torch's Triton pin, which reaches torch.compile tests only
-(:data:`COMPILE_USES`).
+(:data:`COMPILE_USES`), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
+torch pins, at another version (both install the ``triton`` module: :func:`_upstream_triton_on_rocm`).
 """
 
 from __future__ import annotations
@@ -223,7 +224,7 @@ def pair_predicts(dists: Iterable[str]) -> str:
 # (``pair_predicts``): the per-package half of the signature, so that :data:`PREDICTS` (capped like
 # every signature at 2,000 characters) keeps only what any pair may print. Each alternative is
 # matched by a message quoted in the tests beside its source (tests/knowledge/test_deepspeed_torch.py,
-# test_torchvision_messages.py, test_pair_messages.py).
+# test_torchvision_messages.py, test_pair_messages.py, test_companion_messages.py).
 _DLL = r"[Tt]he procedure entry point [^\n]{{1,200}}? could not be located in the dynamic link library [^\n]{{0,300}}?{lib}"
 # Inductor reading a launcher field the installed Triton moved (metadata.cluster_dims; the CompiledKernel
 # hooks are in PREDICTS), torch._inductor.exc.TritonMissing: Inductor's has_triton() refusing it, and
