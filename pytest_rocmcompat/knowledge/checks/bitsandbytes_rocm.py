@@ -9,8 +9,11 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   ``multi-backend-refactor`` branch (preview wheels, or built from source); 0.48 "ROCm support is
   currently only available in our preview wheels or when building from source". So a PyPI
   release before **0.49.0** carries no ROCm library at all;
-- 0.49 and 0.50 ship ROCm libraries on Linux x86-64 for the ROCm releases and GPU targets of
-  :data:`PYPI_ROCM` (a library per ROCm release: the version must match);
+- 0.49 and 0.50 ship ROCm libraries on Linux x86-64 (never in the Linux aarch64 wheels) for the ROCm
+  releases and GPU targets of :data:`PYPI_ROCM` (a library per ROCm release: the version must match); each
+  release is judged by its own wheels (:data:`.bitsandbytes_rocm_data.PYPI_WHEELS`, read from PyPI: 0.49.0
+  and 0.49.1 have no ROCm 7.2 library, 0.50.0's ROCm 7.14 one no gfx1250, 0.50.2 adds ROCm 7.15, gfx908 and
+  gfx1030 to every Linux library and gfx1010-1012 to 7.14/7.15, #2046);
 - every release that mentions ROCm starts at **ROCm 6.1** ("fully supported from ROCm 6.1
   onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
 - no release, preview or source build lists gfx803, gfx900, gfx906, gfx1010-1012 or the Vega APUs.
@@ -87,61 +90,17 @@ SOURCE_FLOOR = DOCS.format(tag="0.44.1")  # "fully supported from ROCm 6.1 onwar
 FIRST_PYPI_ROCM = Version("0.49.0")
 MIN_ROCM = Version("6.1")
 
-_CDNA_49 = ("gfx90a", "gfx942")
-_RDNA_49 = ("gfx1100", "gfx1101")
-_LATE_49 = ("gfx1150", "gfx1151", "gfx1200", "gfx1201")
-_RDNA_50 = (
-    "gfx1100",
-    "gfx1101",
-    "gfx1102",
-    "gfx1103",
-    "gfx1150",
-    "gfx1151",
-    "gfx1152",
-    "gfx1153",
-    "gfx1200",
-    "gfx1201",
-)
-_R714 = ("gfx908", "gfx90a", "gfx942", "gfx950", "gfx1250", *(f"gfx103{n}" for n in range(7)), *_RDNA_50)
-# release series -> ROCm release series -> GPU targets of its Linux x86-64 PyPI wheel (the
-# "Installation from PyPI" table of installation.mdx at the release's tag: 0.49.0-0.49.2, 0.50.0-0.50.1).
+# release series -> ROCm release series -> GPU targets of its Linux x86-64 PyPI wheel, as the series' guide
+# tables them ("Installation from PyPI" of installation.mdx at 0.49.2 and 0.50.1); each release's own wheels, which
+# the check judges by (0.49.0/0.49.1 without ROCm 7.2, 0.50.0 without gfx1250, 0.50.2's wider targets and ROCm
+# 7.15), are :data:`.bitsandbytes_rocm_data.PYPI_WHEELS`, read from the wheels on PyPI.
 PYPI_ROCM: dict[str, dict[str, tuple[str, ...]]] = {
-    "0.49": {
-        "6.2": (*_CDNA_49, *_RDNA_49),
-        "6.3": (*_CDNA_49, *_RDNA_49),
-        "6.4": (*_CDNA_49, *_RDNA_49, *_LATE_49),
-        "7.0": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),
-        "7.1": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),
-        "7.2": (*_CDNA_49, "gfx950", *_RDNA_49, *_LATE_49),  # from 0.49.2
-    },
-    "0.50": {
-        "6.4": (*_CDNA_49, *_RDNA_50),
-        "7.0": (*_CDNA_49, "gfx950", *_RDNA_50),
-        "7.1": (*_CDNA_49, "gfx950", *_RDNA_50),
-        "7.2": (*_CDNA_49, "gfx950", *_RDNA_50),
-        "7.14": _R714,
-    },
+    "0.49": bitsandbytes_rocm_data.LINUX_0492,
+    "0.50": bitsandbytes_rocm_data.LINUX_0501,
 }
-LAST_TAG = {"0.49": "0.49.2", "0.50": "0.50.1"}  # the tag whose table is cited
 # The same tables' "Windows x86-64" rows: none in 0.49 ("Windows is not currently supported."), from 0.50
-# ROCm 7.2.1 and 7.14.0 for RDNA only.
-_WIN_72 = ("gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200", "gfx1201")
-PYPI_ROCM_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {
-    "0.49": {},
-    "0.50": {
-        "7.2": _WIN_72,
-        "7.14": (
-            *(f"gfx103{n}" for n in range(7)),
-            "gfx1100",
-            "gfx1101",
-            "gfx1102",
-            *_LATE_49[:2],
-            "gfx1152",
-            "gfx1153",
-            *_LATE_49[2:],
-        ),
-    },
-}
+# ROCm 7.2.1 and 7.14.0 for RDNA only (0.50.2 adds CDNA gfx908/gfx90a and ROCm 7.15).
+PYPI_ROCM_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {"0.49": {}, "0.50": bitsandbytes_rocm_data.WINDOWS_0501}
 # From 0.50.0 the loader falls back to another library of the same ROCm major and reads BNB_ROCM_VERSION;
 # 0.47-0.49 raise on BNB_CUDA_VERSION under ROCm (cextension.py get_cuda_bnb_library_path at the tags).
 LOADER_FALLBACK = Version("0.50.0")
@@ -299,14 +258,11 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
 
 def _pypi_problem(release: Version, rocm: Version | None, archs: list[str], host: _Host) -> _Problem | None:
     """A PyPI release from 0.49.0: its wheel's ROCm libraries for this OS, the one its loader picks."""
-    series = f"{release.major}.{release.minor}"
-    table = PYPI_ROCM_WINDOWS if host.windows else PYPI_ROCM
-    if series not in table:
+    wheels = bitsandbytes_rocm_data.wheels_of(release)
+    if wheels is None:
         return None
-    rows = dict(table[series])
-    if release < Version("0.49.2"):
-        rows.pop("7.2", None)  # the ROCm 7.2 library came with 0.49.2
-    link = DOCS.format(tag=LAST_TAG[series])
+    rows = wheels.windows if host.windows else wheels.linux
+    link = wheels.link
     if not rows:
         return _Problem("ships no ROCm library for Windows (its guide: Windows is not currently supported)", link)
     override = _override(release, host.variables)
@@ -320,7 +276,10 @@ def _pypi_problem(release: Version, rocm: Version | None, archs: list[str], host
     missing = _missing(archs, rows[key])
     if missing:
         picked = "" if key == f"{rocm.major}.{rocm.minor}" else f", which its loader picks for ROCm {rocm}"
-        return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {key} library{picked}", link)
+        bases = [rocm_targets.base(a) for a in missing]
+        later = bitsandbytes_rocm_data.first_serving(release, host.windows, key, bases)
+        since = f" (its ROCm {key} library has them from bitsandbytes {later.first})" if later else ""
+        return _Problem(f"has no kernels for {', '.join(missing)} in its ROCm {key} library{picked}{since}", link)
     return None
 
 

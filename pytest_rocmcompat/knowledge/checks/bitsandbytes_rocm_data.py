@@ -69,6 +69,7 @@ https://github.com/bitsandbytes-foundation/bitsandbytes/blob/a0da01e69312a385316
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from packaging.version import Version
@@ -226,3 +227,88 @@ def preview_of(version: Version) -> Preview | None:
     if not (public.is_devrelease or public == MBR_FIXED):
         return None
     return next((p for p in PREVIEWS if p.holds(public)), None)
+
+
+# --- PyPI releases' ROCm libraries ------------------------------------------------------------------------------
+# What each release's wheels carry, read from the wheels on PyPI (https://pypi.org/project/bitsandbytes/<v>/#files:
+# the ``libbitsandbytes_rocm*`` files of bitsandbytes-<v>-py3-none-{manylinux_2_24_x86_64,win_amd64}.whl and the
+# targets of their offload bundles). No manylinux_2_24_aarch64 wheel (0.46.0 on) carries any ROCm library, nor
+# does any wheel before 0.49.0. The guides agree (installation.mdx "Installation from PyPI" at 0.49.2, 0.50.0,
+# 0.50.1), except where a release is newer than its guide:
+# - 0.49.0 and 0.49.1 have no ROCm 7.2 library (0.49.2's guide lists it);
+# - 0.50.0's ROCm 7.14 library has no gfx1250 (its guide agrees; #2023 added it for 0.50.1);
+# - 0.50.2 adds gfx908 and gfx1030 to every Linux library, gfx1010/gfx1011/gfx1012 to ROCm 7.14, gfx908, gfx90a,
+#   gfx1010-gfx1012 and gfx1103 to Windows' ROCm 7.14 (#2046, "ci: expand ROCm architecture coverage"), and
+#   a ROCm 7.15 library on Linux and Windows with the 7.14 targets (the wheels: libbitsandbytes_rocm715.so/.dll).
+# A later release of a series is judged by the newest release tabled here (0.50.x after 0.50.2 as 0.50.2).
+_GUIDE = f"{REPO}/blob/{{tag}}/docs/source/installation.mdx"
+SOURCE_0502 = f"{REPO}/pull/2046"
+
+_CDNA = ("gfx90a", "gfx942")
+_RDNA3 = ("gfx1100", "gfx1101")
+_LATE = ("gfx1150", "gfx1151", "gfx1200", "gfx1201")
+_W49_62 = (*_CDNA, *_RDNA3)
+_W49_64 = (*_W49_62, *_LATE)
+_W49_70 = (*_CDNA, "gfx950", *_RDNA3, *_LATE)
+_RDNA_50 = (*_RDNA3, "gfx1102", "gfx1103", *_RDNA35, *_RDNA4)
+_W50_64 = (*_CDNA, *_RDNA_50)
+_W50_70 = (*_CDNA, "gfx950", *_RDNA_50)
+_RDNA2 = tuple(f"gfx103{n}" for n in range(7))
+_RDNA1 = ("gfx1010", "gfx1011", "gfx1012")
+_W50_714 = ("gfx908", *_CDNA, "gfx950", *_RDNA2, *_RDNA_50)
+_WIN_72 = (*_RDNA3, "gfx1102", "gfx1150", "gfx1151", *_RDNA4)
+_WIN_714 = (*_RDNA2, *_RDNA3, "gfx1102", *_RDNA35, *_RDNA4)
+_W502_714 = (*_W50_714, "gfx1250", *_RDNA1)
+_WIN502_714 = ("gfx908", "gfx90a", *_RDNA1, *_RDNA2, *_RDNA_50)
+
+LINUX_0491 = {"6.2": _W49_62, "6.3": _W49_62, "6.4": _W49_64, "7.0": _W49_70, "7.1": _W49_70}
+LINUX_0492 = {**LINUX_0491, "7.2": _W49_70}
+LINUX_0500 = {"6.4": _W50_64, **dict.fromkeys(("7.0", "7.1", "7.2"), _W50_70), "7.14": _W50_714}
+LINUX_0501 = {**LINUX_0500, "7.14": (*_W50_714, "gfx1250")}
+LINUX_0502 = {
+    "6.4": ("gfx908", *_W50_64, "gfx1030"),
+    **dict.fromkeys(("7.0", "7.1", "7.2"), ("gfx908", *_W50_70, "gfx1030")),
+    **dict.fromkeys(("7.14", "7.15"), _W502_714),
+}
+WINDOWS_0501 = {"7.2": _WIN_72, "7.14": _WIN_714}
+WINDOWS_0502 = {"7.2": _WIN_72, **dict.fromkeys(("7.14", "7.15"), _WIN502_714)}
+
+
+@dataclass(frozen=True)
+class Wheels:
+    """The PyPI releases ``first <= v < end``: their Linux x86-64 and Windows wheels' ROCm series -> GPU targets."""
+
+    first: Version
+    end: Version
+    linux: dict[str, tuple[str, ...]]
+    windows: dict[str, tuple[str, ...]]
+    link: str  # the release series' guide (0.50.2: the PR that set its targets)
+
+    def holds(self, version: Version) -> bool:
+        return self.first <= version < self.end
+
+
+PYPI_WHEELS: tuple[Wheels, ...] = (
+    Wheels(_v("0.49.0"), _v("0.49.2"), LINUX_0491, {}, _GUIDE.format(tag="0.49.2")),
+    Wheels(_v("0.49.2"), _v("0.50.0"), LINUX_0492, {}, _GUIDE.format(tag="0.49.2")),
+    Wheels(_v("0.50.0"), _v("0.50.1"), LINUX_0500, WINDOWS_0501, _GUIDE.format(tag="0.50.1")),
+    Wheels(_v("0.50.1"), _v("0.50.2"), LINUX_0501, WINDOWS_0501, _GUIDE.format(tag="0.50.1")),
+    Wheels(_v("0.50.2"), _v("0.51.0"), LINUX_0502, WINDOWS_0502, SOURCE_0502),
+)
+
+
+def wheels_of(release: Version) -> Wheels | None:
+    """The ROCm libraries of a PyPI release's wheels; None before 0.49.0 (none) or past the tabled series."""
+    return next((w for w in PYPI_WHEELS if w.holds(release)), None)
+
+
+def first_serving(release: Version, windows: bool, series: str, missing: Collection[str]) -> Wheels | None:
+    """The first release after ``release`` whose ``series`` library carries every target of ``missing``."""
+    return next(
+        (
+            w
+            for w in PYPI_WHEELS
+            if w.first > release and set(missing) <= set((w.windows if windows else w.linux).get(series, ()))
+        ),
+        None,
+    )
