@@ -45,6 +45,8 @@ def test_each_release_is_tabled_by_its_own_wheels() -> None:
     assert {"gfx90a", "gfx1103"} <= set(late.windows["7.14"]) and "gfx1103" not in late.windows["7.2"]
     assert _wheels("0.50.7").first == Version("0.50.2")  # a later 0.50.x: the newest tabled release
     assert bitsandbytes_rocm_data.wheels_of(Version("0.51.0")) is None
+    # no release ever built for GCN5/Vega: still a verdict on any release
+    assert {"gfx900", "gfx906"}.isdisjoint(bitsandbytes_rocm.EVER) and "gfx1012" in bitsandbytes_rocm.EVER
 
 
 # (stack missing a target, the release that adds it, what the older one says)
@@ -54,6 +56,7 @@ BOUNDS = [
     (("arch=gfx1250", "torch=2.13.0+rocm7.15"), "0.50.0", "0.50.2", "ROCm 7.14 library, which its loader picks for ROCm 7.15"),
     (("arch=gfx1030", "torch=2.9.1+rocm6.4"), "0.50.1", "0.50.2", "no kernels for gfx1030 in its ROCm 6.4 library"),
     (("arch=gfx908", "torch=2.10.0+rocm7.2"), "0.50.1", "0.50.2", "no kernels for gfx908 in its ROCm 7.2 library"),
+    (("arch=gfx1012", "torch=2.12.0+rocm7.14"), "0.50.1", "0.50.2", "no kernels for gfx1012 in its ROCm 7.14 library"),
     (("os=Windows", "arch=gfx90a", "torch=2.12.0+rocm7.14"), "0.50.1", "0.50.2", "no kernels for gfx90a in its ROCm 7.14"),
     (("arch=gfx942", "torch=2.10.0+rocm7.2"), "0.49.1", "0.49.2", "ships no library for ROCm 7.2"),
 ]  # fmt: skip
@@ -80,6 +83,14 @@ def test_a_missing_target_names_the_release_that_adds_it() -> None:
         "no kernels for gfx1103 in its ROCm 7.2 library" in none_later[0] and "from bitsandbytes" not in none_later[0]
     )
     assert none_later[2] == bitsandbytes_rocm_data.SOURCE_0502
+
+
+def test_rdna1_is_served_only_from_rocm_7() -> None:
+    """No bitsandbytes named: 0.50.2's ROCm 7.14/7.15 libraries serve gfx1010-1012, no ROCm 6.x library does."""
+    (on_6,) = _found("arch=gfx1010", "rocm=6.4.4")
+    assert "no official ROCm 6.x library for gfx1010" in on_6[0] and on_6[1]
+    (on_7,) = _found("arch=gfx1010", "rocm=7.14.0")
+    assert "is not named" in on_7[0] and on_7[1]
 
 
 STACK_1250 = ("platform=rocm", "arch=gfx1250", "torch=2.12.0+rocm7.14")

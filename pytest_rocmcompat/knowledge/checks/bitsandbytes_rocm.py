@@ -16,7 +16,8 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   gfx1030 to every Linux library and gfx1010-1012 to 7.14/7.15, #2046);
 - every release that mentions ROCm starts at **ROCm 6.1** ("fully supported from ROCm 6.1
   onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
-- no release, preview or source build lists gfx803, gfx900, gfx906, gfx1010-1012 or the Vega APUs.
+- no release, preview or source build lists gfx803, gfx900, gfx906 or the Vega APUs (gfx1010-1012
+  only 0.50.2's ROCm 7.14/7.15 libraries).
 
 A dev bitsandbytes (and ``1.0.0``, multi-backend-refactor's fixed version; PyPI has published no
 1.0.0 as of 2026-11-26: should it, that release must be told apart here) is a preview wheel or
@@ -119,7 +120,13 @@ SOURCE_REFUSES_CUDA_OVERRIDE = (
     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.49.2/bitsandbytes/cextension.py"
 )
 # Every target any release, preview wheel (gfx90a/gfx942/gfx1100) or documented build serves.
-EVER = frozenset(t for rows in PYPI_ROCM.values() for targets in rows.values() for t in targets)
+EVER = frozenset(
+    t
+    for wheels in bitsandbytes_rocm_data.PYPI_WHEELS
+    for rows in (wheels.linux, wheels.windows)
+    for targets in rows.values()
+    for t in targets
+)
 
 # ``lib.cXXX`` of the native library that failed to load (``lib`` is None): bitsandbytes' own C symbols
 # (csrc/pythonInterface.cpp), not any attribute starting with c ("'NoneType' object has no attribute
@@ -422,8 +429,8 @@ def _unnamed_problem(rocm: Version | None, archs: list[str]) -> _Problem | None:
         return _unnamed_release()
     served = {
         t
-        for table in (PYPI_ROCM, PYPI_ROCM_WINDOWS)
-        for rows in table.values()
+        for wheels in bitsandbytes_rocm_data.PYPI_WHEELS
+        for rows in (wheels.linux, wheels.windows)
         for series, targets in rows.items()
         if Version(series).major == rocm.major
         for t in targets
