@@ -22,6 +22,7 @@ from pytest_rocmcompat.knowledge.checks import (
     hipblaslt_arch,
     hsa_override,
     library_arch,
+    nccl_nvls,
     numeric_formats,
     numpy_abi,
     onnxruntime_builds,
@@ -65,6 +66,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_sdk_family.ID: rocm_sdk_family.check,
     onnxruntime_builds.ID: onnxruntime_builds.check,
     rccl_arch.ID: rccl_arch.check,
+    nccl_nvls.ID: nccl_nvls.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -92,6 +94,7 @@ PREDICTS: dict[str, str] = {
     rocm_sdk_family.ID: rocm_sdk_family.PREDICTS,
     onnxruntime_builds.ID: onnxruntime_builds.PREDICTS,
     rccl_arch.ID: rccl_arch.PREDICTS,
+    nccl_nvls.ID: nccl_nvls.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
