@@ -5,8 +5,8 @@ NCCL 2.17.1 added the NVLS algorithm (NVLink SHARP multicast through NVSwitch, i
 ``CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`` (``NCCL_NVLS_ENABLE`` default 2 from 2.18.1; 1 in 2.17.1);
 an NCCL built with CUDA before 12.1 has only stubs (``#if CUDART_VERSION >= 12010`` in
 ``src/transport/nvls.cc``), and 2.17.1 asks for a 12.1 driver ("NVLS Multicast support requires
-CUDA12.1 UMD + KMD"). When the multicast object cannot be created or bound (Fabric Manager or
-NVSwitch state, a container without the IMEX channel), the ``CUCHECK`` in ``nvls.cc`` returns
+CUDA12.1 UMD + KMD"). When the multicast object cannot be created or bound ("usually caused by a
+system or configuration error in the Fabric Manager or NVSwitches", as 2.27.3+ says), ``nvls.cc`` returns
 ``ncclUnhandledCudaError`` and communicator init fails:
 
 - 2.17.1 to 2.27.2: fatal (:data:`SOURCE_FATAL`);
@@ -18,7 +18,7 @@ NVSwitch state, a container without the IMEX channel), the ``CUCHECK`` in ``nvls
 
 ``NCCL_NVLS_ENABLE=0`` skips NVLS set-up (``if (!ncclParamNvlsEnable() ...) return ncclSuccess``
 at every tag). ``NCCL_ALGO`` is not taken as a way out: NCCL reads it only in its tuning
-(``src/graph/tuning.cc``, ``enqueue.cc``), after ``ncclNvlsSetup`` has run. Whether this host's
+(``src/graph/tuning.cc``, ``enqueue.cc``), never in the NVLS set-up of ``nvls.cc``/``init.cc``. Whether this host's
 NVSwitch multicast works no stack states: a risk (only the NVLS failure confirms it), and only
 collective tests meet it (``uses("nccl")``, ``uses("torch.distributed")``, the collective suite).
 GPUs judged: those of the NVSwitch baseboards Fabric Manager serves (:data:`SOURCE_NVSWITCH`: HGX
