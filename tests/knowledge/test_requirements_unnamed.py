@@ -240,6 +240,31 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "Dynamo is not supported on Python 3.13+",
         "https://github.com/pytorch/pytorch/issues/144048",
     ),
+    # API removals between packages that declare each other unbounded (more in test_api_removal_rows.py)
+    (  # as Python formats the failed import at transformers v4.50.0 modeling_utils.py#L40 (torch < 2.0)
+        "transformers",
+        "4.50.0",
+        "ModuleNotFoundError: No module named 'torch.distributed.tensor'",
+        f"{_TF}v4.50.0/src/transformers/modeling_utils.py#L40",
+    ),
+    (
+        "transformers",
+        "4.51.0",
+        "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'",
+        "https://github.com/huggingface/transformers/issues/32185",
+    ),
+    (
+        "basicsr",
+        "1.4.0",
+        "[Issue]: ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'",
+        "https://github.com/vladmandic/sdnext/issues/2543",
+    ),
+    (
+        "torchvision",
+        "0.2.1",
+        "New Pillow version (7.0.0) breaks torchvision (ImportError: cannot import name 'PILLOW_VERSION' from 'PIL')",
+        "https://github.com/pytorch/vision/issues/1712",
+    ),
 ]
 
 

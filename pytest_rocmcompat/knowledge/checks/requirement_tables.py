@@ -34,6 +34,7 @@ class RuntimeRow(NamedTuple):
 
 _TF = "https://github.com/huggingface/transformers/blob/"
 _TF_IMPORT = "src/transformers/utils/import_utils.py"
+_TF_MODELING = "src/transformers/modeling_utils.py"
 _PEFT = "https://github.com/huggingface/peft/blob/"
 _DS = "https://github.com/deepspeedai/DeepSpeed/"
 _ACC = "https://github.com/huggingface/accelerate/blob/"
@@ -47,6 +48,7 @@ _VISION2SEQ = (
     r"cannot import name 'MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES' from 'transformers\.models\.auto\.modeling_auto'"
 )
 _CACHED_DOWNLOAD = r"cannot import name 'cached_download' from 'huggingface_hub'"
+_NO_DTENSOR_PKG = r"No module named 'torch\.distributed\.tensor'"
 _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
 # an extra, each row read at the release tags it names:
@@ -148,6 +150,29 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   >=0.21.0); peft 0.6.1's ``peft_model.py`` imports ``id_tensor_storage`` from
 #   ``transformers.pytorch_utils`` (first in transformers 4.30.0; absent in 4.29.2) with transformers
 #   unbounded (0.6.2 carries its own copy in ``peft/utils/other.py``).
+# - transformers before 4.52 (no "Disabling PyTorch" gate; torch only an extra, ``torch>=2.0`` from 4.50)
+#   imports what an older torch lacks on every model class's import (``modeling_utils.py``, read in the
+#   4.50.0 to 4.51.3 wheels): from 4.50.0 ``import torch.distributed.tensor`` at module level (the
+#   package is first in torch 2.0: absent in the torch 1.13.1 wheel, present in 2.0.1); from 4.51.0 also
+#   ``"F8_E4M3": torch.float8_e4m3fn`` in the module-level ``str_to_torch_dtype`` (its later assignments
+#   are guarded by ``is_torch_greater_or_equal("2.1.0")``, this one is not), a dtype first in torch 2.1
+#   (``c10/core/ScalarType.h`` of the 2.0.1 and 2.1.0 wheels). No row for 4.30 to 4.49: their torch
+#   uses at import were read guarded (``torch.utils._pytree.register_pytree_node`` behind a torch >= 2.2
+#   test from 4.38.0, ``hasattr`` in 4.37.x; ``torch.distributed.tensor`` names behind >= 2.5).
+# - basicsr (all releases to its last, 1.4.2) imports ``rgb_to_grayscale`` from
+#   ``torchvision.transforms.functional_tensor`` (``basicsr/data/degradations.py``), reached on ``import
+#   basicsr`` from 1.4.0 (``data/realesrgan_dataset.py`` and ``models/realesr*_model.py``, imported by
+#   the packages' registry scans; read in the 1.3.5, 1.4.0 and 1.4.2 sdists), while declaring
+#   ``torchvision`` unbounded; torchvision 0.17.0 removed the module ("We removed the
+#   torchvision.transforms.functional_tensor.py and torchvision.transforms.functional_pil.py modules",
+#   https://github.com/pytorch/vision/releases/tag/v0.17.0; deprecated by pytorch/vision#7269 in 0.15;
+#   read in the 0.16.2 and 0.17.0 wheels). BasicSR fixed it after 1.4.2 (XPixelGroup/BasicSR#650, 2024,
+#   unreleased).
+# - torchvision 0.2.1 to 0.4.x import ``PILLOW_VERSION`` from PIL (``transforms/functional.py``, on
+#   ``import torchvision``; read in the 0.2.0 to 0.5.0 wheels; 0.5.0 imports ``__version__``,
+#   pytorch/vision#1501), which Pillow 7.0.0 removed, 7.1.0 restored (deprecated, through a module
+#   ``__getattr__``) and 9.0.0 removed again (read in the Pillow 6.2.2, 7.0.0, 7.1.0, 8.4.0 and 9.0.0
+#   wheels' ``PIL/__init__.py``); pytorch/vision#1712 is the maintainers' report.
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
 # first, then op builds, then the engine's ZeRO hooks), so one pair is reported once. Earlier floors are not tabled.
@@ -169,6 +194,15 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "peft>=0.18.0",
             f"{_TF}v5.0.0/src/transformers/integrations/peft.py",
             message=r"The version of PEFT you are using is not compatible, please use a version >= ?0\.18\.0",
+        ),
+        # an API's existence before the 4.52 gate: a development build of the torch named has it
+        RuntimeRow("4.50.0", "torch>=2.0.0a0", f"{_TF}v4.50.0/{_TF_MODELING}#L40", "4.51.0", _NO_DTENSOR_PKG),
+        RuntimeRow(
+            "4.51.0",
+            "torch>=2.1.0a0",
+            f"{_TF}v4.51.0/{_TF_MODELING}#L487",
+            "4.52.0",
+            rf"module 'torch' has no attribute 'float8_e4m3fn'|{_NO_DTENSOR_PKG}",
         ),
         RuntimeRow("4.52.0", "torch>=2.1", f"{_TF}v4.52.0/{_TF_IMPORT}", "5.0.0", _NO_TORCH.format(r"2\.1")),
         RuntimeRow("5.0.0", "torch>=2.2", f"{_TF}v5.0.0/{_TF_IMPORT}", "5.1.0", _NO_TORCH.format(r"2\.2")),
@@ -272,6 +306,23 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ST}v2.4.0/sentence_transformers/datasets/DenoisingAutoEncoderDataset.py#L5",
             "2.7.0",
             r"cannot import name 'is_nltk_available' from 'transformers\.utils\.import_utils'",
+        ),
+    ),
+    "basicsr": (
+        RuntimeRow(
+            "1.4.0",
+            "torchvision<0.17",
+            "https://github.com/XPixelGroup/BasicSR/blob/v1.4.2/basicsr/data/degradations.py#L8",
+            message=r"No module named 'torchvision\.transforms\.functional_tensor'",
+        ),
+    ),
+    "torchvision": (
+        RuntimeRow(
+            "0.2.1",
+            "pillow!=7.0.*,<9.0.0",
+            "https://github.com/pytorch/vision/pull/1501",
+            "0.5.0",
+            r"cannot import name 'PILLOW_VERSION'",
         ),
     ),
     "deepspeed": (
