@@ -53,6 +53,14 @@ _ROCM_LABEL = re.compile(r"rocm(?:(\d+)\.(\d+)?|(\d)(\d)?)")
 _CUDA_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 # the HIP runtime's soname follows ROCm's major: libamdhip64.so.5 / .so.6 / .so.7
 _ROCM_SOURCE = "https://github.com/ROCm/TheRock/issues/1119"
+# torchvision's setup.py compiles its CUDA/HIP kernels (``ops/cuda/*.cu``, hipified on ROCm) only where
+# the building torch has a GPU (``BUILD_CUDA_SOURCES``); a ``+cpu`` build registers its operators for
+# the CPU alone, and a GPU build links torch's own GPU libraries (``libc10_cuda.so``), which a CPU
+# torch does not ship (pyg-team/pytorch_geometric#3904 for PyG's CUDA wheels on a CPU torch)
+# torch's own GPU libraries missing (pyg-team/pytorch_geometric#3904): predicted for this fact only, as
+# a plain torch install missing them is torch's own breakage, not an extension's
+GPU_LIBS_MISSING = r"lib(?:c10|torch)_(?:cuda|hip)\.so: cannot open shared object file"
+_CPU_BUILD_SOURCE = "https://github.com/pytorch/vision/blob/004ebb5cd46514e67a2f21bfdae64e74cc11bb13/setup.py"
 # Packages whose label links no GPU runtime of that release beside torch's. jaxlib's CUDA wheels
 # (``0.4.23+cuda12.cudnn89``) use an installed CUDA or NVIDIA's pip wheels, so such a label beside a
 # torch of another CUDA major says nothing about the stack.
@@ -74,6 +82,8 @@ class BuiltFor:
     source: str
     matches: bool
     consequence: str  # what happens when it does not match
+    partial: bool = False  # only part of it fails (its GPU operators): a test may never meet it
+    predicts: str = ""  # a failure this fact alone predicts (beyond the check's signature)
 
 
 def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool | None) -> list[BuiltFor]:
@@ -170,11 +180,16 @@ def _runtime_mismatch(dist: str, v: Version, label: str, torch_label: str) -> Bu
     major only); one built against ROCm N links ``libamdhip64.so.N``, whose soname follows ROCm's
     major. torchvision before 0.16 also refuses another CUDA *minor* (its ``_check_cuda_version``
     compared both until pytorch/vision#7726), torchaudio releases before pytorch/audio#4226 (merged
-    2026-09-02) likewise. Another vendor's build is ``built-for-other-vendor``'s; a CPU build, or a
-    torch without a label, is not judged.
+    2026-09-02) likewise. Another vendor's build is ``built-for-other-vendor``'s; a torch without a
+    label is not judged. A ``+cpu`` build beside a GPU torch has no GPU kernels (its operators fail on
+    GPU tensors: a partial failure); a GPU build beside a ``+cpu`` torch links GPU libraries it lacks.
     """
     built, torch = gpu_runtime(label), gpu_runtime(torch_label)
-    if built is None or torch is None or built[0] != torch[0] or built[0] == "cpu":
+    if built is None or torch is None:
+        return None
+    if (built[0] == "cpu") != (torch[0] == "cpu"):
+        return _cpu_gpu_mismatch(built[0], torch[0])
+    if built[0] != torch[0] or built[0] == "cpu":
         return None
     if built[0] == "cuda" and built[1] == torch[1] and None not in (built[2], torch[2]) and built[2] != torch[2]:
         strict = _MINOR_STRICT.get(dist)
@@ -196,6 +211,24 @@ def _runtime_mismatch(dist: str, v: Version, label: str, torch_label: str) -> Bu
         f"ROCm {built[1]}", _ROCM_SOURCE, False,
         f"its library links the ROCm {built[1]} HIP runtime (libamdhip64.so.{built[1]}), which a ROCm {torch[1]} "
         "torch does not bring",
+    )  # fmt: skip
+
+
+def _cpu_gpu_mismatch(built: str, torch: str) -> BuiltFor:
+    """A CPU-only build beside a GPU torch, or a GPU build beside a CPU-only torch."""
+    if built == "cpu":
+        runtime = "CUDA" if torch == "cuda" else "ROCm (HIP)"
+        return BuiltFor(
+            "the CPU only", _CPU_BUILD_SOURCE, False,
+            f"its operators have no {runtime} kernels, so calling them on GPU tensors fails "
+            "(\"Could not run 'NS::op' with arguments from the 'CUDA' backend\")",
+            partial=True,
+        )  # fmt: skip
+    runtime = "CUDA" if built == "cuda" else "ROCm"
+    return BuiltFor(
+        f"a {runtime} torch", _CPU_BUILD_SOURCE, False,
+        f"its library links torch's {runtime} libraries (libc10_cuda.so), which a CPU-only torch does not have",
+        predicts=GPU_LIBS_MISSING,
     )  # fmt: skip
 
 

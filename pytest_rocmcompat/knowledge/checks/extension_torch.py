@@ -55,6 +55,9 @@ def check(env: Environment) -> list[Finding]:
                     f"against the installed torch), or the torch it was built for",
                     link=fact.source,
                     uses=(dist,),
+                    # only part of it fails (a CPU build's GPU operators): a risk a test may not meet
+                    uncertain=fact.partial,
+                    predicts=fact.predicts,
                 )
             )
     return found
