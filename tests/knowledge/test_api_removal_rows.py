@@ -3,7 +3,8 @@
 :data:`requirement_tables.RUNTIME_MINIMUMS` rows (each sourced in the comment above the table):
 transformers 4.50.x imports ``torch.distributed.tensor`` (torch 2.0) and 4.51.x also reads
 ``torch.float8_e4m3fn`` (torch 2.1) when any model class is imported, before 4.52's torch gate;
-basicsr >= 1.4.0 imports ``torchvision.transforms.functional_tensor`` (removed in torchvision 0.17.0);
+basicsr >= 1.4.0 and pytorchvideo >= 0.1.2 import ``torchvision.transforms.functional_tensor`` (removed in
+torchvision 0.17.0);
 torchvision 0.2.1 to 0.4.x import ``PILLOW_VERSION`` (gone in Pillow 7.0.0, restored in 7.1.0,
 removed in 9.0.0). Each row both ways through the registry, and the failures users met (or the text
 Python formats for the import) predicted by the finding's signature, unrelated ones not.
@@ -69,6 +70,14 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
     (("lib.basicsr=1.4.0", "lib.torchvision=0.20.1"), "basicsr 1.4.0 requires torchvision<0.17, installed"),
     (("lib.basicsr=1.4.2", "lib.torchvision=0.16.2"), None),  # deprecated there (a warning), not removed
     (("lib.basicsr=1.3.5", "lib.torchvision=0.17.0"), None),  # import basicsr does not reach degradations.py
+    # pytorchvideo 0.1.2 to 0.1.5: transforms/augmentations.py imports functional_tensor as F_t
+    (
+        ("lib.pytorchvideo=0.1.5", "lib.torchvision=0.17.0"),
+        "pytorchvideo 0.1.5 requires torchvision<0.17, installed torchvision 0.17.0 (https://github.com/facebookresearch/",
+    ),
+    (("lib.pytorchvideo=0.1.2", "lib.torchvision=0.18.1"), "pytorchvideo 0.1.2 requires torchvision<0.17, installed"),
+    (("lib.pytorchvideo=0.1.5", "lib.torchvision=0.16.2"), None),
+    (("lib.pytorchvideo=0.1.1", "lib.torchvision=0.17.0"), None),  # before augmentations.py
     # torchvision 0.2.1 to 0.4.x: ``from PIL import ... PILLOW_VERSION``
     (
         ("lib.torchvision=0.4.2", "torch=1.3.1", "lib.pillow=7.0.0"),
@@ -123,6 +132,11 @@ VERBATIM: list[tuple[tuple[str, ...], str, str]] = [
         "No module named 'torchvision.transforms.functional_tensor'",
         "https://github.com/ashleykleynhans/runpod-worker-real-esrgan/issues/3",
     ),
+    (  # its traceback from pytorchvideo/transforms/augmentations.py, line 9
+        ("lib.pytorchvideo=0.1.5", "lib.torchvision=0.22.1"),
+        "ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'",
+        "https://github.com/facebookresearch/pytorchvideo/issues/271",
+    ),
     (
         ("lib.torchvision=0.4.2", "torch=1.3.1", "lib.pillow=7.0.0"),
         "New Pillow version (7.0.0) breaks torchvision (ImportError: cannot import name 'PILLOW_VERSION' from 'PIL')",
@@ -161,7 +175,13 @@ UNCLAIMED = [
     "Segmentation fault (core dumped)",
 ]
 
-_NEW = {("transformers", "4.50.0"), ("transformers", "4.51.0"), ("basicsr", "1.4.0"), ("torchvision", "0.2.1")}
+_NEW = {
+    ("transformers", "4.50.0"),
+    ("transformers", "4.51.0"),
+    ("basicsr", "1.4.0"),
+    ("pytorchvideo", "0.1.2"),
+    ("torchvision", "0.2.1"),
+}
 
 
 def test_the_new_messages_are_narrow() -> None:

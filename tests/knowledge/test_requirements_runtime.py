@@ -84,6 +84,7 @@ _ROW_SOURCES = (
     "https://github.com/huggingface/",
     "https://github.com/deepspeedai/",
     "https://github.com/XPixelGroup/BasicSR/",
+    "https://github.com/facebookresearch/pytorchvideo/",
     "https://github.com/pytorch/vision/",
 )
 

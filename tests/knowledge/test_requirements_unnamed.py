@@ -260,6 +260,12 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "https://github.com/vladmandic/sdnext/issues/2543",
     ),
     (
+        "pytorchvideo",
+        "0.1.2",
+        "ModuleNotFoundError: No module named 'torchvision.transforms.functional_tensor'",
+        "https://github.com/facebookresearch/pytorchvideo/issues/271",
+    ),
+    (
         "torchvision",
         "0.2.1",
         "New Pillow version (7.0.0) breaks torchvision (ImportError: cannot import name 'PILLOW_VERSION' from 'PIL')",

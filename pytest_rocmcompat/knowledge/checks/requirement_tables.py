@@ -49,6 +49,7 @@ _VISION2SEQ = (
 )
 _CACHED_DOWNLOAD = r"cannot import name 'cached_download' from 'huggingface_hub'"
 _NO_DTENSOR_PKG = r"No module named 'torch\.distributed\.tensor'"
+_FUNCTIONAL_TENSOR = r"No module named 'torchvision\.transforms\.functional_tensor'"
 _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
 # an extra, each row read at the release tags it names:
@@ -168,6 +169,10 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   https://github.com/pytorch/vision/releases/tag/v0.17.0; deprecated by pytorch/vision#7269 in 0.15;
 #   read in the 0.16.2 and 0.17.0 wheels). BasicSR fixed it after 1.4.2 (XPixelGroup/BasicSR#650, 2024,
 #   unreleased).
+#   pytorchvideo 0.1.2 to 0.1.5 (its last release) import the module as ``F_t`` in
+#   ``transforms/augmentations.py``, reached by ``import pytorchvideo.transforms`` (``augmix.py``; read in
+#   the 0.1.0 to 0.1.5 sdists), declaring no torchvision requirement at all; fixed after 0.1.5 by
+#   facebookresearch/pytorchvideo@eb04d1b (2023, unreleased).
 # - torchvision 0.2.1 to 0.4.x import ``PILLOW_VERSION`` from PIL (``transforms/functional.py``, on
 #   ``import torchvision``; read in the 0.2.0 to 0.5.0 wheels; 0.5.0 imports ``__version__``,
 #   pytorch/vision#1501), which Pillow 7.0.0 removed, 7.1.0 restored (deprecated, through a module
@@ -313,7 +318,15 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "1.4.0",
             "torchvision<0.17",
             "https://github.com/XPixelGroup/BasicSR/blob/v1.4.2/basicsr/data/degradations.py#L8",
-            message=r"No module named 'torchvision\.transforms\.functional_tensor'",
+            message=_FUNCTIONAL_TENSOR,
+        ),
+    ),
+    "pytorchvideo": (
+        RuntimeRow(
+            "0.1.2",
+            "torchvision<0.17",
+            "https://github.com/facebookresearch/pytorchvideo/blob/0.1.3/pytorchvideo/transforms/augmentations.py#L9",
+            message=_FUNCTIONAL_TENSOR,
         ),
     ),
     "torchvision": (
