@@ -19,11 +19,14 @@ system or configuration error in the Fabric Manager or NVSwitches", as 2.27.3+ s
 ``NCCL_NVLS_ENABLE=0`` skips NVLS set-up (``if (!ncclParamNvlsEnable() ...) return ncclSuccess``
 at every tag). ``NCCL_ALGO`` is not taken as a way out: NCCL reads it only in its tuning
 (``src/graph/tuning.cc``, ``enqueue.cc``), never in the NVLS set-up of ``nvls.cc``/``init.cc``. Whether this host's
-NVSwitch multicast works no stack states: a risk (only the NVLS failure confirms it), and only
-collective tests meet it (``uses("nccl")``, ``uses("torch.distributed")``, the collective suite).
+NVSwitch multicast works no stack states: a risk (only the NVLS failure confirms it). It reaches
+every test, not only the collective ones: NCCL runs under vLLM, SGLang, DeepSpeed, torchrun scripts
+and any multi-GPU library a test may call, and the risk claims only NCCL's own NVLS set-up messages
+(:data:`PREDICTS`), so it cannot take another failure; it is conditional (not counted against the stack).
 GPUs judged: those of the NVSwitch baseboards Fabric Manager serves (:data:`SOURCE_NVSWITCH`: HGX
 H100, sm_90; HGX B200/B100, sm_100); the driver's multicast attribute decides on the machine. Newer
-parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verified here).
+parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verified here). A stack that
+states no GPU arch (a lockfile, a report naming only versions) may be such a host: the risk applies.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.rccl_arch import COLLECTIVE_SUITE, COLLECTIVE_USES
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -81,14 +83,18 @@ def check(env: Environment) -> list[Finding]:
     if risk is None:
         return []
     archs = ", ".join(sorted(set(_nvls_archs(env))))
+    host = (
+        f"GPU {archs}: NVLS on an NVSwitch host"
+        if archs
+        else "no GPU arch stated: NVLS on an sm_90/sm_100 NVSwitch host"
+    )
     return [
         Finding(
             check=ID,
-            reason=f"{risk.reason} (GPU {archs}: NVLS on an NVSwitch host)",
+            reason=f"{risk.reason} ({host})",
             fix=risk.fix,
             link=risk.link,
-            uses=COLLECTIVE_USES,
-            nodeids=COLLECTIVE_SUITE,
+            everything=True,  # NCCL under any multi-GPU library; only NVLS's own messages are claimed
             conditional=True,
             uncertain=True,  # whether this host's NVSwitch multicast works no stack states
         )
@@ -128,7 +134,8 @@ def _may_use_nvls(env: Environment) -> bool:
     driver = coerce_version(env.driver_cuda)
     if driver is not None and driver < MULTICAST_DRIVER:
         return False
-    return bool(_nvls_archs(env)) and not _pre_multicast_build(env)
+    stated = bool(env.archs)  # a GPU of unknown arch (a replay naming only the platform) states none
+    return (bool(_nvls_archs(env)) or not stated) and not _pre_multicast_build(env)
 
 
 def _pre_multicast_build(env: Environment) -> bool:
