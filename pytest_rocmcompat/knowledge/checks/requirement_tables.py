@@ -157,9 +157,11 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   package is first in torch 2.0: absent in the torch 1.13.1 wheel, present in 2.0.1); from 4.51.0 also
 #   ``"F8_E4M3": torch.float8_e4m3fn`` in the module-level ``str_to_torch_dtype`` (its later assignments
 #   are guarded by ``is_torch_greater_or_equal("2.1.0")``, this one is not), a dtype first in torch 2.1
-#   (``c10/core/ScalarType.h`` of the 2.0.1 and 2.1.0 wheels). No row for 4.30 to 4.49: their torch
-#   uses at import were read guarded (``torch.utils._pytree.register_pytree_node`` behind a torch >= 2.2
-#   test from 4.38.0, ``hasattr`` in 4.37.x; ``torch.distributed.tensor`` names behind >= 2.5).
+#   (``c10/core/ScalarType.h`` of the 2.0.1 and 2.1.0 wheels). No row for 4.30 to 4.49: the import-time
+#   torch uses of their core modules (modeling_utils, pytorch_utils, utils/generic, generation, cache and
+#   attention utils; read in the 4.30.2, 4.36.2, 4.40.2, 4.45.2 and 4.49.0 wheels) are old APIs or guarded
+#   (``torch.utils._pytree.register_pytree_node`` behind ``hasattr`` in 4.37.x and a torch >= 2.2 test from
+#   4.38.0; ``torch.distributed.tensor`` names behind >= 2.5); per-model code was not scanned.
 # - basicsr (all releases to its last, 1.4.2) imports ``rgb_to_grayscale`` from
 #   ``torchvision.transforms.functional_tensor`` (``basicsr/data/degradations.py``), reached on ``import
 #   basicsr`` from 1.4.0 (``data/realesrgan_dataset.py`` and ``models/realesr*_model.py``, imported by
