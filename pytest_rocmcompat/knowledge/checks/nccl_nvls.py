@@ -25,8 +25,9 @@ and any multi-GPU library a test may call, and the risk claims only NCCL's own N
 (:data:`PREDICTS`), so it cannot take another failure; it is conditional (not counted against the stack).
 GPUs judged: those of the NVSwitch baseboards Fabric Manager serves (:data:`SOURCE_NVSWITCH`: HGX
 H100, sm_90; HGX B200/B100, sm_100); the driver's multicast attribute decides on the machine. Newer
-parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verified here). A stack that
-states no GPU arch (a lockfile, a report naming only versions) may be such a host: the risk applies.
+parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verified here). A CUDA stack
+that states no GPU arch (``platform=cuda`` alone) may be such a host: the risk applies; a stack naming no
+GPU platform at all (a pip freeze alone) is not judged.
 """
 
 from __future__ import annotations
@@ -134,8 +135,10 @@ def _may_use_nvls(env: Environment) -> bool:
     driver = coerce_version(env.driver_cuda)
     if driver is not None and driver < MULTICAST_DRIVER:
         return False
-    stated = bool(env.archs)  # a GPU of unknown arch (a replay naming only the platform) states none
-    return (bool(_nvls_archs(env)) or not stated) and not _pre_multicast_build(env)
+    # a CUDA host whose GPU arch the stack does not state (a replay naming only the platform) may be an
+    # NVSwitch host; a stack naming no GPU platform (a pip freeze alone) is not judged
+    unstated = env.platform == "cuda" and not env.archs
+    return (bool(_nvls_archs(env)) or unstated) and not _pre_multicast_build(env)
 
 
 def _pre_multicast_build(env: Environment) -> bool:
