@@ -6,8 +6,8 @@ known-bad rules they include and any results given (JUnit files of earlier runs)
 - each planned cell (runtime release x torch series x Python) is judged by the rules that
   hold for it. A rule holding for the stack itself (platform, arch, versions; no library or
   environment-variable condition) that reaches every GPU test (``markers: [gpus]`` or no
-  ``applies_to``) with ``skip``/``xfail`` says **avoid**; with ``isolate`` it says **at risk**
-  (contested: it crashes for some, works for others). Narrower rules (some tests, a library
+  ``applies_to``) with ``skip``/``xfail`` says **avoid**; with ``isolate`` or ``uncertain: true`` it
+  says **at risk** (contested: it crashes for some, works for others; or its source says it may fail). Narrower rules (some tests, a library
   being installed) are **caveats** beside a recommended stack.
 - a torch series is tried at patch releases .0 to .3, so a rule on ``==2.5.1`` splits the
   series (``2.5.1`` against ``2.5.x``) instead of condemning or clearing it whole;
@@ -149,7 +149,14 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
             groups_key = (matrix.name, runtime_axis, release, series, key)
             stack = groups.get(groups_key)
             if stack is None:
-                verdict = AVOID if any(r.action != "isolate" for r in against) else AT_RISK if against else OK
+                # an isolate rule (crash-prone) or an uncertain one (its source says "may") puts it at risk
+                verdict = (
+                    AVOID
+                    if any(r.action != "isolate" and not r.at_risk for r in against)
+                    else AT_RISK
+                    if against
+                    else OK
+                )
                 groups[groups_key] = stack = Stack(
                     matrix.name,
                     f"{'ROCm' if runtime_axis == 'rocm' else 'CUDA'} {release}" if runtime_axis else platform,

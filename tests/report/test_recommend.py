@@ -69,6 +69,19 @@ def test_a_contested_isolate_rule_marks_the_stack_at_risk() -> None:
     assert not any(s.torch == "2.5.1" for s in rec.recommended(100) + rec.avoid())
 
 
+def test_an_uncertain_rule_marks_the_stack_at_risk_not_avoid() -> None:
+    """An xfail rule whose source says the stack *may* fail (``uncertain: true``) is no reason to avoid it."""
+    mi50 = load_matrix(str(REPO / "matrices" / "mi50.yaml"))
+    fault = _gfx906_rule("2.5.1")
+    maybe = replace(fault, action="xfail", at_risk=True)
+    uncertain = replace(mi50, rules=tuple(maybe if r.id == fault.id else r for r in mi50.rules))
+    rec = recommend("gfx906", [uncertain])
+    assert {(s.torch, s.runtime) for s in rec.at_risk()} == {("2.5.1", "ROCm 6.2")}
+    assert not any(s.torch == "2.5.1" for s in rec.avoid())
+    certain = replace(mi50, rules=tuple(replace(maybe, at_risk=False) if r.id == fault.id else r for r in mi50.rules))
+    assert any(s.torch == "2.5.1" for s in recommend("gfx906", [certain]).avoid())
+
+
 def test_evidence_hardware_with_date_and_replay_only(pytester: pytest.Pytester) -> None:
     runs = [read_run(str(REPO / f"reports/{d}/junit.xml")) for d in ("h100-suites", "h200x2-suites")]
     h100 = load_matrix(str(REPO / "matrices" / "h100.yaml"))
