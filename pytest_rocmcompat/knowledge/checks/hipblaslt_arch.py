@@ -24,7 +24,13 @@ confirms it, a pass stands). With nothing asking, torch's own default only warns
 so only tests that use hipBLASLt meet it (conditional). ``HSA_OVERRIDE_GFX_VERSION`` makes the
 runtime load the named processor's kernels: it is judged. A CUDA or CPU torch has no hipBLASLt.
 Releases before 5.7 are not judged; after 6.3 only by torch's list and for a GPU no hipBLASLt or
-torch list ever named (:data:`EVER`: Vega gfx900/906, RDNA1/2 gfx101x/103x, GCN).
+torch list ever named (:data:`EVER`: Vega gfx900/906, RDNA1/2 gfx101x/103x, GCN). Two bounds of
+torch's lists reach past the table: gfx950 only ``#if ROCM_VERSION >= 60500`` (ROCm/pytorch#2742's
+context lines; ROCm has no 6.5, 7.0 follows 6.4 in hipBLASLt's CHANGELOG), so ROCm 6.4 never serves
+it; gfx1150/gfx1151 only ``#if ROCM_VERSION >= 60402`` in the lists that name them, and hipBLASLt
+0.12.1 "for ROCm 6.4.2" adds gfx1151 (CHANGELOG), so 6.4.0/6.4.1 do not serve them (a ``6.4`` with
+no patch release is *uncertain*). hipBLASLt's own default targets for 6.4 and later could not be
+read at those releases' tags, so they are not tabled.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "hipblaslt-arch-unsupported"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
@@ -53,6 +60,13 @@ FIRST_RELEASE = Version("5.7")  # torch's hipBLASLt code is built for ROCm 5.7+ 
 LATE = frozenset({"gfx1150", "gfx1151"})
 LATE_FROM = Version("2.10")
 SOURCE_LATE = "https://github.com/ROCm/pytorch/pull/2742"
+# torch's lists: '#if ROCM_VERSION >= 60500 "gfx950"' (ROCm/pytorch#2742's context lines), and
+# after ROCm 6.4 came 7.0 (hipBLASLt 0.12.1 "for ROCm 6.4.2", then 1.0.0 "for ROCm 7.0.0": CHANGELOG)
+GFX950_FROM = Version("7.0")
+# '#if ROCM_VERSION >= 60402 "gfx1150", "gfx1151"' (ROCm/pytorch#2742); hipBLASLt 0.12.1 for ROCm
+# 6.4.2: "Support for gfx1151" (CHANGELOG)
+STRIX_FROM = Version("6.4.2")
+SOURCE_CHANGELOG = "https://github.com/ROCm/rocm-libraries/blob/0337fe01754968f5d6e9d0a01cb9065f686aad94/projects/hipblaslt/CHANGELOG.md"
 Status = Literal["served", "unserved", "maybe"]
 
 _57 = ("gfx90a", "gfx940", "gfx941", "gfx942")
@@ -93,15 +107,15 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
         return []
     release = rocm_targets.loaded_series(env)
+    loaded = env.torch_rocm or coerce_version(env.rocm)
     torch = env.torch_version
-    judged = [
-        (named, _status(effective, release, torch)) for named, effective in _gpus(rocm_targets.effective_archs(env))
-    ]
-    unserved = [named for named, status in judged if status == "unserved"]
-    maybe = [named for named, status in judged if status == "maybe"]
+    gpus = _gpus(rocm_targets.effective_archs(env))
+    judged = [(named, effective, _status(effective, release, torch, loaded)) for named, effective in gpus]
+    unserved = [named for named, _, status in judged if status == "unserved"]
+    maybe = [named for named, _, status in judged if status == "maybe"]
     if not unserved and not maybe:
         return []
-    where = f"ROCm {release}" if release in TARGETS else "any ROCm release"
+    where = _where(release, loaded, [eff for _, eff, status in judged if status == "unserved"], torch)
     if unserved:
         problem = (
             f"hipBLASLt does not serve {', '.join(unserved)} on {where} "
@@ -148,7 +162,21 @@ def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
     return out
 
 
-def _status(arch: str, release: str | None, torch: Version | None) -> Status:
+def _where(release: str | None, loaded: Version | None, unserved: list[str], torch: Version | None) -> str:
+    """The releases the reason names: the tabled series, the loaded release, or any."""
+    if release in TARGETS:
+        return f"ROCm {release}"
+    if loaded is None or any(_everywhere(arch, torch) for arch in unserved):
+        return "any ROCm release"
+    return f"ROCm {loaded}"
+
+
+def _everywhere(arch: str, torch: Version | None) -> bool:
+    """``arch`` is refused on every ROCm release: no list names it, or the torch predates its entry."""
+    return arch not in EVER or (arch in LATE and _since(torch, LATE_FROM, "unserved") == "unserved")
+
+
+def _status(arch: str, release: str | None, torch: Version | None, loaded: Version | None = None) -> Status:
     """Whether the stack's hipBLASLt and torch's list serve ``arch`` (``maybe``: some builds it could be)."""
     if release is not None and Version(release) < FIRST_RELEASE:
         return "served"  # torch builds for ROCm before 5.7 have no hipBLASLt path at all
@@ -161,8 +189,20 @@ def _status(arch: str, release: str | None, torch: Version | None) -> Status:
             return "unserved"  # torch lists the other targets only for ROCm 6.3+
         return "served" if arch in GATE else _since(torch, GATE_63_FROM, "maybe")
     if arch in LATE:  # a release after the table: torch's list decides
-        return _since(torch, LATE_FROM, "unserved")
+        return _strix(_since(torch, LATE_FROM, "unserved"), loaded)
+    if arch == "gfx950" and Version(release) < GFX950_FROM:
+        return "unserved"  # ROCm 6.4: torch's lists name gfx950 only for ROCM_VERSION >= 60500
     return "served"
+
+
+def _strix(status: Status, loaded: Version | None) -> Status:
+    """gfx1150/gfx1151 on ROCm 6.4: served only from 6.4.2 (``maybe`` when the patch release is unknown)."""
+    if status == "unserved" or loaded is None or (loaded.major, loaded.minor) != (6, 4):
+        return status
+    patch = loaded.release[2] if len(loaded.release) > 2 else None
+    if patch is None or patch >= 100:  # "6.4", or a HIP version's build number (6.4.43482)
+        return "maybe"
+    return status if loaded >= STRIX_FROM else "unserved"
 
 
 def _since(torch: Version | None, first: Version, before: Status) -> Status:

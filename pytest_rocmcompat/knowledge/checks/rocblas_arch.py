@@ -7,14 +7,16 @@ GPU's processor; a release built without that processor prints ``rocBLAS error: 
 ``CMakeLists.txt``'s default target list, per ROCm release (``TARGET_LIST_ROCM_X.Y``, chosen by
 ``ROCM_PLATFORM_VERSION``): :data:`TARGETS`, from the rocBLAS tag of each release (5.4-6.2), the
 rocBLAS development branch that introduced the 6.3 list, and ``projects/rocblas`` of
-ROCm/rocm-libraries (the 7.0 and 7.1 lists; 6.3 also covers 6.4 there). Where the two sources
+ROCm/rocm-libraries (the 7.0 and 7.1 lists; 6.3 also covers 6.4 there, and 7.1 covers 7.2: a
+``ROCM_PLATFORM_VERSION`` from 7.1 below 7.13 selects ``TARGET_LIST_ROCM_7.1``, and rocBLAS 5.2.0
+"for ROCm 7.2" names no new processor in its CHANGELOG). Where the two sources
 differ for a release (gfx940/941 in 6.3), the union is taken: the check claims a GPU only when
 no source lists it.
 
 The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torch wheel's bundled
 libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
 processor's kernels, so the overridden arch is judged. Releases outside the table (before 5.4,
-after 7.1, or an unknown series) are not judged. The lists are Linux's default build; a stack that
+after 7.2, or an unknown series) are not judged. The lists are Linux's default build; a stack that
 names no arch is not judged. A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
 no HIP version) gets an *uncertain* finding for a GPU that only some tabled releases carry: a
 failure this check predicts confirms it (known-bad), a pass stands.
@@ -31,6 +33,11 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 _TAG = "https://github.com/ROCm/rocBLAS/blob/rocm-{}/CMakeLists.txt"
 SOURCE_63 = "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/CMakeLists.txt"
 SOURCE_7 = "https://github.com/ROCm/rocm-libraries/blob/05ecf2875ac3720a9f32fa7f741809efdd644019/projects/rocblas/CMakeLists.txt"
+# rocBLAS 5.5.0 (after ROCm 7.2): 7.1 <= ROCM_PLATFORM_VERSION < 7.13 selects TARGET_LIST_ROCM_7.1
+SOURCE_72 = "https://github.com/ROCm/rocm-libraries/blob/fc9c779cc2293978d7fa814b92e29050d057c0d7/projects/rocblas/CMakeLists.txt"
+SOURCE_CHANGELOG = (
+    "https://github.com/ROCm/rocm-libraries/blob/03692816db582a01bc5c54e14d52c6a9f56d4e6f/projects/rocblas/CHANGELOG.md"
+)
 SOURCE_MESSAGE = (
     "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/library/src/tensile_host.cpp"
 )
@@ -55,6 +62,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "6.4": (_63, SOURCE_7),  # rocm-libraries: TARGET_LIST_ROCM_6.3 for every release before 7.0
     "7.0": (_70, SOURCE_7),
     "7.1": (_71, SOURCE_7),
+    "7.2": (_71, SOURCE_72),  # TARGET_LIST_ROCM_7.1; no 7.2 list exists (nor a new processor in 5.2.0)
 }
 
 # rocBLAS' own messages (tensile_host.cpp: the Tensile library file missing for the processor, or
@@ -72,6 +80,9 @@ PREDICTS = (
     r"|no kernel image is available for execution on the device"
     r"|(?i:invalid device function)|hipErrorInvalidDeviceFunction"
 )
+
+
+_SPAN = f"{next(iter(TARGETS))}-{next(reversed(TARGETS))}"
 
 
 def check(env: Environment) -> list[Finding]:
@@ -115,7 +126,7 @@ def _at_risk(gpus: list[rocm_targets.EffectiveArch]) -> list[Finding]:
         if len(carrying) == len(TARGETS):
             continue
         risky.append(
-            f"{effective}: in ROCm {', '.join(carrying)} only" if carrying else f"{effective}: in none of ROCm 5.4-7.1"
+            f"{effective}: in ROCm {', '.join(carrying)} only" if carrying else f"{effective}: in none of ROCm {_SPAN}"
         )
     if not risky:
         return []
