@@ -1,6 +1,6 @@
 """``onnxruntime-build-mismatch``: the stack's onnxruntime cannot give the GPU execution provider it was installed for.
 
-Three findings, each predicting only its own failures (``signature_only``):
+Four findings, each predicting only its own failures (``signature_only``):
 
 - **several onnxruntime distributions** (``onnxruntime`` beside ``onnxruntime-gpu``, ``-rocm``,
   ``-migraphx``, ``-directml``, ``-openvino``): all install the one ``onnxruntime`` package, and
@@ -15,7 +15,11 @@ Three findings, each predicting only its own failures (``signature_only``):
   CUDA (or no cuDNN) says nothing about it. ROCm stacks are left to ``built-for-other-vendor``;
 - **onnxruntime-rocm's PyPI wheel built for another ROCm major** than the stack's (its ``rocm``, or
   the ROCm torch was built for): the wheel links that major's sonames (``libamdhip64.so.6`` or
-  ``.so.7``, :data:`onnxruntime_builds_data.ROCM_WHEELS`), so its ROCm provider library cannot load.
+  ``.so.7``, :data:`onnxruntime_builds_data.ROCM_WHEELS`), so its ROCm provider library cannot load;
+- **a GPU outside the gfx targets of onnxruntime-rocm's PyPI wheel** (as ``HSA_OVERRIDE_GFX_VERSION``
+  makes the runtime see it): the ROCm provider's own kernels have no code for it, so they fail to
+  launch. Certain for a release the table lists; a risk (``uncertain``) for another build of a listed
+  release (``1.22.2`` without its ``.postN``), when some of that release's wheels lack the GPU.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import re
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import onnxruntime_builds_data as data
+from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import NVIDIA_CU
 from pytest_rocmcompat.stack.environment import Environment
@@ -58,13 +63,17 @@ ROCM_PREDICTS = (
     r"lib(?:amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|hiprtc)\.so\.\d+: "
     r"cannot open shared object file"
 )
-PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}"
+# What a ROCm build without the GPU's gfx target fails with: HIP finding no code object for the device
+# (its text in hipamd/src/hip_code_object.cpp; onnxruntime built for ROCm on a gfx900:
+# https://github.com/microsoft/onnxruntime/issues/12662, quoted in tests/knowledge/test_onnxruntime_rocm_more.py).
+ARCH_PREDICTS = r"hipErrorNoBinaryForGpu: Unable to find code object for all current devices"
+PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}|{ARCH_PREDICTS}"
 
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
 
 
 def check(env: Environment) -> list[Finding]:
-    found = [f for f in (_two_builds(env), _cuda_mismatch(env), _rocm_mismatch(env)) if f is not None]
+    found = [f for f in (_two_builds(env), _cuda_mismatch(env), _rocm_mismatch(env), _rocm_arch(env)) if f is not None]
     return found
 
 
@@ -136,6 +145,51 @@ def _rocm_mismatch(env: Environment) -> Finding | None:
         predicts=ROCM_PREDICTS,
         signature_only=True,
     )
+
+
+def _rocm_arch(env: Environment) -> Finding | None:
+    """The stack's AMD GPUs that onnxruntime-rocm's PyPI wheel has no ROCm provider kernels for."""
+    version = env.libraries.get("onnxruntime-rocm") or ""
+    wheels, certain = _wheels_of(version)
+    gpus = [g for g in rocm_targets.effective_archs(env) if g.arch.startswith("gfx")]
+    if not wheels or not gpus:
+        return None
+    missing = [g for g in gpus if not all(_serves(w, g) for w in wheels)]
+    if not missing:
+        return None
+    common = [t for t in wheels[0].targets if all(t in w.targets for w in wheels)]
+    which = "its PyPI wheel" if certain else f"if it is one of the PyPI wheels {', '.join(_releases_of(version))}"
+    return Finding(
+        check=ID,
+        reason=f"onnxruntime-rocm {version} ({which}) has no ROCm execution provider kernels for "
+        f"{', '.join(g.shown for g in missing)} (built for {' '.join(common)}): they cannot launch on it",
+        fix="use MIGraphXExecutionProvider (onnxruntime-migraphx), or build onnxruntime 1.22 with --use_rocm "
+        "and this GPU in CMAKE_HIP_ARCHITECTURES",
+        link=wheels[0].source,
+        uses=("onnxruntime", "onnxruntime-rocm"),
+        predicts=ARCH_PREDICTS,
+        signature_only=True,
+        uncertain=not certain,
+    )
+
+
+def _serves(wheel: data.RocmWheel, gpu: rocm_targets.EffectiveArch) -> bool:
+    return bool(rocm_targets.served_by(wheel.targets, rocm_targets.base(gpu.effective)))
+
+
+def _wheels_of(version: str) -> tuple[list[data.RocmWheel], bool]:
+    """The PyPI wheels ``version`` may be: itself (certain), else those of its release (``1.22.2``)."""
+    if version in data.ROCM_WHEELS:
+        return [data.ROCM_WHEELS[version]], True
+    return [data.ROCM_WHEELS[v] for v in _releases_of(version)], False
+
+
+def _releases_of(version: str) -> list[str]:
+    """The tabled PyPI versions of the release ``version`` names without a post or local part."""
+    parsed = coerce_version(version)
+    if parsed is None or parsed.post is not None or parsed.local is not None:
+        return []
+    return [v for v in data.ROCM_WHEELS if Version(v).release == parsed.release]
 
 
 def _on_rocm(env: Environment) -> bool:

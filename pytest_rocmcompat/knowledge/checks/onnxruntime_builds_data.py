@@ -13,6 +13,16 @@ Left out on purpose, with the reason:
   install page: https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/install-onnx.html)
   against the system ROCm: which ROCm such a wheel was built for was not verified from its version,
   so only the three PyPI ``onnxruntime-rocm`` releases of :data:`ROCM_WHEELS` are judged.
+- the PyPI ``onnxruntime-rocm`` 1.22.1 wheel (cp310 only) holds no ROCm provider, only
+  ``libonnxruntime_providers_migraphx.so`` (NEEDED ``libmigraphx_c.so.3``, ``libamdhip64.so.6``;
+  RUNPATH ``/opt/rocm-6.4.1/lib``), and every PyPI ``onnxruntime-migraphx`` wheel (1.23.0 to 1.27.1)
+  links ``libamdhip64.so.7`` (RUNPATH ``/opt/rocm-7.0.1`` for 1.23.0, ``7.1.1`` for 1.23.2/1.24.2,
+  ``7.2.2`` for 1.24.4/1.25.0, ``7.2.4`` for 1.27.0/1.27.1; read with readelf from the cp311 wheels,
+  https://pypi.org/project/onnxruntime-migraphx/#history): on the other ROCm major their MIGraphX
+  provider cannot load, but no public report quotes that failure's message, so no finding predicts
+  it. Every ``migraphx_*`` C API symbol those providers import is in ``migraphx.h`` of ROCm/AMDMIGraphX
+  from tag ``rocm-7.0.0`` on (``migraphx_shapes_size``, which 1.24.2+ import, since ``rocm-6.4.0``;
+  ``migraphx_quantize_bf16`` since ``rocm-7.0.0``), so no MIGraphX release within ROCm 7 is refused.
 """
 
 from __future__ import annotations
@@ -85,6 +95,7 @@ class RocmWheel:
     rocm: str  # the release of its RUNPATH (/opt/rocm-X.Y.Z/lib)
     needs: str  # the HIP runtime its ROCm provider library links (NEEDED)
     source: str
+    targets: tuple[str, ...] = ()  # the gfx targets its ROCm provider's kernels are built for
 
     @property
     def major(self) -> int:
@@ -93,17 +104,35 @@ class RocmWheel:
 
 # Read with readelf from onnxruntime/capi/libonnxruntime_providers_rocm.so in the PyPI wheels (the
 # manylinux cp311 and cp312 wheels of each release agree): 1.22.2.post1 NEEDED libamdhip64.so.6,
-# libhipblas.so.2, RUNPATH /opt/rocm/lib:/opt/rocm-6.4.2/lib; 1.22.2.post2 and .post3 NEEDED
-# libamdhip64.so.7, libhipblas.so.3, RUNPATH /opt/rocm/lib:/opt/rocm-7.2.4/lib. ROCm 7 changed the
-# HIP runtime's soname (libamdhip64.so.6 -> .7), so a wheel of one major cannot load on the other.
+# libhipblas.so.2, librocm_smi64.so.7, RUNPATH /opt/rocm/lib:/opt/rocm-6.4.2/lib; 1.22.2.post2 and .post3
+# NEEDED libamdhip64.so.7, libhipblas.so.3, librocm_smi64.so.1, RUNPATH /opt/rocm/lib:/opt/rocm-7.2.4/lib.
+# ROCm 7 changed the HIP runtime's soname (libamdhip64.so.6 -> .7), so a wheel of one major cannot load
+# on the other.
+# ``targets``: the offload bundles of the same library (its "amdgcn-amd-amdhsa--gfxNNN" entries, read
+# with strings from the cp311 wheels): post1 gfx908 gfx90a gfx940 gfx941 gfx942 gfx1030 gfx1100 gfx1101
+# gfx1200 gfx1201; post2 and post3 the same less gfx940 and gfx941. None has gfx950, gfx1102, gfx115x or
+# gfx906: on such a GPU the provider's own kernels have no code object to run.
+_POST1_TARGETS = (
+    "gfx908",
+    "gfx90a",
+    "gfx940",
+    "gfx941",
+    "gfx942",
+    "gfx1030",
+    "gfx1100",
+    "gfx1101",
+    "gfx1200",
+    "gfx1201",
+)
+_POST2_TARGETS = ("gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201")
 ROCM_WHEELS: dict[str, RocmWheel] = {
     "1.22.2.post1": RocmWheel(
-        "6.4.2", "libamdhip64.so.6", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post1/#files"
+        "6.4.2", "libamdhip64.so.6", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post1/#files", _POST1_TARGETS
     ),
     "1.22.2.post2": RocmWheel(
-        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post2/#files"
+        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post2/#files", _POST2_TARGETS
     ),
     "1.22.2.post3": RocmWheel(
-        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post3/#files"
+        "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post3/#files", _POST2_TARGETS
     ),
 }
