@@ -9,12 +9,31 @@ ROCR exposes (torch raises "HIP_VISIBLE_DEVICES contains more devices than ROCR_
 or names an index past them (``ROCR_VISIBLE_DEVICES=2`` with ``HIP_VISIBLE_DEVICES=2``: the one
 GPU ROCR left is HIP's 0, index 2 is no device). Read from the probed (or recorded, or
 ``--rocm-set env.NAME=...``) environment; UUIDs are compared by count only.
+
+For a stack that lists ``ray`` (read in each release's ``ray/_private/accelerators/amd_gpu.py`` and
+``thirdparty/pyamdsmi``, PyPI wheels 2.10.0-2.60.0), two findings reach the tests that ``uses("ray")``,
+each claiming only Ray's own messages (``matrices/known_bad.yaml`` holds Ray's ROCR_VISIBLE_DEVICES
+refusals and verl's NOSET variables):
+
+* the HIP/CUDA pair Ray refuses on ``import ray`` (``Worker()`` reads the visible ids at import):
+  2.45.0-2.47.1 assert the two are equal when ``CUDA_VISIBLE_DEVICES`` is non-empty (after raising on
+  any ``ROCR_VISIBLE_DEVICES``); 2.48.0 raises whenever both are set, equal or not (``cuda_val :=
+  ... is not None`` binds a bool: fixed by the parentheses of 2.49.0); 2.49.0-2.56.x raise when both are
+  set and differ ("Inconsistant" up to 2.51, "Inconsistent" from 2.52); 2.57.0 reads only HIP's.
+  Only where Ray picks its AMD manager, i.e. counts AMD GPUs (``accelerators/__init__.py``);
+* Ray >= 2.56.0 counts AMD GPUs through the ``amdsmi`` Python package (ray#62393), which Ray does not
+  require: without it the count is 0, Ray falls back to its NVIDIA manager and GPU tasks stay
+  infeasible ("No available node types can fulfill resource request ..."). A risk: a Ray test that asks
+  for no GPU passes.
 """
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocm-visible-devices"
 ROCR = "ROCR_VISIBLE_DEVICES"
@@ -35,25 +54,29 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
+    found = (_filters(env), _ray_pair(env), _ray_amdsmi(env))
+    return [f for f in found if f is not None]
+
+
+def _filters(env: Environment) -> Finding | None:
+    """A HIP list that selects no device among the ones ``ROCR_VISIBLE_DEVICES`` exposes."""
     rocr = _entries(env.env.get(ROCR))
     if not rocr:
-        return []
+        return None
     # HIP_VISIBLE_DEVICES wins where both are set (torch's parse; the runtime reads either)
     name = next((n for n in HIP_VARS if _entries(env.env.get(n))), None)
     problem = _problem(name, _entries(env.env.get(name)), len(rocr)) if name else None
     if problem is None:
-        return []
-    return [
-        Finding(
-            check=ID,
-            reason=problem,
-            fix=f"set only {ROCR} (AMD's recommendation on Linux), or give HIP_VISIBLE_DEVICES indices "
-            f"counted within the devices {ROCR} exposes (0..n-1)",
-            link=SOURCE_TORCH if " lists " in problem else SOURCE,
-            markers=("gpus",),
-            nodeids=GPU_SUITE,
-        )
-    ]
+        return None
+    return Finding(
+        check=ID,
+        reason=problem,
+        fix=f"set only {ROCR} (AMD's recommendation on Linux), or give HIP_VISIBLE_DEVICES indices "
+        f"counted within the devices {ROCR} exposes (0..n-1)",
+        link=SOURCE_TORCH if " lists " in problem else SOURCE,
+        markers=("gpus",),
+        nodeids=GPU_SUITE,
+    )
 
 
 def _problem(name: str, ids: list[str], exposed: int) -> str | None:
@@ -76,3 +99,87 @@ def _entries(value: str | None) -> list[str]:
     if value is None or not value.strip():
         return []
     return [part.strip() for part in value.split(",")]
+
+
+# ---------------------------------------------------------------- Ray on ROCm
+RAY_SOURCE = "https://github.com/ray-project/ray/blob/ray-{}/python/ray/_private/accelerators/amd_gpu.py"
+# ray#53531 made HIP and CUDA a pair (first in 2.48.0); ray#62393 moved AMD GPU counting onto the
+# amdsmi package (first in 2.56.0): its shim raises "amdsmi package is not installed", and
+# AMDGPUAcceleratorManager.get_current_node_num_accelerators swallows it and returns 0
+RAY_PAIR_PR = "https://github.com/ray-project/ray/pull/53531"
+RAY_AMDSMI_PR = "https://github.com/ray-project/ray/pull/62393"
+RAY_AMDSMI_SOURCE = (
+    "https://github.com/ray-project/ray/blob/ray-2.56.0/python/ray/_private/thirdparty/pyamdsmi/pyamdsmi.py"
+)
+# Ray's own texts: the assert (2.45.0-2.47.1) and ValueError (2.48.0-2.56.x), both spellings; the
+# autoscaler's infeasible-request error (autoscaler/_private/autoscaler.py, "request {}", a dict or a
+# defaultdict) and its v2 log (autoscaler/v2/event_logger.py, "requests {...}*n"), a GPU request only.
+RAY_PAIR_PREDICTS = r"Inconsist[ae]nt values found\. Please use either HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES"
+RAY_NO_GPU_PREDICTS = (
+    r"No available node types can fulfill resource requests? (?:defaultdict\(<class 'float'>, )?\{[^{}]*'GPU'"
+)
+_CUDA = "CUDA_VISIBLE_DEVICES"
+_HIP = "HIP_VISIBLE_DEVICES"
+
+
+def _ray_pair(env: Environment) -> Finding | None:
+    """``HIP_VISIBLE_DEVICES`` and ``CUDA_VISIBLE_DEVICES`` set so that ``import ray`` raises."""
+    ray = coerce_version(env.libraries.get("ray"))
+    # Ray reads these variables only through its AMD manager, chosen where it counts AMD GPUs
+    if ray is None or _ray_amdsmi(env) is not None:
+        return None
+    problem = _ray_pair_problem(ray, env.env)
+    if problem is None:
+        return None
+    reason, tag = problem
+    return Finding(
+        check=ID,
+        reason=f"ray {env.libraries['ray']} on ROCm: {reason}",
+        fix=f"set {_HIP} and {_CUDA} to the same value, or unset {_CUDA} (Ray 2.57+ reads only {_HIP})"
+        + ("; Ray 2.48.0 refuses any pair: use ray >=2.49" if tag == "2.48.0" else ""),
+        link=RAY_SOURCE.format(tag),
+        uses=("ray",),
+        predicts=RAY_PAIR_PREDICTS,
+        signature_only=True,
+    )
+
+
+def _ray_pair_problem(ray: Version, variables: dict[str, str]) -> tuple[str, str] | None:
+    """What Ray ``ray`` raises on the variables, and the release tag whose source shows it, or ``None``.
+
+    Only the cases that ``matrices/known_bad.yaml`` does not hold (a set ROCR_VISIBLE_DEVICES without
+    HIP's, and 2.45/2.46 with CUDA's alone, are rules there).
+    """
+    hip, cuda = variables.get(_HIP), variables.get(_CUDA)
+    if hip is None or cuda is None:
+        return None
+    both = f"{_HIP}={hip!r} and {_CUDA}={cuda!r}"
+    if Version("2.45.0") <= ray < Version("2.48.0"):
+        # 2.45.0-2.47.1 raise on ROCR first (a rule); the assert needs a non-empty CUDA list
+        if ROCR in variables or not cuda or hip == cuda:
+            return None
+        return f"{both} differ, and 'import ray' asserts they are equal (AssertionError)", "2.47.1"
+    if Version("2.48.0") <= ray < Version("2.49.0"):
+        return f"{both} are both set, and 2.48.0 raises ValueError for any such pair, equal or not", "2.48.0"
+    if Version("2.49.0") <= ray < Version("2.57.0") and hip != cuda:
+        return f"{both} differ, and 'import ray' raises ValueError", "2.56.0"
+    return None
+
+
+def _ray_amdsmi(env: Environment) -> Finding | None:
+    """Ray >= 2.56.0 without the ``amdsmi`` Python package: it counts no AMD GPU."""
+    ray = coerce_version(env.libraries.get("ray"))
+    if ray is None or ray < Version("2.56.0") or "amdsmi" in env.libraries:
+        return None
+    return Finding(
+        check=ID,
+        reason=f"ray {env.libraries['ray']} counts AMD GPUs only through the amdsmi Python package, which "
+        "the stack does not list (Ray does not require it): without it Ray sees 0 GPUs, so tasks and actors "
+        "asking for GPUs cannot be scheduled",
+        fix="install the amdsmi Python package of the stack's ROCm release (Ray's hint: pip install amdsmi)",
+        link=RAY_AMDSMI_SOURCE,
+        uses=("ray",),
+        predicts=RAY_NO_GPU_PREDICTS,
+        signature_only=True,
+        uncertain=True,  # a Ray test that asks for no GPU passes
+    )
