@@ -99,7 +99,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_52", "lib.bitsandbytes=0.47.0"],
     ),
     "ray-2.45-rocm-cuda-visible-devices-assert": (
-        [ROCM, "lib.ray=2.45.0", "env.CUDA_VISIBLE_DEVICES=1"],
+        [ROCM, "lib.ray=2.47.1", "env.CUDA_VISIBLE_DEVICES=1"],  # 2.47.x ships 2.45's amd_gpu.py
         [ROCM, "lib.ray=2.45.0", "env.CUDA_VISIBLE_DEVICES=1", "env.HIP_VISIBLE_DEVICES=1"],
     ),
     "ray-2.45-rocm-rocr-visible-devices-rejected": (
@@ -215,7 +215,7 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [CUDA, "arch=sm_61", "lib.bitsandbytes=0.37.0"],
     ),
     "ray-2.45-rocm-rocr-and-hip-both-set": (
-        [ROCM, "lib.ray=2.46.0", "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0"],
+        [ROCM, "lib.ray=2.47.1", "env.ROCR_VISIBLE_DEVICES=0", "env.HIP_VISIBLE_DEVICES=0"],
         [ROCM, "lib.ray=2.46.0", "env.HIP_VISIBLE_DEVICES=0"],
     ),
     "torch-cu128-2.8-no-pascal-maxwell": (
