@@ -253,6 +253,37 @@ S_FA = "https://github.com/Dao-AILab/flash-attention/blob"
 S_VLLM = "https://docs.vllm.ai/en"
 
 
+# Triton's AMD backend compiles for a gfx arch only if it maps it to an ISA family; from Triton 3.5 its
+# LLVM lowering refuses any other with ``error: unsupported target: 'gfxN'`` (then
+# ``RuntimeError: PassManager::run failed``): ConvertTritonAMDGPUToLLVM emits it when
+# ``getISAFamily() == ISAFamily::Unknown`` (third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp at
+# triton-lang/triton@010fe452ad03fa28c779d8d113e93b34cb9b95a0). The families, TargetUtils.cpp
+# ``deduceISAFamily`` (S_TRITON_35): gfx908 (CDNA1), gfx90a, gfx942, gfx950, gfx1010-1013 (RDNA1),
+# gfx1030-1036 (RDNA2), gfx1100-1153 (RDNA3/3.5), gfx1200/1201; so gfx803, gfx900/902/904/906/909/90c and
+# gfx940/941 (gone from LLVM: llvm/llvm-project#125836) are refused. Triton 3.8 adds gfx906 ("[AMD] Add
+# GCN5.1 / gfx906 target", triton-lang/triton#9628); 3.9 refuses RDNA1/RDNA2 too. Each bound checked by
+# compiling an elementwise, a reduction and a tl.dot kernel for every gfx arch with the PyPI wheels
+# (triton.compile(..., target=GPUTarget("hip", arch, warp_size)), no GPU needed): 3.0.0-3.4.0 compile for
+# every arch, 3.5.0-3.7.1 refuse the ones above, 3.8.0 accepts gfx906, 3.9.0 refuses gfx1010-1036.
+# torch's ROCm wheels pin ``pytorch-triton-rocm``/``triton-rocm`` at the same version
+# (torch_rocm_triton), built from Triton's ``release/X.Y.x`` branch like the PyPI wheel (S_TRITON_BUILD).
+# torch itself gates no AMD arch: has_triton()'s device check asks only ``major >= 7`` of the device
+# properties, which on ROCm hold the gfx major (torch/utils/_triton.py ``cuda_extra_check``,
+# https://github.com/pytorch/pytorch/blob/f44ba642165a5ae5efb14e69f5ae0cbb88816cf3/torch/utils/_triton.py).
+S_TRITON_34 = "https://pypi.org/project/triton/3.4.0/"
+S_TRITON_35 = (
+    "https://github.com/triton-lang/triton/blob/12d909bff965bccb355e41133615bf8331cf9475"
+    "/third_party/amd/lib/TritonAMDGPUToLLVM/TargetUtils.cpp"
+)
+S_TRITON_38 = "https://github.com/triton-lang/triton/pull/9628"
+S_TRITON_39 = "https://pypi.org/project/triton/3.9.0/"
+S_TRITON_BUILD = "https://github.com/pytorch/pytorch/blob/950fabb0eb624b7d81579100f380acc993efb861/.github/scripts/build_triton_wheel.py"
+_TRITON_39 = (
+    "gfx908 gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 gfx1201"
+)
+_TRITON_35 = f"{_TRITON_39} gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036"
+
+
 class LibArch(NamedTuple):
     """The archs one library serves on one vendor's GPUs, for a range of its releases.
 
@@ -355,6 +386,13 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
     ),
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
     LibArch("transformer_engine", "nvidia", "", "sm>=80", S_NV_TE),
+    # Triton's AMD backend, the compiler of torch.compile/Inductor's kernels on ROCm (the note above LibArch):
+    # before 3.5 every gfx arch compiles; 3.5-3.7 refuse gfx803, gfx900-gfx90c and gfx940/941; 3.8 takes gfx906.
+    LibArch("triton", "amd", "<3.5", " ".join(a.name for a in ARCHS if a.vendor == "amd"), S_TRITON_34),
+    LibArch("triton", "amd", ">=3.5,<3.8", _TRITON_35, S_TRITON_35),
+    LibArch("triton", "amd", ">=3.8,<3.9", f"gfx906 {_TRITON_35}", S_TRITON_38),
+    # 3.9: a listed release only (unlisted=False): no torch in torch_rocm_triton pins it (2.13 pins 3.7.1)
+    LibArch("triton", "amd", "", f"gfx906 {_TRITON_39}", S_TRITON_39, unlisted=False),
 )
 
 

@@ -3,8 +3,10 @@
 From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH`, versioned per range of the
 library's releases (flash-attn: Turing+ in 1.x, Ampere+ from 2.0 on CUDA; on ROCm MI200/MI300, then
 MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CUDA and its growing
-gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942),
-each row sourced. A stack listing the library's version is judged by the row of that release;
+gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942; Triton's AMD
+backend, torch.compile's compiler on ROCm, from 3.5 refusing the gfx archs it has no ISA family for),
+each row sourced. Triton's release is the one listed, else the one an official ``+rocm`` torch pins,
+and its findings also reach the tests that use torch.compile or Inductor. A stack listing the library's version is judged by the row of that release;
 otherwise by every arch some release serves (the finding then conditional: only tests that use it
 meet it). Reaches the tests that ``uses`` it.
 """
@@ -15,9 +17,15 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.versions import optional_version
 
 ID = "library-min-arch"
+# Triton, as torch.compile's compiler: listed under any of its distributions, else the version an
+# official +rocm torch pins; its findings also reach the tests that use torch.compile or Inductor.
+TRITON_DISTRIBUTIONS = ("triton", "pytorch-triton-rocm", "triton-rocm")
+COMPILE_USES = ("torch.compile", "inductor")
 # The libraries' own refusals (flash-attn CUDA and ROCm, vLLM, Transformer Engine), the generic
 # missing-kernel errors a build without the arch gives, and the compile failures of their kernels
 # (Composable Kernel, Triton, LLVM) for an arch without the features they need.
@@ -58,7 +66,8 @@ PREDICTS = (
     # iree-org/iree#17807, modular/modular#6722)
     r"|stack frame size \(\d+\) exceeds limit \(\d+\) in function"
     r"|Cannot select: intrinsic %llvm\.amdgcn\.(?:mfma|wmma)"
-    # Triton's AMD backend given a gfx arch it has no ISA family for (mod.emitError("unsupported target: '"),
+    # Triton's AMD backend given a gfx arch it has no ISA family for (Triton 3.5+, torch.compile on ROCm from
+    # torch 2.9; arch_table's Triton rows) (mod.emitError("unsupported target: '"),
     # third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp at
     # triton-lang/triton@010fe452ad03fa28c779d8d113e93b34cb9b95a0; vLLM's Triton attention on gfx906:
     # https://github.com/Said-Akbar/triton-gcn5/issues/4)
@@ -88,8 +97,7 @@ def check(env: Environment) -> list[Finding]:
     rows = [r for r in (arch_table.info(a) for a in env.archs) if r is not None]
     found: list[Finding] = []
     for library, vendor in dict.fromkeys((r.library, r.vendor) for r in arch_table.LIB_MIN_ARCH):
-        name = normalize_library(library)
-        version = env.field_version("lib." + name)
+        version, listed = _version(env, library)
         rule, source = arch_table.lib_rule(library, vendor, version)
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
@@ -97,7 +105,7 @@ def check(env: Environment) -> list[Finding]:
                 found += _at_risk(env, library, vendor, rows)
             continue
         which = f"{library} {version}" if version is not None else library
-        fix = f"run {library} tests on a GPU it supports, or use another backend (e.g. PyTorch SDPA)"
+        fix = _fix(library)
         if version is not None and _some_release_serves(library, vendor, rows, unserved):
             fix = f"use a {library} release that serves {', '.join(unserved)}, or " + fix
         found.append(
@@ -106,12 +114,45 @@ def check(env: Environment) -> list[Finding]:
                 reason=f"{which} has no kernels for {', '.join(unserved)} (it needs {_needs(rule)})",
                 fix=fix,
                 link=source,
-                uses=(name,),
-                conditional=name not in env.libraries,
+                uses=_uses(library),
+                conditional=not listed,
                 uncertain=_other_builds(library, vendor, version),
             )
         )
     return found
+
+
+def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
+    """(the release of ``library`` the stack runs, whether the stack has it): as listed; for Triton also
+    under its ROCm distributions, else the one an official ``+rocm`` torch pins (torch_rocm_triton).
+    """
+    names = TRITON_DISTRIBUTIONS if library == "triton" else (library,)
+    for name in names:
+        version = env.field_version("lib." + name)
+        if version is not None:
+            return version, True
+    listed = any(normalize_library(n) in env.libraries for n in names)
+    if library != "triton" or env.torch is None:
+        return None, listed
+    pin = rocm_triton_pin(env.torch)
+    if pin is None:
+        return None, listed
+    return optional_version(pin[0].split("==", 1)[1].split(";", 1)[0]), True
+
+
+def _uses(library: str) -> tuple[str, ...]:
+    """What a test declares to meet the library's finding: Triton's also torch.compile and Inductor."""
+    name = normalize_library(library)
+    return (name, *COMPILE_USES) if library == "triton" else (name,)
+
+
+def _fix(library: str) -> str:
+    if library == "triton":
+        return (
+            "run torch.compile/Triton tests on a GPU Triton's AMD backend serves, or compile without Triton "
+            '(torch.compile(backend="aot_eager")); torch needs the Triton its wheel pins'
+        )
+    return f"run {library} tests on a GPU it supports, or use another backend (e.g. PyTorch SDPA)"
 
 
 def _other_builds(library: str, vendor: str, version: Version | None) -> bool:
@@ -144,8 +185,8 @@ def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.
             reason=f"the stack does not say which {library} release: {releases} has no kernels for {', '.join(archs)}",
             fix=f"name the {library} release (lib.{name}=VERSION) to settle it; use one that serves {', '.join(archs)}",
             link=lacking[-1].source,
-            uses=(name,),
-            conditional=name not in env.libraries,
+            uses=_uses(library),
+            conditional=not _version(env, library)[1],
             uncertain=True,
         )
     ]
