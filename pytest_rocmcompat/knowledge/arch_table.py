@@ -267,9 +267,11 @@ S_VLLM = "https://docs.vllm.ai/en"
 # every arch, 3.5.0-3.7.1 refuse the ones above, 3.8.0 accepts gfx906, 3.9.0 refuses gfx1010-1036.
 # torch's ROCm wheels pin ``pytorch-triton-rocm``/``triton-rocm`` at the same version
 # (torch_rocm_triton), built from Triton's ``release/X.Y.x`` branch like the PyPI wheel (S_TRITON_BUILD).
-# torch itself gates no AMD arch: has_triton()'s device check asks only ``major >= 7`` of the device
-# properties, which on ROCm hold the gfx major (torch/utils/_triton.py ``cuda_extra_check``,
-# https://github.com/pytorch/pytorch/blob/f44ba642165a5ae5efb14e69f5ae0cbb88816cf3/torch/utils/_triton.py).
+# torch itself gates no AMD arch: has_triton() asks only for a device capability of at least 7.0
+# (``get_device_capability() >= (7, 0)`` in torch/utils/_triton.py at
+# https://github.com/pytorch/pytorch/blob/f44ba642165a5ae5efb14e69f5ae0cbb88816cf3/torch/utils/_triton.py),
+# and on ROCm the capability is read off the gfx name (hipDeviceProp_t major/minor: gfx906 is 9.0, gfx803 8.0;
+# vllm-project/vllm#35069 parses it "matching how HIP derives hipDeviceProp_t.major/.minor").
 S_TRITON_34 = "https://pypi.org/project/triton/3.4.0/"
 S_TRITON_35 = (
     "https://github.com/triton-lang/triton/blob/12d909bff965bccb355e41133615bf8331cf9475"
