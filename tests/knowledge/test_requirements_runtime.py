@@ -86,6 +86,9 @@ _ROW_SOURCES = (
     "https://github.com/XPixelGroup/BasicSR/",
     "https://github.com/facebookresearch/pytorchvideo/",
     "https://github.com/pytorch/vision/",
+    "https://github.com/volcengine/verl/",
+    "https://github.com/OpenRLHF/OpenRLHF/",
+    "https://github.com/hiyouga/LLaMA-Factory/",
 )
 
 

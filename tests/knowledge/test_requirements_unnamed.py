@@ -271,6 +271,97 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "New Pillow version (7.0.0) breaks torchvision (ImportError: cannot import name 'PILLOW_VERSION' from 'PIL')",
         "https://github.com/pytorch/vision/issues/1712",
     ),
+    # the RL frameworks' own vLLM / DeepSpeed gates, as each tag formats them (more in test_rl_stack_rows.py)
+    (
+        "verl",
+        "0.1",
+        "ValueError: vllm version 0.6.2 not supported. Currently supported versions are 0.3.1, 0.4.2, 0.5.4 and 0.6.3.",
+        "https://github.com/volcengine/verl/blob/v0.1/verl/third_party/vllm/__init__.py#L49",
+    ),
+    (
+        "verl",
+        "0.2",
+        "ValueError: vllm version 0.6.1 not supported. Currently supported versions are 0.3.1, 0.4.2, 0.5.4, "
+        "0.6.3 and 0.7.0+",
+        "https://github.com/volcengine/verl/blob/v0.2/verl/third_party/vllm/__init__.py#L58",
+    ),
+    (
+        "verl",
+        "0.3.0.post0",
+        "ValueError: vllm version 0.6.4 not supported and SGLang also not Found. Currently supported vllm "
+        "versions are 0.3.1, 0.4.2, 0.5.4, 0.6.3 and 0.7.0+",
+        "https://github.com/volcengine/verl/blob/v0.3.0.post0/verl/third_party/vllm/__init__.py#L64",
+    ),
+    (
+        "verl",
+        "0.4.0",
+        "ValueError: vllm version 0.6.4.post1 not supported and SGLang also not Found. Currently supported vllm "
+        "versions are 0.6.3 and 0.7.0+",
+        "https://github.com/volcengine/verl/blob/v0.4.0/verl/third_party/vllm/__init__.py#L51",
+    ),
+    (
+        "verl",
+        "0.5.0",
+        "ValueError: vLLM version 0.6.3 support has been removed. vLLM 0.5.4 and 0.6.3 are no longer supported. "
+        "Please use vLLM 0.7.0 or later.",
+        "https://github.com/volcengine/verl/blob/v0.5.0/verl/third_party/vllm/__init__.py#L45",
+    ),
+    (
+        "verl",
+        "0.9.0",
+        "ValueError: vllm version 0.17.1 not supported and SGLang also not Found. Currently supported vllm "
+        "versions are 0.18.0+",
+        "https://github.com/volcengine/verl/blob/v0.9.0/verl/third_party/vllm/__init__.py",
+    ),
+    (
+        "openrlhf",
+        "0.2.6",
+        "AssertionError: OpenRLHF only supports vLLM >= 0.4.1",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.2.6/openrlhf/trainer/ray/vllm_engine.py#L18",
+    ),
+    (
+        "openrlhf",
+        "0.5.2",
+        "AssertionError: OpenRLHF only supports vLLM >= 0.4.2",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.5.2/openrlhf/trainer/ray/vllm_engine.py#L25",
+    ),
+    (
+        "openrlhf",
+        "0.5.8",
+        "AssertionError: OpenRLHF only supports vllm >= 0.7.0",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.5.8/openrlhf/trainer/ray/vllm_engine.py#L117",
+    ),
+    (
+        "openrlhf",
+        "0.6.0.post3",
+        "AssertionError: OpenRLHF only supports vllm >= 0.7.2",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.6.0.post3/openrlhf/trainer/ray/vllm_engine.py#L124",
+    ),
+    (
+        "openrlhf",
+        "0.6.3",
+        "AssertionError: OpenRLHF only supports vllm >= 0.8.1",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.6.3/openrlhf/trainer/ray/vllm_engine.py#L129",
+    ),
+    (
+        "openrlhf",
+        "0.8.1",
+        "AssertionError: OpenRLHF only supports vllm > 0.8.2",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.8.1/openrlhf/trainer/ray/vllm_engine.py#L123",
+    ),
+    (
+        "openrlhf",
+        "0.9.1",
+        "AssertionError: Streaming VLLM version must be greater than 0.8.5",
+        "https://github.com/OpenRLHF/OpenRLHF/blob/v0.9.1/openrlhf/trainer/ray/vllm_engine.py#L88",
+    ),
+    (  # check_version's mandatory hint (extras/misc.py) through transformers' require_version (utils/versions.py)
+        "llamafactory",
+        "0.9.3",
+        "ImportError: deepspeed>=0.10.0,<=0.16.9 is required for a normal functioning of this module, but found "
+        "deepspeed==0.17.0.\nTo fix: run `pip install deepspeed>=0.10.0,<=0.16.9`.",
+        "https://github.com/hiyouga/LLaMA-Factory/blob/v0.9.3/src/llamafactory/hparams/parser.py#L175",
+    ),
 ]
 
 

@@ -51,6 +51,17 @@ _CACHED_DOWNLOAD = r"cannot import name 'cached_download' from 'huggingface_hub'
 _NO_DTENSOR_PKG = r"No module named 'torch\.distributed\.tensor'"
 _FUNCTIONAL_TENSOR = r"No module named 'torchvision\.transforms\.functional_tensor'"
 _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
+_VERL = "https://github.com/volcengine/verl/blob/"
+_VERL_GATE = "verl/third_party/vllm/__init__.py"
+_VERL_NO_SGLANG = r"vllm version \S+ not supported and SGLang also not Found\. Currently supported vllm versions are "
+# vLLM's PyPI releases below 0.7.0 other than 0.3.1, 0.4.2, 0.5.4 and 0.6.3, which verl's gate refuses (its
+# "vllm<=0.6.3" history: https://pypi.org/project/vllm/#history); 0.6.6.x is left to each row
+_VERL_REFUSED = (
+    "!=0.3.2,!=0.3.3,!=0.4.0.*,!=0.4.1,!=0.4.3,!=0.5.0.*,!=0.5.1,!=0.5.2,!=0.5.3.*,!=0.5.5,"
+    "!=0.6.0,!=0.6.1.*,!=0.6.2,!=0.6.3.post1,!=0.6.4.*,!=0.6.5"
+)
+_ORLHF = "https://github.com/OpenRLHF/OpenRLHF/blob/"
+_ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
 # an extra, each row read at the release tags it names:
 # - transformers' DeepSpeed integration calls ``dep_version_check("deepspeed")`` (``integrations/
@@ -180,6 +191,35 @@ _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
 #   pytorch/vision#1501), which Pillow 7.0.0 removed, 7.1.0 restored (deprecated, through a module
 #   ``__getattr__``) and 9.0.0 removed again (read in the Pillow 6.2.2, 7.0.0, 7.1.0, 8.4.0 and 9.0.0
 #   wheels' ``PIL/__init__.py``); pytorch/vision#1712 is the maintainers' report.
+# - The RL / fine-tuning frameworks' own vLLM and DeepSpeed gates (raising ones only), on the rollout or
+#   training path, where their metadata declares the dependency unbounded or only as an extra:
+#   verl's ``verl/third_party/vllm/__init__.py`` (imported by the vLLM rollout and its sharding managers)
+#   raises ValueError for a vLLM it has no branch for, comparing the version *string*: 0.1 (whose PyPI
+#   metadata names no vllm; read in its wheel) accepts exactly "0.3.1", "0.4.2", "0.5.4" and "0.6.3"; 0.2
+#   to 0.2.0.post2 (PyPI: ``vllm<=0.6.3``, 0.2.0.post1 ``<=0.6.3.post1``) accept those or ``>=
+#   0.6.6.post2.dev252+g8027a724`` (so AMD's "0.6.3+rocm624" and 0.6.3.post1 fail); 0.3.0.post0 and 0.3.0.post1 add "0.6.3+rocm624" and move the floor to 0.7.0,
+#   raising only when SGLang is not installed (with SGLang the vLLM rollout fails later, importing the
+#   ``LLM`` the gate did not define); 0.4.x accept "0.5.4", any string starting "0.6.3", or >= 0.7.0;
+#   0.5.0 to 0.8.0 (read at the tags and in the 0.8.0 wheel) need >= 0.7.0 (0.5.4 and 0.6.3: "support has
+#   been removed", whether or not SGLang is installed; from 0.6.0 an Ascend NPU skips the gate); 0.9.0 and
+#   0.9.1 (read in their wheels) need >= 0.18.0. vLLM is only an extra from 0.3.0.post0.
+#   OpenRLHF asserts a vLLM floor when it creates its vLLM engines (``LLMRayActor.__init__``, from 0.5.8
+#   ``create_vllm_engines``), vLLM being only an extra (``vllm`` pinned, ``vllm_latest`` unbounded above):
+#   0.2.6 ">= 0.4.1", 0.5.2 ">= 0.4.2", 0.5.8 ">= 0.7.0", 0.6.0.post3 ">= 0.7.2", 0.6.3 ">= 0.8.1", 0.8.1
+#   "> 0.8.2" — all comparing ``vllm.__version__`` as a string until 0.8.8 (OpenRLHF/OpenRLHF@b1e937b,
+#   "bump vllm and transformers version", switched to ``version.parse``), so vLLM 0.10 and later ("0.10.0"
+#   < "0.8.2" as strings) fail those releases too, although their ``vllm_latest`` extra admits them; 0.8.8
+#   to 0.9.0 need > 0.8.2 as versions; from 0.9.1 (OpenRLHF/OpenRLHF#1152; still in the 0.11.2 wheel)
+#   ``_configure_vllm_env`` asserts > 0.8.5 ("Streaming VLLM version must be greater than 0.8.5").
+#   LLaMA-Factory 0.9.3, when the run has a DeepSpeed config, calls ``check_version("deepspeed>=0.10.0,
+#   <=0.16.9", mandatory=True)`` (``hparams/parser.py``; transformers' ``require_version`` text), which
+#   ``DISABLE_VERSION_CHECK`` does not skip; deepspeed is only its extra. Not tabled: LLaMA-Factory's
+#   ``check_dependencies`` (transformers/datasets/accelerate/peft/trl ranges, 0.6.0 to 0.9.5) and its
+#   vLLM/SGLang ranges are skipped when ``DISABLE_VERSION_CHECK=1`` (``mandatory=False``), a condition a
+#   row cannot state (a marker cannot read the environment); TRL's vLLM range (``is_vllm_available``, read
+#   at 0.24.0 to 0.27.0 and 1.9.0) and ROLL's (``roll/third_party/vllm/__init__.py`` at v0.3.0) only warn;
+#   unsloth's checks (torch/xformers pairs, ``models/_utils.py``; SM100 with vLLM, which needs the GPU) were
+#   not tabled: its date-versioned PyPI releases were not mapped to its tags.
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
 # first, then op builds, then the engine's ZeRO hooks), so one pair is reported once. Earlier floors are not tabled.
@@ -338,6 +378,115 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "https://github.com/pytorch/vision/pull/1501",
             "0.5.0",
             r"cannot import name 'PILLOW_VERSION'",
+        ),
+    ),
+    "verl": (
+        RuntimeRow(
+            "0.1",
+            f"vllm>=0.3.1,<=0.6.3,{_VERL_REFUSED},!=0.6.3+rocm624",
+            f"{_VERL}v0.1/{_VERL_GATE}#L49",
+            "0.2",
+            r"vllm version \S+ not supported\. Currently supported versions are 0\.3\.1, 0\.4\.2, 0\.5\.4 and 0\.6\.3\.",
+        ),
+        RuntimeRow(
+            "0.2",
+            f"vllm>=0.3.1,{_VERL_REFUSED},!=0.6.3+rocm624,!=0.6.6,!=0.6.6.post1",
+            f"{_VERL}v0.2/{_VERL_GATE}#L58",
+            "0.3.0.post0",
+            r"vllm version \S+ not supported\. Currently supported versions are 0\.3\.1, 0\.4\.2, 0\.5\.4, 0\.6\.3 "
+            r"and 0\.7\.0\+",
+        ),
+        # raises only without SGLang (see the comment above RUNTIME_MINIMUMS)
+        RuntimeRow(
+            "0.3.0.post0",
+            f"vllm>=0.3.1,{_VERL_REFUSED},!=0.6.6.*",
+            f"{_VERL}v0.3.0.post0/{_VERL_GATE}#L64",
+            "0.4.0",
+            rf"{_VERL_NO_SGLANG}0\.3\.1, 0\.4\.2, 0\.5\.4, 0\.6\.3 and 0\.7\.0\+",
+        ),
+        RuntimeRow(
+            "0.4.0",
+            "vllm>=0.5.4,!=0.5.5,!=0.6.0,!=0.6.1.*,!=0.6.2,!=0.6.4.*,!=0.6.5,!=0.6.6.*",
+            f"{_VERL}v0.4.0/{_VERL_GATE}#L51",
+            "0.5.0",
+            rf"{_VERL_NO_SGLANG}0\.6\.3 and 0\.7\.0\+",
+        ),
+        RuntimeRow(
+            "0.5.0",
+            "vllm>=0.7.0",
+            f"{_VERL}v0.5.0/{_VERL_GATE}#L45",
+            "0.9.0",
+            rf"{_VERL_NO_SGLANG}0\.7\.0\+|vLLM version \S+ support has been removed",
+        ),
+        RuntimeRow("0.9.0", "vllm>=0.18.0", f"{_VERL}v0.9.0/{_VERL_GATE}", message=rf"{_VERL_NO_SGLANG}0\.18\.0\+"),
+    ),
+    # string comparisons of vllm.__version__ before 0.8.8: "0.10.0" and later sort below each floor
+    "openrlhf": (
+        RuntimeRow(
+            "0.2.6",
+            "vllm>=0.4.1,<0.10",
+            f"{_ORLHF}v0.2.6/{_ORLHF_ENGINE}#L18",
+            "0.5.2",
+            r"OpenRLHF only supports vLLM >= 0\.4\.1",
+        ),
+        RuntimeRow(
+            "0.5.2",
+            "vllm>=0.4.2,<0.10",
+            f"{_ORLHF}v0.5.2/{_ORLHF_ENGINE}#L25",
+            "0.5.8",
+            r"OpenRLHF only supports vLLM >= 0\.4\.2",
+        ),
+        RuntimeRow(
+            "0.5.8",
+            "vllm>=0.7.0,<0.10",
+            f"{_ORLHF}v0.5.8/{_ORLHF_ENGINE}#L117",
+            "0.6.0.post3",
+            r"OpenRLHF only supports vllm >= 0\.7\.0",
+        ),
+        RuntimeRow(
+            "0.6.0.post3",
+            "vllm>=0.7.2,<0.10",
+            f"{_ORLHF}v0.6.0.post3/{_ORLHF_ENGINE}#L124",
+            "0.6.3",
+            r"OpenRLHF only supports vllm >= 0\.7\.2",
+        ),
+        RuntimeRow(
+            "0.6.3",
+            "vllm>=0.8.1,<0.10",
+            f"{_ORLHF}v0.6.3/{_ORLHF_ENGINE}#L129",
+            "0.8.1",
+            r"OpenRLHF only supports vllm >= 0\.8\.1",
+        ),
+        RuntimeRow(
+            "0.8.1",
+            "vllm>0.8.2,<0.10",
+            f"{_ORLHF}v0.8.1/{_ORLHF_ENGINE}#L123",
+            "0.8.8",
+            r"OpenRLHF only supports vllm > 0\.8\.2",
+        ),
+        RuntimeRow(
+            "0.8.8",
+            "vllm>0.8.2",
+            "https://github.com/OpenRLHF/OpenRLHF/commit/b1e937bffa4a77319e62f427e9379200cb1a9fd7",
+            "0.9.1",
+            r"OpenRLHF only supports vllm > 0\.8\.2",
+        ),
+        RuntimeRow(
+            "0.9.1",
+            "vllm>=0.8.5.post0",  # version.parse > 0.8.5, which 0.8.5.post1 is (a ">0.8.5" specifier excludes it)
+            f"{_ORLHF}v0.9.1/{_ORLHF_ENGINE}#L86",
+            message=r"Streaming VLLM version must be greater than 0\.8\.5",
+        ),
+    ),
+    # a run with a DeepSpeed config; mandatory=True: DISABLE_VERSION_CHECK does not skip it
+    "llamafactory": (
+        RuntimeRow(
+            "0.9.3",
+            "deepspeed>=0.10.0,<=0.16.9",
+            "https://github.com/hiyouga/LLaMA-Factory/blob/v0.9.3/src/llamafactory/hparams/parser.py#L175",
+            "0.9.4",
+            r"deepspeed>=0\.10\.0,<=0\.16\.9 is required for a normal functioning of this module, but found "
+            r"deepspeed==",
         ),
     ),
     "deepspeed": (
