@@ -197,9 +197,10 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   raises ValueError for a vLLM it has no branch for, comparing the version *string*: 0.1 (whose PyPI
 #   metadata names no vllm; read in its wheel) accepts exactly "0.3.1", "0.4.2", "0.5.4" and "0.6.3"; 0.2
 #   to 0.2.0.post2 (PyPI: ``vllm<=0.6.3``, 0.2.0.post1 ``<=0.6.3.post1``) accept those or ``>=
-#   0.6.6.post2.dev252+g8027a724`` (so AMD's "0.6.3+rocm624" and 0.6.3.post1 fail); 0.3.0.post0 and 0.3.0.post1 add "0.6.3+rocm624" and move the floor to 0.7.0,
-#   raising only when SGLang is not installed (with SGLang the vLLM rollout fails later, importing the
-#   ``LLM`` the gate did not define); 0.4.x accept "0.5.4", any string starting "0.6.3", or >= 0.7.0;
+#   0.6.6.post2.dev252+g8027a724`` (so AMD's "0.6.3+rocm624" and 0.6.3.post1 fail); 0.3.0.post0 and
+#   0.3.0.post1 add "0.6.3+rocm624" and move the floor to 0.7.0, raising only when SGLang is not installed
+#   (with SGLang the vLLM rollout fails later, importing the ``LLM`` the gate did not define); 0.4.x
+#   accept "0.5.4", any string starting "0.6.3", or >= 0.7.0;
 #   0.5.0 to 0.8.0 (read at the tags and in the 0.8.0 wheel) need >= 0.7.0 (0.5.4 and 0.6.3: "support has
 #   been removed", whether or not SGLang is installed; from 0.6.0 an Ascend NPU skips the gate); 0.9.0 and
 #   0.9.1 (read in their wheels) need >= 0.18.0. vLLM is only an extra from 0.3.0.post0.
@@ -218,8 +219,12 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   vLLM/SGLang ranges are skipped when ``DISABLE_VERSION_CHECK=1`` (``mandatory=False``), a condition a
 #   row cannot state (a marker cannot read the environment); TRL's vLLM range (``is_vllm_available``, read
 #   at 0.24.0 to 0.27.0 and 1.9.0) and ROLL's (``roll/third_party/vllm/__init__.py`` at v0.3.0) only warn;
-#   unsloth's checks (torch/xformers pairs, ``models/_utils.py``; SM100 with vLLM, which needs the GPU) were
-#   not tabled: its date-versioned PyPI releases were not mapped to its tags.
+#   unsloth's raising checks sit outside what its metadata admits (read in the 2024.12.1, 2025.3.1, 2025.6.1,
+#   2025.9.1, 2025.12.1, 2026.3.1, 2026.6.1 and 2026.10.1 wheels): its torch/xformers pairs
+#   (``models/_utils.py``) refuse only torch < 2.4, and it declares torch>=2.4.0; its datasets 4.4.0-4.5.0
+#   refusal (``import_fixes.py``, added in 2025.11) is excluded by its declared datasets range. Not tabled
+#   either: unsloth before 2024.12.1 (2024.8 declares no torch and refuses torch 1.x), its SM100-with-vLLM
+#   check (it needs the GPU, not a version).
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
 # first, then op builds, then the engine's ZeRO hooks), so one pair is reported once. Earlier floors are not tabled.
@@ -386,7 +391,8 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"vllm>=0.3.1,<=0.6.3,{_VERL_REFUSED},!=0.6.3+rocm624",
             f"{_VERL}v0.1/{_VERL_GATE}#L49",
             "0.2",
-            r"vllm version \S+ not supported\. Currently supported versions are 0\.3\.1, 0\.4\.2, 0\.5\.4 and 0\.6\.3\.",
+            r"vllm version \S+ not supported\. Currently supported versions are 0\.3\.1, 0\.4\.2, 0\.5\.4 "
+            r"and 0\.6\.3\.",
         ),
         RuntimeRow(
             "0.2",
