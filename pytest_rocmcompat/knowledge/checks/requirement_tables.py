@@ -11,25 +11,14 @@ Each row names the tag, pull request or table it was read from.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks.runtime_row import RuntimeRow
+from pytest_rocmcompat.knowledge.checks.triton_api_rows import TRITON_API_ROWS
 from pytest_rocmcompat.knowledge.nightly_pins import nightly_requirement
 from pytest_rocmcompat.stack.versions import coerce_version
 
-
-class RuntimeRow(NamedTuple):
-    """A requirement a release enforces at run time, for releases ``since <= v < until``."""
-
-    since: str
-    requirement: str
-    source: str
-    until: str | None = None  # the first release that no longer needs it (None: still needed)
-    # The failure this row causes, a narrow regular expression of the text users see, written from
-    # the row's own sources (quoted in tests/knowledge/test_requirements_unnamed.py); "": none verified.
-    # It alone is predicted where the stack does not name the package (requirements.unnamed_findings).
-    message: str = ""
+__all__ = ["RUNTIME_MINIMUMS", "UPPER_BOUNDS", "RuntimeRow", "domain_pairing", "runtime_minimums"]
 
 
 _TF = "https://github.com/huggingface/transformers/blob/"
@@ -598,6 +587,10 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         ),
     ),
 }
+
+# libraries' own Triton kernels (triton_api_rows.py), merged per package
+for _dist, _rows in TRITON_API_ROWS.items():
+    RUNTIME_MINIMUMS[_dist] = (*RUNTIME_MINIMUMS.get(_dist, ()), *_rows)
 
 
 def runtime_minimums(dist: str, version: str) -> list[RuntimeRow]:

@@ -1,0 +1,18 @@
+"""One run-time requirement row: what a release range enforces although its metadata does not say so."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class RuntimeRow(NamedTuple):
+    """A requirement a release enforces at run time, for releases ``since <= v < until``."""
+
+    since: str
+    requirement: str
+    source: str
+    until: str | None = None  # the first release that no longer needs it (None: still needed)
+    # The failure this row causes, a narrow regular expression of the text users see, written from
+    # the row's own sources (quoted in tests/knowledge/test_requirements_unnamed.py); "": none verified.
+    # It alone is predicted where the stack does not name the package (requirements.unnamed_findings).
+    message: str = ""
