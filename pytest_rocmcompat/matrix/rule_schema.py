@@ -139,42 +139,45 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
 
 def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: Signature | None) -> bool:
     """``contested: true``: sources disagree, so the rule must not blanket-skip (isolate/xfail + signature)."""
-    if "contested" not in rule:
-        return False
-    value = rule["contested"]
-    where = join_path(path, "contested")
-    if not isinstance(value, bool):
-        ck.add(rule, "contested", where, f"expected true or false, got {type_name(value)} {show(value)}")
-        return False
-    if value and (action not in ("isolate", "xfail") or signature is None):
-        ck.add(
-            rule,
-            "contested",
-            where,
-            "a contested rule must not blanket-skip: use action isolate or xfail "
-            "with a signature, so a pass shows as stale-rule evidence",
-        )
-    return value
+    return _signed_flag(
+        rule, ck, path, "contested", action, signature,
+        "a contested rule must not blanket-skip: use action isolate or xfail "
+        "with a signature, so a pass shows as stale-rule evidence",
+    )  # fmt: skip
 
 
 def _parse_uncertain(rule: Any, ck: Checker, path: str, action: Any, signature: Signature | None) -> bool:
     """``uncertain: true``: the source says the stack *may* fail (a release note's "might"), so a pass
     stands (no stale-rule) and only a failure its signature names is claimed: xfail/isolate + signature.
+    A contested rule's pass is stale-rule evidence: the two contradict.
     """
-    if "uncertain" not in rule:
-        return False
-    value = rule["uncertain"]
-    where = join_path(path, "uncertain")
-    if not isinstance(value, bool):
-        ck.add(rule, "uncertain", where, f"expected true or false, got {type_name(value)} {show(value)}")
-        return False
-    if value and (action not in ("isolate", "xfail") or signature is None):
+    uncertain = _signed_flag(
+        rule, ck, path, "uncertain", action, signature,
+        "an uncertain rule claims only the failures it names: use action isolate or xfail with a signature",
+    )  # fmt: skip
+    if uncertain and rule.get("contested") is True:
         ck.add(
             rule,
             "uncertain",
-            where,
-            "an uncertain rule claims only the failures it names: use action isolate or xfail with a signature",
+            join_path(path, "uncertain"),
+            "a rule cannot be both contested (a pass is stale-rule evidence) and uncertain (a pass stands)",
         )
+    return uncertain
+
+
+def _signed_flag(
+    rule: Any, ck: Checker, path: str, key: str, action: Any, signature: Signature | None, problem: str
+) -> bool:
+    """A true/false ``key`` that, when true, needs action isolate or xfail and a signature (else ``problem``)."""
+    if key not in rule:
+        return False
+    value = rule[key]
+    where = join_path(path, key)
+    if not isinstance(value, bool):
+        ck.add(rule, key, where, f"expected true or false, got {type_name(value)} {show(value)}")
+        return False
+    if value and (action not in ("isolate", "xfail") or signature is None):
+        ck.add(rule, key, where, problem)
     return value
 
 

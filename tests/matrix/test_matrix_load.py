@@ -169,6 +169,11 @@ def _errors(matrix_file, text: str, name: str = "m.yaml") -> list[str]:
             "name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: xfail\n    signature: boom\n    uncertain: 1\n",
             "m.yaml:7: known_bad[0].uncertain: expected true or false, got a number 1",
         ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    action: xfail\n    signature: boom\n"
+            "    contested: true\n    uncertain: true\n",
+            "m.yaml:8: known_bad[0].uncertain: a rule cannot be both contested",
+        ),
     ],
 )
 def test_error_names_file_line_and_path(matrix_file, text: str, expected: str | None) -> None:
