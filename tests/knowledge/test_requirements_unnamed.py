@@ -362,6 +362,18 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "deepspeed==0.17.0.\nTo fix: run `pip install deepspeed>=0.10.0,<=0.16.9`.",
         "https://github.com/hiyouga/LLaMA-Factory/blob/v0.9.3/src/llamafactory/hparams/parser.py#L175",
     ),
+    (  # import bitsandbytes beside triton 3.2 (triton_api_rows.py)
+        "bitsandbytes",
+        "0.38.1",
+        "ModuleNotFoundError: No module named 'triton.ops'",
+        "https://github.com/triton-lang/triton/issues/5471",
+    ),
+    (  # the import liger-kernel 0.5.10's ops/dyt.py repeats (triton_api_rows.py), on a Triton without the module
+        "liger-kernel",
+        "0.5.10",
+        "ModuleNotFoundError: No module named 'triton.language.extra.libdevice'",
+        "https://github.com/linkedin/Liger-Kernel/pull/79",
+    ),
 ]
 
 
