@@ -31,9 +31,10 @@ CASES = [
     ({"transformers": "4.37.0", "accelerate": "0.21.0"}, None),
     ({"transformers": "4.44.2", "accelerate": "0.21.0"}, None),  # 0.26.0 from 4.45.0 only
     ({"transformers": "4.45.0", "accelerate": "0.25.0"}, "transformers 4.45.0 requires accelerate>=0.26.0"),
-    ({"transformers": "4.57.6", "accelerate": "0.26.0"}, None),
+    # the 0.26.0 floor is met, but Trainer._wrap_model passes keep_torch_compile (test_hf_api_rows.py)
+    ({"transformers": "4.57.6", "accelerate": "0.26.0"}, "transformers 4.57.6 requires accelerate>=1.3.0"),
     ({"transformers": "5.0.0", "accelerate": "1.0.1"}, "transformers 5.0.0 requires accelerate>=1.1.0"),
-    ({"transformers": "5.0.0", "accelerate": "1.1.0"}, None),
+    ({"transformers": "5.0.0", "accelerate": "1.1.0"}, "transformers 5.0.0 requires accelerate>=1.3.0"),
     # transformers' PEFT integration: check_peft_version(MIN_PEFT_VERSION)
     ({"transformers": "4.33.0", "peft": "0.4.0"}, "transformers 4.33.0 requires peft>=0.5.0"),
     ({"transformers": "4.33.0", "peft": "0.5.0"}, None),

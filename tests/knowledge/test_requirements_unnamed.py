@@ -355,6 +355,24 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "AssertionError: Streaming VLLM version must be greater than 0.8.5",
         "https://github.com/OpenRLHF/OpenRLHF/blob/v0.9.1/openrlhf/trainer/ray/vllm_engine.py#L88",
     ),
+    (  # transformers 4.32.0's Trainer (trainer.py line 3883) beside accelerate >= 1.0
+        "transformers",
+        "4.32.0",
+        "TypeError: Accelerator.__init__() got an unexpected keyword argument 'dispatch_batches'",
+        "https://github.com/QwenLM/Qwen/issues/1326",
+    ),
+    (  # transformers 4.39.3's Trainer
+        "transformers",
+        "4.38.0",
+        "TypeError: Accelerator.__init__() got an unexpected keyword argument 'dispatch_batches'",
+        "https://github.com/huggingface/transformers/issues/34699",
+    ),
+    (  # transformers 4.52.x's Trainer._wrap_model (trainer.py line 1990)
+        "transformers",
+        "4.52.0",
+        "[rank0]: TypeError: Accelerator.unwrap_model() got an unexpected keyword argument 'keep_torch_compile'",
+        "https://github.com/hiyouga/LlamaFactory/issues/8451",
+    ),
     (  # check_version's mandatory hint (extras/misc.py) through transformers' require_version (utils/versions.py)
         "llamafactory",
         "0.9.3",

@@ -40,6 +40,8 @@ _CACHED_DOWNLOAD = r"cannot import name 'cached_download' from 'huggingface_hub'
 _NO_DTENSOR_PKG = r"No module named 'torch\.distributed\.tensor'"
 _FUNCTIONAL_TENSOR = r"No module named 'torchvision\.transforms\.functional_tensor'"
 _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
+# Python >= 3.10 prefixes the qualified name ("Accelerator.__init__()"), 3.9 gives the bare one
+_ACC_KWARG = r"(?<![\w.])(?:Accelerator\.)?{}\(\) got an unexpected keyword argument '{}'"
 _VERL = "https://github.com/volcengine/verl/blob/"
 _VERL_GATE = "verl/third_party/vllm/__init__.py"
 _VERL_NO_SGLANG = r"vllm version \S+ not supported and SGLang also not Found\. Currently supported vllm versions are "
@@ -214,6 +216,22 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   refusal (``import_fixes.py``, added in 2025.11) is excluded by its declared datasets range. Not tabled
 #   either: unsloth before 2024.12.1 (2024.8 declares no torch and refuses torch 1.x), its SM100-with-vLLM
 #   check (it needs the GPU, not a version).
+# - transformers' Trainer passes keyword arguments to accelerate that the accelerate it admits does not
+#   take (accelerate is only an extra; the Trainer's floors above have no ceiling). 4.32.0 to 4.37.x call
+#   ``Accelerator(dispatch_batches=self.args.dispatch_batches, ...)`` in ``create_accelerator_and_postprocess``
+#   (``trainer.py``; 4.31.0 does not), and 4.38.x and 4.39.x ``Accelerator(**accelerator_config)``, whose
+#   ``AcceleratorConfig`` always holds ``split_batches``, ``dispatch_batches``, ``even_batches`` and
+#   ``use_seedable_sampler`` (``training_args.py`` sets it when unset; 4.40.0 passes a
+#   ``DataLoaderConfiguration`` when accelerate >= 0.28.0); accelerate 1.0.0 removed all but
+#   ``split_batches`` from ``Accelerator.__init__`` (deprecated by huggingface/accelerate#2441; "Passing in
+#   `dispatch_batches`, ... to the `Accelerator()` should now be handled by ... `DataLoaderConfiguration()`",
+#   https://github.com/huggingface/accelerate/releases/tag/v1.0.0), so every ``Trainer(...)`` raises
+#   TypeError on accelerate >= 1.0 (read in the 4.31.0, 4.32.0, 4.33.0, 4.36.2, 4.37.0, 4.38.0, 4.38.2,
+#   4.39.0, 4.39.3 and 4.40.0 wheels and the accelerate 0.34.2 and 1.0.0 wheels). From 4.52.0 (#37725)
+#   ``Trainer._wrap_model``, run by every ``train()``, ``evaluate()`` and ``predict()``, calls
+#   ``self.accelerator.unwrap_model(model, keep_torch_compile=False)`` unguarded (still in 5.24.0), an
+#   argument first in accelerate 1.3.0 (huggingface/accelerate#3282; absent in the 1.2.1 wheel), while
+#   transformers admits accelerate >= 0.26.0 (4.52 to 4.57) and >= 1.1.0 (5.x).
 # Rows of one package and dependency do not overlap in the releases they cover, or, where they do
 # (DeepSpeed's), the first row that rejects the installed version is the one reported (import failures
 # first, then op builds, then the engine's ZeRO hooks), so one pair is reported once. Earlier floors are not tabled.
@@ -250,6 +268,29 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
         RuntimeRow("5.1.0", "torch>=2.4", f"{_TF}v5.1.0/{_TF_IMPORT}", "5.15.0", _NO_TORCH.format(r"2\.4")),
         RuntimeRow("5.15.0", "torch>=2.5", f"{_TF}v5.15.0/{_TF_IMPORT}", "5.20.0", _NO_TORCH.format(r"2\.5")),
         RuntimeRow("5.20.0", "torch>=2.6", f"{_TF}v5.20.0/{_TF_IMPORT}", message=_NO_TORCH.format(r"2\.6")),
+        # Trainer(...) passes Accelerator arguments accelerate 1.0.0 removed (after the floors above, which
+        # are reported first for an accelerate below them)
+        RuntimeRow(
+            "4.32.0",
+            "accelerate<1.0.0",
+            f"{_TF}v4.32.0/src/transformers/trainer.py#L3884",
+            "4.38.0",
+            _ACC_KWARG.format("__init__", "dispatch_batches"),
+        ),
+        RuntimeRow(
+            "4.38.0",
+            "accelerate<1.0.0",
+            f"{_TF}v4.38.0/src/transformers/trainer.py#L4130",
+            "4.40.0",
+            _ACC_KWARG.format("__init__", "dispatch_batches"),
+        ),
+        # train()/evaluate()/predict() (Trainer._wrap_model) pass keep_torch_compile, first in accelerate 1.3.0
+        RuntimeRow(
+            "4.52.0",
+            "accelerate>=1.3.0",
+            f"{_TF}v4.52.0/src/transformers/trainer.py#L1990",
+            message=_ACC_KWARG.format("unwrap_model", "keep_torch_compile"),
+        ),
     ),
     "peft": (
         RuntimeRow(
