@@ -92,6 +92,7 @@ _ROW_SOURCES = (
     "https://github.com/hiyouga/LLaMA-Factory/",
     "https://github.com/bitsandbytes-foundation/bitsandbytes/",
     "https://github.com/linkedin/Liger-Kernel/",
+    "https://github.com/state-spaces/mamba/",
 )
 
 

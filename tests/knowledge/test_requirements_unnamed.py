@@ -392,6 +392,12 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "ModuleNotFoundError: No module named 'triton.language.extra.libdevice'",
         "https://github.com/linkedin/Liger-Kernel/pull/79",
     ),
+    (  # mamba-ssm 2.0.x's _chunk_cumsum_fwd_kernel on triton >= 3.0 (triton_api_rows.py)
+        "mamba-ssm",
+        "2.0.0",
+        "AttributeError: module 'triton.language.math' has no attribute 'log1p'. Did you mean: 'log2'?",
+        "https://github.com/triton-lang/triton/issues/4918",
+    ),
 ]
 
 

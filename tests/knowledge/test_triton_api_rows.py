@@ -3,7 +3,8 @@
 :data:`triton_api_rows.TRITON_API_ROWS` (sourced in its module docstring), merged into
 :data:`requirement_tables.RUNTIME_MINIMUMS`: bitsandbytes 0.38.1 to 0.45.0 import
 ``triton.ops.matmul_perf_model`` on ``import bitsandbytes`` (gone in triton 3.2.0); liger-kernel 0.5.10
-imports ``triton.language.extra.libdevice`` (first in triton 3.0.0) on ``import liger_kernel.transformers``.
+imports ``triton.language.extra.libdevice`` (first in triton 3.0.0) on ``import liger_kernel.transformers``;
+mamba-ssm 2.0.x calls ``tl.math.log1p`` (gone in triton 3.0.0) in Mamba2's first forward kernel.
 Each row both ways through the registry, the failures users met (and the text Python prints for the
 import at those Triton releases) predicted by the row's message and the compiled signature, near misses not.
 """
@@ -25,6 +26,7 @@ from pytest_rocmcompat.stack.overrides import apply_overrides
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 _BNB = "https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1413"
 _LIGER = "https://github.com/linkedin/Liger-Kernel/pull/762"
+_MAMBA = "https://github.com/state-spaces/mamba/pull/377"
 
 
 def _reasons(*stack: str) -> list[str]:
@@ -61,6 +63,15 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
     (("lib.liger-kernel=0.5.10", "lib.triton=3.2.0"), None),
     (("lib.liger-kernel=0.5.9", "lib.triton=2.3.1"), None),  # behind its triton >= 3.0.0 branch
     (("lib.liger-kernel=0.6.0", "lib.triton=2.3.1"), None),  # fixed (#762)
+    # mamba-ssm 2.0.x: tl.math.log1p in Mamba2's _chunk_cumsum_fwd_kernel (gone from tl.math in triton 3.0.0)
+    (
+        ("lib.mamba-ssm=2.0.4", "lib.triton=3.0.0"),
+        f"mamba-ssm 2.0.4 requires triton<3.0.0, installed triton 3.0.0 ({_MAMBA})",
+    ),
+    (("lib.mamba_ssm=2.0.0", "lib.triton=3.1.0"), "mamba-ssm 2.0.0 requires triton<3.0.0, installed triton 3.1.0"),
+    (("lib.mamba-ssm=2.0.4", "lib.triton=2.3.1"), None),
+    (("lib.mamba-ssm=2.1.0", "lib.triton=3.0.0"), None),  # ops/triton/softplus.py branches (#377)
+    (("lib.mamba-ssm=1.2.2", "lib.triton=3.0.0"), None),  # the decoding step only: not tabled
 ]
 
 
@@ -90,6 +101,16 @@ VERBATIM: list[tuple[tuple[str, ...], str, str]] = [
         "ModuleNotFoundError: No module named 'triton.language.extra.libdevice'",
         "https://github.com/linkedin/Liger-Kernel/pull/79",
     ),
+    (  # mamba_ssm/ops/triton/ssd_chunk_state.py's _chunk_cumsum_fwd_kernel launched under Megatron-LM
+        ("lib.mamba-ssm=2.0.4", "lib.triton=3.2.0"),
+        "[QUESTION] 'triton.language.math' has no attribute 'log1p'",
+        "https://github.com/NVIDIA/Megatron-LM/issues/1800",
+    ),
+    (  # Triton's own report of the name on 3.1.0
+        ("lib.mamba-ssm=2.0.0", "lib.triton=3.1.0"),
+        "AttributeError: module 'triton.language.math' has no attribute 'log1p'. Did you mean: 'log2'?",
+        "https://github.com/triton-lang/triton/issues/4918",
+    ),
 ]
 
 
@@ -116,6 +137,9 @@ UNCLAIMED = [
     "ModuleNotFoundError: No module named 'triton.language.extra.cuda'",
     "AttributeError: module 'triton.language.math' has no attribute 'tanh'",
     "ModuleNotFoundError: No module named 'triton_ops'",
+    "AttributeError: module 'triton.language' has no attribute 'math'",
+    "AttributeError: module 'triton.language' has no attribute 'cumsum'",
+    "AttributeError: module 'triton.language.math' has no attribute 'log2'",
     "Segmentation fault (core dumped)",
 ]
 

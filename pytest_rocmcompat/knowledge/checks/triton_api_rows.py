@@ -28,10 +28,21 @@ Triton bound, the source at a tag, and the failure text (merged into
   triton 2.3.x with "No module named 'triton.language.extra.libdevice'" (run here against the 2.3.1
   wheel). Read in the 0.5.6 to 0.6.0 wheels: 0.5.9 does not import it unconditionally, 0.6.0 no
   longer does (https://github.com/linkedin/Liger-Kernel/pull/762, "fix: import tanh").
+- ``tl.math.log1p`` (a libdevice function) is in the triton 2.3.1 wheel and gone from ``triton.language.math``
+  in 3.0.0 (still absent in 3.2.0; read in the wheels; "removed in #3172" says
+  https://github.com/triton-lang/triton/issues/4918, pointing to ``extra.libdevice``). mamba-ssm 2.0.0 to 2.0.4 call it inside ``_chunk_cumsum_fwd_kernel``
+  (https://github.com/state-spaces/mamba/blob/v2.0.4/mamba_ssm/ops/triton/ssd_chunk_state.py#L69), the first
+  kernel of Mamba2's forward (``modules/mamba2.py`` -> ``mamba_chunk_scan_combined``), and in
+  ``selective_state_update`` (decoding); triton >= 3.0 raises "AttributeError: module 'triton.language.math'
+  has no attribute 'log1p'" when the kernel is first launched (Triton's JIT resolves every attribute of the
+  kernel body while keying it; run here against the 3.0.0 and 3.2.0 wheels with that kernel's softplus line,
+  and 2.3.1 accepts it). mamba-ssm declares ``triton`` unbounded (setup.py). 2.1.0 branches on the Triton
+  version (``ops/triton/softplus.py``, https://github.com/state-spaces/mamba/pull/377, commit c2568f5).
+  1.1.4 to 1.2.2 use it only in ``selective_state_update`` (the decoding step; Mamba1's forward is CUDA):
+  not tabled, not the main path.
 
-Not tabled (see the report of the helper that wrote this): liger-kernel 0.1.x's geglu import (guarded by a
-triton version test), unsloth's ``tl.math.tanh`` (a model-specific kernel, failing when it is compiled),
-xformers' and fbgemm's Triton kernels (not read).
+Not tabled: liger-kernel 0.1.x's geglu import (guarded by a triton version test); unsloth's ``tl.math.tanh``
+(triton-lang/triton#4938; its releases not read); xformers', fbgemm's and galore-torch's Triton kernels (not read).
 """
 
 from __future__ import annotations
@@ -40,6 +51,7 @@ from pytest_rocmcompat.knowledge.checks.runtime_row import RuntimeRow
 
 _NO_TRITON_OPS = r"No module named 'triton\.ops'"
 _NO_EXTRA_LIBDEVICE = r"No module named 'triton\.language\.extra\.libdevice'"
+_NO_MATH_LOG1P = r"'triton\.language\.math' has no attribute 'log1p'"
 
 TRITON_API_ROWS: dict[str, tuple[RuntimeRow, ...]] = {
     "bitsandbytes": (
@@ -58,6 +70,15 @@ TRITON_API_ROWS: dict[str, tuple[RuntimeRow, ...]] = {
             "https://github.com/linkedin/Liger-Kernel/pull/762",
             "0.6.0",
             _NO_EXTRA_LIBDEVICE,
+        ),
+    ),
+    "mamba-ssm": (
+        RuntimeRow(
+            "2.0.0",
+            "triton<3.0.0",
+            "https://github.com/state-spaces/mamba/pull/377",
+            "2.1.0",
+            _NO_MATH_LOG1P,
         ),
     ),
 }
