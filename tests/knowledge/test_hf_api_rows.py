@@ -1,9 +1,10 @@
-"""``requirement-not-met`` on keyword arguments transformers passes that the accelerate it admits does not take.
+"""``requirement-not-met`` on keyword arguments one Hugging Face library passes that the release it admits lacks.
 
 :data:`requirement_tables.RUNTIME_MINIMUMS` rows (each sourced in the comment above the table):
 transformers 4.32.0 to 4.39.x construct ``Accelerator(dispatch_batches=...)`` in every ``Trainer(...)``,
 an argument accelerate 1.0.0 removed; from 4.52.0 every ``train()``/``evaluate()`` calls
-``unwrap_model(model, keep_torch_compile=False)``, an argument first in accelerate 1.3.0. Each row both
+``unwrap_model(model, keep_torch_compile=False)``, an argument first in accelerate 1.3.0; TRL's trainers
+before 0.12.0 pass ``tokenizer=`` to ``transformers.Trainer``, which transformers 5.0.0 no longer takes. Each row both
 ways through the registry, the failures users met predicted by the row's message and the finding's
 signature, the text the installed accelerate formats too, and near misses not claimed.
 """
@@ -197,3 +198,73 @@ def test_an_unnamed_transformers_beside_accelerate() -> None:
     later = apply_overrides(BASE, ["lib.accelerate=1.3.0"])
     (finding,) = [f for f in requirements.unnamed_findings(later) if f.uses == ("transformers",)]
     assert "4.52.0" not in finding.reason and "need accelerate<1.0.0" in finding.reason
+
+
+_TRL_SFT = "https://github.com/huggingface/trl/blob/v0.9.4/trl/trainer/sft_trainer.py#L408"
+# (stack, the reason reported, or None): TRL's Trainer(tokenizer=...) beside transformers 5
+TRL_CASES: list[tuple[tuple[str, ...], str | None]] = [
+    (
+        ("lib.trl=0.8.0", "lib.transformers=5.0.0"),
+        f"trl 0.8.0 requires transformers<5.0.0, installed transformers 5.0.0 ({_TRL_SFT})",
+    ),
+    (("lib.trl=0.9.4", "lib.transformers=5.2.0"), "trl 0.9.4 requires transformers<5.0.0, installed transformers"),
+    (("lib.trl=0.9.4", "lib.transformers=4.57.6"), None),  # deprecated there (a FutureWarning), not removed
+    (("lib.trl=0.7.11", "lib.transformers=4.38.2"), None),  # before the 0.8.0 row (its own row ends at 4.39)
+    (("lib.trl=0.12.0", "lib.transformers=4.46.0"), None),  # processing_class, as it declares
+]
+
+
+@pytest.mark.parametrize(("stack", "found"), TRL_CASES)
+def test_trl_rows_both_ways(stack: tuple[str, ...], found: str | None) -> None:
+    reasons = _reasons(*stack)
+    assert bool(reasons) is (found is not None), reasons
+    if found is not None:
+        (reason,) = reasons
+        assert found in reason
+
+
+# (stack, the message, its source): users' report, and what Python printed here for TRL 0.8.0 and 0.9.4
+TRL_VERBATIM: list[tuple[tuple[str, ...], str, str]] = [
+    (  # trl/trainer/sft_trainer.py line 401 (TRL 0.11.x), super().__init__(
+        ("lib.trl=0.11.4", "lib.transformers=5.0.0"),
+        "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+        "https://github.com/huggingface/trl/issues/6168",
+    ),
+    (  # transformers 5.0.0, CPU, Python 3.11: SFTTrainer(model, args, train_dataset, tokenizer=...)
+        ("lib.trl=0.8.0", "lib.transformers=5.0.0"),
+        "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+        "https://github.com/huggingface/trl/blob/v0.8.0/trl/trainer/sft_trainer.py#L322",
+    ),
+    (
+        ("lib.trl=0.9.4", "lib.transformers=5.0.0"),
+        "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+        _TRL_SFT,
+    ),
+]
+
+
+@pytest.mark.parametrize(("stack", "message", "source"), TRL_VERBATIM)
+def test_the_trl_failures_are_predicted(stack: tuple[str, ...], message: str, source: str) -> None:
+    dist, version = stack[0].removeprefix("lib.").split("=")
+    (row,) = [r for r in runtime_minimums(dist, version) if r.message]
+    assert re.search(row.message, message), source
+    rule = _rule(*stack)
+    assert rule.signature is not None and rule.signature_matches(message), source
+
+
+# What TRL's tokenizer message must not claim: a caller's own SFTTrainer mistake, other arguments
+TRL_UNCLAIMED = [
+    "TypeError: SFTTrainer.__init__() got an unexpected keyword argument 'tokenizer'",
+    "TypeError: Trainer.init() got an unexpected keyword argument 'processing_class'",
+    "TypeError: Trainer.__init__() got an unexpected keyword argument 'processing_class'",
+    "TypeError: Seq2SeqTrainer.__init__() got an unexpected keyword argument 'tokenizer'",
+    "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer_name'",
+]
+
+
+def test_the_trl_message_is_narrow() -> None:
+    (row,) = [r for r in RUNTIME_MINIMUMS["trl"] if r.since == "0.8.0"]
+    for text in TRL_UNCLAIMED:
+        assert not re.search(row.message, text), text
+    rule = _rule("lib.trl=0.9.4", "lib.transformers=5.0.0")
+    assert not rule.signature_matches(TRL_UNCLAIMED[0])

@@ -373,6 +373,18 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "[rank0]: TypeError: Accelerator.unwrap_model() got an unexpected keyword argument 'keep_torch_compile'",
         "https://github.com/hiyouga/LlamaFactory/issues/8451",
     ),
+    (  # TRL 0.11.x's SFTTrainer (sft_trainer.py line 401) beside transformers 5
+        "trl",
+        "0.11.0",
+        "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+        "https://github.com/huggingface/trl/issues/6168",
+    ),
+    (  # as Python printed it here for TRL 0.9.4's SFTTrainer beside transformers 5.0.0
+        "trl",
+        "0.8.0",
+        "TypeError: Trainer.__init__() got an unexpected keyword argument 'tokenizer'",
+        "https://github.com/huggingface/trl/blob/v0.9.4/trl/trainer/sft_trainer.py#L408",
+    ),
     (  # check_version's mandatory hint (extras/misc.py) through transformers' require_version (utils/versions.py)
         "llamafactory",
         "0.9.3",

@@ -37,6 +37,9 @@ _VISION2SEQ = (
     r"cannot import name 'MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES' from 'transformers\.models\.auto\.modeling_auto'"
 )
 _CACHED_DOWNLOAD = r"cannot import name 'cached_download' from 'huggingface_hub'"
+# transformers 5.0's Trainer takes no ``tokenizer`` (TRL's trainers before 0.12 pass it); 5.x needs Python >= 3.10,
+# whose message carries the qualified name, so "SFTTrainer.__init__()" (a caller's own mistake) is not this
+_TRAINER_TOKENIZER = r"(?<![\w.])Trainer\.__init__\(\) got an unexpected keyword argument 'tokenizer'"
 _NO_DTENSOR_PKG = r"No module named 'torch\.distributed\.tensor'"
 _FUNCTIONAL_TENSOR = r"No module named 'torchvision\.transforms\.functional_tensor'"
 _NO_TORCH = r"Disabling PyTorch because PyTorch >= ?{} is required"
@@ -80,6 +83,15 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   ``transformers.models.auto.modeling_auto``, gone in transformers 5.0.0 (deprecated by
 #   huggingface/transformers#38900), with no upper bound declared (0.12.2 declares <4.47.0 itself;
 #   0.23.0 no longer imports it).
+# - TRL's trainers before 0.12.0 (SFT, DPO, Reward, KTO, ORPO, CPO, IterativeSFT) pass ``tokenizer=`` to
+#   ``transformers.Trainer.__init__``, which 4.46.0 deprecated for ``processing_class`` (huggingface/transformers
+#   #32385) and 5.0.0 removed (huggingface/transformers#41128), while TRL declares ``transformers>=4.31.0``
+#   (>=4.40.0 from 0.11.0) unbounded: every ``SFTTrainer(...)`` raises TypeError there. Run here on transformers
+#   5.0.0 (CPU, Python 3.11, a 1-layer GPT-2 and a word-level tokenizer): TRL 0.8.0, 0.8.6, 0.9.2, 0.9.4,
+#   0.9.6, 0.10.1 and 0.11.4 each raise "Trainer.__init__() got an unexpected keyword argument 'tokenizer'"
+#   from ``sft_trainer.py``'s ``super().__init__(`` (``from trl import SFTTrainer`` imports lazily, so 0.9.6
+#   to 0.11.x reach it before their DPO import below); 0.12.0 passes ``processing_class`` and declares
+#   transformers>=4.46.0 (huggingface/trl#2162).
 # - accelerate's ``Accelerator`` given a DeepSpeed plugin raises "DeepSpeed version must be >= 0.9.3"
 #   below 0.9.3 from 0.21.0 (huggingface/accelerate#1638; 0.20.x checks >= 0.6.5), deepspeed being an extra.
 # - accelerate 0.32.x imports ``split_torch_state_dict_into_shards`` from huggingface_hub at import
@@ -330,22 +342,36 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "0.8.0",
             r"cannot import name 'top_k_top_p_filtering' from 'transformers'",
         ),
+        # every SFTTrainer(...): Trainer.__init__(tokenizer=...), gone in transformers 5.0.0
         RuntimeRow(
-            "0.9.6", "transformers<5.0.0", f"{_TRL}v0.9.6/trl/trainer/dpo_trainer.py#L40", "0.10.1", _VISION2SEQ
+            "0.8.0",
+            "transformers<5.0.0",
+            f"{_TRL}v0.9.4/trl/trainer/sft_trainer.py#L408",
+            "0.9.6",
+            _TRAINER_TOKENIZER,
+        ),
+        RuntimeRow(
+            "0.9.6",
+            "transformers<5.0.0",
+            f"{_TRL}v0.9.6/trl/trainer/dpo_trainer.py#L40",
+            "0.10.1",
+            rf"{_VISION2SEQ}|{_TRAINER_TOKENIZER}",
         ),
         RuntimeRow(
             "0.10.1",
             "transformers>=4.40.0,<5.0.0",
             f"{_TRL}v0.10.1/trl/trainer/utils.py#L40",
             "0.11.0",
-            rf"cannot import name 'is_torch_mlu_available' from 'transformers(?:\.utils)?'|{_VISION2SEQ}",
+            rf"cannot import name 'is_torch_mlu_available' from 'transformers(?:\.utils)?'|{_VISION2SEQ}"
+            rf"|{_TRAINER_TOKENIZER}",
         ),
         RuntimeRow(
             "0.11.0",
             "transformers>=4.41.0,<5.0.0",
             f"{_TRL}v0.11.0/trl/trainer/ppov2_trainer.py#L42",
             "0.12.0",
-            _VISION2SEQ,  # no report of 0.11's ExportableState import found: that half has no message
+            # no report of 0.11's ExportableState import found: that half has no message
+            rf"{_VISION2SEQ}|{_TRAINER_TOKENIZER}",
         ),
         RuntimeRow("0.12.0", "transformers<5.0.0", _TRL_DPO, "0.12.2", _VISION2SEQ),
         RuntimeRow("0.13.0", "transformers<5.0.0", _TRL_DPO, "0.23.0", _VISION2SEQ),
