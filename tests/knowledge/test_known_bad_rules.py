@@ -882,15 +882,14 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 QUOTES.update(NCCL_RCCL_QUOTES)
-# the uncertain graph-capture rules: HIP's stream-capture error as torch raised it on ROCm
-_CAPTURE_QUOTE = (
-    "https://github.com/ROCm/hip/issues/3876",
-    "Process group watchdog thread terminated with exception: HIP error: operation not permitted when stream is capturing",
-)
-GRAPH_CAPTURE_RULES = ("rocm-6.1-hip-graph-stream-capture-unhandled-ops", "rocm-6.4-hip-graph-capture-stale-state")
-QUOTES.update({rule_id: [_CAPTURE_QUOTE] for rule_id in GRAPH_CAPTURE_RULES})
-# the MIOpen 6.1 rule: the HSA runtime's fault message (the notes' "Memory access fault"), as a report quotes it
-QUOTES["rocm-6.1-miopen-gemmbwdrest-memory-access-fault"] = QUOTES["torch-2.5.1-rocm6.2-gfx906-memory-fault"]
+# the uncertain 6.4 graph-capture rule: HIP's string for hipErrorStreamCaptureInvalidated (a capture failing
+# because of an earlier capture's state), verbatim from the HIP runtime's error table
+QUOTES["rocm-6.4-hip-graph-capture-stale-state"] = [
+    (
+        "https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp",
+        "RuntimeError: HIP error: operation failed due to a previous error during capture",
+    )
+]
 
 
 @pytest.fixture(scope="module")
