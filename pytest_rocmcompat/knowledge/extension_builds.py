@@ -182,7 +182,8 @@ def _runtime_mismatch(dist: str, v: Version, label: str, torch_label: str) -> Bu
     compared both until pytorch/vision#7726), torchaudio releases before pytorch/audio#4226 (merged
     2026-09-02) likewise. Another vendor's build is ``built-for-other-vendor``'s; a torch without a
     label is not judged. A ``+cpu`` build beside a GPU torch has no GPU kernels (its operators fail on
-    GPU tensors: a partial failure); a GPU build beside a ``+cpu`` torch links GPU libraries it lacks.
+    GPU tensors: a partial failure); a GPU build beside a ``+cpu`` torch links GPU libraries it lacks (its
+    compiled part fails to load; torchvision loads it in a try/except, so a partial failure too).
     """
     built, torch = gpu_runtime(label), gpu_runtime(torch_label)
     if built is None or torch is None:
@@ -228,6 +229,8 @@ def _cpu_gpu_mismatch(built: str, torch: str) -> BuiltFor:
     return BuiltFor(
         f"a {runtime} torch", _CPU_BUILD_SOURCE, False,
         f"its library links torch's {runtime} libraries (libc10_cuda.so), which a CPU-only torch does not have",
+        # torchvision loads its _C in a try/except: import and its Python parts still work, only its ops fail
+        partial=True,
         predicts=GPU_LIBS_MISSING,
     )  # fmt: skip
 
