@@ -73,7 +73,7 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
     ),
     (("lib.transformers=5.0.0", "lib.accelerate=1.2.1"), "transformers 5.0.0 requires accelerate>=1.3.0, installed"),
     (("lib.transformers=4.57.1", "lib.accelerate=1.3.0"), None),
-    (("lib.transformers=4.51.3", "lib.accelerate=0.34.0"), None),  # before the call (#37725)
+    (("lib.transformers=4.51.3", "lib.accelerate=0.34.0"), None),  # before the call (absent in the 4.51.3 wheel)
     # 5.0.0's own floor (1.1.0) first below it
     (("lib.transformers=5.0.0", "lib.accelerate=1.0.1"), "transformers 5.0.0 requires accelerate>=1.1.0, installed"),
 ]

@@ -83,7 +83,7 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   ``transformers.models.auto.modeling_auto``, gone in transformers 5.0.0 (deprecated by
 #   huggingface/transformers#38900), with no upper bound declared (0.12.2 declares <4.47.0 itself;
 #   0.23.0 no longer imports it).
-# - TRL's trainers before 0.12.0 (SFT, DPO, Reward, KTO, ORPO, CPO, IterativeSFT) pass ``tokenizer=`` to
+# - TRL's trainers before 0.12.0 (0.9.4's SFT, DPO, Reward, KTO, ORPO, CPO, IterativeSFT) pass ``tokenizer=`` to
 #   ``transformers.Trainer.__init__``, which 4.46.0 deprecated for ``processing_class`` (huggingface/transformers
 #   #32385) and 5.0.0 removed (huggingface/transformers#41128), while TRL declares ``transformers>=4.31.0``
 #   (>=4.40.0 from 0.11.0) unbounded: every ``SFTTrainer(...)`` raises TypeError there. Run here on transformers
@@ -239,7 +239,7 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   `dispatch_batches`, ... to the `Accelerator()` should now be handled by ... `DataLoaderConfiguration()`",
 #   https://github.com/huggingface/accelerate/releases/tag/v1.0.0), so every ``Trainer(...)`` raises
 #   TypeError on accelerate >= 1.0 (read in the 4.31.0, 4.32.0, 4.33.0, 4.36.2, 4.37.0, 4.38.0, 4.38.2,
-#   4.39.0, 4.39.3 and 4.40.0 wheels and the accelerate 0.34.2 and 1.0.0 wheels). From 4.52.0 (#37725)
+#   4.39.0, 4.39.3 and 4.40.0 wheels and the accelerate 0.34.2 and 1.0.0 wheels). From 4.52.0 (not in 4.51.3)
 #   ``Trainer._wrap_model``, run by every ``train()``, ``evaluate()`` and ``predict()``, calls
 #   ``self.accelerator.unwrap_model(model, keep_torch_compile=False)`` unguarded (still in 5.24.0), an
 #   argument first in accelerate 1.3.0 (huggingface/accelerate#3282; absent in the 1.2.1 wheel), while
