@@ -324,3 +324,31 @@ def test_an_unnamed_openrlhf_beside_vllm_010() -> None:
     assert not [
         f for f in requirements.unnamed_findings(apply_overrides(BASE, ["lib.vllm=0.9.2"])) if f.uses == ("openrlhf",)
     ]
+
+
+# ---- builds the gate orders differently from PEP 440 (review finding), and who meets a gate ----
+@pytest.mark.parametrize(
+    ("openrlhf", "vllm"),
+    [
+        ("0.9.1", "0.8.5+rocm642"),  # version.parse: above 0.8.5 (a ROCm build of vLLM 0.8.5)
+        ("0.8.1", "0.8.2.dev5+gabc.rocm631"),  # string comparison: "0.8.2.dev5..." > "0.8.2"
+        ("0.6.3", "0.8.1.dev50+gabc123.rocm631"),  # string comparison: >= "0.8.1"
+    ],
+)
+def test_a_local_or_dev_build_of_the_bound_release_is_not_judged(openrlhf: str, vllm: str) -> None:
+    """OpenRLHF's own comparison accepts these; a PEP 440 specifier would not (``RuntimeRow.compared``)."""
+    env = apply_overrides(BASE, [f"lib.openrlhf={openrlhf}", f"lib.vllm={vllm}"])
+    assert not [f for f in evaluate(env) if f.check == requirements.ID and "openrlhf" in f.reason]
+
+
+def test_a_compared_row_still_judges_other_builds() -> None:
+    for vllm in ("0.8.1+rocm631", "0.10.0+rocm700"):  # below the floor; above it, where a string comparison fails
+        env = apply_overrides(BASE, ["lib.openrlhf=0.8.7", f"lib.vllm={vllm}"])
+        assert [f for f in evaluate(env) if f.check == requirements.ID and "openrlhf" in f.reason], vllm
+
+
+def test_a_run_time_gate_reaches_only_the_package_that_checks() -> None:
+    """The gate is OpenRLHF's code: a test that uses only vLLM never meets it (no stale rule when it passes)."""
+    env = apply_overrides(BASE, ["lib.openrlhf=0.8.7", "lib.vllm=0.10.0"])
+    (finding,) = [f for f in evaluate(env) if f.check == requirements.ID]
+    assert finding.uses == ("openrlhf",)

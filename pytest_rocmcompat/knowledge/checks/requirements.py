@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -88,8 +89,8 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s
 
 def check(env: Environment) -> list[Finding]:
     markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
-    # (dist, requirement, installed target, source, the failure a run-time row quotes or "")
-    broken: list[tuple[str, str, str, str, str]] = []
+    # (dist, requirement, installed target, source, the failure a run-time row quotes or "", a run-time row)
+    broken: list[tuple[str, str, str, str, str, bool]] = []
     installed = dict(env.libraries)
     if env.torch:
         installed["torch"] = env.torch  # the torch field wins (it is what --rocm-set torch= changes)
@@ -98,22 +99,33 @@ def check(env: Environment) -> list[Finding]:
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         seen: set[str] = set()  # a dependency already reported from what the release declared
-        declared = [(text, where, "") for text, where in _declared(env, dist, version)]
-        rows = [(r.requirement, r.source, r.message) for r in runtime_minimums(dist, version) if _judged(env, r)]
-        for text, where, message in declared + rows:
-            problem = _unmet(text, env, markers, replaced)
+        declared = [(text, where, "", False) for text, where in _declared(env, dist, version)]
+        rows = [
+            (r.requirement, r.source, r.message, True, r.compared)
+            for r in runtime_minimums(dist, version)
+            if _judged(env, r)
+        ]
+        for text, where, message, runtime, compared in [(*d, False) for d in declared] + rows:
+            problem = _unmet(text, env, markers, replaced, gate=compared)
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
-                broken.append((f"{dist} {version}", text, problem, where, message))
+                broken.append((f"{dist} {version}", text, problem, where, message, runtime))
     broken.extend(_upstream_triton_on_rocm(env, markers, replaced))
     if not broken:
         return []
     pairs = "; ".join(
         f"{d} requires {_bare(r)}{_python_assumed(r, env, markers)}, installed {t} ({_cite(s)})"
-        for d, r, t, s, _ in broken
+        for d, r, t, s, *_ in broken
     )
-    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0])))
-    sources = [s for *_, s, _ in broken if s.startswith("http")]
+    # a run-time row's failure is in the dependent package's own code: only its tests meet it
+    uses = tuple(
+        dict.fromkeys(
+            n
+            for d, _, t, *_, runtime in broken
+            for n in ((d.split()[0],) if runtime else _uses(d.split()[0], t.split()[0]))
+        )
+    )
+    sources = [s for *_, s, _, _ in broken if s.startswith("http")]
     return [
         Finding(
             check=ID,
@@ -125,7 +137,7 @@ def check(env: Environment) -> list[Finding]:
             nodeids=COMPILE_TESTS if set(COMPILE_USES) <= set(uses) else (),
             # the pair's import errors, and the failure each run-time row behind it quotes
             predicts=pair_predicts(n for d, _, t, *_ in broken for n in (d.split()[0], t.split()[0]))
-            + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m in broken if m)),
+            + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in broken if m)),
         )
     ]
 
@@ -152,7 +164,11 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
     """
     rows: list[tuple[RuntimeRow, str]] = []
     for row in RUNTIME_MINIMUMS[dist]:
-        problem = _unmet(row.requirement, env, markers, replaced) if row.message and _judged(env, row) else None
+        problem = (
+            _unmet(row.requirement, env, markers, replaced, gate=row.compared)
+            if row.message and _judged(env, row)
+            else None
+        )
         if problem is not None:
             rows.append((row, problem))
     if not rows:
@@ -287,7 +303,7 @@ UPSTREAM_TRITON_ON_ROCM = r"cannot find -lcuda\b|Internal Triton PTX codegen err
 
 def _upstream_triton_on_rocm(
     env: Environment, markers: dict[str, str], replaced: set[str] | None
-) -> list[tuple[str, str, str, str, str]]:
+) -> list[tuple[str, str, str, str, str, bool]]:
     """PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm`` torch pins, at another version.
 
     Both distributions install the top-level ``triton`` module (:data:`ROCM_TRITON_WHEEL`): the one installed
@@ -308,7 +324,7 @@ def _upstream_triton_on_rocm(
         return []
     shown = f"the triton module of {requirement.strip()}{suffix}"
     beside = f"{problem} beside it (both install the triton module)"
-    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM)]
+    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
 
 
 def _bare(text: str) -> str:
@@ -357,11 +373,14 @@ def _rocm_build(env: Environment) -> bool:
     return env.torch_rocm is not None or env.platform == "rocm"
 
 
-def _unmet(text: str, env: Environment, markers: dict[str, str], replaced: set[str] | None = None) -> str | None:
+def _unmet(
+    text: str, env: Environment, markers: dict[str, str], replaced: set[str] | None = None, *, gate: bool = False
+) -> str | None:
     """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept.
 
     Parsed by a small pattern first so that requirements on packages that are not installed
-    (most of them) cost no full PEP 508 parse; markers go to :mod:`packaging.markers`.
+    (most of them) cost no full PEP 508 parse; markers go to :mod:`packaging.markers`. ``gate``: a
+    run-time row restating a library's own version comparison (``RuntimeRow.compared``, :func:`_at_a_gate_bound`).
     """
     m = _REQUIREMENT.match(text)
     if m is None:
@@ -378,11 +397,26 @@ def _unmet(text: str, env: Environment, markers: dict[str, str], replaced: set[s
         spec = SpecifierSet(spec_text)
     except InvalidSpecifier:
         return None
-    if specifier_contains(spec, version):
+    if specifier_contains(spec, version) or (gate and _at_a_gate_bound(spec, version)):
         return None
     if m.group(3) and not _marker_holds(m.group(3), env, markers):
         return None  # an extra's requirement, or one for another Python/platform
     return f"{name} {installed}" if _valid(text) else None
+
+
+_FLOORS = (">", ">=")  # the floors a library's own version check compares against
+
+
+def _at_a_gate_bound(spec: SpecifierSet, version: Version) -> bool:
+    """A local or dev/pre build of the very release a run-time gate's bound names (``0.8.5+rocm642``,
+    ``0.8.2.dev5+g1.rocm631`` against ``> 0.8.5`` / ``>= 0.8.2``): the libraries' own checks order these
+    differently from PEP 440 (``version.parse`` puts a local label above its release, a string comparison
+    puts any suffix above it), and ROCm builds of vLLM carry ``+rocmNNN``: not judged.
+    """
+    if not (version.local or version.is_devrelease or version.is_prerelease):
+        return False
+    release = Version(version.base_version)
+    return any(s.operator in _FLOORS and Version(Version(s.version).base_version) == release for s in spec)
 
 
 def _valid(text: str) -> bool:
