@@ -80,7 +80,7 @@ def _render(rec: Recommendation, limit: int, heading: str, cell: _Cell, table: _
     risky = rec.at_risk()
     if risky:
         out += [
-            f"{heading}# At risk (contested: reports of faults and of it working)",
+            f"{heading}# At risk (contested: reports of faults and of it working; or its source says it may fail)",
             "",
             table(
                 ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
@@ -95,7 +95,7 @@ def _render(rec: Recommendation, limit: int, heading: str, cell: _Cell, table: _
     out += [f"{heading}# Avoid", ""]
     rows = []
     for rule in rec.arch_rules:
-        if rule.action == "isolate":
+        if _at_risk(rule):
             continue
         hit = sorted({f"torch {s.torch} · {s.runtime}" for s in rec.avoid() if rule in s.against})
         rows.append(
@@ -130,7 +130,7 @@ def render_html(rec: Recommendation, limit: int = 10) -> str:
     risky = rec.at_risk()
     if risky:
         out += [
-            "<h3>At risk (contested)</h3>",
+            "<h3>At risk (contested, or its source says it may fail)</h3>",
             html_table(
                 ("torch", "runtime", "python", "evidence", "rule", "reason", "links"),
                 [
@@ -140,9 +140,14 @@ def render_html(rec: Recommendation, limit: int = 10) -> str:
                 ],
             ),
         ]
-    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if r.action != "isolate"]
+    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if not _at_risk(r)]
     out += ["<h3>Avoid</h3>", html_table(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
     return "\n".join(out)
+
+
+def _at_risk(rule: Rule) -> bool:
+    """An isolate rule (crash-prone, contested) or an uncertain one puts a stack at risk: it is no reason to avoid."""
+    return rule.action == "isolate" or rule.at_risk
 
 
 def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list) -> tuple[list[str], str]:

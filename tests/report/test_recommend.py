@@ -12,6 +12,7 @@ from pytest_rocmcompat.cli.main import main
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
 from pytest_rocmcompat.report.junit_read import read_run
 from pytest_rocmcompat.report.recommend import recommend
+from pytest_rocmcompat.report.recommend_render import render_markdown
 from tests.conftest import MI50_ENV, REPO
 
 
@@ -80,6 +81,9 @@ def test_an_uncertain_rule_marks_the_stack_at_risk_not_avoid() -> None:
     assert not any(s.torch == "2.5.1" for s in rec.avoid())
     certain = replace(mi50, rules=tuple(replace(maybe, at_risk=False) if r.id == fault.id else r for r in mi50.rules))
     assert any(s.torch == "2.5.1" for s in recommend("gfx906", [certain]).avoid())
+    # the rendered report lists it under "At risk" only, never under "Avoid"
+    text = "\n".join(render_markdown(rec))
+    assert maybe.id in _section(text, "## At risk") and maybe.id not in _section(text, "## Avoid")
 
 
 def test_evidence_hardware_with_date_and_replay_only(pytester: pytest.Pytester) -> None:
