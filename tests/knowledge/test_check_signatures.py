@@ -719,6 +719,21 @@ VERBATIM: list[tuple[str, str, str]] = [
         "PosixPath('/notebooks/bitsandbytes/bitsandbytes/libbitsandbytes_cuda124.so')",
         "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1559",
     ),
+    # extension-build-toolkit-mismatch: DeepSpeed's op builder and torch's cpp_extension refusing another
+    # nvcc release than torch's; more in test_build_toolkit.py
+    (
+        "extension-build-toolkit-mismatch",
+        "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed CUDA version "
+        "12.2 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions without "
+        "a matching cuda version.",
+        "https://github.com/JIA-Lab-research/MGM/issues/91",
+    ),
+    (
+        "extension-build-toolkit-mismatch",
+        "RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch "
+        "(12.4). Please make sure to use the same CUDA versions.",
+        "https://github.com/icip-cas/AutoAlign/issues/25",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.

@@ -15,6 +15,7 @@ from pytest_rocmcompat.knowledge.checks import (
     arch,
     bitsandbytes_cuda,
     bitsandbytes_rocm,
+    build_toolkit,
     cuda_driver,
     dynamo_gate,
     extension_torch,
@@ -67,6 +68,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     onnxruntime_builds.ID: onnxruntime_builds.check,
     rccl_arch.ID: rccl_arch.check,
     nccl_nvls.ID: nccl_nvls.check,
+    build_toolkit.ID: build_toolkit.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -95,6 +97,7 @@ PREDICTS: dict[str, str] = {
     onnxruntime_builds.ID: onnxruntime_builds.PREDICTS,
     rccl_arch.ID: rccl_arch.PREDICTS,
     nccl_nvls.ID: nccl_nvls.PREDICTS,
+    build_toolkit.ID: build_toolkit.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
