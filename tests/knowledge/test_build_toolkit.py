@@ -51,6 +51,12 @@ VERBATIM: list[tuple[str, str]] = [
         "with 11.7, unable to compile cuda/cpp extensions",
         "https://github.com/deepspeedai/DeepSpeed/issues/2902",
     ),
+    # apex's setup.py (--cuda_ext): nvcc 9.0 beside a CUDA 10.2 torch
+    (
+        "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used "
+        "to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 10.2.",
+        "https://github.com/NVIDIA/apex/issues/1171",
+    ),
 ]
 
 # Near misses: the tools' warnings sharing the first words, and other build failures
@@ -95,6 +101,11 @@ def _found(*sets: str) -> list[str]:
     return [f.reason for f in build_toolkit.check(_stack(*sets))]
 
 
+def _ds(*sets: str) -> list[str]:
+    """DeepSpeed's own findings (its op builder's check) for the stack."""
+    return [f.reason for f in build_toolkit.check(_stack(*sets)) if f.link == build_toolkit.DEEPSPEED_SOURCE]
+
+
 # ---- which stacks ---------------------------------------------------------------------------------
 def test_another_major_is_refused_by_torch_and_deepspeed() -> None:
     found = build_toolkit.check(_stack("torch=2.3.0+cu121", "cuda=11.8", "lib.deepspeed=0.14.4"))
@@ -105,32 +116,33 @@ def test_another_major_is_refused_by_torch_and_deepspeed() -> None:
     assert set(found[1].uses) == {"deepspeed", "apex", "flash-attn", "xformers", "cpp_extension"}
 
 
-def test_same_major_minor_difference_only_warns_in_torch_from_2_2() -> None:
-    assert _found("torch=2.5.1+cu124", "cuda=12.1") == []
+def test_same_major_minor_difference_only_warns_in_torch_from_2_2_but_apex_refuses_it() -> None:
+    (apex,) = build_toolkit.check(_stack("torch=2.5.1+cu124", "cuda=12.1"))
+    assert apex.link == build_toolkit.APEX_SOURCE and apex.uses == ("apex",) and apex.uncertain
     # before 2.2 torch compared getattr(v, "major", nan): a risk where setuptools' packaging lacks it
-    (risk,) = _found("torch=2.0.1+cu117", "cuda=11.8")
-    assert "before 2.2" in risk
+    risk = _found("torch=2.0.1+cu117", "cuda=11.8")
+    assert "before 2.2" in risk[0] and "apex" in risk[1]
 
 
 def test_deepspeed_minor_difference_follows_its_table_per_release() -> None:
     # 12.4 entered cuda_minor_mismatch_ok in 0.14.3: 0.14.2 refuses 12.4 beside a cu121 torch
-    assert len(_found("torch=2.5.1+cu121", "cuda=12.4", "lib.deepspeed=0.14.2")) == 1
-    assert _found("torch=2.5.1+cu121", "cuda=12.4", "lib.deepspeed=0.14.3") == []
+    assert len(_ds("torch=2.5.1+cu121", "cuda=12.4", "lib.deepspeed=0.14.2")) == 1
+    assert _ds("torch=2.5.1+cu121", "cuda=12.4", "lib.deepspeed=0.14.3") == []
     # no CUDA 12 row before 0.12.3; 12.8 from 0.16.4; 12.9 from 0.17.2
-    assert len(_found("torch=2.2.0+cu121", "cuda=12.2", "lib.deepspeed=0.12.2")) == 1
-    assert _found("torch=2.2.0+cu121", "cuda=12.2", "lib.deepspeed=0.12.3") == []
-    assert len(_found("torch=2.7.0+cu128", "cuda=12.6", "lib.deepspeed=0.16.3")) == 1
-    assert _found("torch=2.7.0+cu128", "cuda=12.6", "lib.deepspeed=0.16.4") == []
-    assert len(_found("torch=2.8.0+cu129", "cuda=12.8", "lib.deepspeed=0.17.1")) == 1
-    assert _found("torch=2.8.0+cu129", "cuda=12.8", "lib.deepspeed=0.17.2") == []
+    assert len(_ds("torch=2.2.0+cu121", "cuda=12.2", "lib.deepspeed=0.12.2")) == 1
+    assert _ds("torch=2.2.0+cu121", "cuda=12.2", "lib.deepspeed=0.12.3") == []
+    assert len(_ds("torch=2.7.0+cu128", "cuda=12.6", "lib.deepspeed=0.16.3")) == 1
+    assert _ds("torch=2.7.0+cu128", "cuda=12.6", "lib.deepspeed=0.16.4") == []
+    assert len(_ds("torch=2.8.0+cu129", "cuda=12.8", "lib.deepspeed=0.17.1")) == 1
+    assert _ds("torch=2.8.0+cu129", "cuda=12.8", "lib.deepspeed=0.17.2") == []
     # CUDA 13 has no row: another minor is refused; a release newer than those read is not judged on a minor
-    assert len(_found("torch=2.9.0+cu130", "cuda=13.1", "lib.deepspeed=0.18.0")) == 1
-    assert _found("torch=2.9.0+cu130", "cuda=13.1", "lib.deepspeed=0.20.0") == []
+    assert len(_ds("torch=2.9.0+cu130", "cuda=13.1", "lib.deepspeed=0.18.0")) == 1
+    assert _ds("torch=2.9.0+cu130", "cuda=13.1", "lib.deepspeed=0.20.0") == []
 
 
 def test_ds_skip_cuda_check_lifts_deepspeeds_check_but_not_torchs() -> None:
     minor = ("torch=2.5.1+cu121", "cuda=12.4", "lib.deepspeed=0.14.2", "env.DS_SKIP_CUDA_CHECK=1")
-    assert _found(*minor) == []
+    assert _ds(*minor) == []
     (left,) = build_toolkit.check(
         _stack("torch=2.3.0+cu121", "cuda=11.8", "lib.deepspeed=0.14.4", "env.DS_SKIP_CUDA_CHECK=1")
     )

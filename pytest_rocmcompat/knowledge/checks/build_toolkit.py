@@ -13,6 +13,8 @@ release:
   the sdists): raises unless ``major.minor`` are equal or both are in ``cuda_minor_mismatch_ok``
   of the nvcc's major (its per-release table below); ``DS_SKIP_CUDA_CHECK=1`` (from 0.9.3) turns
   it into a warning, but torch's own check still raises on another major (DeepSpeed#3436).
+* **apex** (``setup.py`` ``check_cuda_torch_binary_vs_bare_metal`` with ``--cuda_ext``, tags 22.03 to
+  25.09): raises on any ``major.minor`` difference, a minor one included.
 
 Neither checks ROCm: DeepSpeed skips ``assert_no_cuda_mismatch`` when torch is a ROCm build and
 torch's ``cpp_extension`` compares no HIP/ROCm release, so a ROCm stack is not judged here.
@@ -44,10 +46,13 @@ PREDICTS = (
     r"The detected CUDA version \((?:\d+\.\d+|%s)\) mismatches the version that was used to compile\s*PyTorch"
     r"|DeepSpeed Op Builder: Installed CUDA version \d+\.\d+ does not match the version torch was compiled with "
     r"[\d.]+, unable to compile"
+    r"|Cuda extensions are being compiled with a version of Cuda that does not match the version used to compile "
+    r"Pytorch binaries"
 )
 TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/utils/cpp_extension.py"
 DEEPSPEED_SOURCE = "https://github.com/deepspeedai/DeepSpeed/blob/v0.18.0/op_builder/builder.py"
 SKIP_SOURCE = "https://github.com/deepspeedai/DeepSpeed/pull/3436"
+APEX_SOURCE = "https://github.com/NVIDIA/apex/blob/25.09/setup.py"
 # derived_facts' note for an untagged torch taken as the default PyPI wheel: a guess (a conda torch reads the
 # same), not a stated build
 DERIVED_TAG = "derived: torch "
@@ -122,6 +127,8 @@ def check(env: Environment) -> list[Finding]:
     refuses = torch_refuses(torch, kits)
     if refuses is not False:
         found.append(_torch(env, kits, certain=refuses is True))
+    if refuses is not True:  # another major: torch's finding already reaches apex's tests
+        found.append(_apex(env, kits))
     return found
 
 
@@ -156,6 +163,19 @@ def _torch(env: Environment, kits: Toolkits, *, certain: bool) -> Finding:
         uses=BUILDERS,
         conditional=True,  # only tests that compile an extension meet it
         uncertain=True,  # installed wheels need no nvcc: a pass stands
+    )
+
+
+def _apex(env: Environment, kits: Toolkits) -> Finding:
+    return Finding(
+        check=ID,
+        reason=f"apex's --cuda_ext build with the system CUDA {kits.system} (nvcc of CUDA_HOME) beside torch "
+        f"{env.torch} (CUDA {kits.torch}): apex's setup.py refuses any major.minor difference",
+        fix=f"point CUDA_HOME at a CUDA {kits.torch} toolkit before building apex",
+        link=APEX_SOURCE,
+        uses=("apex",),
+        conditional=True,  # only a test that builds apex meets it
+        uncertain=True,  # an apex built before the run needs no nvcc: a pass stands
     )
 
 
