@@ -16,12 +16,14 @@ release:
 * **apex** (``setup.py`` ``check_cuda_torch_binary_vs_bare_metal`` with ``--cuda_ext``, tags 22.03 to
   25.09): raises on any ``major.minor`` difference, a minor one included.
 
-Neither checks ROCm: DeepSpeed skips ``assert_no_cuda_mismatch`` when torch is a ROCm build and
-torch's ``cpp_extension`` compares no HIP/ROCm release, so a ROCm stack is not judged here.
+None of them checks ROCm: DeepSpeed skips ``assert_no_cuda_mismatch`` when torch is a ROCm build,
+torch's ``cpp_extension`` compares no HIP/ROCm release and NVIDIA apex's ``setup.py`` (25.09) has no
+ROCm branch, so a ROCm stack is not judged here.
 
 Which CUDA is the system toolkit: a probe records ``cuda`` as ``torch.version.cuda`` (the driver's
 CUDA only without a CUDA torch), so ``cuda`` says nothing about ``nvcc`` there. Only a stated
-``cuda=`` (``--rocm-set``) that differs from torch's ``+cuXYZ`` tag is taken as the toolkit: a
+``cuda=`` (``--rocm-set``) that differs from torch's own ``+cuXYZ`` tag is taken as the toolkit (a
+tag ``derived_facts`` adds to an untagged torch is a guess, not a stated build: never judged); a
 replay that restates ``torch=`` but not ``cuda=`` keeps the recorded torch's CUDA, which is no
 toolkit either.
 """
