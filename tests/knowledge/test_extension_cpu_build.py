@@ -89,3 +89,12 @@ def test_both_ways_through_pytest_and_a_pass_stands(pytester: pytest.Pytester) -
     assert cases["test_unrelated"].get("rocm_outcome", "fail") == "fail"
     assert "rocm_note" not in cases["test_unrelated"]
     assert "rocm_rule" not in cases["test_elsewhere"]
+
+
+def test_a_replay_judges_only_the_extensions_it_names() -> None:
+    """A ``--rocm-set`` replay's stack is what it states: the base machine's extensions are not part of it."""
+    base = Environment(os="Linux", platform="cuda", torch="2.9.0+cu128", libraries={"torchao": "0.13.0"})
+    assert [f for f in evaluate(base) if f.check == extension_torch.ID]  # the machine itself: judged
+    assert not [f for f in evaluate(apply_overrides(base, ["torch=2.5.1+cu124"])) if f.check == extension_torch.ID]
+    named = apply_overrides(base, ["torch=2.5.1+cu124", "lib.torchao=0.13.0"])
+    assert [f for f in evaluate(named) if f.check == extension_torch.ID]

@@ -12,6 +12,7 @@ from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import torch_series
 from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import replay_names
 
 ID = "extension-built-for-other-torch"
 # How an extension built for another torch fails: its library does not link (undefined symbols),
@@ -41,9 +42,10 @@ def check(env: Environment) -> list[Finding]:
         return []
     abi = env.torch_cxx11_abi if env.torch_cxx11_abi is not None else official_cxx11_abi(env.torch)
     found: list[Finding] = []
+    replaced = replay_names(env)
     for dist, version in sorted(env.libraries.items()):
-        if dist == "torch":
-            continue
+        if dist == "torch" or (replaced and dist not in replaced):
+            continue  # (the base machine's package beside a replayed stack: not part of that stack)
         for fact in built_for(dist, version, env.torch, abi):
             if fact.matches:
                 continue
