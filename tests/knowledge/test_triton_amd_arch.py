@@ -162,3 +162,11 @@ def test_through_pytest_the_same_test_on_torch_28_is_a_plain_failure(pytester: p
     stack = ("platform=rocm", "arch=gfx906", "torch=2.8.0+rocm6.4")
     cases = run_cases(pytester, GFX906_VLLM, stack, uses="torch.compile", env=rocm)
     assert cases["test_predicted"].get("rocm_rule") != library_arch.ID
+
+
+def test_a_triton_built_elsewhere_is_not_judged_by_the_release_rows() -> None:
+    """A local label (a fork such as triton-gcn5, a ``+git`` build) has targets of its own: only a risk."""
+    (finding,) = triton_findings("platform=rocm", "arch=gfx906", "torch=2.9.0+rocm6.4", "lib.triton=3.5.0+gitabc123")
+    assert finding.uncertain and "does not say which triton release" in finding.reason
+    (certain,) = triton_findings("platform=rocm", "arch=gfx906", "torch=2.9.0+rocm6.4", "lib.triton=3.5.0")
+    assert not certain.uncertain

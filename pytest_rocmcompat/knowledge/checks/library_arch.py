@@ -129,6 +129,8 @@ def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
     names = TRITON_DISTRIBUTIONS if library == "triton" else (library,)
     for name in names:
         version = env.field_version("lib." + name)
+        if version is not None and library == "triton" and version.local:
+            return None, True  # a Triton built elsewhere (a fork, +git): its targets are its own, not judged
         if version is not None:
             return version, True
     listed = any(normalize_library(n) in env.libraries for n in names)
