@@ -110,7 +110,19 @@ def check(env: Environment) -> list[Finding]:
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
                 broken.append((f"{dist} {version}", text, problem, where, message, runtime))
-    broken.extend(_upstream_triton_on_rocm(env, markers, replaced))
+    # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk)
+    risky = _upstream_triton_on_rocm(env, markers, replaced)
+    return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
+
+
+def _pair_finding(
+    broken: list[tuple[str, str, str, str, str, bool]],
+    env: Environment,
+    markers: dict[str, str],
+    *,
+    uncertain: bool = False,
+) -> list[Finding]:
+    """One finding naming every broken pair (none when there is none)."""
     if not broken:
         return []
     pairs = "; ".join(
@@ -138,6 +150,7 @@ def check(env: Environment) -> list[Finding]:
             # the pair's import errors, and the failure each run-time row behind it quotes
             predicts=pair_predicts(n for d, _, t, *_ in broken for n in (d.split()[0], t.split()[0]))
             + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in broken if m)),
+            uncertain=uncertain,
         )
     ]
 
