@@ -12,32 +12,23 @@ signature, the text the installed accelerate formats too, and near misses not cl
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules
 from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS, runtime_minimums
-from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.row_checks import assert_both_ways, reasons, rule
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+_reasons = partial(reasons, BASE)
+_rule = partial(rule, BASE)
 _TRAINER = "https://github.com/huggingface/transformers/blob/{}/src/transformers/trainer.py#L{}"
-
-
-def _reasons(*stack: str) -> list[str]:
-    """The requirement-not-met reasons of ``stack`` stated over a neutral CPU machine."""
-    return [f.reason for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-
-
-def _rule(*stack: str) -> Rule:
-    """The requirement-not-met rule the stack's finding compiles to."""
-    found = [f for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-    (rule,) = [r for r in compile_rules(found) if r.id == requirements.ID]
-    return rule
 
 
 # (stack, the "<dist> <version> requires <requirement>, installed <dep> <version> (<source>" reported, or None)
@@ -81,11 +72,7 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
 
 @pytest.mark.parametrize(("stack", "found"), CASES)
 def test_rows_both_ways(stack: tuple[str, ...], found: str | None) -> None:
-    reasons = _reasons(*stack)
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        assert found in reason
+    assert_both_ways(BASE, stack, found)
 
 
 # (stack, the message users met, its source)
@@ -140,8 +127,8 @@ def _admits(requirement: str, version: Version) -> bool:
 def test_the_failures_are_predicted(stack: tuple[str, ...], message: str, source: str) -> None:
     assert source.startswith("https://github.com/")
     assert re.search(_row_message(stack), message), source
-    rule = _rule(*stack)
-    assert rule.signature is not None and rule.signature_matches(message), source
+    compiled = _rule(*stack)
+    assert compiled.signature is not None and compiled.signature_matches(message), source
 
 
 def test_the_installed_accelerate_formats_the_dispatch_message() -> None:
@@ -216,11 +203,7 @@ TRL_CASES: list[tuple[tuple[str, ...], str | None]] = [
 
 @pytest.mark.parametrize(("stack", "found"), TRL_CASES)
 def test_trl_rows_both_ways(stack: tuple[str, ...], found: str | None) -> None:
-    reasons = _reasons(*stack)
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        assert found in reason
+    assert_both_ways(BASE, stack, found)
 
 
 # (stack, the message, its source): users' report, and what Python printed here for TRL 0.8.0 and 0.9.4

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from packaging.specifiers import SpecifierSet
@@ -20,11 +21,13 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge.checks import requirements
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS, RuntimeRow, runtime_minimums
-from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.row_checks import assert_both_ways, assert_predicted, reasons, rule
 
 BASE = Environment(platform="rocm", python="3.11.7", os="Linux")
+_reasons = partial(reasons, BASE)
+_rule = partial(rule, BASE)
 _VERL = "https://github.com/volcengine/verl/blob/"
 _ORLHF = "https://github.com/OpenRLHF/OpenRLHF/blob/"
 
@@ -92,11 +95,6 @@ def test_each_row_is_its_gate(dist: str, release: str, accepts: Callable[[str], 
     assert differ == [], (dist, release, differ)
 
 
-def _reasons(*stack: str) -> list[str]:
-    """The requirement-not-met reasons of ``stack`` stated over a ROCm machine."""
-    return [f.reason for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-
-
 # (stack, the reported "<dist> <version> requires <requirement>, installed <dep> <version> (<source>" or None)
 CASES: list[tuple[tuple[str, ...], str | None]] = [
     (("lib.verl=0.1", "lib.vllm=0.6.2"), "verl 0.1 requires vllm>=0.3.1,<=0.6.3,!=0.3.2,"),
@@ -147,18 +145,7 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
 
 @pytest.mark.parametrize(("stack", "found"), CASES)
 def test_rows_both_ways(stack: tuple[str, ...], found: str | None) -> None:
-    reasons = _reasons(*stack)
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        assert found in reason
-
-
-def _rule(*stack: str) -> Rule:
-    """The requirement-not-met rule the stack's finding compiles to."""
-    found = [f for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-    (rule,) = [r for r in compile_rules(found) if r.id == requirements.ID]
-    return rule
+    assert_both_ways(BASE, stack, found)
 
 
 # (stack, the text the tag raises for that stack, as its code formats it, the tag)
@@ -254,19 +241,9 @@ VERBATIM: list[tuple[tuple[str, ...], str, str]] = [
 ]
 
 
-def _row_message(stack: tuple[str, ...]) -> str:
-    """The message of the one row that holds the stack's first package's release."""
-    dist, version = stack[0].removeprefix("lib.").split("=")
-    (message,) = [r.message for r in runtime_minimums(dist, version)]
-    return message
-
-
 @pytest.mark.parametrize(("stack", "message", "source"), VERBATIM)
 def test_the_failures_are_predicted(stack: tuple[str, ...], message: str, source: str) -> None:
-    assert source.startswith("https://github.com/")
-    assert re.search(_row_message(stack), message), source
-    rule = _rule(*stack)
-    assert rule.signature is not None and rule.signature_matches(message), source
+    assert_predicted(BASE, stack, message, source)
 
 
 # Near misses: warnings, the checks DISABLE_VERSION_CHECK skips, other releases' floors, other assertions

@@ -12,33 +12,24 @@ import at those Triton releases) predicted by the row's message and the compiled
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
-from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS, runtime_minimums
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS
 from pytest_rocmcompat.knowledge.checks.triton_api_rows import TRITON_API_ROWS
-from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.row_checks import assert_both_ways, assert_predicted, reasons, rule
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+_reasons = partial(reasons, BASE)
+_rule = partial(rule, BASE)
 _BNB = "https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1413"
 _LIGER = "https://github.com/linkedin/Liger-Kernel/pull/762"
 _MAMBA = "https://github.com/state-spaces/mamba/pull/377"
-
-
-def _reasons(*stack: str) -> list[str]:
-    """The requirement-not-met reasons of ``stack`` stated over a neutral CPU machine."""
-    return [f.reason for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-
-
-def _rule(*stack: str) -> Rule:
-    """The requirement-not-met rule the stack's finding compiles to."""
-    found = [f for f in evaluate(apply_overrides(BASE, list(stack))) if f.check == requirements.ID]
-    (rule,) = [r for r in compile_rules(found) if r.id == requirements.ID]
-    return rule
 
 
 # (stack, the "<dist> <version> requires <requirement>, installed <dep> <version> (<source>)" reported, or None)
@@ -77,11 +68,7 @@ CASES: list[tuple[tuple[str, ...], str | None]] = [
 
 @pytest.mark.parametrize(("stack", "found"), CASES)
 def test_rows_both_ways(stack: tuple[str, ...], found: str | None) -> None:
-    reasons = _reasons(*stack)
-    assert bool(reasons) is (found is not None), reasons
-    if found is not None:
-        (reason,) = reasons
-        assert found in reason
+    assert_both_ways(BASE, stack, found)
 
 
 # (stack, the message users met or Python prints, its source)
@@ -114,19 +101,9 @@ VERBATIM: list[tuple[tuple[str, ...], str, str]] = [
 ]
 
 
-def _row_message(stack: tuple[str, ...]) -> str:
-    """The message of the one row with a message that holds the stack's first package's release."""
-    dist, version = stack[0].removeprefix("lib.").split("=")
-    (message,) = [r.message for r in runtime_minimums(dist, version) if r.message]
-    return message
-
-
 @pytest.mark.parametrize(("stack", "message", "source"), VERBATIM)
 def test_the_failures_are_predicted(stack: tuple[str, ...], message: str, source: str) -> None:
-    assert source.startswith("https://github.com/")
-    assert re.search(_row_message(stack), message), source
-    rule = _rule(*stack)
-    assert rule.signature is not None and rule.signature_matches(message), source
+    assert_predicted(BASE, stack, message, source)
 
 
 # Near misses no row's message may claim: Triton itself missing, another Triton module, the old ops path
