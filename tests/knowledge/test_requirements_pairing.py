@@ -102,5 +102,4 @@ def test_transformers_runtime_deepspeed_floor(stack: tuple[str, ...], found: boo
         (finding,) = findings
         assert "requires deepspeed>=0.9.3" in finding.reason
         assert finding.link == "https://github.com/huggingface/transformers/pull/24541"
-        # transformers' own check fails: tests that use transformers meet it, not a DeepSpeed-only test
-        assert set(finding.uses) == {"transformers"}
+        assert set(finding.uses) == {"transformers", "deepspeed"}

@@ -129,14 +129,9 @@ def _pair_finding(
         f"{d} requires {_bare(r)}{_python_assumed(r, env, markers)}, installed {t} ({_cite(s)})"
         for d, r, t, s, *_ in broken
     )
-    # a run-time row's failure is in the dependent package's own code: only its tests meet it
-    uses = tuple(
-        dict.fromkeys(
-            n
-            for d, _, t, *_, runtime in broken
-            for n in ((d.split()[0],) if runtime else _uses(d.split()[0], t.split()[0]))
-        )
-    )
+    # a pair reaches the tests of either package (a user's ``uses`` often names the framework, torch, where
+    # the failing package is DeepSpeed), also for a run-time row whose failure is the dependent package's own
+    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0])))
     sources = [s for *_, s, _, _ in broken if s.startswith("http")]
     return [
         Finding(
