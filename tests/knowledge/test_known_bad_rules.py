@@ -882,14 +882,6 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 QUOTES.update(NCCL_RCCL_QUOTES)
-# the uncertain 6.4 graph-capture rule: HIP's string for hipErrorStreamCaptureInvalidated (a capture failing
-# because of an earlier capture's state), verbatim from the HIP runtime's error table
-QUOTES["rocm-6.4-hip-graph-capture-stale-state"] = [
-    (
-        "https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp",
-        "RuntimeError: HIP error: operation failed due to a previous error during capture",
-    )
-]
 
 
 @pytest.fixture(scope="module")

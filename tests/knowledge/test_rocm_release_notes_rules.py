@@ -155,53 +155,13 @@ def test_rule_reaches_only_the_tests_its_component_touches(rule_id: str) -> None
     assert rule_id not in {r.id for r in active.match(ItemFacts(miss_id, miss_marks, uses_of(miss_uses)))}
 
 
-# Rules whose issue is a HIP runtime error with a name: their signature is HIP's own error strings
-# (ROCm/clr hipamd/src/hip_error.cpp at 0bf2a98, in the rule's links), each rule *uncertain* (the
-# notes say it "might"/"can" happen): a failure naming the error is known-bad, a pass stands.
-# rule id -> verbatim messages it claims (real reports' text)
-# the 6.4 stale-state rule claims only a capture failing because of an earlier capture's state (HIP's
-# hipErrorStreamCaptureInvalidated, ROCm/clr hip_error.cpp; ROCm/rocm-systems#6509 shows a failed capture's
-# state leaking into later calls), never the error a test's own illegal operation raises first
-_STALE = (
-    "RuntimeError: HIP error: operation failed due to a previous error during capture",
-    "hipStreamBeginCapture returned hipErrorStreamCaptureInvalidated",
-)
-_NOT_STALE = (
-    # ROCm/hip#3876: an operation not permitted during capture (the test's own, or vLLM's)
-    "Process group watchdog thread terminated with exception: HIP error: operation not permitted when "
-    "stream is capturing\nSearch for `hipErrorStreamCaptureUnsupported' in "
-    "https://docs.nvidia.com/cuda/cuda-runtime-api/group__HIPRT__TYPES.html for more information.",
-    "hipStreamEndCapture returned hipErrorStreamCaptureUnjoined",
-    "RuntimeError: HIP error: out of memory",
-    "Memory access fault by GPU node-2 (Agent handle: 0x55d) on address 0x7f. Reason: Unknown.",
-    "AssertionError: Tensor-likes are not close!",
-)
-# rule id -> (verbatim messages it claims, messages it must not claim)
-SIGNED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "rocm-6.4-hip-graph-capture-stale-state": (_STALE, _NOT_STALE),
-}
-
-
-@pytest.mark.parametrize("rule_id", sorted(SIGNED))
-def test_a_signed_rule_claims_the_hip_capture_errors_only(rules, rule_id: str) -> None:
-    rule = rules[rule_id]
-    assert rule.at_risk and rule.signature is not None
-    assert any("hip_error.cpp" in link for link in rule.links)
-    claimed, unclaimed = SIGNED[rule_id]
-    for message in claimed:
-        assert rule.signature_matches(message), message
-    for message in unclaimed:
-        assert not rule.signature_matches(message), message
-
-
 @pytest.mark.parametrize("rule_id", sorted(CASES))
 def test_rule_is_sourced_unsigned_and_never_hides_a_failure(rules, rule_id: str) -> None:
     rule = rules[rule_id]
     assert rule.when.platforms == ("rocm",)
     assert "rocm" in dict(rule.when.versions), "each rule is bounded by ROCm release"
-    # the notes quote no error message: no signature, so the rule cannot claim a failure, unless
-    # the issue is a named HIP error (SIGNED): then it is uncertain, claiming only that error ...
-    assert rule.signature is None if rule_id not in SIGNED else rule.at_risk
+    # the notes quote no error message: no signature, so the rule cannot claim a failure ...
+    assert rule.signature is None
     # ... and it isolates (a crash or hang ends one test) instead of skipping what it reaches
     assert rule.action == "isolate" and not rule.contested
     notes = [u for u in rule.links if "release-notes" in u or "RELEASE.md" in u or "CHANGELOG.md" in u]
@@ -253,54 +213,3 @@ def test_in_range_a_crash_is_contained_and_named_and_a_failure_stays_a_failure(p
     # a failure the rule does not describe is a plain failure, never known-bad
     assert unrelated.get("rocm_outcome", "fail") == "fail"
     assert unrelated.get("rocm_rule") != rule_id
-
-
-_GRAPH_TESTS = """
-import os, sys, pytest
-
-CAPTURE = "RuntimeError: HIP error: operation failed due to a previous error during capture"
-
-def test_cuda_graph_raises_capture_error():
-    raise RuntimeError(CAPTURE)
-
-def test_cuda_graph_crashes_with_capture_error():
-    sys.stderr.write(CAPTURE + "\\n")
-    sys.stderr.flush()
-    os.abort()
-
-def test_cuda_graph_crashes_otherwise():
-    os.abort()
-
-def test_cuda_graph_other_failure():
-    raise RuntimeError("HIP error: operation not permitted when stream is capturing")
-
-def test_cuda_graph_passes():
-    pass
-"""
-
-
-def test_an_uncertain_signed_rule_claims_its_error_raised_or_crashing_and_a_pass_stands(
-    pytester: pytest.Pytester,
-) -> None:
-    """Both ways through the plugin: the capture error ends known-bad (raised, or in a crash's output);
-    another failure or crash stays itself with no stack problem named; a pass is a pass, not stale-rule.
-    """
-    rule_id = "rocm-6.4-hip-graph-capture-stale-state"
-    env = Environment.load(str(DATA / "env_h100_archs.json"))
-    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
-    pytester.makepyfile(test_graph=_GRAPH_TESTS)
-    sets = [arg for value in [*CASES[rule_id][0], "torch=2.7.1+rocm6.4"] for arg in ("--rocm-set", value)]
-    result = pytester.runpytest(
-        "--rocm-env", "env.json", "-p", "no:cacheprovider", "--junitxml", "junit.xml", "--rocm-strict", *sets
-    )
-    cases = {
-        case.get("name") or "": {p.get("name") or "": p.get("value") or "" for p in case.iter("property")}
-        for case in ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
-    }
-    for name in ("test_cuda_graph_raises_capture_error", "test_cuda_graph_crashes_with_capture_error"):
-        assert cases[name]["rocm_outcome"] == "known-bad" and cases[name]["rocm_rule"] == rule_id, cases[name]
-    assert cases["test_cuda_graph_crashes_otherwise"]["rocm_outcome"] == "crashed"
-    assert cases["test_cuda_graph_other_failure"].get("rocm_outcome", "fail") == "fail"
-    assert "rocm_note" not in cases["test_cuda_graph_other_failure"]  # an unconfirmed risk names no cause
-    assert cases["test_cuda_graph_passes"].get("rocm_outcome", "pass") == "pass"
-    result.assert_outcomes(failed=2, passed=1, xfailed=2)  # --rocm-strict: the pass is no stale rule

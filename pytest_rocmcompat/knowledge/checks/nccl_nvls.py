@@ -157,8 +157,8 @@ def _nvls_archs(env: Environment) -> list[str]:
 
 def _setting(value: str | None) -> int | None:
     """``NCCL_NVLS_ENABLE`` as NCCL reads it (``strtoll(str, nullptr, 0)``; unset or empty: the default)."""
-    if value is None or not value.strip():
-        return None
+    if not value:
+        return None  # unset or empty: NCCL reads only a non-empty value (whitespace alone is strtoll's 0)
     match = _STRTOLL.match(value)
     if match is None:
         return 0  # strtoll of a non-number

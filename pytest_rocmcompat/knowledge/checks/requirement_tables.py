@@ -490,7 +490,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.2.6/{_ORLHF_ENGINE}#L18",
             "0.5.2",
             r"OpenRLHF only supports vLLM >= 0\.4\.1",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.5.2",
@@ -498,7 +498,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.5.2/{_ORLHF_ENGINE}#L25",
             "0.5.8",
             r"OpenRLHF only supports vLLM >= 0\.4\.2",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.5.8",
@@ -506,7 +506,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.5.8/{_ORLHF_ENGINE}#L117",
             "0.6.0.post3",
             r"OpenRLHF only supports vllm >= 0\.7\.0",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.6.0.post3",
@@ -514,7 +514,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.6.0.post3/{_ORLHF_ENGINE}#L124",
             "0.6.3",
             r"OpenRLHF only supports vllm >= 0\.7\.2",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.6.3",
@@ -522,7 +522,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.6.3/{_ORLHF_ENGINE}#L129",
             "0.8.1",
             r"OpenRLHF only supports vllm >= 0\.8\.1",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.8.1",
@@ -530,7 +530,7 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             f"{_ORLHF}v0.8.1/{_ORLHF_ENGINE}#L123",
             "0.8.8",
             r"OpenRLHF only supports vllm > 0\.8\.2",
-            compared=True,
+            compared="string",
         ),
         RuntimeRow(
             "0.8.8",
@@ -538,14 +538,14 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             "https://github.com/OpenRLHF/OpenRLHF/commit/b1e937bffa4a77319e62f427e9379200cb1a9fd7",
             "0.9.1",
             r"OpenRLHF only supports vllm > 0\.8\.2",
-            compared=True,
+            compared="version",
         ),
         RuntimeRow(
             "0.9.1",
             "vllm>=0.8.5.post0",  # version.parse > 0.8.5, which 0.8.5.post1 is (a ">0.8.5" specifier excludes it)
             f"{_ORLHF}v0.9.1/{_ORLHF_ENGINE}#L86",
             message=r"Streaming VLLM version must be greater than 0\.8\.5",
-            compared=True,
+            compared="version",
         ),
     ),
     # a run with a DeepSpeed config; mandatory=True: DISABLE_VERSION_CHECK does not skip it

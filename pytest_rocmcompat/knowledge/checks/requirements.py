@@ -105,7 +105,7 @@ def check(env: Environment) -> list[Finding]:
             for r in runtime_minimums(dist, version)
             if _judged(env, r)
         ]
-        for text, where, message, runtime, compared in [(*d, False) for d in declared] + rows:
+        for text, where, message, runtime, compared in [(*d, "") for d in declared] + rows:
             problem = _unmet(text, env, markers, replaced, gate=compared)
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])
@@ -382,7 +382,7 @@ def _rocm_build(env: Environment) -> bool:
 
 
 def _unmet(
-    text: str, env: Environment, markers: dict[str, str], replaced: set[str] | None = None, *, gate: bool = False
+    text: str, env: Environment, markers: dict[str, str], replaced: set[str] | None = None, *, gate: str = ""
 ) -> str | None:
     """``"torch 2.5.1"`` when the requirement names an installed distribution it does not accept.
 
@@ -405,7 +405,7 @@ def _unmet(
         spec = SpecifierSet(spec_text)
     except InvalidSpecifier:
         return None
-    if specifier_contains(spec, version) or (gate and _at_a_gate_bound(spec, version)):
+    if specifier_contains(spec, version) or (gate and _at_a_gate_bound(spec, version, gate)):
         return None
     if m.group(3) and not _marker_holds(m.group(3), env, markers):
         return None  # an extra's requirement, or one for another Python/platform
@@ -415,13 +415,17 @@ def _unmet(
 _FLOORS = (">", ">=")  # the floors a library's own version check compares against
 
 
-def _at_a_gate_bound(spec: SpecifierSet, version: Version) -> bool:
-    """A local or dev/pre build of the very release a run-time gate's bound names (``0.8.5+rocm642``,
-    ``0.8.2.dev5+g1.rocm631`` against ``> 0.8.5`` / ``>= 0.8.2``): the libraries' own checks order these
-    differently from PEP 440 (``version.parse`` puts a local label above its release, a string comparison
-    puts any suffix above it), and ROCm builds of vLLM carry ``+rocmNNN``: not judged.
+def _at_a_gate_bound(spec: SpecifierSet, version: Version, compared: str) -> bool:
+    """A build of the very release a run-time gate's floor names that the gate's own comparison accepts
+    and a PEP 440 specifier would not: a string comparison puts any suffix above the release
+    (``0.8.2.dev5+g1.rocm631`` > ``"0.8.2"``), ``version.parse`` only a local label (``0.8.5+rocm642``;
+    ROCm builds of vLLM carry ``+rocmNNN``): not judged.
     """
-    if not (version.local or version.is_devrelease or version.is_prerelease):
+    if compared == "string":
+        suffixed = bool(version.local or version.is_devrelease or version.is_prerelease)
+    else:
+        suffixed = bool(version.local) and not (version.is_devrelease or version.is_prerelease)
+    if not suffixed:
         return False
     release = Version(version.base_version)
     return any(s.operator in _FLOORS and Version(Version(s.version).base_version) == release for s in spec)

@@ -148,7 +148,7 @@ def _ray_pair_problem(ray: Version, variables: dict[str, str]) -> tuple[str, str
     """What Ray ``ray`` raises on the variables, and the release tag whose source shows it, or ``None``.
 
     Only the cases that ``matrices/known_bad.yaml`` does not hold (a set ROCR_VISIBLE_DEVICES without
-    HIP's, and 2.45/2.46 with CUDA's alone, are rules there).
+    HIP's, and 2.45.0-2.47.1 with CUDA's alone, are rules there).
     """
     hip, cuda = variables.get(_HIP), variables.get(_CUDA)
     if hip is None or cuda is None:

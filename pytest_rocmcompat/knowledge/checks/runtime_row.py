@@ -16,7 +16,8 @@ class RuntimeRow(NamedTuple):
     # the row's own sources (quoted in tests/knowledge/test_requirements_unnamed.py); "": none verified.
     # It alone is predicted where the stack does not name the package (requirements.unnamed_findings).
     message: str = ""
-    # The row restates a version comparison the library makes itself (OpenRLHF's assert on vllm.__version__):
-    # a local or dev/pre build of the bound's own release is ordered by that comparison, not by PEP 440, so
-    # it is not judged (requirements._at_a_gate_bound). Rows about a missing API judge every build.
-    compared: bool = False
+    # The row restates a version comparison the library makes itself (OpenRLHF's assert on vllm.__version__),
+    # "string" (str comparison: any suffix of the floor's release sorts above it) or "version"
+    # (packaging's Version: only a local label does); a build of the floor's release the comparison accepts
+    # is not judged (requirements._at_a_gate_bound). "": a missing API, every build judged.
+    compared: str = ""
