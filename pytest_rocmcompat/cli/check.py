@@ -94,14 +94,19 @@ def run_check(args: argparse.Namespace) -> int:
         except CheckUsageError as exc:
             echo(f"rocmcompat check: {exc}", err=True)
             return 2
-    status = (
-        1 if (any(not (p.conditional or p.uncertain) for p in problems) or any(not r.at_risk for r in rules)) else 0
-    )
+    status = 1 if (any(not (p.conditional or p.uncertain) for p in problems) or any(map(_counted, rules))) else 0
     if args.json:
         _print_json(stack, env, problems, rules, reached, status)
     else:
         _print_text(stack, env, problems, rules, reached, status)
     return status
+
+
+def _counted(rule: Rule) -> bool:
+    """A rule counted against the stack: not a risk (``uncertain: true``), nor an isolate rule without a
+    signature (crash-prone: a test may crash, and it claims no failure; ``recommend`` says "at risk").
+    """
+    return not rule.at_risk and not (rule.action == "isolate" and rule.signature is None)
 
 
 def stack_environment(path: str, assignments: list[str], fmt: str | None = None) -> tuple[StackFile, Environment]:
@@ -266,15 +271,15 @@ def _print_text(
     for rule in rules:
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
         risk = " (at risk: its source says the stack may fail; not counted against the stack)" if rule.at_risk else ""
+        if not rule.at_risk and not _counted(rule):
+            risk = " (crash-prone: its tests run isolated; not counted against the stack)"
         out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}{risk}")
     if reached is not None:
         out(f"tests reached: {len(reached) or 'none'}")
         for nodeid, ids in sorted(reached.items()):
             out(f"  {nodeid}: {', '.join(ids)}")
     if status:
-        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(
-            [r for r in rules if not r.at_risk]
-        )
+        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(list(filter(_counted, rules)))
         out(f"verdict: known-bad: {counted} finding(s) against this stack")
     else:
         out("verdict: nothing known against this stack")

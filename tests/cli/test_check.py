@@ -243,3 +243,16 @@ def test_a_requirement_with_no_wheel_and_no_sdist_for_the_python_is_known_bad_be
     assert "ray 2.40.0 published wheels for Python 3.9-3.12 only" in problem
     status, result = check_json(str(req), "--set", "platform=cuda", "--set", "python=3.12.7")
     assert not any("[no-wheel-for-python]" in p["text"] for p in result["problems"])
+
+
+def test_an_isolate_rule_without_a_signature_is_listed_and_not_counted(tmp_path: Path) -> None:
+    """A crash-prone rule (isolate, no signature) claims no failure: listed, not a known-bad verdict."""
+    (tmp_path / "m.yaml").write_text(
+        "known_bad:\n  - id: crashy-filelock\n    when: {libraries: {filelock: '==3.16.1'}}\n"
+        "    reason: may crash\n    action: isolate\n"
+    )
+    (tmp_path / "r.txt").write_text("torch==2.6.0\nfilelock==3.16.1\n")
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[crashy-filelock] may crash [isolate] (crash-prone: its tests run isolated" in proc.stdout
+    assert "verdict: nothing known against this stack" in proc.stdout
