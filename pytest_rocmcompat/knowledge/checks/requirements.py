@@ -146,6 +146,8 @@ def _pair_finding(
             predicts=pair_predicts(n for d, _, t, *_ in broken for n in (d.split()[0], t.split()[0]))
             + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in broken if m)),
             uncertain=uncertain,
+            # an unconfirmed risk claims the pair's own texts only, not every resolver or import failure
+            signature_only=uncertain,
         )
     ]
 
