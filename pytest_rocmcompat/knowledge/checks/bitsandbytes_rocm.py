@@ -173,7 +173,7 @@ def check(env: Environment) -> list[Finding]:
         return []  # a fork under its own name (bitsandbytes-rocm): its targets are its own
     release = optional_version(listed)
     rocm = env.torch_rocm or _series(coerce_version(env.rocm))
-    archs = list(dict.fromkeys(g.effective for g in rocm_targets.effective_archs(env) if g.arch.startswith("gfx")))
+    archs = list(dict.fromkeys(g.effective for g in rocm_targets.amd_gpus(env)))
     problem = _problem(release, rocm, archs, _Host.of(env))
     if problem is None:
         return []

@@ -109,7 +109,7 @@ def check(env: Environment) -> list[Finding]:
     release = rocm_targets.loaded_series(env)
     loaded = env.torch_rocm or coerce_version(env.rocm)
     torch = env.torch_version
-    gpus = _gpus(rocm_targets.effective_archs(env))
+    gpus = _gpus(rocm_targets.amd_gpus(env))
     judged = [(named, effective, _status(effective, release, torch, loaded)) for named, effective in gpus]
     unserved = [named for named, _, status in judged if status == "unserved"]
     maybe = [named for named, _, status in judged if status == "maybe"]
@@ -155,11 +155,7 @@ def check(env: Environment) -> list[Finding]:
 
 def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
     """(name for the reason, processor whose kernels the runtime loads) of each AMD GPU."""
-    out = []
-    for gpu in gpus:
-        if gpu.arch.startswith("gfx"):
-            out.append((gpu.shown, rocm_targets.base(gpu.effective)))
-    return out
+    return [(gpu.shown, rocm_targets.base(gpu.effective)) for gpu in gpus]
 
 
 def _where(release: str | None, loaded: Version | None, unserved: list[str], torch: Version | None) -> str:

@@ -151,7 +151,7 @@ def _rocm_arch(env: Environment) -> Finding | None:
     """The stack's AMD GPUs that onnxruntime-rocm's PyPI wheel has no ROCm provider kernels for."""
     version = env.libraries.get("onnxruntime-rocm") or ""
     wheels, certain = _wheels_of(version)
-    gpus = [g for g in rocm_targets.effective_archs(env) if g.arch.startswith("gfx")]
+    gpus = rocm_targets.amd_gpus(env)
     if not wheels or not gpus:
         return None
     missing = [g for g in gpus if not all(_serves(w, g) for w in wheels)]

@@ -69,7 +69,7 @@ def check(env: Environment) -> list[Finding]:
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
-    missing = _missing(rocm_targets.effective_archs(env), targets)
+    missing = rocm_targets.unserved(rocm_targets.amd_gpus(env), targets)
     if not missing:
         return []
     return [
@@ -85,15 +85,3 @@ def check(env: Environment) -> list[Finding]:
             conditional=True,
         )
     ]
-
-
-def _missing(gpus: list[rocm_targets.EffectiveArch], targets: tuple[str, ...]) -> list[str]:
-    """The AMD GPUs whose processor (the overridden one, if set) ``targets`` lacks, named for the reason."""
-    missing = []
-    for gpu in gpus:
-        if not gpu.arch.startswith("gfx"):
-            continue
-        effective = rocm_targets.base(gpu.effective)
-        if effective not in targets:
-            missing.append(gpu.shown)
-    return missing

@@ -89,16 +89,13 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
     release = rocm_targets.loaded_series(env)
-    gpus = [gpu for gpu in rocm_targets.effective_archs(env) if gpu.arch.startswith("gfx")]
+    gpus = rocm_targets.amd_gpus(env)
     if release is None:
         return _at_risk(gpus)
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
-    missing = []
-    for gpu in gpus:
-        if rocm_targets.base(gpu.effective) not in targets:
-            missing.append(gpu.shown)
+    missing = rocm_targets.unserved(gpus, targets)
     if not missing:
         return []
     return [

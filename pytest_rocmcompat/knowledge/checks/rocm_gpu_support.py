@@ -61,10 +61,7 @@ def check(env: Environment) -> list[Finding]:
     if release is None:
         return []
     problems: list[tuple[str, str]] = []  # (what, source)
-    for gpu in rocm_targets.effective_archs(env):
-        arch = gpu.arch
-        if not arch.startswith("gfx"):
-            continue
+    for gpu in rocm_targets.amd_gpus(env):
         effective = rocm_targets.base(gpu.effective)
         problem = _problem(release, effective, gpu.shown)
         if problem is not None:

@@ -95,6 +95,16 @@ def effective_archs(env: Environment) -> list[EffectiveArch]:
     return list(seen)
 
 
+def amd_gpus(env: Environment) -> list[EffectiveArch]:
+    """:func:`effective_archs` of the stack's AMD (gfx) GPUs only."""
+    return [gpu for gpu in effective_archs(env) if gpu.arch.startswith("gfx")]
+
+
+def unserved(gpus: list[EffectiveArch], targets: tuple[str, ...]) -> list[str]:
+    """The GPUs (as a finding names them) whose processor, the overridden one if set, ``targets`` lacks."""
+    return [gpu.shown for gpu in gpus if base(gpu.effective) not in targets]
+
+
 def served_by(targets: tuple[str, ...], arch: str) -> bool | None:
     """Whether any gfx target serves ``arch`` (``None``: not a gfx arch, or no gfx targets)."""
     gfx = [base(t) for t in targets if base(t).startswith("gfx")]
