@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.knowledge.checks import bitsandbytes_rocm
+from pytest_rocmcompat.knowledge.checks import bitsandbytes_rocm, bitsandbytes_rocm_data
 from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -71,10 +71,11 @@ def test_finding_reaches_tests_using_bitsandbytes_with_the_release_guide() -> No
 
 
 def test_tables_are_the_guides_targets() -> None:
-    assert bitsandbytes_rocm.PYPI_ROCM["0.49"]["6.2"] == ("gfx90a", "gfx942", "gfx1100", "gfx1101")
+    """The guides' tables (0.49.2, 0.50.1), as the wheels of those releases carry them."""
+    assert bitsandbytes_rocm_data.LINUX_0492["6.2"] == ("gfx90a", "gfx942", "gfx1100", "gfx1101")
     assert (
-        "gfx950" in bitsandbytes_rocm.PYPI_ROCM["0.50"]["7.0"]
-        and "gfx950" not in bitsandbytes_rocm.PYPI_ROCM["0.50"]["6.4"]
+        "gfx950" in bitsandbytes_rocm_data.LINUX_0501["7.0"]
+        and "gfx950" not in bitsandbytes_rocm_data.LINUX_0501["6.4"]
     )
     # gfx1010/gfx1012 are served from 0.50.2's ROCm 7.14/7.15 libraries (bitsandbytes#2046)
     assert {"gfx803", "gfx900", "gfx906"}.isdisjoint(bitsandbytes_rocm.EVER)

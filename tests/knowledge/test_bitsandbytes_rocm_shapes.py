@@ -91,19 +91,19 @@ def test_shapes_nothing_is_known_about_say_nothing(stack: tuple[str, ...]) -> No
 
 
 def test_loader_fallback_follows_cextension() -> None:
-    rows = bitsandbytes_rocm.PYPI_ROCM["0.50"]
+    rows = bitsandbytes_rocm_data.LINUX_0501
     pick = bitsandbytes_rocm._library_for
     v50, v49 = bitsandbytes_rocm.LOADER_FALLBACK, Version("0.49.2")
     assert pick(v50, rows, Version("7.3")) == "7.2"  # highest older, same major
     assert pick(v50, rows, Version("6.2")) == "6.4"  # else lowest newer, same major
     assert pick(v50, rows, Version("7.14")) == "7.14"
     assert pick(v50, rows, Version("8.0")) is None  # no cross-major fallback
-    assert pick(v49, bitsandbytes_rocm.PYPI_ROCM["0.49"], Version("6.1")) is None
+    assert pick(v49, bitsandbytes_rocm_data.LINUX_0492, Version("6.1")) is None
 
 
 def test_windows_rows_are_the_guides() -> None:
-    assert bitsandbytes_rocm.PYPI_ROCM_WINDOWS["0.49"] == {}
-    win = bitsandbytes_rocm.PYPI_ROCM_WINDOWS["0.50"]
+    assert all(w.windows == {} for w in bitsandbytes_rocm_data.PYPI_WHEELS if w.first < Version("0.50"))
+    win = bitsandbytes_rocm_data.WINDOWS_0501
     assert set(win) == {"7.2", "7.14"} and "gfx1103" not in win["7.2"] and "gfx1103" not in win["7.14"]
     assert "gfx1030" in win["7.14"] and not any(t.startswith("gfx9") for row in win.values() for t in row)
 

@@ -9,9 +9,10 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   ``multi-backend-refactor`` branch (preview wheels, or built from source); 0.48 "ROCm support is
   currently only available in our preview wheels or when building from source". So a PyPI
   release before **0.49.0** carries no ROCm library at all;
-- 0.49 and 0.50 ship ROCm libraries on Linux x86-64 (never in the Linux aarch64 wheels) for the ROCm
-  releases and GPU targets of :data:`PYPI_ROCM` (a library per ROCm release: the version must match); each
-  release is judged by its own wheels (:data:`.bitsandbytes_rocm_data.PYPI_WHEELS`, read from PyPI: 0.49.0
+- 0.49 and 0.50 ship ROCm libraries on Linux x86-64 (never in the Linux aarch64 wheels), and from 0.50 on
+  Windows, for the ROCm releases and GPU targets their guides table (a library per ROCm release: the version
+  must match); each release is judged by its own wheels (:data:`.bitsandbytes_rocm_data.PYPI_WHEELS`, read
+  from PyPI: 0.49.0
   and 0.49.1 have no ROCm 7.2 library, 0.50.0's ROCm 7.14 one no gfx1250, 0.50.2 adds ROCm 7.15, gfx908 and
   gfx1030 to every Linux library and gfx1010-1012 to 7.14/7.15, #2046);
 - every release that mentions ROCm starts at **ROCm 6.1** ("fully supported from ROCm 6.1
@@ -91,17 +92,6 @@ SOURCE_FLOOR = DOCS.format(tag="0.44.1")  # "fully supported from ROCm 6.1 onwar
 FIRST_PYPI_ROCM = Version("0.49.0")
 MIN_ROCM = Version("6.1")
 
-# release series -> ROCm release series -> GPU targets of its Linux x86-64 PyPI wheel, as the series' guide
-# tables them ("Installation from PyPI" of installation.mdx at 0.49.2 and 0.50.1); each release's own wheels, which
-# the check judges by (0.49.0/0.49.1 without ROCm 7.2, 0.50.0 without gfx1250, 0.50.2's wider targets and ROCm
-# 7.15), are :data:`.bitsandbytes_rocm_data.PYPI_WHEELS`, read from the wheels on PyPI.
-PYPI_ROCM: dict[str, dict[str, tuple[str, ...]]] = {
-    "0.49": bitsandbytes_rocm_data.LINUX_0492,
-    "0.50": bitsandbytes_rocm_data.LINUX_0501,
-}
-# The same tables' "Windows x86-64" rows: none in 0.49 ("Windows is not currently supported."), from 0.50
-# ROCm 7.2.1 and 7.14.0 for RDNA only (0.50.2 adds CDNA gfx908/gfx90a and ROCm 7.15).
-PYPI_ROCM_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {"0.49": {}, "0.50": bitsandbytes_rocm_data.WINDOWS_0501}
 # From 0.50.0 the loader falls back to another library of the same ROCm major and reads BNB_ROCM_VERSION;
 # 0.47-0.49 raise on BNB_CUDA_VERSION under ROCm (cextension.py get_cuda_bnb_library_path at the tags).
 LOADER_FALLBACK = Version("0.50.0")
