@@ -120,7 +120,7 @@ def derive(env: Environment) -> Environment:
     if build is not None:
         tag, source = build
         changes["torch"] = f"{env.torch}+{tag}"
-        notes.append(f"derived: torch {env.torch} is the default PyPI wheel, {env.torch}+{tag} ({source})")
+        notes.append(f"{_UNTAGGED_TORCH}{env.torch} is the default PyPI wheel, {env.torch}+{tag} ({source})")
     wheel = _default_wheel(env, build)
     if wheel is not None:
         for dist, pinned, source in _torch_pins(wheel, env.python or None):
@@ -140,6 +140,17 @@ def derive(env: Environment) -> Environment:
     if not changes:
         return env
     return replace(env, **changes, notes=(*env.notes, *notes))  # type: ignore[arg-type]
+
+
+# the note an untagged torch taken as the default PyPI wheel carries (:func:`torch_tag_derived`)
+_UNTAGGED_TORCH = "derived: torch "
+
+
+def torch_tag_derived(env: Environment) -> bool:
+    """Whether torch's build tag is :func:`derive`'s guess for an untagged torch (a conda torch reads the
+    same), not a build the stack stated.
+    """
+    return any(note.startswith(_UNTAGGED_TORCH) for note in env.notes)
 
 
 def _fill(

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.derived_facts import torch_tag_derived
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -55,9 +56,6 @@ TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/utils/cpp_e
 DEEPSPEED_SOURCE = "https://github.com/deepspeedai/DeepSpeed/blob/v0.18.0/op_builder/builder.py"
 SKIP_SOURCE = "https://github.com/deepspeedai/DeepSpeed/pull/3436"
 APEX_SOURCE = "https://github.com/NVIDIA/apex/blob/25.09/setup.py"
-# derived_facts' note for an untagged torch taken as the default PyPI wheel: a guess (a conda torch reads the
-# same), not a stated build
-DERIVED_TAG = "derived: torch "
 # the packages whose tests may build torch extensions with the system nvcc (through cpp_extension)
 BUILDERS: tuple[str, ...] = ("deepspeed", "apex", "flash-attn", "xformers", "cpp_extension")
 TORCH_FIRST = Version("1.10.0")  # the oldest torch whose check was read (1.10.0 ... 2.9.0)
@@ -184,7 +182,7 @@ def _apex(env: Environment, kits: Toolkits) -> Finding:
 def _tag_cuda(env: Environment) -> Version | None:
     """The CUDA of torch's ``+cuXYZ`` tag as ``major.minor`` (no tag, or one derived_facts added: not judged)."""
     local = env.torch_local
-    if not local or not local.startswith("cu") or any(n.startswith(DERIVED_TAG) for n in env.notes):
+    if not local or not local.startswith("cu") or torch_tag_derived(env):
         return None
     tagged = env.torch_cuda
     return Version(f"{tagged.major}.{tagged.minor}") if tagged is not None else None
