@@ -37,6 +37,13 @@ BROAD_MARKERS = {"gpus"}
 AVOID, AT_RISK, OK = "avoid", "at risk", "ok"
 
 
+def puts_at_risk(rule: Rule) -> bool:
+    """An isolate rule (crash-prone, contested) or an uncertain one (its source says "may") puts a stack at
+    risk: no reason to avoid it.
+    """
+    return rule.action == "isolate" or rule.at_risk
+
+
 @dataclass
 class Evidence:
     """Results of one stack, by source (hardware | replay | override) -> (newest date, outcome counts)."""
@@ -149,14 +156,7 @@ def _stacks_of(matrix: Matrix, arch: str) -> list[Stack]:
             groups_key = (matrix.name, runtime_axis, release, series, key)
             stack = groups.get(groups_key)
             if stack is None:
-                # an isolate rule (crash-prone) or an uncertain one (its source says "may") puts it at risk
-                verdict = (
-                    AVOID
-                    if any(r.action != "isolate" and not r.at_risk for r in against)
-                    else AT_RISK
-                    if against
-                    else OK
-                )
+                verdict = AVOID if not all(map(puts_at_risk, against)) else AT_RISK if against else OK
                 groups[groups_key] = stack = Stack(
                     matrix.name,
                     f"{'ROCm' if runtime_axis == 'rocm' else 'CUDA'} {release}" if runtime_axis else platform,

@@ -13,7 +13,7 @@ from tabulate import tabulate
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.report.html import html_table
 from pytest_rocmcompat.report.md_table import md_table
-from pytest_rocmcompat.report.recommend import Recommendation, load_inputs, matrices_for, recommend
+from pytest_rocmcompat.report.recommend import Recommendation, load_inputs, matrices_for, puts_at_risk, recommend
 from pytest_rocmcompat.safe_io.escape import clean, defuse_markdown, html_text, md_cell, one_line
 from pytest_rocmcompat.stack.arch import normalize_arch
 
@@ -95,7 +95,7 @@ def _render(rec: Recommendation, limit: int, heading: str, cell: _Cell, table: _
     out += [f"{heading}# Avoid", ""]
     rows = []
     for rule in rec.arch_rules:
-        if _at_risk(rule):
+        if puts_at_risk(rule):
             continue
         hit = sorted({f"torch {s.torch} · {s.runtime}" for s in rec.avoid() if rule in s.against})
         rows.append(
@@ -140,14 +140,9 @@ def render_html(rec: Recommendation, limit: int = 10) -> str:
                 ],
             ),
         ]
-    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if not _at_risk(r)]
+    rows = [(describe_when(r), r.id, r.reason, " ".join(r.links)) for r in rec.arch_rules if not puts_at_risk(r)]
     out += ["<h3>Avoid</h3>", html_table(("stacks", "rule", "why", "links"), rows) if rows else "<p>Nothing known.</p>"]
     return "\n".join(out)
-
-
-def _at_risk(rule: Rule) -> bool:
-    """An isolate rule (crash-prone, contested) or an uncertain one puts a stack at risk: it is no reason to avoid."""
-    return rule.action == "isolate" or rule.at_risk
 
 
 def report_sections(archs: list[str], matrix_args: list[str] | None, runs: list) -> tuple[list[str], str]:

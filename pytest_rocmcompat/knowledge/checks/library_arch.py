@@ -102,7 +102,7 @@ def check(env: Environment) -> list[Finding]:
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
             if version is None:
-                found += _at_risk(env, library, vendor, rows)
+                found += _at_risk(library, vendor, rows, listed)
             continue
         which = f"{library} {version}" if version is not None else library
         fix = _fix(library)
@@ -167,9 +167,10 @@ def _other_builds(library: str, vendor: str, version: Version | None) -> bool:
     return version is None or bool(version.local) or version.is_devrelease
 
 
-def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.Arch]) -> list[Finding]:
-    """The uncertain finding: the stack names no release of ``library``, and some releases it may be
-    running have no kernels for the GPU (vLLM before 0.7.3 on gfx1201) while later ones do.
+def _at_risk(library: str, vendor: str, rows: list[arch_table.Arch], listed: bool) -> list[Finding]:
+    """The uncertain finding: the stack names no release of ``library`` (``listed``: it has the library),
+    and some releases it may be running have no kernels for the GPU (vLLM before 0.7.3 on gfx1201) while
+    later ones do.
     """
     name = normalize_library(library)
     lacking = [
@@ -188,7 +189,7 @@ def _at_risk(env: Environment, library: str, vendor: str, rows: list[arch_table.
             fix=f"name the {library} release (lib.{name}=VERSION) to settle it; use one that serves {', '.join(archs)}",
             link=lacking[-1].source,
             uses=_uses(library),
-            conditional=not _version(env, library)[1],
+            conditional=not listed,
             uncertain=True,
         )
     ]

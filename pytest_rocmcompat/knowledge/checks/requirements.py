@@ -99,13 +99,14 @@ def check(env: Environment) -> list[Finding]:
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         seen: set[str] = set()  # a dependency already reported from what the release declared
-        declared = [(text, where, "", False) for text, where in _declared(env, dist, version)]
+        # (requirement, source, the failure a run-time row quotes, a run-time row, its comparison)
+        declared = [(text, where, "", False, "") for text, where in _declared(env, dist, version)]
         rows = [
             (r.requirement, r.source, r.message, True, r.compared)
             for r in runtime_minimums(dist, version)
             if _judged(env, r)
         ]
-        for text, where, message, runtime, compared in [(*d, "") for d in declared] + rows:
+        for text, where, message, runtime, compared in declared + rows:
             problem = _unmet(text, env, markers, replaced, gate=compared)
             if problem is not None and problem.split()[0] not in seen:
                 seen.add(problem.split()[0])

@@ -54,7 +54,9 @@ PREDICTS = (
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
-    found = (_filters(env), _ray_pair(env), _ray_amdsmi(env))
+    # Ray reads the HIP/CUDA variables only through its AMD manager, chosen where it counts AMD GPUs
+    amdsmi = _ray_amdsmi(env)
+    found = (_filters(env), _ray_pair(env) if amdsmi is None else None, amdsmi)
     return [f for f in found if f is not None]
 
 
@@ -125,8 +127,7 @@ _HIP = "HIP_VISIBLE_DEVICES"
 def _ray_pair(env: Environment) -> Finding | None:
     """``HIP_VISIBLE_DEVICES`` and ``CUDA_VISIBLE_DEVICES`` set so that ``import ray`` raises."""
     ray = coerce_version(env.libraries.get("ray"))
-    # Ray reads these variables only through its AMD manager, chosen where it counts AMD GPUs
-    if ray is None or _ray_amdsmi(env) is not None:
+    if ray is None:
         return None
     problem = _ray_pair_problem(ray, env.env)
     if problem is None:
