@@ -12,10 +12,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.row_checks import rule as rule_of
 from tests.knowledge.two_ways import UNRELATED, predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.10.14", os="Linux")
@@ -84,11 +85,7 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
 
 
 def _rule(stack: tuple[str, ...]) -> Rule:
-    env = apply_overrides(BASE, list(stack))
-    found = [f for f in evaluate(env) if f.check == requirements.ID]
-    assert found, f"no {requirements.ID} finding for {stack}"
-    (rule,) = [r for r in compile_rules(found) if r.id == requirements.ID]
-    return rule
+    return rule_of(BASE, *stack)
 
 
 @pytest.mark.parametrize(("message", "source", "stack"), CORPUS, ids=[f"{i}" for i in range(len(CORPUS))])
