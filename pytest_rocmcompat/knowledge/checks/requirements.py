@@ -98,7 +98,7 @@ def check(env: Environment) -> list[Finding]:
     for dist, version in installed.items():
         if replaced and dist not in replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
-        seen: set[str] = set()  # a dependency already reported from what the release declared
+        seen: dict[str, int] = {}  # a dependency already reported: its place in ``broken``
         # (requirement, source, the failure a run-time row quotes, a run-time row, its comparison)
         declared = [(text, where, "", False, "") for text, where in _declared(env, dist, version)]
         rows = [
@@ -108,9 +108,15 @@ def check(env: Environment) -> list[Finding]:
         ]
         for text, where, message, runtime, compared in declared + rows:
             problem = _unmet(text, env, markers, replaced, gate=compared)
-            if problem is not None and problem.split()[0] not in seen:
-                seen.add(problem.split()[0])
+            if problem is None:
+                continue
+            target = problem.split()[0]
+            if target not in seen:
+                seen[target] = len(broken)
                 broken.append((f"{dist} {version}", text, problem, where, message, runtime))
+            elif message:  # a later row on a dependency already reported: its failure still predicts
+                d, r, t, s, m, rt = broken[seen[target]]
+                broken[seen[target]] = (d, r, t, s, f"{m}|{message}" if m else message, rt)
     # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk)
     risky = _upstream_triton_on_rocm(env, markers, replaced)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
