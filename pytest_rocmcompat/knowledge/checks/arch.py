@@ -7,11 +7,13 @@ this check predicts confirms it (known-bad), a pass stands.
 
 from __future__ import annotations
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.wheel_targets import (
+    TABLE,
     TOOLKIT_SOURCE,
     build_targets,
     ever_official,
@@ -21,7 +23,7 @@ from pytest_rocmcompat.knowledge.wheel_targets import (
 )
 from pytest_rocmcompat.stack.arch import arch_vendor
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.versions import build_tag_version
+from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version
 
 ID = "arch-not-in-build"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")  # a checkout, or the suites shipped in the wheel
@@ -55,6 +57,7 @@ PREDICTS = (
 
 def check(env: Environment) -> list[Finding]:
     targets, origin = build_targets(env)
+    untagged = None if targets else untagged_rocm_release(env)
     missing: list[str] = []
     at_risk: list[str] = []  # the stack names no torch; only some official release builds carry the arch
     link = ""
@@ -79,12 +82,22 @@ def check(env: Environment) -> list[Finding]:
                 )
                 if carried is not None:
                     at_risk.append(f"{effective} {carried}")
+        elif untagged is not None and _platform_matches(env, arch):
+            # a ROCm stack's torch named without its build tag: the official ROCm builds of that release
+            # (a risk: Arch Linux, Fedora and source builds name the bare release, with their own targets)
+            served, carried = _served_by_release(untagged, effective)
+            link = rocm_targets.SOURCE
+            if served is False:
+                at_risk.append(f"{effective}: none")
+            elif carried is not None:
+                at_risk.append(f"{effective}: {carried}")
+            served = None
         elif arch.startswith("sm_"):
             served, link = _within_toolkit(env, arch), TOOLKIT_SOURCE
         if served is False:
             missing.append(gpu.shown)
     if not missing:
-        return _at_risk(at_risk, link)
+        return _at_risk(at_risk, link, untagged)
     if env.torch is None and not targets:
         reason = f"no official torch build has kernels for {', '.join(missing)} ({origin})"
     else:
@@ -106,15 +119,22 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _at_risk(archs: list[str], link: str) -> list[Finding]:
-    """The uncertain finding for GPUs that only some official release builds serve."""
+def _at_risk(archs: list[str], link: str, untagged: Version | None = None) -> list[Finding]:
+    """The uncertain finding for GPUs that only some official release builds serve (or, for a ROCm torch
+    named without its build tag, that none of that release's official builds serves).
+    """
     if not archs:
         return []
+    lead = (
+        "the stack names no torch build, and the official torch wheels it could be carry kernels for "
+        if untagged is None
+        else f"the stack names torch {untagged} without its build tag (a distribution or source build has "
+        "its own targets); the official ROCm builds of that release with kernels for "
+    )
     return [
         Finding(
             check=ID,
-            reason="the stack names no torch build, and the official torch wheels it could be carry kernels for "
-            + "; ".join(archs),
+            reason=lead + "; ".join(archs),
             fix="name the torch build (torch=VERSION+TAG) to settle it, and use one whose targets include this GPU",
             link=link,
             markers=("gpus",),
@@ -141,6 +161,35 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
     if not lacking:
         return None
     return f"only in {', '.join(serving)}" if serving else f"in none of the {', '.join(lacking)} builds"
+
+
+def untagged_rocm_release(env: Environment) -> Version | None:
+    """The torch release of a ROCm stack that names it without a build tag (``torch==2.3.1``, as bug
+    reports and hand-written lists say it); ``None`` for a tagged, prerelease or dev torch (source,
+    NGC-style and vendor builds, whose targets are unknown) and off ROCm.
+    """
+    version = coerce_version(env.torch)
+    if env.platform != "rocm" or version is None or version.local or version.is_prerelease or version.is_devrelease:
+        return None
+    return version
+
+
+def _served_by_release(release: Version, arch: str) -> tuple[bool | None, str | None]:
+    """Whether the official ROCm builds of torch ``release`` serve ``arch``: ``(False, _)`` when none
+    does, ``(True, "only in ...")`` when only some do, ``(True, None)`` when all do, ``(None, None)``
+    when the table has no build of that release.
+    """
+    rows = [
+        (tag, spec, tuple(targets.split()))
+        for tag, spec, targets, _ in TABLE
+        if tag.startswith("rocm") and SpecifierSet(spec).contains(release, prereleases=True)
+    ]
+    if not rows:
+        return None, None
+    serving = [f"{tag} (torch {spec})" for tag, spec, targets in rows if _served(targets, arch)]
+    if not serving:
+        return False, None
+    return True, (f"only in {', '.join(serving)}" if len(serving) < len(rows) else None)
 
 
 def _platform_matches(env: Environment, arch: str) -> bool:
