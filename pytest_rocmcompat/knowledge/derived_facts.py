@@ -116,6 +116,12 @@ def derive(env: Environment) -> Environment:
         if version is None or env.platform not in platforms or coerce_version(version) is None:
             continue
         _fill(env, fact, version, f"from {dist} ({source})", changes, libraries, notes)
+    pinned_torch = _torch_from_pins(env)
+    if pinned_torch is not None:
+        version, why = pinned_torch
+        changes["torch"] = version
+        notes.append(f"derived: torch {version} {why}")
+        env = replace(env, torch=version)
     build = _untagged_build(env)
     if build is not None:
         tag, source = build
@@ -184,6 +190,30 @@ def _torch_pins(torch: str, python: str | None) -> list[tuple[str, str, str]]:
         if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
             found.append((normalize_library(req.name), specs[0].version, release.source))
     return found
+
+
+def _torch_from_pins(env: Environment) -> tuple[str, str] | None:
+    """``(release, why)``: the torch a CUDA stack that names none holds, by its packages' exact pins.
+
+    torchvision, torchaudio, xFormers and vLLM releases pin torch exactly (``torchvision 0.17.0``:
+    ``torch==2.2.0``); pip installs that torch beside them, so where every such pin of the stack
+    agrees, that release is the stack's torch (then taken as the default PyPI wheel, as an untagged
+    torch is). Only where the stack holds PyPI's CUDA wheels (:func:`_from_cuda_pypi`): ROCm builds of
+    these packages are made against the ROCm torch in hand. Pins that disagree say nothing (the
+    stack is broken another way, which ``requirement-not-met`` reports once torch is named).
+    """
+    if env.torch or not _from_cuda_pypi(replace(env, torch="0")):
+        return None
+    pins: dict[str, str] = {}
+    for dist, version in sorted(env.libraries.items()):
+        release = declared_data.release(dist, version)
+        if release is None:
+            continue
+        for req in declared_data.requirements_on(release, "torch", env.python or None):
+            specs = list(req.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
+                pins.setdefault(specs[0].version, f"pinned by {dist} {version} ({release.source})")
+    return next(iter(pins.items())) if len(pins) == 1 else None
 
 
 def _default_wheel(env: Environment, build: tuple[str, str] | None) -> str | None:
