@@ -17,6 +17,9 @@
   and Triton versions torch's own ``Requires-Dist`` pins (markers evaluated for Linux x86_64
   and the stack's Python), for an untagged torch and for the tagged build that is the same
   wheel (``2.5.1+cu124``); another build (``+cu118``) is not that wheel and gets none;
+- **the GPUs a process sees** (:func:`stack.visibility.visible_gpus`): the devices the
+  ``ROCR_VISIBLE_DEVICES`` / ``HIP_VISIBLE_DEVICES`` / ``CUDA_VISIBLE_DEVICES`` index lists leave
+  (an APU's hidden integrated GPU is judged by no check or rule);
 - **facts from packages** (:data:`PACKAGE_FACTS`): ``nvidia-nccl-cu12==2.27.3`` -> ``nccl``,
   ``nvidia-cuda-runtime-cu12`` -> ``cuda``, cuDNN/cuBLAS/hipBLASLt -> a ``cudnn`` /
   ``cublas`` / ``hipblaslt`` library entry, ROCm's ``rccl`` -> ``nccl``.
@@ -38,6 +41,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.visibility import visible_gpus
 
 # The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.0+ on Linux x86_64).
 # an NVIDIA runtime wheel built for one CUDA major (``nvidia-cudnn-cu12``): the major
@@ -116,6 +120,10 @@ def derive(env: Environment) -> Environment:
         if version is None or env.platform not in platforms or coerce_version(version) is None:
             continue
         _fill(env, fact, version, f"from {dist} ({source})", changes, libraries, notes)
+    visible = visible_gpus(env)
+    if visible is not None:
+        changes["gpus"] = visible[0]
+        notes.append(f"derived: the GPUs a process sees: {visible[1]}")
     pinned_torch = _torch_from_pins(env)
     if pinned_torch is not None:
         version, why = pinned_torch

@@ -1,0 +1,64 @@
+"""The GPUs a process sees: the stack's devices filtered by the visibility variables it sets.
+
+The probe lists every device the vendor library enumerates (amdsmi, NVML), and a stated stack lists
+the machine's devices; a process sees fewer where the environment says so:
+
+- AMD: ``ROCR_VISIBLE_DEVICES`` filters the devices first (the ROCm runtime, for every
+  application), then ``HIP_VISIBLE_DEVICES`` (else ``CUDA_VISIBLE_DEVICES``) picks among the
+  ones it left, by their position there
+  (https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html). The usual case is an
+  APU's integrated GPU (gfx1036, gfx1035, gfx90c) beside a Radeon card, hidden as AMD advises.
+- NVIDIA: ``CUDA_VISIBLE_DEVICES``
+  (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables).
+
+Only plain index lists are applied. A list naming a UUID, an index past the devices, a repeated
+index, an empty value or one that hides every device leaves the devices as they are (the
+``rocm-visibility`` check reports the ROCm lists that select nothing), as do mixed-vendor stacks.
+Each device keeps its own index (per-node ``HSA_OVERRIDE_GFX_VERSION_<n>`` counts every node).
+"""
+
+from __future__ import annotations
+
+from pytest_rocmcompat.stack.environment import GPU, Environment
+
+ROCR = "ROCR_VISIBLE_DEVICES"
+HIP = ("HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES")  # HIP reads the first set, non-empty one
+CUDA = "CUDA_VISIBLE_DEVICES"
+
+
+def visible_gpus(env: Environment) -> tuple[tuple[GPU, ...], str] | None:
+    """``(devices seen, why)`` where the stack's visibility variables hide some of its devices; else ``None``."""
+    vendors = {gpu.vendor for gpu in env.gpus}
+    if len(env.gpus) < 2 or len(vendors) != 1:
+        return None
+    seen = list(env.gpus)
+    applied: list[str] = []
+    if vendors == {"amd"}:
+        steps = [ROCR, next((name for name in HIP if (env.env.get(name) or "").strip()), "")]
+    elif vendors == {"nvidia"}:
+        steps = [CUDA]
+    else:
+        return None
+    for name in steps:
+        value = env.env.get(name, "") if name else ""
+        if not value.strip():
+            continue
+        indices = _indices(value)
+        if indices is None:
+            return None  # UUIDs or another form: which devices it leaves is not known here
+        if any(i >= len(seen) for i in indices) or len(set(indices)) != len(indices):
+            return None  # selects a device that is not there: the runtime refuses it, nothing to narrow
+        seen = [seen[i] for i in indices]
+        applied.append(f"{name}={env.env[name].strip()}")
+    if not applied or len(seen) == len(env.gpus):
+        return None
+    shown = ", ".join(f"gpu{gpu.index} {gpu.arch or gpu.name}" for gpu in seen)
+    return tuple(seen), f"{' then '.join(applied)} leaves {shown} of {len(env.gpus)} devices"
+
+
+def _indices(value: str) -> list[int] | None:
+    """The device indices of a plain index list; ``None`` for anything else."""
+    parts = [part.strip() for part in value.split(",")]
+    if not all(part.isdigit() for part in parts):
+        return None
+    return [int(part) for part in parts]

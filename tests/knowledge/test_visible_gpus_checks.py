@@ -1,0 +1,54 @@
+"""Checks and rules judge the GPUs a process sees (derived_facts, ``stack.visibility``).
+
+An APU's integrated GPU beside a Radeon card is the common case: AMD advises hiding it
+(``HIP_VISIBLE_DEVICES``/``ROCR_VISIBLE_DEVICES``); hidden, no check claims a failure for it;
+visible, the checks judge it as before.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge import derived_facts
+from pytest_rocmcompat.knowledge.checks import arch
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.two_ways import run_cases
+
+BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+STACK = ("platform=rocm", "arch=gfx1100,gfx1036", "torch=2.5.1+rocm6.2")
+# a ROCm torch on a GPU its build has no code for, verbatim from https://github.com/ROCm/legacy-rocm-build/issues/5668
+INVALID_DEVICE_FUNCTION = "RuntimeError: HIP error: invalid device function"
+
+
+def _checks(*stack: str) -> set[str]:
+    return {f.check for f in evaluate(apply_overrides(BASE, list(stack)))}
+
+
+@pytest.mark.parametrize(
+    "hidden", ["env.HIP_VISIBLE_DEVICES=0", "env.ROCR_VISIBLE_DEVICES=0", "env.CUDA_VISIBLE_DEVICES=0"]
+)
+def test_a_hidden_integrated_gpu_is_not_judged(hidden: str) -> None:
+    assert arch.ID in _checks(*STACK)  # visible: torch 2.5.1+rocm6.2 has no gfx1036 code
+    assert arch.ID not in _checks(*STACK, hidden)
+
+
+def test_the_visible_one_is_still_judged() -> None:
+    assert arch.ID in _checks(*STACK, "env.HIP_VISIBLE_DEVICES=1")
+
+
+def test_the_derived_environment_says_why() -> None:
+    env = derived_facts.derive(apply_overrides(BASE, [*STACK, "env.HIP_VISIBLE_DEVICES=0"]))
+    assert env.archs == ("gfx1100",)
+    assert "derived: the GPUs a process sees: HIP_VISIBLE_DEVICES=0 leaves gpu0 gfx1100 of 2 devices" in env.notes
+
+
+def test_through_pytest_hidden_is_a_plain_failure_visible_is_known_bad(pytester: pytest.Pytester) -> None:
+    visible = run_cases(pytester, INVALID_DEVICE_FUNCTION, STACK, env=BASE)
+    assert visible["test_predicted"].get("rocm_outcome") == "known-bad"
+    for path in pytester.path.iterdir():
+        if path.name != "env.json" and path.is_file():
+            path.unlink()
+    hidden = run_cases(pytester, INVALID_DEVICE_FUNCTION, (*STACK, "env.HIP_VISIBLE_DEVICES=0"), env=BASE)
+    assert "rocm_rule" not in hidden["test_predicted"]
