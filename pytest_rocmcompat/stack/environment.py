@@ -146,7 +146,8 @@ class Environment:
             value = getattr(self, key)
             if value:
                 parts.append(f"{key}={value}")
-        parts.append(f"python={self.python}")
+        if self.python:  # a stack file states none unless --set python= says it
+            parts.append(f"python={self.python}")
         if self.source != "live":
             parts.append(f"[{self.source}{': ' + self.origin if self.origin else ''}]")
         return " ".join(parts)

@@ -112,3 +112,10 @@ def test_override_errors(assignment: str, message: str) -> None:
 def test_to_dict_is_plain_json() -> None:
     data = json.loads(MI300_ENV.to_json())
     assert data["schema"] == 1 and data["gpus"][0]["arch"] == "gfx942"
+
+
+def test_summary_names_python_only_when_known() -> None:
+    """A stack file states no Python: the header line leaves it out rather than print ``python=``."""
+    stated = Environment(platform="rocm", torch="2.3.1", source="replay")
+    assert "python" not in stated.summary() and "torch=2.3.1" in stated.summary()
+    assert "python=3.12.1" in apply_overrides(stated, ["python=3.12.1"]).summary()
