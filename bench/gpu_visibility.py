@@ -1,0 +1,78 @@
+"""On a real multi-GPU host: the probe lists every device, checks judge the ones the process sees.
+
+For each visibility setting it starts a fresh process (a CUDA runtime reads ``CUDA_VISIBLE_DEVICES``
+once) that probes the machine, counts the devices torch sees, and derives the environment the
+checks read (``derived_facts.derive``). Expected: the probe (NVML/amdsmi) lists every device, the
+derived environment as many as torch sees, with the same indices the variable names.
+
+    python bench/gpu_visibility.py --out results/visibility.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import json, sys
+from pytest_rocmcompat.probe.live import probe
+from pytest_rocmcompat.knowledge.derived_facts import derive
+env = probe()
+derived = derive(env)
+import torch
+print(json.dumps({
+    "probed": [[g.index, g.arch] for g in env.gpus],
+    "derived": [[g.index, g.arch] for g in derived.gpus],
+    "torch_sees": torch.cuda.device_count(),
+    "notes": [n for n in derived.notes if "GPUs a process sees" in n],
+}))
+"""
+
+
+def run(variable: str | None, value: str | None) -> dict[str, object]:
+    environ = {k: v for k, v in os.environ.items() if k not in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES")}
+    if variable is not None and value is not None:
+        environ[variable] = value
+    done = subprocess.run([sys.executable, "-c", CHILD], env=environ, capture_output=True, text=True, timeout=180)
+    line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
+    result: dict[str, object] = json.loads(line)
+    result["setting"] = f"{variable}={value}" if variable else "(unset)"
+    if done.returncode:
+        result["stderr"] = done.stderr[-2000:]
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    uuid = subprocess.run(["nvidia-smi", "--query-gpu=uuid", "--format=csv,noheader"], capture_output=True, text=True)
+    first_uuid = uuid.stdout.split()[0] if uuid.stdout.split() else "GPU-unknown"
+    settings = [
+        (None, None),
+        ("CUDA_VISIBLE_DEVICES", "1"),
+        ("CUDA_VISIBLE_DEVICES", "1,0"),
+        ("CUDA_VISIBLE_DEVICES", first_uuid),
+    ]
+    results = [run(variable, value) for variable, value in settings]
+    failures = []
+    for result in results:
+        probed, derived, seen = result.get("probed"), result.get("derived"), result.get("torch_sees")
+        if not isinstance(probed, list) or not isinstance(derived, list):
+            failures.append(f"{result['setting']}: no result")
+            continue
+        # a UUID list is left as the probe lists it (not applied); an index list gives torch's count
+        expected = len(probed) if result["setting"].endswith(first_uuid) else seen
+        if len(derived) != expected:
+            failures.append(f"{result['setting']}: derived {len(derived)} devices, expected {expected}")
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump({"results": results, "failures": failures}, fh, indent=1)
+    print(json.dumps({"results": results, "failures": failures}, indent=1))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
