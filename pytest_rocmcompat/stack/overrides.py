@@ -164,6 +164,9 @@ _DISTRIBUTION = re.compile(
 )
 # what the rest of a distribution's name may say that changes the kernel: WSL's (no amdkfd)
 _WSL_WORDS = re.compile(r"\bwsl2?\b|microsoft|\bwindows\b", re.IGNORECASE)
+# a distribution named after the WSL it runs under
+_WSL_LEAD = re.compile(r"^(?:wsl2?|windows subsystem for linux)\b\s*[:/-]?\s*(?=[A-Za-z])", re.IGNORECASE)
+_WSL_ONLY = re.compile(r"wsl2?|windows subsystem for linux", re.IGNORECASE)
 # one short name per distribution, however /etc/os-release or a user spells it
 _ALIASES = {
     "debian-gnu-linux": "debian",
@@ -184,7 +187,11 @@ def _os(where: str, value: str) -> str:
     records them), or a Linux distribution (``Ubuntu 22.04`` -> ``Linux ubuntu-22.04``): which PyPI wheels
     and environment markers apply to the stack, and which kernels it may run.
     """
-    distribution = _DISTRIBUTION.match(value.strip())
+    text = value.strip()
+    if _WSL_ONLY.fullmatch(text):
+        return "Linux wsl"  # WSL with no distribution named: its kernel is WSL's all the same
+    lead = _WSL_LEAD.match(text)  # "WSL2 Ubuntu 22.04", "WSL: Ubuntu 24.04": the distribution, under WSL
+    distribution = _DISTRIBUTION.match(text[lead.end() :] + " (WSL)" if lead else text)
     if distribution is not None:
         name = re.sub(r"[^a-z0-9]+", "-", distribution.group("name").lower()).strip("-")
         name = _ALIASES.get(name, name)

@@ -34,6 +34,12 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("pop_os 22.04", "Linux pop_os-22.04"),
         ("Ubuntu 24.04 on Windows", "Linux ubuntu-24.04-wsl"),
         ("CentOS Stream 9", "Linux centos-stream-9"),
+        # WSL named first, or alone (how bug reports put it)
+        ("WSL2 Ubuntu 22.04", "Linux ubuntu-22.04-wsl"),
+        ("WSL: Ubuntu 24.04", "Linux ubuntu-24.04-wsl"),
+        ("Windows Subsystem for Linux Ubuntu 22.04", "Linux ubuntu-22.04-wsl"),
+        ("WSL2", "Linux wsl"),
+        ("wsl", "Linux wsl"),
     ],
 )
 def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
@@ -49,7 +55,10 @@ def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
     assert "requirement-not-met" not in [f.check for f in evaluate(windows)]
 
 
-@pytest.mark.parametrize("value", ["", "FreeBSD", "Linux 6.8 generic", "Windows;rm -rf /", "Linux/" + "x" * 200])
+@pytest.mark.parametrize(
+    "value",
+    ["", "FreeBSD", "Linux 6.8 generic", "Windows;rm -rf /", "Linux/" + "x" * 200, "WSL2 FreeBSD", "WSL;rm -rf /"],
+)
 def test_anything_else_is_refused_naming_the_assignment(value: str) -> None:
     with pytest.raises(OverrideError, match=r"--rocm-set 'os=.*expected Linux, Windows or macOS"):
         apply_overrides(BASE, [f"os={value}"])
@@ -65,4 +74,5 @@ def test_a_wsl_distribution_stays_wsl() -> None:
     from pytest_rocmcompat.knowledge.checks.rocm_kernel import is_wsl
 
     assert is_wsl(apply_overrides(BASE, ["os=Ubuntu 22.04 WSL2"]))
+    assert is_wsl(apply_overrides(BASE, ["os=WSL2 Ubuntu 22.04"])) and is_wsl(apply_overrides(BASE, ["os=WSL"]))
     assert not is_wsl(apply_overrides(BASE, ["os=Ubuntu 22.04"]))
