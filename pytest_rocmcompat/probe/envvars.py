@@ -8,7 +8,8 @@ import re
 from pytest_rocmcompat.safe_io.redact import redact_variable
 
 # Variables that change how the GPU stack behaves (visibility, allocator,
-# collectives, arch overrides, Ray device handling, build targets).
+# collectives, arch overrides, Ray device handling, build targets); every one a bundled rule or a
+# built-in check reads must be here (tests/probe/test_envvars_read.py), or a live host never has it.
 ALLOWED: tuple[str, ...] = (
     "HIP_VISIBLE_DEVICES",
     "ROCR_VISIBLE_DEVICES",
@@ -31,6 +32,11 @@ ALLOWED: tuple[str, ...] = (
     "TORCH_NCCL_*",
     "TORCH_DISTRIBUTED_DEBUG",
     "TORCH_BLAS_PREFER_HIPBLASLT",
+    "DISABLE_ADDMM_HIP_LT",  # torch's hipBLASLt addmm switch (hipblaslt-arch-unsupported reads it)
+    "TRITON_*",  # TRITON_PTXAS_PATH (a bundled rule's condition), cache and backend settings
+    "BNB_CUDA_VERSION",  # bitsandbytes' library choice (both bitsandbytes checks read them)
+    "BNB_ROCM_VERSION",
+    "DS_SKIP_CUDA_CHECK",  # DeepSpeed's op-builder CUDA check (extension-build-toolkit-mismatch)
     "NCCL_*",
     "RCCL_*",
     "MIOPEN_*",
