@@ -113,7 +113,7 @@ def test_a_gpu_the_release_s_rccl_lacks_is_found(stack: tuple[str, ...], problem
         ("arch=gfx1151", "rocm=6.4.1"),  # 6.4 and later: not verified, not judged
         ("arch=gfx1151", "torch=2.10.0a0+rocm7.11.0a20251211"),  # TheRock's own builds: not judged
         ("arch=gfx1031", "rocm=5.2.3"),  # before the table
-        ("arch=gfx1031",),  # no ROCm release named
+        # no ROCm release named: a risk (tests/knowledge/test_rccl_arch_unstated.py)
         ("rocm=6.2",),  # no arch named
         ("arch=gfx1031", "torch=2.5.1+cu124", "rocm=6.2"),  # a CUDA torch loads no RCCL
     ],

@@ -15,8 +15,10 @@ copies it from ``/opt/rocm``; ``PYTORCH_ROCM_ARCH`` narrows only rocBLAS/hipBLAS
 else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named processor's
 code: the overridden arch is judged. Only collective tests meet it (``uses("nccl")``,
 ``uses("torch.distributed")``, the bundled collective suite): a conditional finding. Releases
-outside the table (before 5.4; 6.4 and later, not verified here; TheRock's own builds) and a stack
-naming no release are not judged.
+outside the table (before 5.4; 6.4 and later, not verified here; TheRock's own builds) are not
+judged. A stack naming only its RCCL (``nccl=2.20.5``, as torch reports it on ROCm) is judged by the
+release that RCCL shipped with (:data:`RCCL_RELEASES`); one naming no release at all gets a risk
+(*uncertain*) where some or all tabled releases' RCCL lack the GPU.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rccl-arch-not-in-release"
 COLLECTIVE_USES = ("nccl", "torch.distributed")  # as the NCCL/RCCL rules of known_bad.yaml select tests
@@ -62,10 +65,28 @@ PREDICTS = (
 )
 
 
+# RCCL release -> the ROCm release series it shipped with (CHANGELOG.md's "RCCL 2.20.5 for ROCm 6.2.0"
+# headings, RCCL_RELEASES_SOURCE): a stack that names only RCCL (``nccl``, the version torch reports on
+# ROCm, or a ``rccl`` package) is judged by that release's list
+RCCL_RELEASES_SOURCE = "https://github.com/ROCm/rccl/blob/0cbce2a7571c907554199fad7e905f16ec0a565c/CHANGELOG.md"
+RCCL_RELEASES: dict[str, str] = {
+    "2.13.4": "5.4",
+    "2.15.5": "5.5",
+    "2.16.2": "5.6",
+    "2.17.1": "5.7",
+    "2.18.3": "6.0",
+    "2.18.6": "6.1",
+    "2.20.5": "6.2",
+    "2.21.5": "6.3",
+}
+
+
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
         return []
-    release = rocm_targets.loaded_series(env)
+    release = rocm_targets.loaded_series(env) or _from_rccl(env.nccl)
+    if release is None:
+        return _unstated(env) if _names_no_release(env) else []  # a release outside the table: unknown
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
@@ -83,5 +104,44 @@ def check(env: Environment) -> list[Finding]:
             uses=COLLECTIVE_USES,
             nodeids=COLLECTIVE_SUITE,
             conditional=True,
+        )
+    ]
+
+
+def _from_rccl(version: str | None) -> str | None:
+    """The ROCm series an RCCL release shipped with (``"2.20.5"`` -> ``"6.2"``); ``None`` when not tabled."""
+    parsed = coerce_version(version)
+    if parsed is None:
+        return None
+    return RCCL_RELEASES.get(".".join(str(part) for part in parsed.release[:3]))
+
+
+def _names_no_release(env: Environment) -> bool:
+    """Whether the stack says nothing of its ROCm release: no ``rocm``, HIP, ``+rocm`` torch or RCCL."""
+    return not (env.rocm or env.hip or env.nccl or (env.torch_local or "").startswith("rocm"))
+
+
+def _unstated(env: Environment) -> list[Finding]:
+    """A stack naming no ROCm release: a GPU some tabled releases' RCCL lack is a risk (*uncertain*)."""
+    lacking: list[str] = []
+    for gpu in rocm_targets.amd_gpus(env):
+        serving = [series for series, (targets, _) in TARGETS.items() if not rocm_targets.unserved([gpu], targets)]
+        if len(serving) < len(TARGETS):
+            where = f"only in ROCm {', '.join(serving)}" if serving else "in none of ROCm " + ", ".join(TARGETS)
+            lacking.append(f"{gpu.shown} {where}")
+    if not lacking:
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason="the stack names no ROCm release; the RCCL of the tabled releases has device code for "
+            + "; ".join(lacking),
+            fix="name the ROCm release (--set rocm=X.Y, or a +rocm torch) to settle it, and use one whose RCCL "
+            "is built for this GPU",
+            link=_TAG.format("6.2.0"),
+            uses=COLLECTIVE_USES,
+            nodeids=COLLECTIVE_SUITE,
+            conditional=True,
+            uncertain=True,
         )
     ]
