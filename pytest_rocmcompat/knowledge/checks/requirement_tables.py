@@ -726,3 +726,14 @@ def domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | Non
         return None
     torch_major, torch_minor = series.split(".")
     return (f"torch>={torch_major}.{torch_minor},<{torch_major}.{int(torch_minor) + 1}",), _HISTORY_SOURCE
+
+
+# Rows generated from the released wheels (tools/import_scan.py), merged per package: a hand-written row of the
+# same requirement over overlapping releases wins; a generated row's message (CPython's text, derived, not
+# quoted from a report as RuntimeRow.message asks) is left out, so it is reported where the stack names the
+# package, through the pair's own signature, and never predicted for an unnamed one.
+from pytest_rocmcompat.knowledge.checks.import_scan_rows import import_scan_rows, without_hand_written  # noqa: E402
+
+for _dist, _rows in import_scan_rows().items():
+    _hand = RUNTIME_MINIMUMS.get(_dist, ())
+    RUNTIME_MINIMUMS[_dist] = (*_hand, *(r._replace(message="") for r in without_hand_written(_rows, _hand)))

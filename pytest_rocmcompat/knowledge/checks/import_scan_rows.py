@@ -1,0 +1,70 @@
+"""Run-time requirement rows generated from released wheels: ``data/import_scan.json``.
+
+``tools/import_scan.py`` writes the file: for peft, trl, accelerate and sentence-transformers releases,
+the names their ``import`` takes unconditionally from transformers, accelerate or huggingface-hub that
+some releases of those lack (``peft 0.5.0: accelerate>=0.21.0`` for ``accelerate.utils.is_npu_available``).
+This module only reads it; :mod:`requirement_tables` merges the rows into ``RUNTIME_MINIMUMS``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge.checks.runtime_row import RuntimeRow
+
+DATA = "data/import_scan.json"
+_LAST = "999999"  # the end of an open range
+
+
+@cache
+def import_scan_rows() -> dict[str, tuple[RuntimeRow, ...]]:
+    """The generated rows per dependent distribution, in the file's order."""
+    text = resources.files("pytest_rocmcompat.knowledge").joinpath(DATA).read_text(encoding="utf-8")
+    rows: dict[str, list[RuntimeRow]] = {}
+    for row in json.loads(text)["rows"]:
+        until = row.get("until")
+        rows.setdefault(str(row["dist"]), []).append(
+            RuntimeRow(
+                since=str(row["since"]),
+                requirement=str(row["requirement"]),
+                source=str(row["source"]),
+                until=None if until is None else str(until),
+                message=str(row["message"]),
+            )
+        )
+    return {dist: tuple(found) for dist, found in rows.items()}
+
+
+def without_hand_written(rows: Iterable[RuntimeRow], hand: Iterable[RuntimeRow]) -> tuple[RuntimeRow, ...]:
+    """``rows`` less those a ``hand`` row already states: the same requirement over overlapping releases."""
+    hand = tuple(hand)
+    return tuple(row for row in rows if not any(_same(h, row) for h in hand))
+
+
+def _same(hand: RuntimeRow, row: RuntimeRow) -> bool:
+    try:
+        a, b = Requirement(hand.requirement), Requirement(row.requirement)
+        a_since, a_until = Version(hand.since), Version(hand.until or _LAST)
+        b_since, b_until = Version(row.since), Version(row.until or _LAST)
+    except (InvalidRequirement, InvalidVersion):
+        return False
+    same = canonicalize_name(a.name) == canonicalize_name(b.name) and _bounds(a) == _bounds(b)
+    return same and a_since < b_until and b_since < a_until
+
+
+def _bounds(req: Requirement) -> frozenset[tuple[str, Version | str]]:
+    """The requirement's clauses, versions compared as versions (``>=2`` is ``>=2.0``)."""
+    found: set[tuple[str, Version | str]] = set()
+    for spec in req.specifier:
+        try:
+            found.add((spec.operator, Version(spec.version)))
+        except InvalidVersion:  # a wildcard (==2.*)
+            found.add((spec.operator, spec.version))
+    return frozenset(found)

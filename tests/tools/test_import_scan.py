@@ -1,0 +1,341 @@
+"""tools/import_scan.py on tiny wheels written here (a fake dependent ``depa``, a fake dependency ``libb``): no network."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+
+import pytest
+from packaging.requirements import Requirement
+
+from tools import import_scan as scan_tool
+
+FILES = "https://files.example/"
+
+# libb: 0.9.0 before the dependency window (2021), then 1.0.0, 1.1.0, 1.2.0
+_LAZY = "from ..utils import _LazyModule\n_import_structure = {'x': ['lazy_name']}\n"
+_STAR = "from os.path import *\n"
+_DYN = "def __getattr__(name):\n    return name\n"
+LIBB = {
+    "0.9.0": {
+        "libb/__init__.py": "",
+        "libb/core.py": "def old_fn(): ...\n",
+        "libb/lazy.py": _LAZY,
+        "libb/star.py": _STAR,
+        "libb/dyn.py": _DYN,
+    },
+    "1.0.0": {
+        "libb/__init__.py": "",
+        "libb/core.py": "def old_fn(): ...\n",
+        "libb/pre2022.py": "oldthing = 1\n",
+        "libb/lazy.py": _LAZY,
+        "libb/star.py": _STAR,
+        "libb/dyn.py": _DYN,
+    },
+    "1.1.0": {
+        "libb/__init__.py": "",
+        # bound only inside try/except: still there
+        "libb/core.py": "try:\n    from fast import old_fn\nexcept ImportError:\n    def old_fn(): ...\n",
+        "libb/pre2022.py": "oldthing = 1\n",
+        "libb/extra.py": "if True:\n    new_fn = None\n",
+        "libb/lazy.py": _LAZY,
+        "libb/star.py": _STAR,
+        "libb/dyn.py": _DYN,
+    },
+    "1.2.0": {
+        "libb/__init__.py": "",
+        "libb/core.py": "def other(): ...\n",  # old_fn removed
+        "libb/pre2022.py": "oldthing = 1\n",
+        "libb/extra.py": "new_fn: object = None\n",
+        "libb/lazy.py": _LAZY,
+        "libb/star.py": _STAR,
+        "libb/dyn.py": _DYN,
+    },
+}
+LIBB_DATES = {"0.9.0": "2021-06-01", "1.0.0": "2022-02-01", "1.1.0": "2022-06-01", "1.2.0": "2022-10-01"}
+
+_DEPA_A = """\
+from typing import TYPE_CHECKING
+from libb.core import old_fn
+from libb.lazy import lazy_name
+from libb.star import anything
+from libb.dyn import whatever
+from libb.pre2022 import oldthing
+from .sub import thing
+try:
+    from libb.extra import guarded
+except ImportError:
+    guarded = None
+if TYPE_CHECKING:
+    from libb.extra import typed
+def f():
+    from libb.extra import inside
+"""
+_DEPA_SUB = "from depa.sub.deep import thing\n"
+_DEPA_DEEP = "import os\nfrom libb.extra import new_fn\nthing = 1\n"
+_DEPA_UNUSED = "from libb.extra import never_imported\n"
+DEPA = {
+    version: {
+        "depa/__init__.py": "from .a import f\n",
+        "depa/a.py": _DEPA_A if version != "1.2.0" else _DEPA_A.replace("from libb.core import old_fn\n", ""),
+        "depa/sub/__init__.py": _DEPA_SUB,
+        "depa/sub/deep.py": _DEPA_DEEP,
+        "depa/unused.py": _DEPA_UNUSED,
+    }
+    for version in ("1.0.0", "1.1.0", "1.2.0")
+}
+DEPA_DATES = {"1.0.0": "2023-02-01", "1.1.0": "2023-05-01", "1.2.0": "2023-09-01"}
+
+
+def _wheel(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
+        archive.writestr("x.dist-info/METADATA", "Metadata-Version: 2.1\n")
+    return buffer.getvalue()
+
+
+def _pypi(name: str, trees: dict[str, dict[str, str]], dates: dict[str, str]) -> dict[str, bytes]:
+    served: dict[str, bytes] = {}
+    releases = {}
+    for version, tree in trees.items():
+        body = _wheel(tree)
+        url = f"{FILES}{name}-{version}-py3-none-any.whl"
+        served[url] = body
+        releases[version] = [
+            {
+                "filename": f"{name}-{version}-py3-none-any.whl",
+                "url": url,
+                "size": len(body),
+                "upload_time_iso_8601": f"{dates[version]}T00:00:00Z",
+            }
+        ]
+    served[scan_tool.INDEX.format(name=name)] = json.dumps({"releases": releases}).encode()
+    return served
+
+
+@pytest.fixture(scope="module")
+def served() -> dict[str, bytes]:
+    return {**_pypi("depa", DEPA, DEPA_DATES), **_pypi("libb", LIBB, LIBB_DATES)}
+
+
+def _fetch(served: dict[str, bytes]) -> scan_tool.Fetch:
+    def fetch(url: str, span: tuple[int, int] | None) -> bytes | None:
+        body = served.get(url)
+        if body is None or span is None:
+            return body
+        return body[span[0] : span[1] + 1]
+
+    return fetch
+
+
+def _run(served: dict[str, bytes], declared: scan_tool.Declared | None = None) -> list[dict]:
+    data = scan_tool.scan(
+        _fetch(served),
+        [("depa", "libb")],
+        "2023-01-01",
+        "2022-01-01",
+        "2026-01-01",
+        declared=declared or (lambda dist, version, dep: None),
+        workers=2,
+    )
+    assert data["pairs"] == [
+        {
+            "dependent": "depa",
+            "dependency": "libb",
+            "dependent_releases": 3,
+            "dependency_releases": ["0.9.0", "1.0.0", "1.1.0", "1.2.0"],
+        }
+    ]
+    return data["rows"]
+
+
+def _by_name(rows: list[dict]) -> dict[str, dict]:
+    return {row["name"]: row for row in rows}
+
+
+def test_removal_gives_an_upper_bound_and_an_addition_a_lower_one(served: dict[str, bytes]) -> None:
+    rows = _by_name(_run(served))
+    # only the unconditional, reachable imports whose name some sampled libb lacks
+    assert set(rows) == {"old_fn", "new_fn"}
+    old = rows["old_fn"]
+    # removed in 1.2.0; merged over depa 1.0.0 and 1.1.0; until the release that stopped importing it
+    assert (old["requirement"], old["since"], old["until"]) == ("libb<1.2.0", "1.0.0", "1.2.0")
+    assert old["message"] == r"cannot import name 'old_fn' from 'libb\.core'"
+    assert old["source"] == "https://pypi.org/project/depa/1.0.0/"  # no tag pattern known for depa
+    new = rows["new_fn"]
+    # transitive: depa -> .a -> .sub (package) -> depa.sub.deep; libb.extra first in 1.1.0
+    assert (new["requirement"], new["since"], new["until"]) == ("libb>=1.1.0", "1.0.0", None)
+    assert new["module"] == "libb.extra"
+    assert new["message"] == r"No module named 'libb\.extra'"  # the module itself is missing below 1.1.0
+
+
+def test_a_declared_requirement_drops_the_row(served: dict[str, bytes]) -> None:
+    def declared(dist: str, version: str, dep: str) -> list[Requirement] | None:
+        return [Requirement("libb>=1.1")] if (dist, version, dep) == ("depa", "1.2.0", "libb") else None
+
+    rows = _by_name(_run(served, declared))
+    assert (rows["new_fn"]["since"], rows["new_fn"]["until"]) == ("1.0.0", "1.2.0")
+
+
+def test_unconditional_imports_only() -> None:
+    modules, names = scan_tool.unconditional_imports(_DEPA_A, "depa.a", is_package=False)
+    assert ("depa.sub", "thing", 7) in names
+    assert "typing" in modules and "depa.sub" in modules
+    imported = {name for _, name, _ in names}
+    assert not imported & {"guarded", "typed", "inside"}
+    assert {"old_fn", "lazy_name", "oldthing"} <= imported
+
+
+@pytest.mark.parametrize(
+    ("current", "is_package", "level", "module", "expected"),
+    [
+        ("depa.a", False, 1, "sub", "depa.sub"),
+        ("depa.sub", True, 1, "deep", "depa.sub.deep"),
+        ("depa.sub.deep", False, 2, None, "depa"),
+        ("depa.sub", True, 2, "a", "depa.a"),
+        ("depa", True, 3, "x", None),  # beyond the top-level package
+        ("depa.a", False, 0, "libb.core", "libb.core"),
+    ],
+)
+def test_relative_imports(current: str, is_package: bool, level: int, module: str | None, expected: str | None) -> None:
+    assert scan_tool._resolve(current, is_package, level, module) == expected
+
+
+def test_reachability_is_transitive_and_skips_unimported_modules() -> None:
+    tree = DEPA["1.0.0"]
+    asked: list[list[str]] = []
+
+    def read(paths: list[str]) -> dict[str, str]:
+        asked.append(paths)
+        return {p: tree[p] for p in paths}
+
+    found = scan_tool.reachable_imports("depa", tree, read, ["libb"])
+    assert {(i.module, i.name) for i in found} == {
+        ("libb.core", "old_fn"),
+        ("libb.lazy", "lazy_name"),
+        ("libb.star", "anything"),
+        ("libb.dyn", "whatever"),
+        ("libb.pre2022", "oldthing"),
+        ("libb.extra", "new_fn"),
+    }
+    assert all("depa/unused.py" not in batch for batch in asked)
+    assert asked[0] == ["depa/__init__.py"]  # one batch per level of the walk
+
+
+@pytest.mark.parametrize(
+    ("source", "name", "expected"),
+    [
+        ("def f(): ...\n", "f", True),
+        ("def f(): ...\n", "g", False),
+        ("try:\n    import x as g\nexcept ImportError:\n    g = None\n", "g", True),
+        ("if A:\n    class g: ...\nelse:\n    pass\n", "g", True),
+        ("with open(p) as (a, g):\n    pass\n", "g", True),
+        ("for g in range(3):\n    pass\n", "g", True),
+        ("g: int = 1\n", "g", True),
+        ("def f():\n    g = 1\n", "g", False),  # a function's local
+        ("class C:\n    g = 1\n", "g", False),  # a class attribute
+        ("from .m import *\n", "g", True),  # star import: unknown
+        ("def __getattr__(name): ...\n", "g", True),  # module __getattr__: unknown
+        ("_LazyModule(__name__, {'m': ['g']})\n", "g", True),  # lazy: mentioned
+        ("_LazyModule(__name__, {'m': ['gg']})\n", "g", False),  # lazy: not mentioned
+        ("x = define_import_structure(p)\n_LazyModule(__name__, x)\n", "g", None),  # other files may export it
+        ("def (:\n", "g", True),  # unparsable: unknown
+    ],
+)
+def test_has_name(source: str, name: str, expected: bool | None) -> None:
+    assert scan_tool.has_name(source, name) is expected
+
+
+def test_a_module_missing_only_where_its_package_exists() -> None:
+    def read(path: str) -> str | None:
+        return "x = 1\n"
+
+    members = {"libb/__init__.py", "libb/m.py", "libb/pkg/__init__.py", "libb/pkg/sub.py"}
+    assert scan_tool.missing_kind(members, read, "libb.gone", "x") == "module"
+    assert scan_tool.missing_kind(members, read, "libb.m", "y") == "name"
+    assert scan_tool.missing_kind(members, read, "libb.m", "x") is None
+    assert scan_tool.missing_kind(members, read, "libb.pkg", "sub") is None  # a submodule
+    assert scan_tool.missing_kind({"other/__init__.py"}, read, "libb.m", "x") is None  # no libb/: unknown
+
+
+def test_an_unmentioned_name_is_missing_only_where_it_came_from_outside_the_folders_read() -> None:
+    # transformers 4.57 lists HybridCache, imported from .cache_utils; 5.0 reads only models/ and drops it
+    assert scan_tool.settle(["module", "from:cache_utils", "unmentioned:models"]) == ["module", None, "name"]
+    # AutoModel came from .models.auto: 4.52 reads it from models/ without naming it
+    assert scan_tool.settle(["from:models", "unmentioned:models"]) == [None, None]
+    assert scan_tool.settle(["from:cache_utils", "unmentioned:*"]) == [None, None]  # any file
+    assert scan_tool.settle([None, "unmentioned:models"]) == [None, None]  # origin unknown
+    assert scan_tool.settle(["unmentioned:models"]) == [None]  # never seen
+
+
+def test_lazy_module_origins() -> None:
+    old = (
+        "from .utils import _LazyModule\n_import_structure = {'cache_utils': ['HybridCache']}\n"
+        "if TYPE_CHECKING:\n    from .cache_utils import HybridCache\n    from .models.auto import AutoModel\n"
+        "else:\n    x = define_import_structure(Path(__file__).parent / 'models', prefix='models')\n"
+    )
+    members = {"tf/__init__.py"}
+    assert scan_tool.missing_kind(members, lambda p: old, "tf", "HybridCache") == "from:cache_utils"
+    assert scan_tool.missing_kind(members, lambda p: old, "tf", "AutoModel") == "from:models"
+    new = old.replace("HybridCache", "Other").replace("AutoModel", "Else")
+    assert scan_tool.missing_kind(members, lambda p: new, "tf", "HybridCache") == "unmentioned:models"
+
+
+@pytest.mark.parametrize(
+    ("missing", "expected"),
+    [
+        ({"1.0.3"}, "libb>=1.1.0"),
+        ({"1.0.3", "1.1.2"}, "libb>=1.2.0"),
+        ({"1.3.0"}, "libb<1.3.0"),
+        ({"1.1.2"}, "libb!=1.1.*"),
+        ({"1.0.3", "1.2.1"}, "libb>=1.1.0,!=1.2.*"),
+        ({"1.0.3", "1.2.1", "1.3.0"}, "libb>=1.1.0,<1.2.0"),
+        (set(), None),
+        ({"1.0.3", "1.1.2", "1.2.1", "1.3.0"}, None),
+    ],
+)
+def test_requirement_for(missing: set[str], expected: str | None) -> None:
+    assert scan_tool.requirement_for("libb", ["1.0.3", "1.1.2", "1.2.1", "1.3.0"], missing) == expected
+
+
+def test_message_is_what_cpython_prints() -> None:
+    pattern = scan_tool.message_for("libb.core", "old_fn", {"name", "module"})
+    assert re.search(pattern, "ImportError: cannot import name 'old_fn' from 'libb.core' (/x/libb/core.py)")
+    assert re.search(pattern, "ModuleNotFoundError: No module named 'libb.core'")
+    assert not re.search(pattern, "cannot import name 'old_fn' from 'libbXcore' (/x)")  # dots escaped
+
+
+def test_merge_breaks_on_a_different_requirement() -> None:
+    def finding(version: str, requirement: str) -> scan_tool.Finding:
+        return scan_tool.Finding("depa", version, "libb", "libb.m", "x", requirement, "m", f"s{version}")
+
+    rows = scan_tool.merge_rows(
+        "depa",
+        ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0"],
+        [
+            finding("1.0.0", "libb>=1"),
+            finding("1.1.0", "libb>=1"),
+            finding("1.2.0", "libb>=2"),
+            finding("1.4.0", "libb>=2"),
+        ],
+    )
+    assert [(r["since"], r["until"], r["requirement"], r["source"]) for r in rows] == [
+        ("1.0.0", "1.2.0", "libb>=1", "s1.0.0"),
+        ("1.2.0", "1.3.0", "libb>=2", "s1.2.0"),
+        ("1.4.0", None, "libb>=2", "s1.4.0"),
+    ]
+
+
+def test_sample_takes_each_minors_newest_patch_and_the_minor_before() -> None:
+    releases = {
+        "0.8.0": ("2020-01-01", "", 0),
+        "0.9.0": ("2021-06-01", "", 0),
+        "0.9.1": ("2022-03-01", "", 0),  # a patch after the date: the minor began before it
+        "1.0.0": ("2022-02-01", "", 0),
+        "1.0.1": ("2022-02-09", "", 0),
+    }
+    assert scan_tool.sample(releases, "2022-01-01") == ["0.9.1", "1.0.1"]
