@@ -543,7 +543,10 @@ def _index(fetch: Fetch, name: str) -> tuple[str, dict[str, Any]]:
     body = fetch(url, None)
     if body is None:
         raise RegenerateError(f"{url}: no such project (404)")
-    index = json.loads(body)
+    try:
+        index = json.loads(body)
+    except ValueError as exc:
+        raise RegenerateError(f"{url}: not JSON ({exc})") from None
     if not isinstance(index, dict) or not isinstance(index.get("releases"), dict):
         raise RegenerateError(f"{url}: no 'releases' object")
     return url, index

@@ -6,11 +6,13 @@ import io
 import json
 import re
 import zipfile
+from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 
 from tools import import_scan as scan_tool
+from tools.regenerate_declared import recording
 
 FILES = "https://files.example/"
 
@@ -343,3 +345,21 @@ def test_sample_takes_each_minors_newest_patch_and_the_minor_before() -> None:
         "1.0.1": ("2022-02-09", "", 0),
     }
     assert scan_tool.sample(releases, "2022-01-01") == ["0.9.1", "1.0.1"]
+
+
+def test_the_cli_replays_recorded_responses(served: dict[str, bytes], tmp_path: Path) -> None:
+    """``--record`` saves every response; ``--offline`` reads them back and writes the same rows."""
+    recorded = tmp_path / "responses"
+    live = scan_tool.scan(
+        recording(_fetch(served), recorded),
+        [("depa", "libb")],
+        "2023-01-01",
+        "2022-01-01",
+        "2026-01-01",
+        declared=lambda dist, version, dep: None,
+    )
+    out = tmp_path / "import_scan.json"
+    args = ["--offline", str(recorded), "--pairs", "depa:libb", "--date", "2026-01-01", "--out", str(out)]
+    assert scan_tool.main(args) == 0
+    assert json.loads(out.read_text(encoding="utf-8")) == live
+    assert scan_tool.main([*args[:1], str(tmp_path / "empty"), *args[2:]]) == 2  # nothing recorded: an error
