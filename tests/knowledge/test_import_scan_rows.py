@@ -145,6 +145,15 @@ VERBATIM = [
         "BUG:cannot import name 'is_nltk_available' from 'transformers.utils.import_utils'",
         "https://github.com/huggingface/transformers/issues/29527",
     ),
+    # peft 0.14.0's peft_model.py line 37 imports Cache first (transformers 4.36.0): the hand row's message names
+    # EncoderDecoderCache only; the report quotes that line, then CPython's error on its first missing name
+    (
+        {"peft": "0.14.0", "transformers": "4.35.2"},
+        {"transformers": "4.43.0"},
+        "ImportError: cannot import name 'Cache' from 'transformers' "
+        "(F:\\ComfyUI-aki-v1.5\\ComfyUI-aki-v1.5\\python\\lib\\site-packages\\transformers\\__init__.py)",
+        "https://github.com/smthemex/ComfyUI_Sonic/issues/8",
+    ),
 ]
 
 
