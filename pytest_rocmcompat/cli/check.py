@@ -103,10 +103,10 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _counted(rule: Rule) -> bool:
-    """A rule counted against the stack: not a risk (``uncertain: true``), nor an isolate rule without a
-    signature (crash-prone: a test may crash, and it claims no failure; ``recommend`` says "at risk").
+    """A rule counted against the stack: one that is not only a risk (:attr:`Rule.only_a_risk`, the same
+    predicate ``recommend`` files under "At risk").
     """
-    return not rule.at_risk and not (rule.action == "isolate" and rule.signature is None)
+    return not rule.only_a_risk
 
 
 def stack_environment(path: str, assignments: list[str], fmt: str | None = None) -> tuple[StackFile, Environment]:
@@ -271,7 +271,9 @@ def _print_text(
     for rule in rules:
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
         risk = " (at risk: its source says the stack may fail; not counted against the stack)" if rule.at_risk else ""
-        if not rule.at_risk and not _counted(rule):
+        if not rule.at_risk and rule.contested:
+            risk = " (contested: its sources disagree, its tests run isolated; not counted against the stack)"
+        elif not rule.at_risk and not _counted(rule):
             risk = " (crash-prone: its tests run isolated; not counted against the stack)"
         out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}{risk}")
     if reached is not None:

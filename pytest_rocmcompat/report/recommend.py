@@ -38,10 +38,10 @@ AVOID, AT_RISK, OK = "avoid", "at risk", "ok"
 
 
 def puts_at_risk(rule: Rule) -> bool:
-    """An isolate rule (crash-prone, contested) or an uncertain one (its source says "may") puts a stack at
-    risk: no reason to avoid it.
+    """A rule that is only a risk (:attr:`Rule.only_a_risk`: uncertain, contested, or crash-prone without a
+    signature) is no reason to avoid a stack; ``rocmcompat check`` does not count it either.
     """
-    return rule.action == "isolate" or rule.at_risk
+    return rule.only_a_risk
 
 
 @dataclass

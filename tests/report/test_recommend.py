@@ -79,7 +79,8 @@ def test_an_uncertain_rule_marks_the_stack_at_risk_not_avoid() -> None:
     rec = recommend("gfx906", [uncertain])
     assert {(s.torch, s.runtime) for s in rec.at_risk()} == {("2.5.1", "ROCm 6.2")}
     assert not any(s.torch == "2.5.1" for s in rec.avoid())
-    certain = replace(mi50, rules=tuple(replace(maybe, at_risk=False) if r.id == fault.id else r for r in mi50.rules))
+    settled = replace(maybe, at_risk=False, contested=False)  # a certain xfail rule: its sources agree
+    certain = replace(mi50, rules=tuple(settled if r.id == fault.id else r for r in mi50.rules))
     assert any(s.torch == "2.5.1" for s in recommend("gfx906", [certain]).avoid())
     # the rendered report lists it under "At risk" only, never under "Avoid"
     text = "\n".join(render_markdown(rec))
@@ -110,3 +111,20 @@ def test_unknown_arch_is_a_clear_usage_error(capsys: pytest.CaptureFixture) -> N
     assert main(["recommend", "--arch", "gfx1234"]) == 2
     err = capsys.readouterr().err
     assert "no matrix covers --arch gfx1234" in err and "gfx906" in err
+
+
+def test_check_and_recommend_agree_on_what_is_only_a_risk() -> None:
+    """One predicate (``Rule.only_a_risk``): ``rocmcompat check`` counts a rule exactly when ``recommend``
+    would tell users to avoid the stack for it, over every bundled rule and the four kinds by hand.
+    """
+    from pytest_rocmcompat.cli.check import _counted
+    from pytest_rocmcompat.report.recommend import puts_at_risk
+
+    rules = load_matrix(str(bundled_known_bad())).rules
+    assert all(_counted(r) is not puts_at_risk(r) for r in rules)
+    fault = _gfx906_rule("2.5.1")  # contested, isolate, signed: its sources disagree
+    assert fault.contested and puts_at_risk(fault) and not _counted(fault)
+    settled = replace(fault, contested=False)  # an isolate rule with a signature: a known crash
+    assert _counted(settled) and not puts_at_risk(settled)
+    assert puts_at_risk(replace(settled, signature=None))  # crash-prone, claims no failure
+    assert puts_at_risk(replace(settled, action="xfail", at_risk=True))  # "may fail"

@@ -124,6 +124,15 @@ class Rule:
     def location(self) -> str:
         return f"{self.file}:{self.line}" if self.line else self.file
 
+    @property
+    def only_a_risk(self) -> bool:
+        """Whether the rule puts a stack at risk rather than marking it known-bad (``rocmcompat check`` does
+        not count it, ``recommend`` lists the stack under "At risk"): uncertain (its source says "may"),
+        contested (its sources disagree), or an isolate rule without a signature (crash-prone; it claims
+        no failure).
+        """
+        return self.at_risk or self.contested or (self.action == "isolate" and self.signature is None)
+
     def describe(self) -> str:
         """``[rule-id] reason (link)`` as shown in skip and xfail reasons."""
         link = f" ({self.links[0]})" if self.links else ""
