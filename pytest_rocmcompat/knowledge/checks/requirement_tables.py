@@ -729,11 +729,12 @@ def domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | Non
 
 
 # Rows generated from the released wheels (tools/import_scan.py), merged per package: a hand-written row of the
-# same requirement over overlapping releases wins; a generated row's message (CPython's text, derived, not
-# quoted from a report as RuntimeRow.message asks) is left out, so it is reported where the stack names the
-# package, through the pair's own signature, and never predicted for an unnamed one.
+# same requirement over overlapping releases wins. A generated row's message is CPython's own text for the
+# exact name and module the release imports (``cannot import name 'X' from 'pkg.mod'``, ``No module named
+# 'pkg.mod'``; tests/knowledge/test_requirements_unnamed.py checks each is that template), so it is predicted
+# for a stack that does not name the dependent package too, as a hand row's quoted message is.
 from pytest_rocmcompat.knowledge.checks.import_scan_rows import import_scan_rows, without_hand_written  # noqa: E402
 
 for _dist, _rows in import_scan_rows().items():
     _hand = RUNTIME_MINIMUMS.get(_dist, ())
-    RUNTIME_MINIMUMS[_dist] = (*_hand, *(r._replace(message="") for r in without_hand_written(_rows, _hand)))
+    RUNTIME_MINIMUMS[_dist] = (*_hand, *without_hand_written(_rows, _hand))
