@@ -200,6 +200,8 @@ def _rule_data(rule: Rule) -> dict[str, Any]:
         "fixed_in": dict(rule.fixed_in),
         "defined_at": rule.location,
         "uncertain": rule.at_risk,
+        "contested": rule.contested,
+        "counted": _counted(rule),  # against the stack (its exit status); not when only a risk
         "applies_to": "all tests"
         if a.everything
         else {"markers": list(a.markers), "uses": list(a.uses), "nodeids": list(a.nodeids)},
@@ -272,7 +274,7 @@ def _print_text(
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
         risk = " (at risk: its source says the stack may fail; not counted against the stack)" if rule.at_risk else ""
         if not rule.at_risk and rule.contested:
-            risk = " (contested: its sources disagree, its tests run isolated; not counted against the stack)"
+            risk = " (contested: its sources disagree; not counted against the stack)"
         elif not rule.at_risk and not _counted(rule):
             risk = " (crash-prone: its tests run isolated; not counted against the stack)"
         out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}{risk}")

@@ -41,6 +41,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.visibility import NOTE as VISIBILITY_NOTE
 from pytest_rocmcompat.stack.visibility import visible_gpus
 
 # The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.0+ on Linux x86_64).
@@ -123,7 +124,7 @@ def derive(env: Environment) -> Environment:
     visible = visible_gpus(env)
     if visible is not None:
         changes["gpus"] = visible[0]
-        notes.append(f"derived: the GPUs a process sees: {visible[1]}")
+        notes.append(f"{VISIBILITY_NOTE}{visible[1]}")
     pinned_torch = _torch_from_pins(env)
     if pinned_torch is not None:
         version, why = pinned_torch
@@ -206,13 +207,15 @@ def _torch_from_pins(env: Environment) -> tuple[str, str] | None:
     torchvision, torchaudio, xFormers and vLLM releases pin torch exactly (``torchvision 0.17.0``:
     ``torch==2.2.0``); pip installs that torch beside them, so where every such pin of the stack
     agrees, that release is the stack's torch (then taken as the default PyPI wheel, as an untagged
-    torch is). Only where the stack holds PyPI's CUDA wheels (:func:`_from_cuda_pypi`): ROCm builds of
-    these packages are made against the ROCm torch in hand. Pins that disagree say nothing (the
-    stack is broken another way, which ``requirement-not-met`` reports once torch is named).
+    torch is); a pinning package with a build label (``0.17.0+cu118``, from download.pytorch.org) gives
+    torch that label. Only where the stack holds PyPI's CUDA wheels (:func:`_from_cuda_pypi`): ROCm builds of
+    these packages are made against the ROCm torch in hand; never where torch is named, as a field or as
+    an installed package. Pins or labels that disagree say nothing.
     """
-    if env.torch or not _from_cuda_pypi(replace(env, torch="0")):
-        return None
+    if env.torch or "torch" in env.libraries or not _from_cuda_pypi(replace(env, torch="0")):
+        return None  # torch named (also as an installed package): that one is the stack's
     pins: dict[str, str] = {}
+    labels: set[str] = set()  # the build labels of the pinning packages (torchvision 0.17.0+cu118: cu118)
     for dist, version in sorted(env.libraries.items()):
         release = declared_data.release(dist, version)
         if release is None:
@@ -221,7 +224,14 @@ def _torch_from_pins(env: Environment) -> tuple[str, str] | None:
             specs = list(req.specifier)
             if len(specs) == 1 and specs[0].operator == "==" and "*" not in specs[0].version:
                 pins.setdefault(specs[0].version, f"pinned by {dist} {version} ({release.source})")
-    return next(iter(pins.items())) if len(pins) == 1 else None
+                local = coerce_version(version)
+                if local is not None and local.local:
+                    labels.add(local.local)
+    if len(pins) != 1 or len(labels) > 1:
+        return None  # pins, or builds, that disagree
+    version, why = next(iter(pins.items()))
+    # a labelled package was built against that build of torch (its own index's): not the default wheel
+    return (f"{version}+{labels.pop()}" if labels else version), why
 
 
 def _default_wheel(env: Environment, build: tuple[str, str] | None) -> str | None:

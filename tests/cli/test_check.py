@@ -256,3 +256,22 @@ def test_an_isolate_rule_without_a_signature_is_listed_and_not_counted(tmp_path:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[crashy-filelock] may crash [isolate] (crash-prone: its tests run isolated" in proc.stdout
     assert "verdict: nothing known against this stack" in proc.stdout
+
+
+def test_a_contested_rule_is_listed_and_not_counted(tmp_path: Path) -> None:
+    """A contested rule (its sources disagree) is a risk, as ``recommend`` files it: listed, not counted."""
+    (tmp_path / "m.yaml").write_text(
+        "known_bad:\n  - id: disputed-filelock\n    when: {libraries: {filelock: '==3.16.1'}}\n"
+        "    reason: some saw it fail\n    action: xfail\n    signature: 'filelock broke'\n    contested: true\n"
+    )
+    (tmp_path / "r.txt").write_text("torch==2.6.0\nfilelock==3.16.1\n")
+    status, result = check_json(str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert status == 0 and not result["known_bad"]
+    assert [(r["id"], r["contested"], r["counted"]) for r in result["rules"]] == [("disputed-filelock", True, False)]
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[disputed-filelock] some saw it fail [xfail] (contested: its sources disagree; not counted" in proc.stdout
+    signed = (tmp_path / "m.yaml").read_text().replace("    contested: true\n", "")
+    (tmp_path / "m.yaml").write_text(signed)
+    status, result = check_json(str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
+    assert status == 1 and [r["counted"] for r in result["rules"]] == [True]

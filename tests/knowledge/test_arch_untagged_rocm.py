@@ -86,3 +86,14 @@ def test_through_pytest_predicted_is_known_bad_unrelated_fails(pytester: pytest.
     found, unrelated = predicted_and_unrelated(pytester, INVALID_DEVICE_FUNCTION, stack, env=BASE)
     assert found["rocm_rule"] == arch.ID
     assert "rocm_rule" not in unrelated  # a plain failure (an uncertain finding names no likely cause)
+
+
+def test_a_live_hosts_bare_release_is_not_guessed() -> None:
+    """On a live host a bare release is a distribution or source build: its targets are torch's own to report."""
+    from dataclasses import replace
+
+    from pytest_rocmcompat.knowledge.derived_facts import derive
+
+    stated = apply_overrides(BASE, ["platform=rocm", "arch=gfx1031", "torch=2.3.1"])
+    assert [f for f in arch.check(derive(stated)) if f.check == arch.ID]
+    assert arch.check(derive(replace(stated, source="live"))) == []

@@ -32,14 +32,15 @@ def _env(platform: str = "cuda", torch: str | None = None, **libraries: str) -> 
         ({"vllm": "0.6.3"}, "2.4.0+cu121"),
         ({"torchaudio": "2.5.1", "peft": "0.13.0"}, "2.5.1+cu124"),  # peft pins no torch exactly: no say
         ({"torchvision": "0.19.0", "vllm": "0.6.3"}, "2.4.0+cu121"),  # both pin 2.4.0
+        ({"torchvision": "0.17.0+cu118"}, "2.2.0+cu118"),  # a labelled build: torch of that build
     ],
 )
 def test_the_pinned_torch_is_the_stacks(libraries: dict[str, str], torch: str) -> None:
     env = derived_facts.derive(_env(**libraries))
     assert env.torch == torch
-    assert any(n.startswith(f"derived: torch {torch.split('+', maxsplit=1)[0]} pinned by ") for n in env.notes), (
-        env.notes
-    )
+    released = torch.split("+", maxsplit=1)[0]
+    prefixes = (f"derived: torch {released} pinned by ", f"derived: torch {torch} pinned by ")
+    assert any(n.startswith(prefixes) for n in env.notes), env.notes
 
 
 @pytest.mark.parametrize(
@@ -49,6 +50,9 @@ def test_the_pinned_torch_is_the_stacks(libraries: dict[str, str], torch: str) -
         _env(peft="0.13.0"),  # a range, not a pin
         _env(platform="rocm", torchvision="0.17.0"),  # ROCm builds are made against the torch in hand
         _env(torch="2.3.1+cu118", torchvision="0.17.0"),  # a stated torch wins
+        # torch as an installed package (a live probe whose torch did not import)
+        Environment(platform="cuda", os="Linux", libraries={"torch": "2.2.0+cu118", "torchvision": "0.17.0+cu118"}),
+        _env(torchvision="0.17.0+cu118", torchaudio="2.2.0+cu121"),  # builds that disagree
         Environment(platform="cuda", python="3.11.7", os="Windows", libraries={"torchvision": "0.17.0"}),
     ],
 )
@@ -70,3 +74,12 @@ def test_through_pytest_predicted_is_known_bad_unrelated_fails(pytester: pytest.
     found, unrelated = predicted_and_unrelated(pytester, NO_KERNEL, stack, env=BASE)
     assert found["rocm_rule"] == arch.ID
     assert "rocm_rule" not in unrelated
+
+
+def test_a_labelled_build_is_judged_as_that_build() -> None:
+    """torchvision 0.17.0+cu118 beside an sm_37 GPU: torch 2.2.0+cu118 carries sm_37 (no arch finding), and the
+    extension matches its torch (no ABI finding), where the default cu121 wheel would have been claimed.
+    """
+    env = apply_overrides(BASE, ["platform=cuda", "arch=sm_37", "lib.torchvision=0.17.0+cu118"])
+    checks = {f.check for f in evaluate(env) if not f.uncertain}
+    assert arch.ID not in checks and "extension-built-for-other-torch" not in checks, checks

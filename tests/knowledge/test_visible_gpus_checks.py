@@ -52,3 +52,15 @@ def test_through_pytest_hidden_is_a_plain_failure_visible_is_known_bad(pytester:
             path.unlink()
     hidden = run_cases(pytester, INVALID_DEVICE_FUNCTION, (*STACK, "env.HIP_VISIBLE_DEVICES=0"), env=BASE)
     assert "rocm_rule" not in hidden["test_predicted"]
+
+
+def test_a_per_node_override_keeps_naming_its_node_after_narrowing() -> None:
+    """HSA_OVERRIDE_GFX_VERSION_<n> counts every node, hidden or not: narrowing must not move it onto another GPU."""
+    # _1 is the hidden APU's (node 1); the visible gfx1100 (node 2) runs its own code
+    stack = ("platform=rocm", "arch=gfx1036,gfx1100", "torch=2.5.1+rocm6.2", "env.HSA_OVERRIDE_GFX_VERSION_1=10.3.0")
+    assert "hsa-override-invalid" not in _checks(*stack)
+    assert "hsa-override-invalid" not in _checks(*stack, "env.ROCR_VISIBLE_DEVICES=1")
+    # _2 maps the visible gfx1031 (node 2) onto gfx1030, which the build carries
+    card = ("platform=rocm", "arch=gfx1036,gfx1031", "torch=2.3.1+rocm6.0", "env.HSA_OVERRIDE_GFX_VERSION_2=10.3.0")
+    assert arch.ID not in _checks(*card, "env.HIP_VISIBLE_DEVICES=1")
+    assert arch.ID in _checks(*card)  # the visible APU has no code in the build

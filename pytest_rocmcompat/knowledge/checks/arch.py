@@ -164,14 +164,16 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
 
 
 def untagged_rocm_release(env: Environment) -> Version | None:
-    """The torch release of a ROCm stack that names it without a build tag (``torch==2.3.1``, as bug
+    """The torch release of a stated ROCm stack that names it without a build tag (``torch==2.3.1``, as bug
     reports and hand-written lists say it); ``None`` for a tagged, prerelease or dev torch (source,
-    NGC-style and vendor builds, whose targets are unknown) and off ROCm.
+    NGC-style and vendor builds, whose targets are unknown), off ROCm, and on a live host.
     """
     version = coerce_version(env.torch)
     if env.platform != "rocm" or version is None or version.local or version.is_prerelease or version.is_devrelease:
         return None
-    return version
+    # a live host's bare release is a distribution or source build (pip lists the official wheels tagged),
+    # whose own targets torch reports when it works: not guessed from the official ones
+    return None if env.source == "live" else version
 
 
 def _served_by_release(release: Version, arch: str) -> tuple[bool | None, str | None]:

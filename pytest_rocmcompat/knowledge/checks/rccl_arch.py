@@ -17,8 +17,9 @@ code: the overridden arch is judged. Only collective tests meet it (``uses("nccl
 ``uses("torch.distributed")``, the bundled collective suite): a conditional finding. Releases
 outside the table (before 5.4; 6.4 and later, not verified here; TheRock's own builds) are not
 judged. A stack naming only its RCCL (``nccl=2.20.5``, as torch reports it on ROCm) is judged by the
-release that RCCL shipped with (:data:`RCCL_RELEASES`); one naming no release at all gets a risk
-(*uncertain*) where some or all tabled releases' RCCL lack the GPU.
+release that RCCL shipped with (:data:`RCCL_RELEASES`), as a risk (*uncertain*: a distribution's or a
+source build of that RCCL may target more GPUs); one naming no release at all gets a risk where some or
+all tabled releases' RCCL lack the GPU.
 """
 
 from __future__ import annotations
@@ -84,7 +85,8 @@ RCCL_RELEASES: dict[str, str] = {
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm" or (env.torch_local or "").startswith(("cu", "cpu")):
         return []
-    release = rocm_targets.loaded_series(env) or _from_rccl(env.nccl)
+    loaded = rocm_targets.loaded_series(env)
+    release = loaded or _from_rccl(env.nccl)
     if release is None:
         return _unstated(env) if _names_no_release(env) else []  # a release outside the table: unknown
     if release not in TARGETS:
@@ -104,6 +106,8 @@ def check(env: Environment) -> list[Finding]:
             uses=COLLECTIVE_USES,
             nodeids=COLLECTIVE_SUITE,
             conditional=True,
+            # known only by the RCCL's version: a distribution's or a source build may target more (a risk)
+            uncertain=loaded is None,
         )
     ]
 

@@ -16,6 +16,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.stack.environment import GPU, Environment
 from pytest_rocmcompat.stack.versions import coerce_version
+from pytest_rocmcompat.stack.visibility import narrowed
 
 SOURCE = "https://llvm.org/docs/AMDGPUUsage.html#amdgpu-generic-processor-table"
 GENERIC_MEMBERS: dict[str, frozenset[str]] = {
@@ -56,7 +57,9 @@ def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
     amd = [g for g in env.gpus if g.arch.startswith("gfx")]
     if gpu not in amd:
         return None
-    for name in (f"{OVERRIDE_VARIABLE}_{amd.index(gpu) + 1}", OVERRIDE_VARIABLE):
+    # a list narrowed to the visible devices keeps each one's place in the stated list (stack.visibility)
+    node = gpu.index + 1 if narrowed(env) else amd.index(gpu) + 1
+    for name in (f"{OVERRIDE_VARIABLE}_{node}", OVERRIDE_VARIABLE):
         value = env.env.get(name)
         if value is not None:  # the runtime takes a set variable, even an empty one
             return name, value
