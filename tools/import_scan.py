@@ -1,19 +1,24 @@
 """Generate ``pytest_rocmcompat/knowledge/data/import_scan.json``: the names a Hugging Face library
 release imports at ``import <pkg>`` from a dependency that some dependency releases do not have.
 
-For each pair of :data:`PAIRS` (peft -> transformers, trl -> accelerate, ...) it reads, from PyPI's
-released wheels only (no repository, no install):
+For each pair of :data:`PAIRS` (peft -> transformers, trl -> accelerate, deepspeed -> torch, ...) it reads,
+from PyPI's released files only (no repository, no install):
 
 - the dependent's side, for every release since ``--since`` (default 2023-01-01; pre-releases left
-  out) with a ``py3`` wheel: the modules ``import <pkg>`` executes (from ``<pkg>/__init__.py``, the
+  out) with a ``py3`` wheel, else a Linux x86_64 wheel, else a source archive (DeepSpeed's, read whole): the modules ``import <pkg>`` executes (from ``<pkg>/__init__.py``, the
   package's own modules imported by statements directly in a module's body, transitively; not those
   under ``try``, ``if``, ``with``, ``def`` or ``class``), and in them every such unconditional
   ``from <dependency>[.<module>] import <names>``;
 - the dependency's side, for the newest patch of each minor first released since ``--dependency-since``
-  (default 2022-01-01) and of the minor before: whether each of those modules exists and binds each
+  (default 2022-01-01) and of the minor before (torch: each minor from 1.13, :data:`DEPENDENCY_SINCE`, in its
+  CPython 3.11 manylinux x86_64 wheel, of which only the zip directory, ZIP64 aware, and a few ``.py`` are
+  read): whether each of those modules exists and binds each
   name at module level (inside ``try``/``if`` too), or has it as a submodule. A module with a star
   import, its own ``__getattr__`` or ``define_import_structure`` counts as having every name; a lazy one
-  (``_LazyModule``, a lazy ``__getattr__``) every name its text mentions. Doubt counts as present.
+  (``_LazyModule``, a lazy ``__getattr__``) every name its text mentions. Doubt counts as present. Names bound
+  by running code (``globals()``, ``sys.modules[__name__]``, ``exec``), imported from ``torch`` itself or
+  ``torch._C`` (:data:`ASSUMED_PRESENT`), from an extension module, from a star or ``__getattr__`` module of
+  torch, or from a missing module a parent may put in ``sys.modules`` (it names it there) count as present.
 
 A name missing in some sampled dependency releases becomes a requirement of the dependent release
 (``transformers>=4.30.0``: missing below 4.30; ``huggingface-hub<0.26.0``: missing from 0.26 on) unless
@@ -24,9 +29,11 @@ is the text CPython raises (``cannot import name 'X' from 'pkg.mod'``, or ``No m
 where the module is missing), and its source the dependent's file at the release tag.
 
 Wheels are read by HTTP range requests (the zip directory from the wheel's end, then only the ``.py``
-members needed, neighbours fetched in one request): 425 releases of 6 packages (238 dependent releases,
+members needed, neighbours fetched in one request). Before the torch pairs: 425 releases of 6 packages (238 dependent releases,
 187 sampled dependency releases), about 3,300 requests and 150 MB (mostly transformers' zip directories
-and ``__init__.py``), about 3 minutes with eight requests at a time (2026-11-27: 195 s). Run from the
+and ``__init__.py``), about 3 minutes with eight requests at a time (2026-11-27: 195 s). With them
+(2026-11-27, torchao's opt-in pair too): 851 releases (17 torch minors), 6,492 requests, 404 MB (mostly
+DeepSpeed's sdists), 585 s; the committed pairs give 68 rows (39 before). Run from the
 repository root::
 
     python tools/import_scan.py                      # writes the committed data file
@@ -39,14 +46,17 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
+import io
 import json
 import re
 import struct
 import sys
+import tarfile
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,13 +72,12 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
 
 from tools.regenerate_declared import (
     INDEX,
+    ZIP_TAIL,
     Fetch,
     RegenerateError,
     http_fetch,
     offline_fetch,
     recording,
-    zip_directory,
-    zip_members,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,7 +91,27 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("accelerate", "huggingface-hub"),
     ("sentence-transformers", "transformers"),
     ("sentence-transformers", "huggingface-hub"),
+    # torch as the dependency (not transformers -> torch: transformers guards its torch imports)
+    ("deepspeed", "torch"),
+    ("peft", "torch"),
+    ("accelerate", "torch"),
+    ("trl", "torch"),
+    ("bitsandbytes", "torch"),
+    ("xformers", "torch"),
+    ("sentence-transformers", "torch"),
+    ("transformers", "huggingface-hub"),
+    ("diffusers", "huggingface-hub"),
 )
+# scanned with ``--pairs`` only: their rows' sources (pytorch/ao's files) are not yet among those the
+# run-time tables accept (tests/knowledge/test_requirements_runtime.py's ``_ROW_SOURCES``)
+OPT_IN_PAIRS: tuple[tuple[str, str], ...] = (("torchao", "torch"),)
+# a dependency's own window (``--dependency-since`` otherwise), without the minor before it: torch from 1.13
+DEPENDENCY_SINCE = {"torch": "2022-10-01"}
+# modules whose names are bound by C or dynamically: every name imported from them counts as present
+# (``torch`` itself binds names from ``torch._C`` and star imports; ``torch._C`` is an extension module)
+ASSUMED_PRESENT = ("torch", "torch._C", "torch._C.*")
+# dependencies partly written in C: a module with a star import or a ``__getattr__`` has every name
+NATIVE = {"torch"}
 IMPORT_NAME = {
     "peft": "peft",
     "trl": "trl",
@@ -90,6 +119,7 @@ IMPORT_NAME = {
     "sentence-transformers": "sentence_transformers",
     "transformers": "transformers",
     "huggingface-hub": "huggingface_hub",
+    "deepspeed": "deepspeed",
 }
 
 
@@ -104,6 +134,11 @@ SOURCES = {
     "trl": "https://github.com/huggingface/trl/blob/v{version}/{path}",
     "accelerate": "https://github.com/huggingface/accelerate/blob/v{version}/src/{path}",
     "sentence-transformers": "https://github.com/UKPLab/sentence-transformers/blob/v{version}/{path}",
+    "deepspeed": "https://github.com/deepspeedai/DeepSpeed/blob/v{version}/{path}",
+    "transformers": "https://github.com/huggingface/transformers/blob/v{version}/src/{path}",
+    "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{path}",
+    "torchao": "https://github.com/pytorch/ao/blob/v{version}/{path}",
+    "xformers": "https://github.com/facebookresearch/xformers/blob/v{version}/{path}",
 }
 PYPI_PAGE = "https://pypi.org/project/{name}/{version}/"
 GAP = 32768  # members closer than this are fetched in one range request
@@ -268,6 +303,8 @@ class ModuleFacts:
     origins: dict[str, frozenset[str]]  # name -> the first part of each relative module it is imported from
 
 
+# names bound by running code, not statements: ``globals()[name] = ...``, ``setattr(sys.modules[__name__], ...)``
+_DYNAMIC = re.compile(r"\bglobals\(\)|sys\.modules\[__name__\]|\bexec\(")
 _STRUCTURE = re.compile(r"define_import_structure\((.*)")  # the call, to the end of its line
 _FOLDER = re.compile(r"[\"'](\w+)[\"']")
 
@@ -293,7 +330,7 @@ def module_facts(source: str) -> ModuleFacts:
                 origins.setdefault(alias.asname or alias.name, set()).add(node.module.split(".", 1)[0])
     return ModuleFacts(
         frozenset(bound),
-        star or "__getattr__" in bound,
+        star or "__getattr__" in bound or _DYNAMIC.search(source) is not None,
         lazy,
         frozenset(structure),
         {name: frozenset(tops) for name, tops in origins.items()},
@@ -313,25 +350,61 @@ def has_name(source: str, name: str) -> bool | None:
     return facts.opaque or bool(facts.structure) or name in facts.bound
 
 
-def missing_kind(members: set[str], read: Callable[[str], str | None], module: str, name: str) -> str | None:
+def assumed_present(module: str) -> bool:
+    """Whether every name imported from ``module`` counts as present (:data:`ASSUMED_PRESENT`)."""
+    return any(module == p or (p.endswith(".*") and module.startswith(p[:-1])) for p in ASSUMED_PRESENT)
+
+
+def _native(members: AbstractSet[str], module: str) -> bool:
+    """Whether the release has ``module`` as an extension (``a/b.cpython-311-x86_64-linux-gnu.so``, ``a/b.pyd``)."""
+    return module.replace(".", "/") in _extensions(members if isinstance(members, frozenset) else frozenset(members))
+
+
+@lru_cache(maxsize=64)
+def _extensions(members: frozenset[str]) -> frozenset[str]:
+    """The extension modules among an archive's members, as paths without the suffix (``torch/_C``)."""
+    return frozenset(m.split(".", 1)[0] for m in members if m.endswith((".so", ".pyd")) and "/" in m)
+
+
+def _registered(members: AbstractSet[str], read: Callable[[str], str | None], module: str) -> bool:
+    """Whether the nearest module above a missing ``module`` may make it: its text puts modules in
+    ``sys.modules`` and mentions the missing part's name (in doubt, present).
+    """
+    parts = module.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        path = next((p for p in module_files(".".join(parts[:i])) if p in members), None)
+        if path is None:
+            continue
+        text = read(path)
+        if text is None:
+            return True
+        return "sys.modules" in text and re.search(rf"\b{re.escape(parts[i])}\b", text) is not None
+    return False
+
+
+def missing_kind(members: AbstractSet[str], read: Callable[[str], str | None], module: str, name: str) -> str | None:
     """How ``from module import name`` fares in one release: ``"module"`` (no such module), ``"name"`` (the
     module lacks the name), ``None`` (present or unknown); for :func:`settle`, ``"from:A,B"`` (present in a
     lazy module, imported from its sub-modules ``A``, ``B``) and ``"unmentioned:F,G"`` (not mentioned by a lazy
     module that also exports the names of its folders ``F``, ``G``; ``*``: of any file).
     """
     top = module.split(".", 1)[0]
-    if f"{top}/__init__.py" not in members:
-        return None  # not this package's wheel layout: unknown
+    if f"{top}/__init__.py" not in members or assumed_present(module):
+        return None  # not this package's wheel layout, or bound in C: unknown
     path = next((p for p in module_files(module) if p in members), None)
     if path is None:
+        if _native(members, module) or _registered(members, read, module):
+            return None
         return "module"
-    if any(p in members for p in module_files(f"{module}.{name}")):
+    if any(p in members for p in module_files(f"{module}.{name}")) or _native(members, f"{module}.{name}"):
         return None  # a submodule: imported by the from statement
     text = read(path)
     if text is None:
         return None
-    found = has_name(text, name)
     facts = module_facts(text)
+    if top in NATIVE and (facts.opaque or facts.lazy or facts.structure):
+        return None  # a star import or ``__getattr__`` in a partly-C package: any name may be there
+    found = has_name(text, name)
     if found is None:
         return "unmentioned:" + ",".join(sorted(facts.structure))
     if found and facts.lazy and facts.origins.get(name):
@@ -470,6 +543,104 @@ def excluded(declared: list[Requirement] | None, version: str) -> bool:
 
 
 # ---- reading wheels ----------------------------------------------------------------------
+def zip_directory(fetch: Fetch, url: str, size: int) -> bytes | None:
+    """A zip's central directory, read from the end of the file by byte ranges (ZIP64 aware: where the
+    end record's fields are full, the ZIP64 end record its locator points at gives the directory's size
+    and offset); ``None`` when not found.
+    """
+    tail_start = max(0, size - ZIP_TAIL)
+    tail = fetch(url, (tail_start, size - 1))
+    if tail is None:
+        return None
+    end = tail.rfind(b"PK\x05\x06")
+    if end < 0 or len(tail) < end + 22:
+        return None
+    cd_size, cd_offset = struct.unpack("<II", tail[end + 12 : end + 20])
+    locator = end - 20
+    if locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        at = struct.unpack("<Q", tail[locator + 8 : locator + 16])[0]
+        record = tail[at - tail_start : at - tail_start + 56] if at >= tail_start else fetch(url, (at, at + 55))
+        if record is None or record[:4] != b"PK\x06\x06" or len(record) < 56:
+            return None
+        cd_size, cd_offset = struct.unpack("<QQ", record[40:56])
+    if cd_offset >= tail_start:
+        return tail[cd_offset - tail_start : cd_offset - tail_start + cd_size]
+    return fetch(url, (cd_offset, cd_offset + cd_size - 1)) or b""
+
+
+def zip_members(directory: bytes) -> Iterable[tuple[str, int, int, int]]:
+    """(name, compression method, compressed size, local header offset) of each central directory entry;
+    a full size or offset field is read from the entry's ZIP64 extra field.
+    """
+    at = 0
+    while directory[at : at + 4] == b"PK\x01\x02" and at + 46 <= len(directory):
+        method = struct.unpack("<H", directory[at + 10 : at + 12])[0]
+        compressed, uncompressed = struct.unpack("<II", directory[at + 20 : at + 28])
+        name_len, extra_len, comment_len = struct.unpack("<HHH", directory[at + 28 : at + 34])
+        offset = struct.unpack("<I", directory[at + 42 : at + 46])[0]
+        extra = directory[at + 46 + name_len : at + 46 + name_len + extra_len]
+        full = 0xFFFFFFFF
+        if full in (compressed, uncompressed, offset):
+            i = 0
+            while i + 4 <= len(extra):
+                tag, length = struct.unpack("<HH", extra[i : i + 4])
+                if tag == 1:
+                    values = [struct.unpack("<Q", extra[j : j + 8])[0] for j in range(i + 4, i + 4 + length - 7, 8)]
+                    if uncompressed == full and values:
+                        values.pop(0)
+                    if compressed == full and values:
+                        compressed = values.pop(0)
+                    if offset == full and values:
+                        offset = values.pop(0)
+                    break
+                i += 4 + length
+        yield directory[at + 46 : at + 46 + name_len].decode("utf-8", "replace"), method, compressed, offset
+        at += 46 + name_len + extra_len + comment_len
+
+
+class Sdist:
+    """A source archive (``.tar.gz``), read whole: its ``.py`` files under the folder it unpacks to (and
+    ``src/``), named as in a wheel (``deepspeed/__init__.py`` for ``DeepSpeed-0.9.0/deepspeed/__init__.py``).
+    """
+
+    def __init__(self, fetch: Fetch, url: str, size: int) -> None:
+        body = fetch(url, None)
+        if body is None:
+            raise RegenerateError(f"{url}: not found")
+        self.url, self.size = url, size
+        self.texts: dict[str, str | None] = {}
+        try:
+            with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as tar:
+                for member in tar.getmembers():
+                    path = sdist_path(member.name)
+                    if path is None or not member.isfile():
+                        continue
+                    data = tar.extractfile(member) if path.endswith(".py") else None
+                    self.texts[path] = None if data is None else data.read().decode("utf-8", "replace")
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise RegenerateError(f"{url}: not a source archive ({exc})") from None
+        self.members = frozenset(self.texts)
+
+    def read(self, paths: list[str]) -> dict[str, str]:
+        return {p: t for p in paths if (t := self.texts.get(p)) is not None}
+
+    def text(self, path: str) -> str | None:
+        return self.texts.get(path)
+
+
+def sdist_path(name: str) -> str | None:
+    """A source archive member's path as a wheel would name it: the top folder (and a ``src/``) dropped."""
+    parts = name.split("/")[1:]
+    if parts[:1] == ["src"]:
+        parts = parts[1:]
+    return "/".join(parts) or None
+
+
+def archive(fetch: Fetch, url: str, size: int) -> Wheel | Sdist:
+    """The release file at ``url``: a wheel read by ranges, a source archive whole."""
+    return Sdist(fetch, url, size) if url.endswith((".tar.gz", ".tgz")) else Wheel(fetch, url, size)
+
+
 class Counter:
     """A fetch that counts requests and bytes (thread-safe)."""
 
@@ -497,10 +668,7 @@ class Wheel:
             name: (method, compressed, offset) for name, method, compressed, offset in zip_members(directory)
         }
         self.texts: dict[str, str | None] = {}
-
-    @property
-    def members(self) -> set[str]:
-        return set(self.entries)
+        self.members = frozenset(self.entries)
 
     def read(self, paths: list[str]) -> dict[str, str]:
         """The texts of ``paths`` (members not there left out); neighbours in one range request."""
@@ -552,8 +720,24 @@ def _index(fetch: Fetch, name: str) -> tuple[str, dict[str, Any]]:
     return url, index
 
 
+def file_rank(filename: str) -> int | None:
+    """Which release file to read (lowest first): a ``py3-none-any`` wheel; a Linux x86_64 wheel
+    (``py3-none``, then CPython 3.11, 3.10, 3.12, then ``abi3``); a source archive; ``None``: none of these.
+    """
+    if filename.endswith("-none-any.whl") and "py3" in filename:
+        return 0
+    if filename.endswith(".whl") and "linux" in filename and "x86_64" in filename:
+        tags = ("-py3-none-", "-cp311-cp311-", "-cp310-cp310-", "-cp312-cp312-", "-abi3-")
+        return next((1 + i for i, tag in enumerate(tags) if tag in filename), None)
+    if filename.endswith(".tar.gz"):
+        return 9
+    return None
+
+
 def releases(index_url: str, index: dict[str, Any]) -> dict[str, tuple[str, str, int]]:
-    """``{version: (upload date, py3 wheel url, size)}`` of the final releases with a py3 wheel, oldest first."""
+    """``{version: (upload date, file url, size)}`` of the final releases with a file :func:`file_rank`
+    reads, oldest first.
+    """
     found: dict[str, tuple[str, str, int]] = {}
     for version, files in (index.get("releases") or {}).items():
         try:
@@ -562,17 +746,19 @@ def releases(index_url: str, index: dict[str, Any]) -> dict[str, tuple[str, str,
             continue
         if v.is_prerelease or v.is_devrelease or not files:
             continue
-        wheels = [f for f in files if str(f.get("filename", "")).endswith("-none-any.whl") and "py3" in f["filename"]]
-        if not wheels:
+        ranked = [
+            (rank, str(f["filename"]), f) for f in files if (rank := file_rank(str(f.get("filename", "")))) is not None
+        ]
+        if not ranked:
             continue
         uploaded = min(str(f.get("upload_time_iso_8601") or f.get("upload_time") or "") for f in files)[:10]
-        wheel = sorted(wheels, key=lambda f: str(f["filename"]))[0]
+        wheel = min(ranked, key=lambda r: r[:2])[2]
         found[version] = (uploaded, urljoin(index_url, str(wheel["url"])), int(wheel.get("size") or 0))
     return dict(sorted(found.items(), key=lambda kv: Version(kv[0])))
 
 
-def sample(all_releases: dict[str, tuple[str, str, int]], since: str) -> list[str]:
-    """The newest patch of each minor first released on or after ``since``, and of the minor before."""
+def sample(all_releases: dict[str, tuple[str, str, int]], since: str, before: bool = True) -> list[str]:
+    """The newest patch of each minor first released on or after ``since``, and (``before``) of the minor before."""
     minors: dict[tuple[int, int], list[str]] = {}
     for version in all_releases:
         v = Version(version)
@@ -580,7 +766,7 @@ def sample(all_releases: dict[str, tuple[str, str, int]], since: str) -> list[st
     ordered = sorted(minors)
     first_dates = {m: min(all_releases[v][0] for v in minors[m]) for m in ordered}
     kept = [i for i, m in enumerate(ordered) if first_dates[m] >= since]
-    if kept and kept[0] > 0:
+    if before and kept and kept[0] > 0:
         kept.insert(0, kept[0] - 1)
     return [max(minors[ordered[i]], key=Version) for i in kept]
 
@@ -621,13 +807,16 @@ def scan(
             name: {v: r for v, r in releases(*indexes[name]).items() if r[0] >= since} for name in dependents
         }
         dependency_all = {name: releases(*indexes[name]) for name in dependencies}
-        sampled = {name: sample(dependency_all[name], dependency_since) for name in dependencies}
+        window = {name: DEPENDENCY_SINCE.get(name, dependency_since) for name in dependencies}
+        sampled = {
+            name: sample(dependency_all[name], window[name], name not in DEPENDENCY_SINCE) for name in dependencies
+        }
 
         # the dependent side: every release's unconditional imports from its dependencies
         def dependent(job: tuple[str, str]) -> list[Imported]:
             name, version = job
             _date, url, size = dependent_releases[name][version]
-            wheel = Wheel(fetch, url, size)
+            wheel = archive(fetch, url, size)
             deps = [import_name(b) for a, b in pairs if a == name]
             return reachable_imports(import_name(name), wheel.members, wheel.read, deps)
 
@@ -644,8 +833,8 @@ def scan(
         def dependency(job: tuple[str, str]) -> dict[tuple[str, str], str]:
             name, version = job
             _date, url, size = dependency_all[name][version]
-            wheel = Wheel(fetch, url, size)
-            paths = [p for module, _ in asked[name] for p in module_files(module)]
+            wheel = archive(fetch, url, size)
+            paths = [p for module, _ in asked[name] if not assumed_present(module) for p in module_files(module)]
             wheel.read(paths)
             kinds = {}
             for module, imported in sorted(asked[name]):
@@ -669,7 +858,7 @@ def scan(
                     continue
                 each = settle([missing[(dep, v)].get((imp.module, imp.name)) for v in sampled[dep]])
                 kinds = {v: k for v, k in zip(sampled[dep], each, strict=True) if k is not None}
-                recent = [v for v in kinds if dependency_all[dep][v][0] >= dependency_since]
+                recent = [v for v in kinds if dependency_all[dep][v][0] >= window[dep]]
                 declared_on = declared(name, version, dep)
                 if not recent or all(excluded(declared_on, v) for v in kinds):
                     continue
@@ -695,6 +884,7 @@ def scan(
         "tool": "tools/import_scan.py",
         "since": since,
         "dependency_since": dependency_since,
+        "dependency_since_of": {name: window[name] for name in dependencies if window[name] != dependency_since},
         "pairs": [
             {
                 "dependent": a,
@@ -717,7 +907,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--offline", type=Path, default=None, help="answer from responses saved by --record")
     parser.add_argument("--record", type=Path, default=None, help="save every response under this folder")
     parser.add_argument(
-        "--pairs", default=None, help="comma-separated dependent:dependency pairs (default: all of PAIRS)"
+        "--pairs",
+        default=None,
+        help="comma-separated dependent:dependency pairs (default: all of PAIRS; OPT_IN_PAIRS only so)",
     )
     args = parser.parse_args(argv)
     pairs = PAIRS if args.pairs is None else [tuple(p.split(":", 1)) for p in args.pairs.split(",") if ":" in p]

@@ -26,12 +26,23 @@ DATA = json.loads(
     resources.files("pytest_rocmcompat.knowledge").joinpath("data/import_scan.json").read_text(encoding="utf-8")
 )
 ROWS = DATA["rows"]
-IMPORT_DIST = {"transformers": "transformers", "accelerate": "accelerate", "huggingface_hub": "huggingface-hub"}
+IMPORT_DIST = {
+    "transformers": "transformers",
+    "accelerate": "accelerate",
+    "huggingface_hub": "huggingface-hub",
+    "torch": "torch",
+}
 REPOS = {
     "peft": "https://github.com/huggingface/peft/blob/v{}/src/peft/",
     "trl": "https://github.com/huggingface/trl/blob/v{}/trl/",
     "accelerate": "https://github.com/huggingface/accelerate/blob/v{}/src/accelerate/",
     "sentence-transformers": "https://github.com/UKPLab/sentence-transformers/blob/v{}/sentence_transformers/",
+    "deepspeed": "https://github.com/deepspeedai/DeepSpeed/blob/v{}/deepspeed/",
+    "transformers": "https://github.com/huggingface/transformers/blob/v{}/src/transformers/",
+    "diffusers": "https://github.com/huggingface/diffusers/blob/v{}/src/diffusers/",
+    "torchao": "https://github.com/pytorch/ao/blob/v{}/torchao/",
+    "xformers": "https://github.com/facebookresearch/xformers/blob/v{}/xformers/",
+    "bitsandbytes": "https://pypi.org/project/bitsandbytes/{}/",  # no tag pattern used
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -363,3 +365,206 @@ def test_the_cli_replays_recorded_responses(served: dict[str, bytes], tmp_path: 
     assert scan_tool.main(args) == 0
     assert json.loads(out.read_text(encoding="utf-8")) == live
     assert scan_tool.main([*args[:1], str(tmp_path / "empty"), *args[2:]]) == 2  # nothing recorded: an error
+
+
+# ---- source archives, ZIP64 directories and torch as the dependency ---------------------
+def _as_zip64(data: bytes, comment: bytes = b"") -> bytes:
+    """``data`` (a zip ``zipfile`` wrote) with a ZIP64 directory: every entry's sizes and offset in its ZIP64
+    extra field (the 32-bit fields full), and a ZIP64 end record and locator before an end record whose
+    counts, size and offset are full, as a writer does past 65,535 entries or 4 GiB.
+    """
+    end = data.rfind(b"PK\x05\x06")
+    count, _cd_size, cd_offset = struct.unpack("<HII", data[end + 10 : end + 20])
+    entries, at = [], cd_offset
+    for _ in range(count):
+        head = bytearray(data[at : at + 46])
+        compressed, uncompressed = struct.unpack("<II", head[20:28])
+        name_len, extra_len, comment_len = struct.unpack("<HHH", head[28:34])
+        offset = struct.unpack("<I", head[42:46])[0]
+        rest = data[at + 46 : at + 46 + name_len + extra_len + comment_len]
+        extra = struct.pack("<HHQQQ", 1, 24, uncompressed, compressed, offset)
+        head[20:28] = struct.pack("<II", 0xFFFFFFFF, 0xFFFFFFFF)
+        head[30:32] = struct.pack("<H", extra_len + len(extra))
+        head[42:46] = struct.pack("<I", 0xFFFFFFFF)
+        name, old_extra = rest[:name_len], rest[name_len : name_len + extra_len]
+        entries.append(bytes(head) + name + old_extra + extra + rest[name_len + extra_len :])
+        at += 46 + name_len + extra_len + comment_len
+    directory = b"".join(entries)
+    record_at = cd_offset + len(directory)
+    record = struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, len(directory), cd_offset)
+    locator = struct.pack("<4sIQI", b"PK\x06\x07", 0, record_at, 1)
+    last = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, len(comment))
+    return data[:cd_offset] + directory + record + locator + last + comment
+
+
+@pytest.mark.parametrize("comment", [b"", b"c" * 65000], ids=["end-record-in-the-tail", "read-by-range"])
+def test_a_zip64_directory_is_read(comment: bytes) -> None:
+    files = {"torch/__init__.py": "", "torch/m.py": "x = 1\n" * 500, "torch/n.py": "y = 2\n"}
+    body = _as_zip64(_wheel(files), comment)
+    assert zipfile.ZipFile(io.BytesIO(body)).read("torch/m.py") == files["torch/m.py"].encode()  # a valid ZIP64
+    url = f"{FILES}torch.whl"
+    asked: list[tuple[int, int] | None] = []
+
+    def fetch(u: str, span: tuple[int, int] | None) -> bytes | None:
+        asked.append(span)
+        return body if span is None else body[span[0] : span[1] + 1]
+
+    wheel = scan_tool.Wheel(fetch, url, len(body))
+    assert {"torch/m.py", "torch/n.py", "x.dist-info/METADATA"} <= wheel.members
+    assert wheel.read(["torch/m.py", "torch/n.py"]) == {"torch/m.py": files["torch/m.py"], "torch/n.py": "y = 2\n"}
+    assert None not in asked  # byte ranges only, never the whole file
+    # the plain reader (regenerate_declared's) takes the full fields at their word
+    from tools.regenerate_declared import zip_directory, zip_members
+
+    assert all(offset == 0xFFFFFFFF for *_, offset in zip_members(zip_directory(fetch, url, len(body)) or b""))
+
+
+def _sdist(top: str, files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path, text in {**files, "setup.py": "", "PKG-INFO": ""}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{path}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo(f"{top}/depd/linked.py")
+        link.type, link.linkname = tarfile.SYMTYPE, "../setup.py"
+        tar.addfile(link)
+    return buffer.getvalue()
+
+
+def test_a_source_archive_is_read_as_a_wheel_would_be() -> None:
+    body = _sdist(
+        "DepD-1.0.0", {"depd/__init__.py": "from .m import x\n", "depd/m.py": "x = 1\n", "src/o/__init__.py": ""}
+    )
+    url = f"{FILES}depd-1.0.0.tar.gz"
+    sdist = scan_tool.archive(lambda u, span: body if (u, span) == (url, None) else None, url, len(body))
+    assert isinstance(sdist, scan_tool.Sdist)
+    assert {"depd/__init__.py", "depd/m.py", "o/__init__.py", "setup.py", "PKG-INFO"} == sdist.members  # no link
+    assert sdist.read(["depd/m.py", "depd/gone.py"]) == {"depd/m.py": "x = 1\n"}
+    assert scan_tool.sdist_path("deepspeed-0.9.0/deepspeed/ops/__init__.py") == "deepspeed/ops/__init__.py"
+    assert scan_tool.sdist_path("pkg-1.0/src/pkg/a.py") == "pkg/a.py"
+    with pytest.raises(scan_tool.RegenerateError):
+        scan_tool.archive(lambda u, span: b"not a tar", url, 9)
+
+
+@pytest.mark.parametrize(
+    ("filenames", "expected"),
+    [
+        (["a-1.0.tar.gz", "a-1.0-py3-none-any.whl"], "a-1.0-py3-none-any.whl"),
+        (["a-1.0.tar.gz"], "a-1.0.tar.gz"),
+        (
+            [
+                "torch-2.0.1-cp310-cp310-manylinux1_x86_64.whl",
+                "torch-2.0.1-cp311-cp311-manylinux1_x86_64.whl",
+                "torch-2.0.1-cp311-cp311-manylinux2014_aarch64.whl",
+                "torch-2.0.1-cp311-none-macosx_11_0_arm64.whl",
+            ],
+            "torch-2.0.1-cp311-cp311-manylinux1_x86_64.whl",
+        ),
+        (["torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl"], "torch-2.9.0-cp312-cp312-manylinux_2_28_x86_64.whl"),
+        (
+            ["b-0.45.0-py3-none-manylinux_2_24_x86_64.whl", "b-0.45.0.tar.gz"],
+            "b-0.45.0-py3-none-manylinux_2_24_x86_64.whl",
+        ),
+        (["t-0.9.0-cp39-abi3-manylinux_2_28_x86_64.whl"], "t-0.9.0-cp39-abi3-manylinux_2_28_x86_64.whl"),
+        (["t-0.9.0-cp39-abi3-win_amd64.whl"], None),
+    ],
+)
+def test_the_release_file_read(filenames: list[str], expected: str | None) -> None:
+    files = [{"filename": f, "url": f, "size": 1, "upload_time_iso_8601": "2023-01-01T00:00:00Z"} for f in filenames]
+    found = scan_tool.releases(FILES, {"releases": {"1.0": files}})
+    assert (found["1.0"][1] if found else None) == (None if expected is None else FILES + expected)
+
+
+# a torch of three minors (1.12 before the window, 1.13, 2.0, 2.1), in cp311 wheels with ZIP64 directories
+_TORCH_COMMON = {
+    "torch/__init__.py": "import sys\nfrom torch._C import *\nsys.modules['torch.fx.made'] = None\n",
+    "torch/_C.cpython-311-x86_64-linux-gnu.so": "",
+    "torch/_C/__init__.pyi": "",
+    "torch/star.py": "from torch._C._star import *\n",
+    "torch/dyn.py": "def __getattr__(name):\n    raise AttributeError(name)\n",
+    "torch/glob.py": "for _n in ['a', 'b']:\n    globals()[_n] = _n\n",
+    "torch/ext.cpython-311-x86_64-linux-gnu.so": "",
+    # torch.fx.made: put in sys.modules by its parent until 2.1, a file from 2.1
+    "torch/fx/__init__.py": "import sys\nfrom .graph import Graph\nsys.modules[__name__ + '.made'] = Graph\n",
+    "torch/fx/graph.py": "class Graph: ...\n",
+}
+TORCH = {
+    "1.12.1": {**_TORCH_COMMON, "torch/_six.py": "inf = 1\n", "torch/plain.py": "gone = 1\nkept = 1\n"},
+    "1.13.1": {**_TORCH_COMMON, "torch/_six.py": "inf = 1\n", "torch/plain.py": "gone = 1\nkept = 1\n"},
+    "2.0.1": {**_TORCH_COMMON, "torch/plain.py": "kept = 1\n"},
+    "2.1.2": {
+        **_TORCH_COMMON,
+        "torch/plain.py": "kept = 1\nif kept:\n    added = 2\n",
+        "torch/fx/made.py": "m = 1\n",
+        "torch/fx/later.py": "later = 1\n",
+    },
+}
+TORCH_DATES = {"1.12.1": "2022-06-28", "1.13.1": "2022-10-28", "2.0.1": "2023-03-15", "2.1.2": "2023-10-04"}
+_DEPD = """\
+import torch
+from torch import anything_torch_binds
+from torch._C._distributed_c10d import ProcessGroup
+from torch._six import inf
+from torch.plain import gone, kept, added
+from torch.star import s
+from torch.dyn import d
+from torch.glob import a
+from torch.ext import e
+from torch.fx import graph, Graph
+from torch.fx.made import m
+from torch.fx.never import n
+from torch.fx.later import later
+"""
+
+
+@pytest.fixture(scope="module")
+def served_torch() -> dict[str, bytes]:
+    served: dict[str, bytes] = {}
+    releases = {}
+    for version, tree in TORCH.items():
+        name = f"torch-{version}-cp311-cp311-manylinux1_x86_64.whl"
+        served[FILES + name] = body = _as_zip64(_wheel(tree))
+        releases[version] = [
+            {"filename": name, "url": FILES + name, "size": len(body), "upload_time_iso_8601": TORCH_DATES[version]}
+        ]
+    served[scan_tool.INDEX.format(name="torch")] = json.dumps({"releases": releases}).encode()
+    served[FILES + "depd-1.0.0.tar.gz"] = depd = _sdist(
+        "DepD-1.0.0", {"depd/__init__.py": "from .core import *\n", "depd/core.py": _DEPD}
+    )
+    depd_file = {"filename": "depd-1.0.0.tar.gz", "url": FILES + "depd-1.0.0.tar.gz", "size": len(depd)}
+    index = {"releases": {"1.0.0": [{**depd_file, "upload_time_iso_8601": "2023-06-01T00:00:00Z"}]}}
+    served[scan_tool.INDEX.format(name="depd")] = json.dumps(index).encode()
+    return served
+
+
+def test_torch_as_the_dependency(served_torch: dict[str, bytes]) -> None:
+    data = scan_tool.scan(
+        _fetch(served_torch),
+        [("depd", "torch")],
+        "2023-01-01",
+        "2022-01-01",
+        "2026-01-01",
+        declared=lambda dist, version, dep: None,
+        workers=2,
+    )
+    # torch's window is its own: 1.13 on, not the minor before
+    assert data["pairs"][0]["dependency_releases"] == ["1.13.1", "2.0.1", "2.1.2"]
+    assert data["dependency_since_of"] == {"torch": "2022-10-01"}
+    rows = {r["name"]: r for r in data["rows"]}
+    # only the names really missing: not those of torch itself, torch._C, a star, __getattr__ or globals()
+    # module, an extension module, a submodule, or a module a parent registers in sys.modules; nor one no
+    # release has (torch.fx.never: no requirement admits a release)
+    assert set(rows) == {"inf", "gone", "added", "later"}
+    assert (rows["inf"]["requirement"], rows["inf"]["message"]) == ("torch<2.0.0", r"No module named 'torch\._six'")
+    assert (rows["gone"]["requirement"], rows["gone"]["message"]) == (
+        "torch<2.0.0",
+        r"cannot import name 'gone' from 'torch\.plain'",
+    )
+    assert rows["added"]["requirement"] == "torch>=2.1.0"  # bound under an if: present in 2.1
+    assert (rows["later"]["requirement"], rows["later"]["message"]) == (
+        "torch>=2.1.0",
+        r"No module named 'torch\.fx\.later'",  # no parent registers it
+    )
+    assert rows["inf"]["source"] == "https://pypi.org/project/depd/1.0.0/"
