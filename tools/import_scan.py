@@ -32,8 +32,10 @@ Wheels are read by HTTP range requests (the zip directory from the wheel's end, 
 members needed, neighbours fetched in one request). Before the torch pairs: 425 releases of 6 packages (238 dependent releases,
 187 sampled dependency releases), about 3,300 requests and 150 MB (mostly transformers' zip directories
 and ``__init__.py``), about 3 minutes with eight requests at a time (2026-11-27: 195 s). With them
-(2026-11-27, torchao's opt-in pair too): 851 releases (17 torch minors), 6,492 requests, 404 MB (mostly
-DeepSpeed's sdists), 585 s; the committed pairs give 68 rows (39 before). Run from the
+(2026-11-27): 829 releases (17 torch minors), 5,985 requests, 390 MB (mostly DeepSpeed's sdists), 422 s
+(mostly parsing, which the threads do not share), 68 rows (39 before); with torchao's opt-in pair 851
+releases, 585 s, 120 rows. ``--offline`` answers only the byte ranges recorded: replay with the pairs
+recorded (other pairs ask other ranges, and a member not answered counts as present). Run from the
 repository root::
 
     python tools/import_scan.py                      # writes the committed data file
