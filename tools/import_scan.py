@@ -444,8 +444,9 @@ def _minor(version: str) -> str:
 
 def requirement_for(dist: str, sampled: list[str], missing: set[str]) -> str | None:
     """The requirement that excludes the ``missing`` releases of the ``sampled`` ones (oldest first):
-    the present ones' span (``>=`` the first present minor, ``<`` the first missing minor after the
-    last present), and ``!=X.Y.*`` for a missing minor inside it; ``None`` when nothing is missing or
+    the present ones' span (``>=`` the first present minor's first dev release, so that a snapshot
+    before it, NGC's ``2.2.0a0+git``, is not claimed; ``<`` the first missing minor after the last
+    present), and ``!=X.Y.*`` for a missing minor inside it; ``None`` when nothing is missing or
     nothing present.
     """
     present = [i for i, v in enumerate(sampled) if v not in missing]
@@ -453,8 +454,8 @@ def requirement_for(dist: str, sampled: list[str], missing: set[str]) -> str | N
         return None
     first, last = present[0], present[-1]
     parts = []
-    if first > 0:
-        parts.append(f">={_minor(sampled[first])}")
+    if first > 0:  # a dev or pre-release of that minor (NGC's and ROCm's 2.2.0a0+git, a nightly) is let in
+        parts.append(f">={_minor(sampled[first])}.dev0")
     for v in sampled[first:last]:
         if v in missing:
             parts.append(f"!={Version(v).major}.{Version(v).minor}.*")

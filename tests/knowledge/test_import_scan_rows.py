@@ -82,20 +82,22 @@ def _row(dist: str, since: str, module: str, name: str) -> dict:
 
 def test_the_hand_found_rows_are_reproduced() -> None:
     npu = _row("peft", "0.5.0", "accelerate.utils", "is_npu_available")
-    assert (npu["requirement"], npu["until"]) == ("accelerate>=0.21.0", "0.6.0")  # 0.6.0 declares it
+    assert (npu["requirement"], npu["until"]) == ("accelerate>=0.21.0.dev0", "0.6.0")  # 0.6.0 declares it
     assert npu["source"] == "https://github.com/huggingface/peft/blob/v0.5.0/src/peft/utils/other.py#L24"
     storage = _row("peft", "0.6.1", "transformers.pytorch_utils", "id_tensor_storage")
-    assert (storage["requirement"], storage["until"]) == ("transformers>=4.30.0", "0.6.2")  # 0.6.2: its own copy
+    assert (storage["requirement"], storage["until"]) == ("transformers>=4.30.0.dev0", "0.6.2")  # 0.6.2: its own copy
     assert storage["source"] == "https://github.com/huggingface/peft/blob/v0.6.1/src/peft/peft_model.py#L35"
 
 
 def test_the_scan_reproduces_other_hand_written_rows() -> None:
     """accelerate 0.32.0 and sentence-transformers 2.4.0, first written by hand, found again row for row."""
     for dist, since, until, requirement in [
-        ("accelerate", "0.32.0", "0.33.0", "huggingface-hub>=0.21.0"),
-        ("sentence-transformers", "2.4.0", "2.7.0", "transformers>=4.34.0"),
+        ("accelerate", "0.32.0", "0.33.0", "huggingface-hub>=0.21.0.dev0"),
+        ("sentence-transformers", "2.4.0", "2.7.0", "transformers>=4.34.0.dev0"),
     ]:
-        (hand,) = [r for r in RUNTIME_MINIMUMS[dist] if r.since == since and r.requirement == requirement]
+        # the hand row states the release (``>=0.21.0``); the generated floor also admits its dev/pre-releases
+        stated = requirement.removesuffix(".dev0")
+        (hand,) = [r for r in RUNTIME_MINIMUMS[dist] if r.since == since and r.requirement == stated]
         generated = [r for r in import_scan_rows()[dist] if r.since == since and r.requirement == requirement]
         assert generated and all(r.until == until == hand.until for r in generated), generated
         tag = hand.source.split("/blob/")[1].split("/")[0]
@@ -106,7 +108,7 @@ def test_hand_written_rows_win_and_generated_ones_carry_their_message() -> None:
     peft = RUNTIME_MINIMUMS["peft"]
     # the hand row is kept; the generated one of the same requirement and releases is not added
     assert len([r for r in peft if r.since == "0.5.0" and r.requirement == "accelerate>=0.21.0"]) == 1
-    assert any(r.since == "0.5.0" and r.requirement == "accelerate>=0.21.0" for r in import_scan_rows()["peft"])
+    assert any(r.since == "0.5.0" and r.requirement == "accelerate>=0.21.0.dev0" for r in import_scan_rows()["peft"])
     # a generated row that no hand row states is merged, with its message (CPython's text)
     (cache,) = [r for r in import_scan_rows()["peft"] if r.message == "cannot import name 'Cache' from 'transformers'"]
     assert cache in peft

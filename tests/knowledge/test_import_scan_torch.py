@@ -55,7 +55,7 @@ CHECKED = [
         "0.18.9",
         "torch._subclasses.fake_tensor",
         "maybe_get_fake_mode",
-        "torch>=2.2.0",
+        "torch>=2.2.0.dev0",
         "0.19.8",
         f"{_DS}v0.18.9/deepspeed/compile/passes/sp_compile.py#L11",
     ),
@@ -65,7 +65,7 @@ CHECKED = [
         "0.18.9",
         "torch.utils._sympy.functions",
         "FloorDiv",
-        "torch>=2.1.0",
+        "torch>=2.1.0.dev0",
         "0.19.8",
         f"{_DS}v0.18.9/deepspeed/compile/custom_ops/all_to_all.py#L8",
     ),
@@ -77,7 +77,7 @@ CHECKED = [
         "1.10.0",
         "torch.distributed.device_mesh",
         "init_device_mesh",
-        "torch>=2.2.0",
+        "torch>=2.2.0.dev0",
         "1.10.1",
         "https://github.com/huggingface/accelerate/blob/v1.10.0/src/accelerate/parallelism_config.py#L20",
     ),
@@ -140,3 +140,16 @@ def test_the_reported_failures_are_predicted(
 ) -> None:
     assert any(re.search(p, message) for p in _predicts(dist, version, torch)), report
     assert not any(re.search(p, message) for p in _predicts(dist, version, fixed)), report
+
+
+@pytest.mark.parametrize("torch", ["2.2.0a0+git81ea7a4", "2.2.0.dev20231010", "2.2.0"])
+def test_a_snapshot_of_the_floor_release_is_not_claimed(torch: str) -> None:
+    """A generated floor admits the release's dev and pre-releases (NGC's and ROCm's ``2.2.0a0+git``, a
+    nightly): accelerate 1.10.0's ``torch.distributed.device_mesh`` floor claims 2.1.x, not a 2.2 snapshot.
+    """
+    env = Environment(platform="cpu", python="3.11.7", os="Linux", torch=torch, libraries={"accelerate": "1.10.0"})
+    assert not [f for f in evaluate(env) if f.check == requirements.ID and "device_mesh" in f.predicts]
+    older = Environment(
+        platform="cpu", python="3.11.7", os="Linux", torch="2.1.0a0+git", libraries={"accelerate": "1.10.0"}
+    )
+    assert [f for f in evaluate(older) if f.check == requirements.ID]

@@ -176,7 +176,7 @@ def test_removal_gives_an_upper_bound_and_an_addition_a_lower_one(served: dict[s
     assert old["source"] == "https://pypi.org/project/depa/1.0.0/"  # no tag pattern known for depa
     new = rows["new_fn"]
     # transitive: depa -> .a -> .sub (package) -> depa.sub.deep; libb.extra first in 1.1.0
-    assert (new["requirement"], new["since"], new["until"]) == ("libb>=1.1.0", "1.0.0", None)
+    assert (new["requirement"], new["since"], new["until"]) == ("libb>=1.1.0.dev0", "1.0.0", None)
     assert new["module"] == "libb.extra"
     assert new["message"] == r"No module named 'libb\.extra'"  # the module itself is missing below 1.1.0
 
@@ -296,12 +296,12 @@ def test_lazy_module_origins() -> None:
 @pytest.mark.parametrize(
     ("missing", "expected"),
     [
-        ({"1.0.3"}, "libb>=1.1.0"),
-        ({"1.0.3", "1.1.2"}, "libb>=1.2.0"),
+        ({"1.0.3"}, "libb>=1.1.0.dev0"),
+        ({"1.0.3", "1.1.2"}, "libb>=1.2.0.dev0"),
         ({"1.3.0"}, "libb<1.3.0"),
         ({"1.1.2"}, "libb!=1.1.*"),
-        ({"1.0.3", "1.2.1"}, "libb>=1.1.0,!=1.2.*"),
-        ({"1.0.3", "1.2.1", "1.3.0"}, "libb>=1.1.0,<1.2.0"),
+        ({"1.0.3", "1.2.1"}, "libb>=1.1.0.dev0,!=1.2.*"),
+        ({"1.0.3", "1.2.1", "1.3.0"}, "libb>=1.1.0.dev0,<1.2.0"),
         (set(), None),
         ({"1.0.3", "1.1.2", "1.2.1", "1.3.0"}, None),
     ],
@@ -562,9 +562,9 @@ def test_torch_as_the_dependency(served_torch: dict[str, bytes]) -> None:
         "torch<2.0.0",
         r"cannot import name 'gone' from 'torch\.plain'",
     )
-    assert rows["added"]["requirement"] == "torch>=2.1.0"  # bound under an if: present in 2.1
+    assert rows["added"]["requirement"] == "torch>=2.1.0.dev0"  # bound under an if: present in 2.1
     assert (rows["later"]["requirement"], rows["later"]["message"]) == (
-        "torch>=2.1.0",
+        "torch>=2.1.0.dev0",
         r"No module named 'torch\.fx\.later'",  # no parent registers it
     )
     assert rows["inf"]["source"] == "https://pypi.org/project/depd/1.0.0/"

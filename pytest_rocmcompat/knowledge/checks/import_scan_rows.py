@@ -60,11 +60,11 @@ def _same(hand: RuntimeRow, row: RuntimeRow) -> bool:
 
 
 def _bounds(req: Requirement) -> frozenset[tuple[str, Version | str]]:
-    """The requirement's clauses, versions compared as versions (``>=2`` is ``>=2.0``)."""
+    """The requirement's clauses, versions compared as releases (``>=2`` is ``>=2.0`` and ``>=2.0.dev0``)."""
     found: set[tuple[str, Version | str]] = set()
     for spec in req.specifier:
-        try:
-            found.add((spec.operator, Version(spec.version)))
+        try:  # a generated floor ``>=2.2.0.dev0`` states the hand row's ``>=2.2`` (or ``>=2.2.0a0``)
+            found.add((spec.operator, Version(Version(spec.version).base_version)))
         except InvalidVersion:  # a wildcard (==2.*)
             found.add((spec.operator, spec.version))
     return frozenset(found)
