@@ -73,12 +73,12 @@ if __package__ in (None, ""):  # run as a script: the repository root on the pat
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tools.regenerate_declared import (
-    INDEX,
     ZIP_TAIL,
     Fetch,
     RegenerateError,
     http_fetch,
     offline_fetch,
+    project_index,
     recording,
 )
 
@@ -709,20 +709,6 @@ def _member_text(body: bytes, at: int, method: int, compressed: int) -> str | No
     return raw.decode("utf-8", "replace") if method in (0, 8) else None
 
 
-def _index(fetch: Fetch, name: str) -> tuple[str, dict[str, Any]]:
-    url = INDEX.format(name=name)
-    body = fetch(url, None)
-    if body is None:
-        raise RegenerateError(f"{url}: no such project (404)")
-    try:
-        index = json.loads(body)
-    except ValueError as exc:
-        raise RegenerateError(f"{url}: not JSON ({exc})") from None
-    if not isinstance(index, dict) or not isinstance(index.get("releases"), dict):
-        raise RegenerateError(f"{url}: no 'releases' object")
-    return url, index
-
-
 def file_rank(filename: str) -> int | None:
     """Which release file to read (lowest first): a ``py3-none-any`` wheel; a Linux x86_64 wheel
     (``py3-none``, then CPython 3.11, 3.10, 3.12, then ``abi3``); a source archive; ``None``: none of these.
@@ -804,7 +790,11 @@ def scan(
     dependencies = sorted({b for _, b in pairs})
     with ThreadPoolExecutor(max_workers=workers) as pool:
         indexes = dict(
-            zip(dependents + dependencies, pool.map(lambda n: _index(fetch, n), dependents + dependencies), strict=True)
+            zip(
+                dependents + dependencies,
+                pool.map(lambda n: project_index(fetch, n), dependents + dependencies),
+                strict=True,
+            )
         )
         dependent_releases = {
             name: {v: r for v, r in releases(*indexes[name]).items() if r[0] >= since} for name in dependents

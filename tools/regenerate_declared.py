@@ -436,7 +436,8 @@ def _at_least(text: str, floor: str) -> bool:
         return False
 
 
-def read_package(fetch: Fetch, name: str, since: str, pool: ThreadPoolExecutor) -> dict[str, Any]:
+def project_index(fetch: Fetch, name: str) -> tuple[str, dict[str, Any]]:
+    """``(url, page)``: PyPI's JSON project page of ``name``; :class:`RegenerateError` when it is missing or not one."""
     index_url = INDEX.format(name=name)
     body = fetch(index_url, None)
     if body is None:
@@ -447,6 +448,11 @@ def read_package(fetch: Fetch, name: str, since: str, pool: ThreadPoolExecutor) 
         raise RegenerateError(f"{index_url}: not JSON ({exc})") from None
     if not isinstance(index, dict) or not isinstance(index.get("releases"), dict):
         raise RegenerateError(f"{index_url}: no 'releases' object (not a PyPI JSON project page)")
+    return index_url, index
+
+
+def read_package(fetch: Fetch, name: str, since: str, pool: ThreadPoolExecutor) -> dict[str, Any]:
+    index_url, index = project_index(fetch, name)
     releases = releases_since(index, since)
     native = name if name in NATIVE else None
     entries = pool.map(lambda kv: read_release(fetch, index_url, kv[0], kv[1], native), releases.items())

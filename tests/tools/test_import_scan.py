@@ -14,7 +14,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from tools import import_scan as scan_tool
-from tools.regenerate_declared import recording
+from tools.regenerate_declared import INDEX, recording
 
 FILES = "https://files.example/"
 
@@ -119,7 +119,7 @@ def _pypi(name: str, trees: dict[str, dict[str, str]], dates: dict[str, str]) ->
                 "upload_time_iso_8601": f"{dates[version]}T00:00:00Z",
             }
         ]
-    served[scan_tool.INDEX.format(name=name)] = json.dumps({"releases": releases}).encode()
+    served[INDEX.format(name=name)] = json.dumps({"releases": releases}).encode()
     return served
 
 
@@ -529,13 +529,13 @@ def served_torch() -> dict[str, bytes]:
         releases[version] = [
             {"filename": name, "url": FILES + name, "size": len(body), "upload_time_iso_8601": TORCH_DATES[version]}
         ]
-    served[scan_tool.INDEX.format(name="torch")] = json.dumps({"releases": releases}).encode()
+    served[INDEX.format(name="torch")] = json.dumps({"releases": releases}).encode()
     served[FILES + "depd-1.0.0.tar.gz"] = depd = _sdist(
         "DepD-1.0.0", {"depd/__init__.py": "from .core import *\n", "depd/core.py": _DEPD}
     )
     depd_file = {"filename": "depd-1.0.0.tar.gz", "url": FILES + "depd-1.0.0.tar.gz", "size": len(depd)}
     index = {"releases": {"1.0.0": [{**depd_file, "upload_time_iso_8601": "2023-06-01T00:00:00Z"}]}}
-    served[scan_tool.INDEX.format(name="depd")] = json.dumps(index).encode()
+    served[INDEX.format(name="depd")] = json.dumps(index).encode()
     return served
 
 
