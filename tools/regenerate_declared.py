@@ -261,7 +261,10 @@ def wheel_metadata(fetch: Fetch, url: str, size: int) -> str | None:
 
 
 def zip_directory(fetch: Fetch, url: str, size: int) -> bytes | None:
-    """A zip's central directory, read from the end of the file by byte ranges; ``None`` when not found."""
+    """A zip's central directory, read from the end of the file by byte ranges (ZIP64 aware: where the
+    end record's fields are full, the ZIP64 end record its locator points at gives the directory's size
+    and offset); ``None`` when not found.
+    """
     tail_start = max(0, size - ZIP_TAIL)
     tail = fetch(url, (tail_start, size - 1))
     if tail is None:
@@ -270,19 +273,44 @@ def zip_directory(fetch: Fetch, url: str, size: int) -> bytes | None:
     if end < 0 or len(tail) < end + 22:
         return None
     cd_size, cd_offset = struct.unpack("<II", tail[end + 12 : end + 20])
+    locator = end - 20
+    if locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        at = struct.unpack("<Q", tail[locator + 8 : locator + 16])[0]
+        record = tail[at - tail_start : at - tail_start + 56] if at >= tail_start else fetch(url, (at, at + 55))
+        if record is None or record[:4] != b"PK\x06\x06" or len(record) < 56:
+            return None
+        cd_size, cd_offset = struct.unpack("<QQ", record[40:56])
     if cd_offset >= tail_start:
         return tail[cd_offset - tail_start : cd_offset - tail_start + cd_size]
     return fetch(url, (cd_offset, cd_offset + cd_size - 1)) or b""
 
 
 def zip_members(directory: bytes) -> Iterator[tuple[str, int, int, int]]:
-    """(name, compression method, compressed size, local header offset) of each central directory entry."""
+    """(name, compression method, compressed size, local header offset) of each central directory entry;
+    a full size or offset field is read from the entry's ZIP64 extra field.
+    """
     at = 0
     while directory[at : at + 4] == b"PK\x01\x02" and at + 46 <= len(directory):
         method = struct.unpack("<H", directory[at + 10 : at + 12])[0]
-        compressed = struct.unpack("<I", directory[at + 20 : at + 24])[0]
+        compressed, uncompressed = struct.unpack("<II", directory[at + 20 : at + 28])
         name_len, extra_len, comment_len = struct.unpack("<HHH", directory[at + 28 : at + 34])
         offset = struct.unpack("<I", directory[at + 42 : at + 46])[0]
+        extra = directory[at + 46 + name_len : at + 46 + name_len + extra_len]
+        full = 0xFFFFFFFF
+        if full in (compressed, uncompressed, offset):
+            i = 0
+            while i + 4 <= len(extra):
+                tag, length = struct.unpack("<HH", extra[i : i + 4])
+                if tag == 1:
+                    values = [struct.unpack("<Q", extra[j : j + 8])[0] for j in range(i + 4, i + 4 + length - 7, 8)]
+                    if uncompressed == full and values:
+                        values.pop(0)
+                    if compressed == full and values:
+                        compressed = values.pop(0)
+                    if offset == full and values:
+                        offset = values.pop(0)
+                    break
+                i += 4 + length
         yield directory[at + 46 : at + 46 + name_len].decode("utf-8", "replace"), method, compressed, offset
         at += 46 + name_len + extra_len + comment_len
 
