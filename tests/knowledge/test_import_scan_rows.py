@@ -105,16 +105,33 @@ def test_the_scan_reproduces_other_hand_written_rows() -> None:
 
 
 def test_hand_written_rows_win_and_generated_ones_carry_their_message() -> None:
-    peft = RUNTIME_MINIMUMS["peft"]
-    # the hand row is kept; the generated one of the same requirement and releases is not added
-    assert len([r for r in peft if r.since == "0.5.0" and r.requirement == "accelerate>=0.21.0"]) == 1
-    assert any(r.since == "0.5.0" and r.requirement == "accelerate>=0.21.0.dev0" for r in import_scan_rows()["peft"])
+    generated = import_scan_rows()
+    # a hand row stating the requirement over all its releases and predicting its failure wins: trl's
+    # top_k_top_p_filtering (transformers < 4.39), hand-written with that message, is not added again
+    (top_k,) = [r for r in generated["trl"] if "top_k_top_p_filtering" in r.message]
+    assert top_k not in RUNTIME_MINIMUMS["trl"]
+    assert any(
+        r.requirement == "transformers<4.39.0" and "top_k_top_p_filtering" in r.message for r in RUNTIME_MINIMUMS["trl"]
+    )
+    # a hand row that names no failure does not hide the generated one's: peft 0.5.0's is_npu_available is kept
+    (npu,) = [r for r in generated["peft"] if r.since == "0.5.0" and "is_npu_available" in r.message]
+    assert npu in RUNTIME_MINIMUMS["peft"]
+    # deepspeed 0.18.9's missing torch.utils._sympy.functions (torch 2.0) beside the hand row of the same floor,
+    # whose message is another failure (torch.compiler): kept, so the first failure is predicted
+    (sympy,) = [r for r in generated["deepspeed"] if "_sympy" in r.message]
+    assert sympy in RUNTIME_MINIMUMS["deepspeed"]
     # a generated row that no hand row states is merged, with its message (CPython's text)
-    (cache,) = [r for r in import_scan_rows()["peft"] if r.message == "cannot import name 'Cache' from 'transformers'"]
-    assert cache in peft
-    hand = RuntimeRow("1.0", "x>=2", "s", "2.0")
-    assert without_hand_written([RuntimeRow("1.5", "x>=2.0", "g")], [hand]) == ()  # same specifier, overlapping
-    kept = (RuntimeRow("2.0", "x>=2", "g"), RuntimeRow("1.5", "x>=3", "g"))  # after it; another requirement
+    (cache,) = [r for r in generated["peft"] if r.message == "cannot import name 'Cache' from 'transformers'"]
+    assert cache in RUNTIME_MINIMUMS["peft"]
+    hand = RuntimeRow("1.0", "x>=2", "s", "2.0", r"cannot import name 'a' from 'x'")
+    same = RuntimeRow("1.5", "x>=2.0.dev0", "g", "2.0", "cannot import name 'a' from 'x'")
+    assert without_hand_written([same], [hand]) == ()  # the same release bound, releases and failure
+    kept = (
+        RuntimeRow("2.0", "x>=2", "g"),  # after it
+        RuntimeRow("1.5", "x>=3", "g", "2.0"),  # another requirement
+        RuntimeRow("1.5", "x>=2", "g"),  # past the hand row's releases
+        RuntimeRow("1.5", "x>=2", "g", "2.0", "No module named 'x\\.b'"),  # another failure
+    )
     assert without_hand_written(kept, [hand]) == kept
 
 
@@ -188,3 +205,15 @@ def test_the_reported_failures_are_predicted(
     (predicts,) = _predicts(libraries)
     assert re.search(predicts, message), report
     assert _predicts({**libraries, **fixed}) == [], report
+
+
+def test_an_unnamed_package_s_reason_names_each_range_once() -> None:
+    """Generated rows come one per imported name: diffusers beside huggingface-hub 0.7.0 has many rows of the
+    same releases and requirement, each clause said once.
+    """
+    from pytest_rocmcompat.knowledge.checks.requirements import unnamed_findings
+
+    env = Environment(platform="cpu", python="3.11.7", os="Linux", libraries={"huggingface-hub": "0.7.0"})
+    (diffusers,) = [f for f in unnamed_findings(env) if f.uses == ("diffusers",)]
+    clauses = diffusers.reason.split(": ", 1)[1].split("; ")
+    assert len(clauses) == len(set(clauses)) > 1, diffusers.reason

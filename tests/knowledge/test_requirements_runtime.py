@@ -93,6 +93,7 @@ _ROW_SOURCES = (
     "https://github.com/bitsandbytes-foundation/bitsandbytes/",
     "https://github.com/linkedin/Liger-Kernel/",
     "https://github.com/state-spaces/mamba/",
+    "https://github.com/UKPLab/sentence-transformers/",  # generated rows (tools/import_scan.py)
 )
 
 

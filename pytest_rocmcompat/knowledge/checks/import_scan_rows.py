@@ -1,14 +1,16 @@
-"""Run-time requirement rows generated from released wheels: ``data/import_scan.json``.
+"""Run-time requirement rows generated from released files: ``data/import_scan.json``.
 
-``tools/import_scan.py`` writes the file: for peft, trl, accelerate and sentence-transformers releases,
-the names their ``import`` takes unconditionally from transformers, accelerate or huggingface-hub that
-some releases of those lack (``peft 0.5.0: accelerate>=0.21.0`` for ``accelerate.utils.is_npu_available``).
-This module only reads it; :mod:`requirement_tables` merges the rows into ``RUNTIME_MINIMUMS``.
+``tools/import_scan.py`` writes the file: for peft, trl, accelerate, sentence-transformers, DeepSpeed,
+transformers and diffusers releases, the names their ``import`` takes unconditionally from transformers,
+accelerate, huggingface-hub or torch that some releases of those lack (``peft 0.5.0:
+accelerate>=0.21.0.dev0`` for ``accelerate.utils.is_npu_available``). This module only reads it;
+:mod:`requirement_tables` merges the rows into ``RUNTIME_MINIMUMS`` (:func:`without_hand_written`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -43,7 +45,11 @@ def import_scan_rows() -> dict[str, tuple[RuntimeRow, ...]]:
 
 
 def without_hand_written(rows: Iterable[RuntimeRow], hand: Iterable[RuntimeRow]) -> tuple[RuntimeRow, ...]:
-    """``rows`` less those a ``hand`` row already states: the same requirement over overlapping releases."""
+    """``rows`` less those a ``hand`` row already states whole: the same requirement, over every release the
+    generated row covers, predicting the generated row's failure too. A row a hand row states only in part
+    (fewer releases, another failure: a missing module before a run-time error) is kept; the
+    ``requirement-not-met`` check reports the pair once and joins both rows' failures.
+    """
     hand = tuple(hand)
     return tuple(row for row in rows if not any(_same(h, row) for h in hand))
 
@@ -56,7 +62,23 @@ def _same(hand: RuntimeRow, row: RuntimeRow) -> bool:
     except (InvalidRequirement, InvalidVersion):
         return False
     same = canonicalize_name(a.name) == canonicalize_name(b.name) and _bounds(a) == _bounds(b)
-    return same and a_since < b_until and b_since < a_until
+    covers = a_since <= b_since and b_until <= a_until
+    return same and covers and _predicts(hand.message, row.message)
+
+
+def _predicts(hand: str, generated: str) -> bool:
+    """Whether the hand row's message matches every failure the generated one names (its alternatives, as
+    CPython prints them: ``cannot import name 'X' from 'pkg.mod'``).
+    """
+    if not generated:
+        return True
+    if not hand:
+        return False
+    texts = [re.sub(r"\\(.)", r"\1", alternative) for alternative in generated.split("|")]
+    try:
+        return all(re.search(hand, text) for text in texts)
+    except re.error:
+        return False
 
 
 def _bounds(req: Requirement) -> frozenset[tuple[str, Version | str]]:

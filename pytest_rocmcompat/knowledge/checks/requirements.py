@@ -190,9 +190,11 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
             rows.append((row, problem))
     if not rows:
         return []
-    needs = "; ".join(
-        f"releases {_releases(row)} need {_bare(row.requirement)} (installed {problem.split(' ', 1)[1]})"
-        for row, problem in rows
+    needs = "; ".join(  # one clause per range and requirement (generated rows come one per imported name)
+        dict.fromkeys(
+            f"releases {_releases(row)} need {_bare(row.requirement)} (installed {problem.split(' ', 1)[1]})"
+            for row, problem in rows
+        )
     )
     return [
         Finding(
