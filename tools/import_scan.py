@@ -51,12 +51,10 @@ import datetime as dt
 import io
 import json
 import re
-import struct
 import sys
 import tarfile
 import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
@@ -76,6 +74,7 @@ from tools.regenerate_declared import (
     Fetch,
     RegenerateError,
     http_fetch,
+    member_text,
     offline_fetch,
     project_index,
     recording,
@@ -636,23 +635,11 @@ class Wheel:
             stop = min(self.size - 1, last[2] + 30 + len(group[-1].encode()) + 1024 + last[1])
             body = self.fetch(self.url, (start, stop)) or b""
             for path in group:
-                self.texts[path] = _member_text(body, self.entries[path][2] - start, *self.entries[path][:2])
+                self.texts[path] = member_text(body, self.entries[path][2] - start, *self.entries[path][:2])
         return {p: t for p in paths if (t := self.texts.get(p)) is not None}
 
     def text(self, path: str) -> str | None:
         return self.read([path]).get(path)
-
-
-def _member_text(body: bytes, at: int, method: int, compressed: int) -> str | None:
-    if body[at : at + 4] != b"PK\x03\x04":
-        return None
-    name_len, extra_len = struct.unpack("<HH", body[at + 26 : at + 30])
-    data = body[at + 30 + name_len + extra_len : at + 30 + name_len + extra_len + compressed]
-    try:
-        raw = zlib.decompressobj(-15).decompress(data) if method == 8 else data
-    except zlib.error:
-        return None
-    return raw.decode("utf-8", "replace") if method in (0, 8) else None
 
 
 def file_rank(filename: str) -> int | None:

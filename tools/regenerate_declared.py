@@ -249,10 +249,17 @@ def wheel_metadata(fetch: Fetch, url: str, size: int) -> str | None:
         return None
     method, compressed, offset = member
     local = fetch(url, (offset, offset + 30 + 1024 + compressed))
-    if local is None or local[:4] != b"PK\x03\x04":
+    return member_text(local, 0, method, compressed) if local is not None else None
+
+
+def member_text(body: bytes, at: int, method: int, compressed: int) -> str | None:
+    """The text of the zip member whose local header starts at ``at`` in ``body`` (stored or deflated);
+    ``None`` when no local header is there or it does not inflate.
+    """
+    if body[at : at + 4] != b"PK\x03\x04":
         return None
-    name_len, extra_len = struct.unpack("<HH", local[26:30])
-    data = local[30 + name_len + extra_len : 30 + name_len + extra_len + compressed]
+    name_len, extra_len = struct.unpack("<HH", body[at + 26 : at + 30])
+    data = body[at + 30 + name_len + extra_len : at + 30 + name_len + extra_len + compressed]
     try:
         raw = zlib.decompressobj(-15).decompress(data) if method == 8 else data
     except zlib.error:
