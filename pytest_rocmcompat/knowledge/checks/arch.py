@@ -153,11 +153,7 @@ def release_builds_carrying(vendor: str, arch: str, series: str | None = None) -
     (``series``: ``"rocm6.1"``, ``"cu121"``), the builds made for that release (``rocm5`` rows for
     any 5.x): the torch a user of that release installs.
     """
-    rows = [(tag, spec, tuple(targets.split())) for tag, spec, targets, _ in release_rows(vendor, series)]
-    serving: list[str] = []
-    lacking: list[str] = []
-    for tag, spec, targets in rows:
-        (serving if _served(targets, arch) else lacking).append(f"{tag} (torch {spec})")
+    serving, lacking = _split_builds(release_rows(vendor, series), arch)
     if not lacking:
         return None
     return f"only in {', '.join(serving)}" if serving else f"in none of the {', '.join(lacking)} builds"
@@ -182,16 +178,23 @@ def _served_by_release(release: Version, arch: str) -> tuple[bool | None, str | 
     when the table has no build of that release.
     """
     rows = [
-        (tag, spec, tuple(targets.split()))
-        for tag, spec, targets, _ in TABLE
-        if tag.startswith("rocm") and SpecifierSet(spec).contains(release, prereleases=True)
+        row for row in TABLE if row[0].startswith("rocm") and SpecifierSet(row[1]).contains(release, prereleases=True)
     ]
     if not rows:
         return None, None
-    serving = [f"{tag} (torch {spec})" for tag, spec, targets in rows if _served(targets, arch)]
+    serving, lacking = _split_builds(rows, arch)
     if not serving:
         return False, None
-    return True, (f"only in {', '.join(serving)}" if len(serving) < len(rows) else None)
+    return True, (f"only in {', '.join(serving)}" if lacking else None)
+
+
+def _split_builds(rows: list[tuple[str, str, str, str]], arch: str) -> tuple[list[str], list[str]]:
+    """``(serving, lacking)``: the :data:`TABLE` rows (``tag (torch spec)``) whose targets serve ``arch``, and the rest."""
+    serving: list[str] = []
+    lacking: list[str] = []
+    for tag, spec, targets, _ in rows:
+        (serving if _served(tuple(targets.split()), arch) else lacking).append(f"{tag} (torch {spec})")
+    return serving, lacking
 
 
 def _platform_matches(env: Environment, arch: str) -> bool:
