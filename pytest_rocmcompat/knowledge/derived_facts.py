@@ -17,9 +17,11 @@
   and Triton versions torch's own ``Requires-Dist`` pins (markers evaluated for Linux x86_64
   and the stack's Python), for an untagged torch and for the tagged build that is the same
   wheel (``2.5.1+cu124``); another build (``+cu118``) is not that wheel and gets none;
-- **the GPUs a process sees** (:func:`stack.visibility.visible_gpus`): the devices the
-  ``ROCR_VISIBLE_DEVICES`` / ``HIP_VISIBLE_DEVICES`` / ``CUDA_VISIBLE_DEVICES`` index lists leave
-  (an APU's hidden integrated GPU is judged by no check or rule);
+- **the GPUs a process sees** (:func:`stack.visibility.visible_gpus`): for a stack that states its
+  devices and its ``ROCR_VISIBLE_DEVICES`` / ``HIP_VISIBLE_DEVICES`` / ``CUDA_VISIBLE_DEVICES``, the
+  devices those index lists leave (an APU's hidden integrated GPU is judged by no check or rule; a
+  live probe's list is never narrowed);
+- **torch from its dependents' exact pins** (:func:`_torch_from_pins`), for a CUDA stack naming none;
 - **facts from packages** (:data:`PACKAGE_FACTS`): ``nvidia-nccl-cu12==2.27.3`` -> ``nccl``,
   ``nvidia-cuda-runtime-cu12`` -> ``cuda``, cuDNN/cuBLAS/hipBLASLt -> a ``cudnn`` /
   ``cublas`` / ``hipblaslt`` library entry, ROCm's ``rccl`` -> ``nccl``.

@@ -45,6 +45,8 @@ def visible_gpus(env: Environment) -> tuple[tuple[GPU, ...], str] | None:
     if vendors == {"amd"}:
         steps = [ROCR, next((name for name in HIP if (env.env.get(name) or "").strip()), "")]
     elif vendors == {"nvidia"}:
+        if env.env.get("CUDA_DEVICE_ORDER", "").strip() != "PCI_BUS_ID" and len(set(env.archs)) > 1:
+            return None  # CUDA numbers the devices fastest first: which one an index names is not known
         steps = [CUDA]
     else:
         return None
@@ -54,9 +56,6 @@ def visible_gpus(env: Environment) -> tuple[tuple[GPU, ...], str] | None:
             continue
         if f"env.{name}" not in stated:
             return None  # the machine's variable beside a stated device list
-        pci_order = env.env.get("CUDA_DEVICE_ORDER", "").strip() == "PCI_BUS_ID"
-        if vendors == {"nvidia"} and not pci_order and len(set(env.archs)) > 1:
-            return None  # CUDA numbers the devices fastest first: which one an index names is not known
         indices = _indices(value)
         if indices is None:
             return None  # UUIDs or another form: which devices it leaves is not known here

@@ -728,8 +728,9 @@ def domain_pairing(dist: str, version: str) -> tuple[tuple[str, ...], str] | Non
     return (f"torch>={torch_major}.{torch_minor},<{torch_major}.{int(torch_minor) + 1}",), _HISTORY_SOURCE
 
 
-# Rows generated from the released wheels (tools/import_scan.py), merged per package: a hand-written row of the
-# same requirement over overlapping releases wins. A generated row's message is CPython's own text for the
+# Rows generated from the released wheels (tools/import_scan.py), merged per package: a hand-written row that
+# states one whole (its requirement, all its releases, its failure) wins (import_scan_rows.without_hand_written).
+# A generated row's message is CPython's own text for the
 # exact name and module the release imports (``cannot import name 'X' from 'pkg.mod'``, ``No module named
 # 'pkg.mod'``; tests/knowledge/test_requirements_unnamed.py checks each is that template), so it is predicted
 # for a stack that does not name the dependent package too, as a hand row's quoted message is.
