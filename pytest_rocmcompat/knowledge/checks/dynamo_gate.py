@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
-from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 ID = "dynamo-python-gate"
 SOURCE = "https://github.com/pytorch/pytorch/blob/v2.3.0/torch/_dynamo/eval_frame.py"
@@ -23,10 +23,33 @@ COMPILE_TESTS = ("suites/gpu/test_runtime.py::test_torch_compile", "*/suites/gpu
 # check_if_dynamo_supported's messages over the releases (2.1: "Python 3.12+ not yet supported
 # for torch.compile"; 2.2-2.3: "torch.compile is not supported on Python 3.12+"; 2.5: "Dynamo is
 # not supported on Python 3.13+").
+COMPILE_USES = ("torch.compile", "inductor")
+# Libraries whose default path compiles the model with Inductor, from the release named: vLLM's V1 engine,
+# the default from 0.8.0 (vllm/envs.py ``VLLM_USE_V1`` defaults to "1"; 0.7.3 to "0"), sets compilation
+# level PIECEWISE with ``use_inductor = True`` unless ``enforce_eager`` (vllm/config.py
+# ``VllmConfig.__post_init__``; both read in the vllm 0.8.0 wheel on PyPI).
+INDUCTOR_BY_DEFAULT: dict[str, tuple[str, str]] = {
+    "vllm": ("0.8.0", "https://github.com/vllm-project/vllm/blob/v0.8.0/vllm/config.py"),
+}
 PREDICTS = (
     r"Dynamo is not supported on Python 3\.\d+|torch\.compile is not supported on Python 3\.\d+"
     r"|Python 3\.\d+\+? not yet supported for torch\.compile"
 )
+
+
+def inductor_uses(env: Environment) -> tuple[str, ...]:
+    """What a test declares to meet Inductor on this stack: torch.compile, inductor, and each library of
+    :data:`INDUCTOR_BY_DEFAULT` the stack runs from its first compiling release on (or names no release of:
+    a test using it most likely runs a recent one).
+    """
+    users = []
+    for library, (first, _source) in INDUCTOR_BY_DEFAULT.items():
+        version = env.field_version("lib." + library)
+        if version is None and normalize_library(library) in env.libraries:
+            continue  # listed with a version that does not parse: not judged
+        if version is None or Version(version.base_version) >= Version(first):  # 0.8.0rc1, +rocm builds too
+            users.append(normalize_library(library))
+    return (*COMPILE_USES, *users)
 
 
 def check(env: Environment) -> list[Finding]:
@@ -42,7 +65,7 @@ def check(env: Environment) -> list[Finding]:
             reason=f"torch.compile on torch {env.torch} refuses Python {python} (supported from torch {first})",
             fix=f"use torch >= {first} for torch.compile on Python {python}, or an older Python",
             link=SOURCE,
-            uses=("torch.compile", "inductor"),
+            uses=COMPILE_USES,
             nodeids=COMPILE_TESTS,
         )
     ]

@@ -11,8 +11,8 @@ is met by ``2.5.1+rocm6.2``. Extras are left out; markers are evaluated for the 
 and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assumes). Only
 requirements on packages present in the stack are checked; in a ``--rocm-set`` replay, on
 packages the replay named (or torch). Each pair is reported with its source. A pair reaches the
-tests that use either package, except torch's Triton pin, which reaches torch.compile tests only
-(:data:`COMPILE_USES`), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
+tests that use either package, except torch's Triton pin, which reaches the tests that meet Inductor only
+(torch.compile's, and a library's that compiles by default: ``dynamo_gate.inductor_uses``), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
 torch pins, at another version (both install the ``triton`` module: :func:`_upstream_triton_on_rocm`).
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS
+from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES, inductor_uses
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import (
     RUNTIME_MINIMUMS,
@@ -138,7 +138,7 @@ def _pair_finding(
     )
     # a pair reaches the tests of either package (a user's ``uses`` often names the framework, torch, where
     # the failing package is DeepSpeed), also for a run-time row whose failure is the dependent package's own
-    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0])))
+    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0], env)))
     sources = [s for *_, s, _, _ in broken if s.startswith("http")]
     return [
         Finding(
@@ -297,15 +297,15 @@ OWN_MESSAGES: dict[str, str] = {
 # torch's Triton pin binds only Inductor, which imports Triton internals (torch/_inductor:
 # codecache.py ``triton_key``, runtime/hints.py ``AttrsDescriptor``, runtime/triton_heuristics.py
 # ``CompiledKernel`` hooks); eager torch never imports Triton, and a library's own Triton kernels
-# are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only, as does
-# triton-windows' pairing with torch (its README's table).
-COMPILE_USES = ("torch.compile", "inductor")
+# are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only (and those of a
+# library that compiles with Inductor by default: ``dynamo_gate.inductor_uses``), as does triton-windows'
+# pairing with torch (its README's table).
 
 
-def _uses(dist: str, target: str) -> tuple[str, ...]:
+def _uses(dist: str, target: str, env: Environment) -> tuple[str, ...]:
     """The ``uses`` names a broken pair reaches."""
     if (dist == "torch" and target in TRITON) or (dist in TRITON_FORKS and target == "torch"):
-        return COMPILE_USES
+        return inductor_uses(env)
     return (dist, target)
 
 
