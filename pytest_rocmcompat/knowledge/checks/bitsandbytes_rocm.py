@@ -16,7 +16,10 @@ at each tag of bitsandbytes-foundation/bitsandbytes):
   and 0.49.1 have no ROCm 7.2 library, 0.50.0's ROCm 7.14 one no gfx1250, 0.50.2 adds ROCm 7.15, gfx908 and
   gfx1030 to every Linux library and gfx1010-1012 to 7.14/7.15, #2046);
 - every release that mentions ROCm starts at **ROCm 6.1** ("fully supported from ROCm 6.1
-  onwards", 0.44): no bitsandbytes build of any kind serves ROCm 5.x;
+  onwards", 0.44): no upstream build serves ROCm 5.x (forks did: ROCm/bitsandbytes'
+  ``rocm5.7_internal_testing``, version 0.42.0, "ROCm >= 5.7",
+  https://github.com/ROCm/bitsandbytes/blob/22041b208313840a57c546c1071aeeafa23b4230/README.md, so a stack
+  naming no bitsandbytes on ROCm 5 is a risk, not a verdict);
 - no release, preview or source build lists gfx803, gfx900, gfx906 or the Vega APUs (gfx1010-1012
   only 0.50.2's ROCm 7.14/7.15 libraries).
 
@@ -70,6 +73,20 @@ https://github.com/saddam213/AmuseAI/issues/6,
 https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1427,
 https://github.com/oobabooga/textgen/issues/3339,
 https://github.com/amd/playbooks/issues/250.
+
+Fifteenth round (messages quoted in tests/knowledge/test_bnb_rocm_real_messages.py, each beside its source):
+the loader errors of 0.46-0.50 and the missing-dependency report join NO_LIBRARY, so a stack naming no
+bitsandbytes claims them too; bitsandbytes' own kernel check on a GPU without code ("Error invalid device
+function at line N in file .../csrc/ops.hip") likewise; the int8 symbols of ``lib = None`` (0.43-0.45,
+multi-backend-refactor, the ROCm forks); the forks' int8-less HIP library ("ERROR: Your GPU does not support
+Int8 Matmul!", https://github.com/broncotc/bitsandbytes-rocm/issues/1) and their missing one ("CUDA SETUP:
+Setup Failed!", https://github.com/broncotc/bitsandbytes-rocm/issues/2). A library file named in a message now
+counts only where the dynamic loader refused it (0.35-0.39 print "CUDA SETUP: Loading binary .../lib...so" on
+every import that loads one, cextension.py at 0.39.1). Reports quoted there: https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1905,
+https://github.com/bitsandbytes-foundation/bitsandbytes/issues/91 (bitsandbytes' kernel check, "Error no kernel
+image is available for execution on the device at line 167 in file ...\\csrc\\ops.cu"),
+https://github.com/oobabooga/one-click-installers/issues/94 (an AMD user's "libbitsandbytes_cpu.so: undefined
+symbol: cadam32bit_grad_fp32"), and the ROCm ones above (#1799, #1464, ROCm/bitsandbytes#29, amd/playbooks#250).
 """
 
 from __future__ import annotations
@@ -120,38 +137,65 @@ EVER = frozenset(
 
 # ``lib.cXXX`` of the native library that failed to load (``lib`` is None): bitsandbytes' own C symbols
 # (csrc/pythonInterface.cpp), not any attribute starting with c ("'NoneType' object has no attribute
-# 'config'" is an ordinary bug).
+# 'config'" is an ordinary bug). Fifteenth round: every other symbol functional.py of 0.43-0.45 (``lib =
+# None`` there), multi-backend-refactor and ROCm/bitsandbytes' forks call (``cdouble_rowcol_quant``,
+# ``ctransform_*``, ``cextractOutliers_*``, ``cestimate_quantiles_*``, ``cpipeline_test``) and the handles
+# ``CUBLAS_Context``/``Cusparse_Context`` fetch first (``lib.get_context()`` before igemm/igemmlt,
+# ``lib.get_cusparse()``, the forks' ``lib.get_hipsparse()``).
 _NO_LIBRARY_SYMBOL = (
-    r"'NoneType' object has no attribute 'c(?:adam|quantize|dequantize|igemm|gemm|percentile|get_|batched"
-    r"|spmm|histogram|prefetch|fill|int8|dequant|optimizer|momentum|rmsprop|lion|adagrad|elementwise|ademamix)\w*'"
+    r"'NoneType' object has no attribute '(?:c(?:adam|quantize|dequantize|igemm|gemm|percentile|get_|batched"
+    r"|spmm|histogram|prefetch|fill|int8|dequant|optimizer|momentum|rmsprop|lion|adagrad|elementwise|ademamix"
+    r"|double_rowcol|transform_|extractOutliers|estimate_quantiles|pipeline_test)\w*|get_(?:context|cusparse|hipsparse))'"
+)
+# bitsandbytes' own kernel check (``CUDA_CHECK_RETURN``/``BNB_CHECK_RETURN``: "Error %s at line %d in file
+# %s", csrc/ops.cuh, ops_hip.cuh, compat.cuh) with HIP's text for a library without code for the GPU
+# (hipErrorInvalidDeviceFunction, hipErrorNoBinaryForGpu), in the files that use it: bitsandbytes' own, so
+# it confirms even an unnamed release (another library's "HIP error: invalid device function" does not).
+_NO_GPU_CODE = (
+    r"Error (?:invalid device function|no kernel image is available for execution on the device) at line \d+ "
+    r"in file \S*csrc[/\\](?:ops\.(?:hip|cu)|pythonInterface\.cpp)"
 )
 # What a bitsandbytes without a library for the GPU runtime prints (each verbatim in its source:
 # cextension.py of 0.39.1-0.41, 0.43-0.47, 0.48+): alone, what an unnamed bitsandbytes is confirmed
-# by, never a HIP missing-kernel error (another library's). Eighth round (quoted from ROCm reports in
+# by, never a HIP missing-kernel error of another library. Eighth round (quoted from ROCm reports in
 # tests/knowledge/test_bitsandbytes_rocm_shapes.py): cextension.py's load failure (0.43-0.45), the CUDA
 # setup's missing runtime and version parse on a ROCm torch (0.35-0.45), the CPU-only stub's error.
+# Fifteenth round (tests/knowledge/test_bnb_rocm_real_messages.py): the loader errors of 0.46-0.50 (no
+# library for torch's ROCm: "Configured ROCm binary not found at", 0.50's "No compatible ROCm binary found
+# at", logged as "bitsandbytes library load error: ..."; a library whose ROCm runtime is missing: "ROCm
+# SETUP ERROR: Missing dependency") were in PREDICTS only, so a stack naming no bitsandbytes claimed none
+# of them; bitsandbytes' own kernel check on a GPU its library has no code for; and the bitsandbytes-rocm
+# fork's setup failure when its HIP library is absent (broncotc's cextension.py: "CUDA SETUP: Setup Failed!").
 NO_LIBRARY = (
     r"compiled without GPU support|(?:CUDA|ROCm) Setup failed despite (?:GPU|CUDA|ROCm) being available"
-    r"|CUDA SETUP: (?:Problem|Required library version not found)|Could not find the bitsandbytes (?:CUDA|ROCm) binary"
+    r"|CUDA SETUP: (?:Problem|Required library version not found|Setup Failed!)|Could not find the bitsandbytes (?:CUDA|ROCm) binary"
     r"|bitsandbytes native library functionality but it's not available|Could not load bitsandbytes native library"
     r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
-    r"|libbitsandbytes_cpu\.so|" + _NO_LIBRARY_SYMBOL
+    r"|libbitsandbytes_cpu\.so|Configured (?:CUDA|ROCm) binary not found|No compatible \S+ binary found at"
+    r"|bitsandbytes library load error|(?:CUDA|ROCm) SETUP ERROR: Missing dependency|"
+    + _NO_GPU_CODE
+    + "|"
+    + _NO_LIBRARY_SYMBOL
 )
 # Everything the check predicts: NO_LIBRARY, a library for another release or missing its dependencies,
 # and a library without code for the GPU (HIP's missing-kernel errors).
 PREDICTS = NO_LIBRARY + (
-    r"|Configured (?:CUDA|ROCm) binary not found|bitsandbytes library load error"
-    r"|libbitsandbytes_\w+\.so|cadam32bit_grad_fp32"
+    # a library the dynamic loader cannot open or link; fifteenth round: no longer any mention of the file
+    # (0.35-0.39's "CUDA SETUP: Loading binary .../libbitsandbytes_cuda118.so..." is printed on every import
+    # that loads one, so a bitsandbytes test failing for another reason was claimed)
+    r"|libbitsandbytes_\w+\.so: (?:cannot open shared object file|undefined symbol)|cadam32bit_grad_fp32"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
-    # seventh round, cextension.py of 0.48+ (main): a runtime library its ROCm/CUDA library links is
-    # missing ("{BNB_BACKEND} SETUP ERROR: Missing dependency: ..."); and HIP's text for
-    # hipErrorNoBinaryForGpu, which its kernels' error check prints (csrc/compat.cuh "Error %s at line")
-    r"|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
+    # seventh round: HIP's text for hipErrorNoBinaryForGpu, which its kernels' error check prints
+    # (csrc/compat.cuh "Error %s at line"); the loader's missing-dependency report is in NO_LIBRARY
     r"|no kernel image is available for execution on the device"
-    # eighth round: 0.49's refusal of BNB_CUDA_VERSION on ROCm, 0.50's loader and override errors
-    # (cextension.py at those tags)
-    r"|No compatible \S+ binary found at|BNB_CUDA_VERSION=\S+ detected for ROCm"
+    # eighth round: 0.49's refusal of BNB_CUDA_VERSION on ROCm, 0.50's override errors (cextension.py at
+    # those tags); 0.50's "No compatible ... binary found at" is in NO_LIBRARY
+    r"|BNB_CUDA_VERSION=\S+ detected for ROCm"
     r"|value must be digits only \(e\.g\. '124' for 12\.4\)"
+    # fifteenth round: a library built without int8 matmul (``NO_CUBLASLT``: the bitsandbytes-rocm forks'
+    # HIP builds, broncotc's Makefile always, ROCm/bitsandbytes rocm5.7_internal_testing's nohipblaslt
+    # library) stops LLM.int8() with csrc/ops.cu's / ops.hip's banner
+    r"|ERROR: Your GPU does not support Int8 Matmul!"
 )
 
 
@@ -228,7 +272,7 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
     if source is not None:
         return _source_problem(source, rocm, archs)
     if rocm is not None and rocm < MIN_ROCM:
-        return _floor(rocm)
+        return _floor(rocm) if release is not None else _unnamed_floor(rocm)
     elsewhere = release is not None and (
         release.is_prerelease
         or release.is_devrelease
@@ -326,6 +370,19 @@ def _override_problem(
 
 def _floor(rocm: Version, uncertain: bool = False) -> _Problem:
     return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR, uncertain)
+
+
+def _unnamed_floor(rocm: Version) -> _Problem:
+    """No bitsandbytes named on ROCm before 6.1: no upstream build serves it, but ROCm's own fork of 0.42.0
+    (``rocm5.7_internal_testing``: "ROCm >= 5.7") and the bitsandbytes-rocm forks (arlo-phoenix's 5.6+) were
+    built for ROCm 5, so which one is installed decides: a risk (*uncertain*), not a verdict.
+    """
+    return _Problem(
+        f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1; only a ROCm 5 fork's source build, "
+        "e.g. ROCm/bitsandbytes rocm5.7_internal_testing, serves it)",
+        SOURCE_FLOOR,
+        True,
+    )
 
 
 def _source_problem(
