@@ -23,20 +23,19 @@ VERBATIM: list[tuple[str, str]] = [
         "Coudn't find binary for current devices!\")",
         "https://github.com/ROCm/rccl/issues/289",
     ),
-    # the first ncclAllReduce on the gfx1200 of a gfx1200+gfx1201 process whose RCCL loads only gfx1201 code
-    ("[FATAL ERROR]: HIP failure: 'invalid device function'", "https://github.com/ROCm/rccl/issues/2189"),
+    # RCCL's rcclCudaErrorHandler, ERROR("HIP failure: '%s'", ...), with HIP's text for hipErrorInvalidDeviceFunction
+    # (https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp)
+    (
+        "HIP failure: 'invalid device function'",
+        "https://github.com/ROCm/rocm-systems/blob/8260530b7bf3a6681aa9a5507ff1c13ee85cf2e1/projects/rccl/src/include/debug.h",
+    ),
     # RCCL's host validator refusing a collective whose kernels were not generated for the GPU
     (
         "ncclPrepareTasks: unsupported architecture (gfx1250) for collective AllReduce(RING, LL, Sum, ncclFloat32, "
         "Acc=1, Pipeline=0)",
         "https://github.com/ROCm/rocm-systems/pull/7184",
     ),
-    # the HIP runtime finding no code object for the GPU in a fat binary (an APU, gfx902)
-    (
-        "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
-        "https://github.com/pytorch/pytorch/issues/73534",
-    ),
-    # the same on an RX 6600 (gfx1032, RDNA2 but not gfx1030); HSA_OVERRIDE_GFX_VERSION=10.3.0 fixed it
+    # the HIP runtime finding no code object for the GPU in a fat binary, on an RX 6600 (gfx1032, RDNA2 but not gfx1030); HSA_OVERRIDE_GFX_VERSION=10.3.0 fixed it
     (
         "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!",
         "https://github.com/ROCm/legacy-rocm-build/issues/2061",
@@ -110,7 +109,7 @@ def test_a_gpu_the_release_s_rccl_lacks_is_found(stack: tuple[str, ...], problem
         ("arch=gfx1201", "rocm=6.3.0"),
         ("arch=gfx900", "rocm=6.2.4"),  # still built before 6.3
         ("arch=gfx1031", "torch=2.5.1+rocm6.2", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"),  # loads gfx1030's code
-        ("arch=gfx1151", "rocm=6.4.1"),  # 6.4 and later: not verified, not judged
+        ("arch=gfx1151", "rocm=7.12.0"),  # TheRock's releases (7.9 and later): not judged
         ("arch=gfx1151", "torch=2.10.0a0+rocm7.11.0a20251211"),  # TheRock's own builds: not judged
         ("arch=gfx1031", "rocm=5.2.3"),  # before the table
         # no ROCm release named: a risk (tests/knowledge/test_rccl_arch_unstated.py)

@@ -38,7 +38,7 @@ def _found(*stack: str) -> list[tuple[bool, str]]:
         (("nccl=2.17.1",), True, "RCCL of ROCm 5.7 has no device code for gfx1031"),
         (("lib.rccl=2.18.3",), True, "RCCL of ROCm 6.0 has no device code for gfx1031"),  # a package's version
         (("nccl=2.20.5", "rocm=6.2"), False, "RCCL of ROCm 6.2 has no device code for gfx1031"),  # the release named
-        ((), True, "gfx1031 in none of ROCm 5.4, 5.5, 5.6, 5.7, 6.0, 6.1, 6.2, 6.3"),
+        ((), True, "gfx1031 in none of ROCm 5.4, 5.5, 5.6, 5.7, 6.0, 6.1, 6.2, 6.3, 6.4, 7.0, 7.1, 7.2"),
     ],
 )
 def test_gfx1031(stack: tuple[str, ...], uncertain: bool, text: str) -> None:
@@ -48,15 +48,15 @@ def test_gfx1031(stack: tuple[str, ...], uncertain: bool, text: str) -> None:
 
 def test_a_gpu_only_some_releases_serve_is_a_risk_naming_them() -> None:
     ((uncertain, reason),) = _found("platform=rocm", "arch=gfx1200")
-    assert uncertain and "gfx1200 only in ROCm 6.3" in reason
+    assert uncertain and "gfx1200 only in ROCm 6.3, 6.4, 7.0, 7.1, 7.2" in reason
 
 
 @pytest.mark.parametrize(
     "stack",
     [
         ("arch=gfx90a",),  # every tabled release serves it
-        ("arch=gfx1031", "nccl=2.22.3"),  # an RCCL after the table: not judged
-        ("arch=gfx1031", "rocm=6.4"),
+        ("arch=gfx1031", "nccl=2.28.3"),  # an RCCL of TheRock's releases (7.11 on): not judged
+        ("arch=gfx1031", "rocm=7.11"),
         ("arch=gfx1030", "nccl=2.20.5"),
         ("arch=gfx1031", "nccl=2.20.5", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"),  # runs gfx1030's code
     ],

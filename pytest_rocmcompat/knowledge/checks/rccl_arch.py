@@ -1,13 +1,20 @@
 """``rccl-arch-not-in-release``: the ROCm release's RCCL has no device code for the GPU.
 
 RCCL (the ``nccl`` backend of torch.distributed on ROCm) is one HIP fat binary whose collective
-kernels are built for the processors of its ``CMakeLists.txt``'s default list (``DEFAULT_GPUS``,
-before 5.7 ``DEFAULT_AMDGPU_TARGETS``): :data:`TARGETS`, from the RCCL tag of each release
-(5.4-6.2) and the 6.3 release branch. No list names an RDNA2 part other than gfx1030 (gfx1031/
-gfx1032/...), an APU (gfx90c, gfx1035, gfx1103, gfx1150/1151) or RDNA1 (gfx1010): on such a GPU
-communicator set-up succeeds and the first collective's launch fails (HIP ``invalid device
-function``, or ``hipErrorNoBinaryForGpu`` when the runtime loads the library: ROCm/rccl#289).
-The list changed at 5.7 (gfx940-942 added) and 6.3 (gfx803/gfx900 dropped, gfx1200/1201 added).
+kernels are built for the processors of its default target list (``DEFAULT_GPUS`` of
+``CMakeLists.txt``, before 5.7 ``DEFAULT_AMDGPU_TARGETS``): :data:`TARGETS`. Verified per release:
+5.4-6.2 at the RCCL tags; 6.3 at branch release/rocm-rel-6.3.0.1; 7.0-7.2 at an RCCL development
+commit whose list adds gfx950 (RCCL 2.26.6 "for ROCm 7.0.0": "Added new GPU target gfx950", and no
+later target until gfx1151 in RCCL 2.28.3 "for ROCm 7.12", a TheRock release); Gentoo's
+rccl-7.1.0/7.2.0 ebuilds, built from the rocm-7.1.0/7.2.0 tags, name the same eleven processors.
+6.4's list was not read at its tag: RCCL's development branch dropped gfx940/gfx941 in Nov 2024
+("removing unused gfx targets (#1411)") and gfx950 came only with 7.0, so 6.4 is the 6.3 list, the
+two unused MI300 steppings kept (a GPU is claimed only where no source lists it).
+
+No list names an RDNA2 part other than gfx1030 (gfx1031/gfx1032/...), an APU (gfx90c, gfx1035,
+gfx1103, gfx1150/1151) or RDNA1 (gfx1010): on such a GPU communicator set-up succeeds and the first
+collective's launch fails. The list changed at 5.7 (gfx940-942 added), 6.3 (gfx803/gfx900 dropped,
+gfx1200/1201 added) and 7.0 (gfx950 added, gfx940/941 gone).
 
 The release judged is the one whose RCCL the stack loads: a ``+rocmX.Y`` torch wheel bundles the
 ``librccl.so`` of the ROCm it was built against, whole (pytorch's ``.ci/manywheel/build_rocm.sh``
@@ -15,11 +22,11 @@ copies it from ``/opt/rocm``; ``PYTORCH_ROCM_ARCH`` narrows only rocBLAS/hipBLAS
 else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named processor's
 code: the overridden arch is judged. Only collective tests meet it (``uses("nccl")``,
 ``uses("torch.distributed")``, the bundled collective suite): a conditional finding. Releases
-outside the table (before 5.4; 6.4 and later, not verified here; TheRock's own builds) are not
-judged. A stack naming only its RCCL (``nccl=2.20.5``, as torch reports it on ROCm) is judged by the
-release that RCCL shipped with (:data:`RCCL_RELEASES`), as a risk (*uncertain*: a distribution's or a
-source build of that RCCL may target more GPUs); one naming no release at all gets a risk where some or
-all tabled releases' RCCL lack the GPU.
+outside the table (before 5.4; TheRock's own builds, 7.9 and later, which ship per-GPU-family RCCL
+packages) are not judged. A stack naming only its RCCL (``nccl=2.22.3``, as torch reports it on ROCm)
+is judged by the release that RCCL first shipped with (:data:`RCCL_RELEASES`), as a risk
+(*uncertain*: a distribution's or a source build of that RCCL may target more GPUs); one naming no
+release at all gets a risk where some or all tabled releases' RCCL lack the GPU.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ COLLECTIVE_USES = ("nccl", "torch.distributed")  # as the NCCL/RCCL rules of kno
 COLLECTIVE_SUITE = ("suites/collectives", "*/suites/collectives/*")
 _TAG = "https://github.com/ROCm/rccl/blob/rocm-{}/CMakeLists.txt"
 SOURCE_63 = "https://github.com/ROCm/rccl/blob/4e1360452592e37772ed381a75a7dfd60d303261/CMakeLists.txt"  # release/rocm-rel-6.3.0.1
+# RCCL development branch at the 7.0 release line: DEFAULT_GPUS with gfx950, without gfx940/941
+SOURCE_7 = "https://github.com/ROCm/rccl/blob/5ae60006a01ca46f5c8b28cb77386e25d1851bbb/CMakeLists.txt"
 SOURCE_WHEEL = (
     "https://github.com/pytorch/pytorch/blob/0155a3fe32cfca4e1099d66a35bb98df0e2b7bf9/.ci/manywheel/build_rocm.sh"
 )
@@ -41,6 +50,7 @@ SOURCE_WHEEL = (
 _54 = ("gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx1101", "gfx1102")
 _57 = (*_54, "gfx940", "gfx941", "gfx942")
 _63 = (*(t for t in _57 if t not in ("gfx803", "gfx900")), "gfx1200", "gfx1201")
+_70 = (*(t for t in _63 if t not in ("gfx940", "gfx941")), "gfx950")  # SOURCE_7's eleven, reordered
 # ROCm release series -> (processors its RCCL is built for, source); the same list at every patch tag
 TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "5.4": (_54, _TAG.format("5.4.0")),
@@ -51,25 +61,38 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "6.1": (_57, _TAG.format("6.1.0")),
     "6.2": (_57, _TAG.format("6.2.0")),
     "6.3": (_63, SOURCE_63),
+    "6.4": (_63, _TAG.format("6.4.0")),  # derived, not read at the tag (module docstring)
+    "7.0": (_70, SOURCE_7),
+    "7.1": (_70, SOURCE_7),
+    "7.2": (_70, SOURCE_7),
 }
 
-# RCCL's warning for a failed HIP call (src/include/checks.h: "Cuda failure '%s'", also as torch
-# quotes it after "Last error:"; "HIP failure: '...'" as RCCL 2.30 builds print it, ROCm/rccl#2189)
-# naming a missing kernel; the HIP runtime finding no code object for the GPU in a fat binary it
-# loads (ROCm/rccl#289; pytorch/pytorch#73534); RCCL's own refusal of a collective it has no kernel
-# for on the GPU (src/rccl_wrap.cc, ROCm/rocm-systems#7184). Not "unhandled cuda error" alone, nor
+# RCCL's warning for a failed HIP call naming a missing kernel: "Cuda failure '%s'" (src/include/checks.h,
+# as NCCL prints it, and as torch quotes it after "Last error:"), "HIP failure: '%s'" (rcclCudaErrorHandler
+# of src/include/debug.h in later RCCL), with HIP's hipGetErrorString text for
+# hipErrorInvalidDeviceFunction or hipErrorNoBinaryForGpu (clr hipamd/src/hip_error.cpp); the HIP runtime
+# finding no code object for the GPU in a fat binary it loads (ROCm/rccl#289); RCCL's warning when HIP
+# cannot read its kernels' attributes at communicator set-up (src/enqueue.cc, from RCCL 2.20.5: on a
+# GPU the library has no code for, the kernels have none); RCCL's own refusal of a collective it has no
+# kernel for on the GPU (src/rccl_wrap.cc, ROCm/rocm-systems#7184). Not "unhandled cuda error" alone, nor
 # any other "Cuda failure" (invalid argument, unknown error): those are other RCCL faults.
 PREDICTS = (
-    r"(?:Cuda|HIP) failure:? '(?:invalid device function|hipErrorInvalidDeviceFunction)'"
+    r"(?:Cuda|HIP) failure:? '(?:invalid device function|hipErrorInvalidDeviceFunction"
+    r"|no kernel image is available for execution on the device)'"
     r"|hipErrorNoBinaryForGpu: (?:Unable to find code object for all current devices|Coul?dn't find binary)"
+    r"|NCCL WARN Failed to get kernel attributes"
     r"|unsupported architecture \(gfx\w+\) for collective"
 )
 
 
-# RCCL release -> the ROCm release series it shipped with (CHANGELOG.md's "RCCL 2.20.5 for ROCm 6.2.0"
+# RCCL release -> the ROCm release series it first shipped with (CHANGELOG.md's "RCCL 2.22.3 for ROCm 6.4.0"
 # headings, RCCL_RELEASES_SOURCE): a stack that names only RCCL (``nccl``, the version torch reports on
-# ROCm, or a ``rccl`` package) is judged by that release's list
-RCCL_RELEASES_SOURCE = "https://github.com/ROCm/rccl/blob/0cbce2a7571c907554199fad7e905f16ec0a565c/CHANGELOG.md"
+# ROCm, or a ``rccl`` package) is judged by that release's list. 2.22.3 shipped with 6.4.0-6.4.2, 2.27.7
+# with 7.1.0, 7.1.1 and 7.2.0 (7.1 and 7.2 share one list); 2.28.3 and later ship with TheRock's
+# releases (7.11 on), not judged.
+RCCL_RELEASES_SOURCE = (
+    "https://github.com/ROCm/rocm-systems/blob/0005e8e83d9e0fdc68a43b127152c74604fc52f5/projects/rccl/CHANGELOG.md"
+)
 RCCL_RELEASES: dict[str, str] = {
     "2.13.4": "5.4",
     "2.15.5": "5.5",
@@ -79,6 +102,9 @@ RCCL_RELEASES: dict[str, str] = {
     "2.18.6": "6.1",
     "2.20.5": "6.2",
     "2.21.5": "6.3",
+    "2.22.3": "6.4",
+    "2.26.6": "7.0",
+    "2.27.7": "7.1",
 }
 
 
