@@ -123,11 +123,14 @@ def test_a_cuda_stack_or_a_cuda_torch_is_not_judged() -> None:
 @pytest.mark.parametrize(
     "message",
     [
-        # torch's Context.cpp warning (ROCm/ROCm#4440) and Blas.cpp check (pytorch/pytorch#138067)
+        # torch's Context.cpp warning (its TORCH_WARN_ONCE: https://github.com/pytorch/pytorch/pull/128753,
+        # seen in ROCm/ROCm#4440) and Blas.cpp check (quoted in https://github.com/ROCm/hipBLASLt/issues/1243)
         "UserWarning: Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas",
         "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
-        # hipBLASLt's TensileCreateLibrary printExit (ROCm/TheRock#154)
-        "[hipBLASLt] Tensile::FATAL: Architecture gfx1151 not supported",
+        # hipBLASLt's TensileCreateLibrary printExit("Architecture %s not supported" % arch) and Common.py's
+        # print("Tensile::FATAL: %s" % message):
+        # https://github.com/ROCm/hipBLASLt/blob/rocm-6.2.0/tensilelite/Tensile/TensileCreateLibrary.py#L1341
+        "Tensile::FATAL: Architecture gfx1030 not supported",
         # the form of rocblaslt tensile_host.cpp's 'Cannot read ' << tensileLibPath << ': ' << strerror
         "rocblaslt error: Cannot read /opt/rocm/lib/hipblaslt/library/TensileLibrary_lazy_gfx1030.dat: "
         "No such file or directory",

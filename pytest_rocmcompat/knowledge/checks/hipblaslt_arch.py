@@ -13,7 +13,7 @@ RDNA3/RDNA4 and gfx908 only in builds for ROCm 6.3+, gfx950 for 6.5+: the ``ROCM
 of release/2.6 quoted in ROCm/pytorch#2053 and of ROCm/pytorch#2742) and otherwise prints
 ``Attempting to use hipBLASLt on an unsupported architecture! Overriding blas backend to hipblas``
 and runs hipBLAS. The addmm check raised ``RuntimeError: Attempting to use hipBLASLt on a
-unsupported architecture!`` until pytorch/pytorch#138267 (pytorch/pytorch#138067). hipBLASLt itself
+unsupported architecture!`` until pytorch/pytorch#138267 (ROCm/hipBLASLt#1243). hipBLASLt itself
 is built for the processors of its ``CMakeLists.txt``'s default ``AMDGPU_TARGETS`` per ROCm
 release (:data:`TARGETS`).
 
@@ -29,8 +29,17 @@ torch's lists reach past the table: gfx950 only ``#if ROCM_VERSION >= 60500`` (R
 context lines; ROCm has no 6.5, 7.0 follows 6.4 in hipBLASLt's CHANGELOG), so ROCm 6.4 never serves
 it; gfx1150/gfx1151 only ``#if ROCM_VERSION >= 60402`` in the lists that name them, and hipBLASLt
 0.12.1 "for ROCm 6.4.2" adds gfx1151 (CHANGELOG), so 6.4.0/6.4.1 do not serve them (a ``6.4`` with
-no patch release is *uncertain*). hipBLASLt's own default targets for 6.4 and later could not be
-read at those releases' tags, so they are not tabled.
+no patch release is *uncertain*). gfx1102 entered torch's list in the same change (``>= 60300``),
+so a torch 2.9 or older refuses it too; hipBLASLt's own default ("all") targets never name it (only
+its later accepted ``SUPPORTED_ARCHITECTURES`` do), so a newer torch on a release after 6.3 may or
+may not find kernels for it (*uncertain*).
+
+hipBLASLt's own default targets after 6.3 could not be read at the release tags (the monorepo is
+too large to mirror here and the index holds no tag version), so they are not tabled: :data:`LINES`
+holds the lists read at development commits of each code line (0.11 before 6.4, 0.14 after it,
+rocm-libraries' ``tensilelite_supported_architectures.cmake`` for 7.x), which bound :data:`EVER`
+and back the one judgement they all agree on: RDNA1/RDNA2 (gfx10xx) are "NOT included in the
+default 'all' build in hipBLASLt" (that file's own note), nor is Vega or GCN.
 """
 
 from __future__ import annotations
@@ -81,19 +90,51 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "6.2": (_62, _TAG.format("6.2.0")),
     "6.3": (_63, SOURCE_63),
 }
+_HIPBLASLT_AT = "https://github.com/ROCm/hipBLASLt/blob/{}/CMakeLists.txt"
+_LIBRARIES_AT = (
+    "https://github.com/ROCm/rocm-libraries/blob/{}/projects/hipblaslt/cmake/tensilelite_supported_architectures.cmake"
+)
+# hipBLASLt's own default targets after the 6.3 branch, read at development commits (not release
+# tags): code line -> (processors, source). 0.11 (CMakeLists VERSION_STRING) is the line between 6.3
+# (0.10) and 6.4 (0.12); 0.14 follows 6.4; rocm-libraries' BASE_ARCHITECTURES (the "all" build) is 7.x's.
+_CDNA = ("gfx908", "gfx90a", "gfx942", "gfx950")
+_APU = ("gfx1103", "gfx1150", "gfx1151")
+LINES: dict[str, tuple[tuple[str, ...], str]] = {
+    "0.11": (
+        ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx1100", "gfx1101", "gfx1200", "gfx1201"),
+        _HIPBLASLT_AT.format("c3681274e47d50c2064333f9692bf5dbbe10a32b"),
+    ),
+    "0.14": (
+        (*_CDNA, "gfx1100", "gfx1101", *_APU, "gfx1200", "gfx1201"),
+        _HIPBLASLT_AT.format("013b59ee1f3153cddbe0bcc95e7bc7a1cb1bf906"),
+    ),
+    "rocm-libraries": (
+        (*_CDNA, "gfx1100", "gfx1101", *_APU, "gfx1152", "gfx1153", "gfx1200", "gfx1201", "gfx1250"),
+        _LIBRARIES_AT.format("b21709c573433d75ed66964a34bfd579d77d04d3"),
+    ),
+}
+# that file's note: "gfx10XX architectures (e.g., gfx1010, gfx1011, gfx1030, etc...) are technically
+# supported by tensilelite, but are NOT included in the default "all" build in hipBLASLt"
+SOURCE_NEVER = LINES["rocm-libraries"][1]
+# gfx1102: in torch's lists from ROCm/pytorch#2742 on ('#if ROCM_VERSION >= 60300 ... "gfx1102"'), and
+# in rocm-libraries' SUPPORTED_ARCHITECTURES (accepted as a GPU_TARGETS entry) but no default list
+NAVI33 = "gfx1102"
 # Every processor a hipBLASLt build or a torch hipBLASLt list has named, later releases included
 # (torch: ROCm/pytorch#2742 adds gfx1102, gfx1150, gfx1151; gfx950 from ROCm 6.5/7.0): a GPU
 # outside it (Vega gfx900/906, RDNA1/2 gfx101x/103x, GCN) has hipBLASLt kernels in no release.
 EVER = frozenset(
     {
         *(t for targets, _ in TARGETS.values() for t in targets),
-        *("gfx950", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153", "gfx1250"),
+        *(t for targets, _ in LINES.values() for t in targets),
+        NAVI33,
     }
 )
 
 # torch's messages (Context.cpp's warning, Blas.cpp's TORCH_CHECK: 'an' and 'a'), hipBLASLt's
-# Tensile library build refusing the processor (TensileCreateLibrary.py printExit), and its
-# runtime loader finding no library for it (rocblaslt tensile_host.cpp).
+# Tensile library build refusing the processor (TensileCreateLibrary.py printExit, ROCm/hipBLASLt
+# rocm-6.2.0 tensilelite/Tensile/TensileCreateLibrary.py#L1341), and its runtime loader finding no
+# library for it (rocblaslt tensile_host.cpp; in 7.x the path is a std::filesystem::path, printed
+# in quotes: rocm-libraries 003add5 projects/hipblaslt/library/src/amd_detail/rocblaslt/src/).
 PREDICTS = (
     r"Attempting to use hipBLASLt on an? unsupported architecture!"
     r"|Tensile::FATAL: Architecture gfx\w+ not supported"
@@ -115,18 +156,11 @@ def check(env: Environment) -> list[Finding]:
     maybe = [named for named, _, status in judged if status == "maybe"]
     if not unserved and not maybe:
         return []
-    where = _where(release, loaded, [eff for _, eff, status in judged if status == "unserved"], torch)
-    if unserved:
-        problem = (
-            f"hipBLASLt does not serve {', '.join(unserved)} on {where} "
-            "(not in its build targets, or not in torch's hipBLASLt list)"
-        )
-    else:
-        problem = (
-            f"torch routes {', '.join(maybe)} to hipBLASLt only in some builds the stack could be "
-            "(none for ROCm before 6.3)"
-        )
-    link = TARGETS[release][1] if release in TARGETS else (SOURCE_LATE if release else SOURCE_TORCH)
+    lacking: list[tuple[str, Status]] = [(eff, status) for _, eff, status in judged if status != "served"]
+    problem = _problem(
+        unserved, maybe, lacking, _where(release, loaded, [e for e, s in lacking if s == "unserved"], torch)
+    )
+    link = _link(release, lacking)
     fix = (
         "do not ask for hipBLASLt on this GPU (unset TORCH_BLAS_PREFER_HIPBLASLT, DISABLE_ADDMM_HIP_LT=0; "
         "TORCH_BLAS_PREFER_HIPBLASLT=0 keeps torch on hipBLAS), or use a ROCm release and torch whose hipBLASLt serves it"
@@ -153,6 +187,29 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
+def _problem(unserved: list[str], maybe: list[str], lacking: list[tuple[str, Status]], where: str) -> str:
+    """The reason's account of the GPUs hipBLASLt does not (or may not) serve."""
+    if unserved:
+        return (
+            f"hipBLASLt does not serve {', '.join(unserved)} on {where} "
+            "(not in its build targets, or not in torch's hipBLASLt list)"
+        )
+    navi33 = "; hipBLASLt's default targets never name gfx1102" if (NAVI33, "maybe") in lacking else ""
+    return (
+        f"torch routes {', '.join(maybe)} to hipBLASLt only in some builds the stack could be "
+        f"(none for ROCm before 6.3{navi33})"
+    )
+
+
+def _link(release: str | None, lacking: list[tuple[str, Status]]) -> str:
+    """The tabled release's targets; hipBLASLt's own lists for GPUs none (or no default) names; else torch's."""
+    if release in TARGETS:
+        return TARGETS[release][1]
+    if lacking and all(arch not in EVER or (arch, status) == (NAVI33, "maybe") for arch, status in lacking):
+        return SOURCE_NEVER
+    return SOURCE_LATE if release else SOURCE_TORCH
+
+
 def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
     """(name for the reason, processor whose kernels the runtime loads) of each AMD GPU."""
     return [(gpu.shown, rocm_targets.base(gpu.effective)) for gpu in gpus]
@@ -169,7 +226,8 @@ def _where(release: str | None, loaded: Version | None, unserved: list[str], tor
 
 def _everywhere(arch: str, torch: Version | None) -> bool:
     """``arch`` is refused on every ROCm release: no list names it, or the torch predates its entry."""
-    return arch not in EVER or (arch in LATE and _since(torch, LATE_FROM, "unserved") == "unserved")
+    late = arch in LATE or arch == NAVI33
+    return arch not in EVER or (late and _since(torch, LATE_FROM, "unserved") == "unserved")
 
 
 def _status(arch: str, release: str | None, torch: Version | None, loaded: Version | None = None) -> Status:
@@ -186,6 +244,8 @@ def _status(arch: str, release: str | None, torch: Version | None, loaded: Versi
         return "served" if arch in GATE else _since(torch, GATE_63_FROM, "maybe")
     if arch in LATE:  # a release after the table: torch's list decides
         return _strix(_since(torch, LATE_FROM, "unserved"), loaded)
+    if arch == NAVI33:  # torch 2.10+ routes it; hipBLASLt's default builds never name it
+        return "unserved" if _since(torch, LATE_FROM, "unserved") == "unserved" else "maybe"
     if arch == "gfx950" and Version(release) < GFX950_FROM:
         return "unserved"  # ROCm 6.4: torch's lists name gfx950 only for ROCM_VERSION >= 60500
     return "served"
