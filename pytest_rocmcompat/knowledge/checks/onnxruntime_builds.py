@@ -20,6 +20,19 @@ Four findings, each predicting only its own failures (``signature_only``):
   makes the runtime see it): the ROCm provider's own kernels have no code for it, so they fail to
   launch. Certain for a release the table lists; a risk (``uncertain``) for another build of a listed
   release (``1.22.2`` without its ``.postN``), when some of that release's wheels lack the GPU.
+
+Two risks of a ROCm stack (``uncertain`` and ``conditional``: only code that asks for the provider, or
+runs on that GPU, meets them; a pass stands):
+
+- **its one onnxruntime distribution has no ROCm execution provider**
+  (:data:`onnxruntime_builds_data.NO_ROCM_PROVIDER`): ``onnxruntime-migraphx`` (MIGraphX only; ONNX
+  Runtime removed the ROCm provider in 1.23), PyPI's ``onnxruntime-rocm`` 1.22.1 (a MIGraphX build),
+  ``onnxruntime`` (PyPI's is the CPU build, so neither AMD provider): asking for the missing provider
+  warns "... is not in available provider names" and the session runs on the CPU. ``onnxruntime-rocm``
+  1.23 or later and ``onnxruntime-gpu`` there are ``built-for-other-vendor``'s;
+- **no onnxruntime-rocm release named, and a GPU outside every PyPI wheel's gfx targets**: the stack
+  lists no onnxruntime distribution (or onnxruntime-rocm without a version), so if the tests' onnxruntime
+  is one of PyPI's onnxruntime-rocm wheels its ROCm provider's kernels cannot launch on the GPU.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ import re
 
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks import gpu_vendor_builds_data as vendor
 from pytest_rocmcompat.knowledge.checks import onnxruntime_builds_data as data
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -67,14 +81,26 @@ ROCM_PREDICTS = (
 # (its text in hipamd/src/hip_code_object.cpp; onnxruntime built for ROCm on a gfx900:
 # https://github.com/microsoft/onnxruntime/issues/12662, quoted in tests/knowledge/test_onnxruntime_rocm_more.py).
 ARCH_PREDICTS = r"hipErrorNoBinaryForGpu: Unable to find code object for all current devices"
-PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}|{ARCH_PREDICTS}"
+
+
+# What code asking for an execution provider its build lacks meets: onnxruntime_inference_collection.py's
+# warning from 1.8 on ("Specified provider '{}' is not in available provider names.Available providers:
+# '{}'"; the session then runs on the CPU) and 1.7's ValueError ("Specified provider '{}' is unavailable.
+# Available providers: '{}'"), read in the PyPI wheels of 1.7.0 to 1.32.0.
+def _provider_missing(provider: str) -> str:
+    return rf"Specified provider ['‘’]{provider}['‘’] is (?:not in available provider names|unavailable)"
+
+
+NO_ROCM_EP_PREDICTS = _provider_missing("ROCMExecutionProvider")
+NO_AMD_EP_PREDICTS = _provider_missing("(?:ROCM|MIGraphX)ExecutionProvider")
+PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}|{ARCH_PREDICTS}|{NO_AMD_EP_PREDICTS}"
 
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
 
 
 def check(env: Environment) -> list[Finding]:
-    found = [f for f in (_two_builds(env), _cuda_mismatch(env), _rocm_mismatch(env), _rocm_arch(env)) if f is not None]
-    return found
+    checks = (_two_builds, _cuda_mismatch, _rocm_mismatch, _rocm_arch, _no_rocm_provider, _unnamed_rocm_arch)
+    return [f for f in (c(env) for c in checks) if f is not None]
 
 
 def _two_builds(env: Environment) -> Finding | None:
@@ -170,6 +196,60 @@ def _rocm_arch(env: Environment) -> Finding | None:
         predicts=ARCH_PREDICTS,
         signature_only=True,
         uncertain=not certain,
+    )
+
+
+def _no_rocm_provider(env: Environment) -> Finding | None:
+    """A risk: a ROCm stack's one onnxruntime distribution is a build without the ROCm execution provider."""
+    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    if len(dists) != 1 or not _on_rocm(env):  # several: _two_builds
+        return None
+    dist = dists[0]
+    version = coerce_version(env.libraries[dist])
+    row = next((r for r in data.NO_ROCM_PROVIDER if version is not None and r.covers(dist, version)), None)
+    if row is None:
+        return None
+    missing = "ROCMExecutionProvider" if row.migraphx else "ROCMExecutionProvider or MIGraphXExecutionProvider"
+    return Finding(
+        check=ID,
+        reason=f"{dist} {env.libraries[dist]} ({row.holds}) has no {missing} on this ROCm stack: code asking "
+        "for it gets a warning and runs on the CPU",
+        fix=("" if row.migraphx else "install onnxruntime-migraphx instead and ")
+        + f"ask for MIGraphXExecutionProvider (ONNX Runtime removed the ROCm provider in {vendor.ORT_ROCM_EP_REMOVED}), "
+        "or install onnxruntime-rocm 1.22.2.postN alone for ROCMExecutionProvider",
+        link=row.source,
+        uses=tuple(dict.fromkeys(("onnxruntime", dist))),
+        predicts=NO_ROCM_EP_PREDICTS if row.migraphx else NO_AMD_EP_PREDICTS,
+        signature_only=True,
+        conditional=True,
+        uncertain=True,  # only code asking for the missing provider meets it: a pass stands
+    )
+
+
+def _unnamed_rocm_arch(env: Environment) -> Finding | None:
+    """A risk: no onnxruntime build named, and no PyPI onnxruntime-rocm wheel has ROCm provider kernels for the GPU."""
+    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    unversioned = dists == ["onnxruntime-rocm"] and coerce_version(env.libraries["onnxruntime-rocm"]) is None
+    if (dists and not unversioned) or not _on_rocm(env):
+        return None
+    wheels = list(data.ROCM_WHEELS.values())
+    missing = [g for g in rocm_targets.amd_gpus(env) if not any(_serves(w, g) for w in wheels)]
+    if not missing:
+        return None
+    targets = sorted({t for w in wheels for t in w.targets}, key=lambda t: (len(t), t))
+    return Finding(
+        check=ID,
+        reason=f"the stack names no onnxruntime-rocm release: none of its PyPI wheels ({', '.join(data.ROCM_WHEELS)}) "
+        f"has ROCm execution provider kernels for {', '.join(g.shown for g in missing)} (built for "
+        f"{' '.join(targets)}), so if the tests' onnxruntime is one of them they cannot launch on it",
+        fix="name the onnxruntime build (lib.onnxruntime-rocm=VERSION) to settle it; use MIGraphXExecutionProvider "
+        "(onnxruntime-migraphx), or build onnxruntime 1.22 with --use_rocm and this GPU in CMAKE_HIP_ARCHITECTURES",
+        link=wheels[-1].source,
+        uses=("onnxruntime", "onnxruntime-rocm"),
+        predicts=ARCH_PREDICTS,
+        signature_only=True,
+        conditional=True,
+        uncertain=True,  # the installed build may be AMD's, a source build, or MIGraphX's
     )
 
 

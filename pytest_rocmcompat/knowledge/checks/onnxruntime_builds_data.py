@@ -29,6 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
 # ---- several onnxruntime distributions in one environment -------------------------------------
 # "There are two Python packages for ONNX Runtime. Only one of these packages should be installed at
 # a time in any one environment. The GPU package encompasses most of the CPU functionality."
@@ -136,3 +139,58 @@ ROCM_WHEELS: dict[str, RocmWheel] = {
         "7.2.4", "libamdhip64.so.7", "https://pypi.org/project/onnxruntime-rocm/1.22.2.post3/#files", _POST2_TARGETS
     ),
 }
+
+
+# ---- onnxruntime builds a ROCm stack may hold that have no ROCm execution provider ---------------
+# ``kProvidersInPriorityOrder`` (onnxruntime/core/providers/get_execution_providers.cc) is compiled into
+# libonnxruntime with each provider's availability; read from the PyPI wheels (and, where the wheel
+# loads here, ``onnxruntime.get_available_providers()``): onnxruntime 1.22.0 ['AzureExecutionProvider',
+# 'CPUExecutionProvider']; onnxruntime-migraphx 1.23.0 ['MIGraphXExecutionProvider', 'CPUExecutionProvider'];
+# onnxruntime-rocm 1.22.1 (cp310, manylinux_2_38) MIGraphX and CPU available, ROCM not, and its
+# build_and_package_info.py says package_name = 'onnxruntime-migraphx'; onnxruntime-rocm 1.22.2.post3
+# ['ROCMExecutionProvider', 'CPUExecutionProvider']. Every onnxruntime-migraphx wheel (1.23.0 to 1.27.1)
+# ships libonnxruntime_providers_migraphx.so and no libonnxruntime_providers_rocm.so, and from 1.23 no build
+# of any name has the ROCm provider ("ROCM EP was removed from the source tree", v1.23.0 release notes;
+# gpu_vendor_builds_data.ORT_ROCM_EP_SOURCE). onnxruntime-rocm 1.23 or later is built-for-other-vendor's,
+# onnxruntime-gpu on ROCm too.
+@dataclass(frozen=True)
+class NoRocmProvider:
+    """A distribution (its releases in ``versions``) whose build has no ``ROCMExecutionProvider``."""
+
+    dist: str
+    versions: str  # a PEP 440 specifier; "" for every release
+    holds: str  # what it is and the execution providers it has (``get_available_providers()``)
+    migraphx: bool  # it has MIGraphXExecutionProvider (only the ROCm provider is missing)
+    source: str
+
+    def covers(self, dist: str, version: Version) -> bool:
+        return dist == self.dist and SpecifierSet(self.versions).contains(version.public, prereleases=True)
+
+
+NO_ROCM_PROVIDER: tuple[NoRocmProvider, ...] = (
+    NoRocmProvider(
+        "onnxruntime-migraphx",
+        "",
+        "onnxruntime's MIGraphX build: MIGraphXExecutionProvider, CPUExecutionProvider",
+        True,
+        "https://pypi.org/project/onnxruntime-migraphx/#files",
+    ),
+    # another build of 1.22.1 (AMD's repo.radeon.com wheels hold "the MIGraphX and ROCm Execution Providers",
+    # https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/install-onnx.html) may have it
+    NoRocmProvider(
+        "onnxruntime-rocm",
+        "==1.22.1",
+        "PyPI's wheel is a MIGraphX build: MIGraphXExecutionProvider, CPUExecutionProvider",
+        True,
+        "https://pypi.org/project/onnxruntime-rocm/1.22.1/#files",
+    ),
+    # PyPI's is the CPU build; a source build keeps the name unless built --use_rocm (onnxruntime-rocm) or,
+    # in later setup.py, --use_migraphx (onnxruntime-migraphx)
+    NoRocmProvider(
+        "onnxruntime",
+        "",
+        "PyPI's wheel is the CPU build: AzureExecutionProvider, CPUExecutionProvider",
+        False,
+        ONE_PACKAGE_SOURCE,
+    ),
+)
