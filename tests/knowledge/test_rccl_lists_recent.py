@@ -98,12 +98,9 @@ def test_the_rccl_releases_map_to_tabled_series_in_order() -> None:
 
 # (message as the source prints it, source): RCCL or HIP source text for a GPU the library has no code for
 FROM_SOURCE: list[tuple[str, str]] = [
-    # WARN("Failed to get kernel attributes") in ncclInitKernelsForDevice, printed after debug.cc's
-    # "<host>:<pid>:<tid> [<dev>] <file>:<line> NCCL WARN " prefix
-    (
-        "NCCL WARN Failed to get kernel attributes",
-        "https://github.com/ROCm/rccl/blob/0cbce2a7571c907554199fad7e905f16ec0a565c/src/enqueue.cc",
-    ),
+    # WARN("Failed to get kernel attributes") in ncclInitKernelsForDevice (RCCL 2.20.5-2.21.5), printed after
+    # debug.cc's "<host>:<pid>:<tid> [<dev>] <file>:<line> NCCL WARN " prefix
+    ("NCCL WARN Failed to get kernel attributes", "https://github.com/ROCm/rccl/blob/rocm-6.2.0/src/enqueue.cc"),
     # checks.h's WARN("Cuda failure '%s'", ...) with HIP's text for hipErrorNoBinaryForGpu
     # (https://github.com/ROCm/clr/blob/0bf2a9834c56f4f1bb3641f5558045225b2c95bf/hipamd/src/hip_error.cpp)
     (

@@ -72,10 +72,11 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
 # of src/include/debug.h in later RCCL), with HIP's hipGetErrorString text for
 # hipErrorInvalidDeviceFunction or hipErrorNoBinaryForGpu (clr hipamd/src/hip_error.cpp); the HIP runtime
 # finding no code object for the GPU in a fat binary it loads (ROCm/rccl#289); RCCL's warning when HIP
-# cannot read its kernels' attributes at communicator set-up (src/enqueue.cc, from RCCL 2.20.5: on a
-# GPU the library has no code for, the kernels have none); RCCL's own refusal of a collective it has no
-# kernel for on the GPU (src/rccl_wrap.cc, ROCm/rocm-systems#7184). Not "unhandled cuda error" alone, nor
-# any other "Cuda failure" (invalid argument, unknown error): those are other RCCL faults.
+# cannot read its kernels' attributes at communicator set-up, as on a GPU the library has no code for
+# (src/enqueue.cc of RCCL 2.20.5-2.21.5, ROCm 6.2-6.3; later RCCL ignores that failure silently); RCCL's
+# own refusal of a collective it has no kernel for on the GPU (src/rccl_wrap.cc, ROCm/rocm-systems#7184).
+# Not "unhandled cuda error" alone, nor any other "Cuda failure" (invalid argument, unknown error): those
+# are other RCCL faults.
 PREDICTS = (
     r"(?:Cuda|HIP) failure:? '(?:invalid device function|hipErrorInvalidDeviceFunction"
     r"|no kernel image is available for execution on the device)'"
