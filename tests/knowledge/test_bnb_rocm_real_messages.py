@@ -223,6 +223,14 @@ def test_an_unnamed_bitsandbytes_on_rocm_5_is_a_risk(stack: tuple[str, ...]) -> 
     assert "rocm5.7_internal_testing" in (bitsandbytes_rocm.__doc__ or "")
 
 
+def test_the_rocm_5_risk_claims_only_bitsandbytes_own_texts() -> None:
+    rule = _unnamed_rule("platform=rocm", "rocm=5.7")
+    assert rule.at_risk
+    assert rule.signature_matches(NO_LIBRARY_TEXTS[6][0])  # bitsandbytes' kernel check, a fork on another GPU
+    assert rule.signature_matches(PREDICTS_ONLY_TEXTS[0][0])  # a fork's int8-less library
+    assert not rule.signature_matches("RuntimeError: HIP error: invalid device function")  # torch's own
+
+
 def test_a_named_release_on_rocm_5_stays_a_verdict() -> None:
     (finding,) = bitsandbytes_rocm.check(
         apply_overrides(BASE, ["platform=rocm", "rocm=5.7", "lib.bitsandbytes=0.45.0"])

@@ -172,18 +172,23 @@ NO_LIBRARY = (
     r"|bitsandbytes native library functionality but it's not available|Could not load bitsandbytes native library"
     r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
     r"|libbitsandbytes_cpu\.so|Configured (?:CUDA|ROCm) binary not found|No compatible \S+ binary found at"
-    r"|bitsandbytes library load error|(?:CUDA|ROCm) SETUP ERROR: Missing dependency|"
+    r"|bitsandbytes library load error|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
+    # a bitsandbytes library the dynamic loader cannot open or link (PREDICTS had any mention of the file:
+    # 0.35-0.39's "CUDA SETUP: Loading binary .../libbitsandbytes_cuda118.so..." is printed on every import
+    # that loads one, cextension.py at 0.39.1, so a bitsandbytes test failing for another reason was claimed)
+    r"|libbitsandbytes_\w+\.so: (?:cannot open shared object file|undefined symbol)|"
     + _NO_GPU_CODE
     + "|"
     + _NO_LIBRARY_SYMBOL
 )
+# A library built without int8 matmul (``NO_CUBLASLT``: the bitsandbytes-rocm forks' HIP builds, broncotc's
+# Makefile always, ROCm/bitsandbytes rocm5.7_internal_testing's nohipblaslt library) stops LLM.int8() with
+# csrc/ops.cu's / ops.hip's banner (fifteenth round).
+NO_INT8 = r"ERROR: Your GPU does not support Int8 Matmul!"
 # Everything the check predicts: NO_LIBRARY, a library for another release or missing its dependencies,
 # and a library without code for the GPU (HIP's missing-kernel errors).
 PREDICTS = NO_LIBRARY + (
-    # a library the dynamic loader cannot open or link; fifteenth round: no longer any mention of the file
-    # (0.35-0.39's "CUDA SETUP: Loading binary .../libbitsandbytes_cuda118.so..." is printed on every import
-    # that loads one, so a bitsandbytes test failing for another reason was claimed)
-    r"|libbitsandbytes_\w+\.so: (?:cannot open shared object file|undefined symbol)|cadam32bit_grad_fp32"
+    r"|cadam32bit_grad_fp32"
     r"|hipErrorNoBinaryForGpu|(?i:invalid device function)"
     # seventh round: HIP's text for hipErrorNoBinaryForGpu, which its kernels' error check prints
     # (csrc/compat.cuh "Error %s at line"); the loader's missing-dependency report is in NO_LIBRARY
@@ -192,10 +197,7 @@ PREDICTS = NO_LIBRARY + (
     # those tags); 0.50's "No compatible ... binary found at" is in NO_LIBRARY
     r"|BNB_CUDA_VERSION=\S+ detected for ROCm"
     r"|value must be digits only \(e\.g\. '124' for 12\.4\)"
-    # fifteenth round: a library built without int8 matmul (``NO_CUBLASLT``: the bitsandbytes-rocm forks'
-    # HIP builds, broncotc's Makefile always, ROCm/bitsandbytes rocm5.7_internal_testing's nohipblaslt
-    # library) stops LLM.int8() with csrc/ops.cu's / ops.hip's banner
-    r"|ERROR: Your GPU does not support Int8 Matmul!"
+    r"|" + NO_INT8
 )
 
 
@@ -375,13 +377,15 @@ def _floor(rocm: Version, uncertain: bool = False) -> _Problem:
 def _unnamed_floor(rocm: Version) -> _Problem:
     """No bitsandbytes named on ROCm before 6.1: no upstream build serves it, but ROCm's own fork of 0.42.0
     (``rocm5.7_internal_testing``: "ROCm >= 5.7") and the bitsandbytes-rocm forks (arlo-phoenix's 5.6+) were
-    built for ROCm 5, so which one is installed decides: a risk (*uncertain*), not a verdict.
+    built for ROCm 5, so which one is installed decides: a risk (*uncertain*), not a verdict. Only bitsandbytes'
+    own texts confirm it: a release without a ROCm library (NO_LIBRARY) or a fork's int8-less library (NO_INT8).
     """
     return _Problem(
         f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1; only a ROCm 5 fork's source build, "
         "e.g. ROCm/bitsandbytes rocm5.7_internal_testing, serves it)",
         SOURCE_FLOOR,
         True,
+        f"{NO_LIBRARY}|{NO_INT8}",
     )
 
 
