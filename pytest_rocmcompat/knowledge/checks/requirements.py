@@ -47,7 +47,8 @@ SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
 PREDICTS = (
     # pip before 20.3 said "but you'll have" (pytorch/pytorch#29530, pytorch/vision#2098)
     r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you(?:'ll)? have "
-    r"|undefined symbol: |'_OpNamespace' '\w+' object has no attribute|xFormers can't load C\+\+/CUDA extensions"
+    # torch.ops' missing op (torch < 2.0 named no namespace: "'_OpNamespace' object has no attribute", pytorch/vision#7146)
+    r"|undefined symbol: |'_OpNamespace' (?:'\w+' )?object has no attribute|xFormers can't load C\+\+/CUDA extensions"
     r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
@@ -279,17 +280,25 @@ OWN_MESSAGES: dict[str, str] = {
     # on a torch that registered one (intel/torch-xpu-ops#1545); the image extension, the ops' dispatch and
     # the circular import a failed extension load leaves; Windows' loader on its _C.pyd / image.pyd; and
     # torchvision 0.17's _meta_registrations (torch._custom_ops.impl_abstract) when its _C did not load, the
-    # twin of "operator torchvision::nms does not exist" (torch/_custom_op/impl.py; pytorch/vision#8289)
+    # twin of "operator torchvision::nms does not exist" (torch/_custom_op/impl.py; pytorch/vision#8289);
+    # from 0.26 (pytorch/vision#9364) io/image.py's "Couldn't load the image extension" and extension.py's
+    # opt-in "Failed to load '_C' extension: ..." (_C_stable, image_stable from 0.29); before it, torch's
+    # "No such operator image::..." for the image ops (pytorch/vision#7146, #7185); conda's dependency chain
+    # of a pinned pair ("torchvision -> pytorch[version=...]", pytorch/pytorch#80506)
     "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
-    r"|Could not find the operator torchvision::\w+"
+    r"|Could not find the operator torchvision::\w+|Couldn't load the image extension"
+    r"|Failed to load '(?:_C|image)(?:_stable)?' extension: |No such operator image::\w+"
+    r"|\btorchvision(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]"
     r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
-    # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79)
+    # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);
+    # conda's dependency chain of a pinned pair ("torchaudio==0.8.1 -> pytorch==1.8.1", pytorch/pytorch#77463)
     "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
     + _DLL.format(lib=r"[\\/]torchaudio[\\/]")
-    + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b",
+    + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b"
+    + r"|\btorchaudio(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
 }
 
