@@ -9,7 +9,10 @@ later target until gfx1151 in RCCL 2.28.3 "for ROCm 7.12", a TheRock release); G
 rccl-7.1.0/7.2.0 ebuilds, built from the rocm-7.1.0/7.2.0 tags, name the same eleven processors.
 6.4's list was not read at its tag: RCCL's development branch dropped gfx940/gfx941 in Nov 2024
 ("removing unused gfx targets (#1411)") and gfx950 came only with 7.0, so 6.4 is the 6.3 list, the
-two unused MI300 steppings kept (a GPU is claimed only where no source lists it).
+two unused MI300 steppings kept (a GPU is claimed only where no source lists it). ROCm's public
+build recipe (ROCm/ROCm ``tools/rocm-build/build_rccl.sh``, tags rocm-6.2.0-6.3.3) passes a narrower
+``AMDGPU_TARGETS`` (no gfx906; gfx1102/gfx1200/gfx1201 only from 6.3.3); whether the release packages
+follow it is not established, so the CMake default, the superset, is what is judged.
 
 No list names an RDNA2 part other than gfx1030 (gfx1031/gfx1032/...), an APU (gfx90c, gfx1035,
 gfx1103, gfx1150/1151) or RDNA1 (gfx1010): on such a GPU communicator set-up succeeds and the first
