@@ -6,8 +6,10 @@ image op raises ``Couldn't load the image extension`` (``torchvision/io/image.py
 extension: ...`` (``_C_stable`` / ``image_stable`` from 0.29). Before 0.26 the image ops of an extension that
 did not load are torch's ``No such operator image::...``, and torch < 2.0 names no namespace in
 ``'_OpNamespace' object has no attribute ...``. conda's classic solver lists a pinned pair as a dependency
-chain (``torchvision -> pytorch[version=...]``). Each message is quoted verbatim from the source file at its
-tag or from the public report beside it; other failures of the same tests must stay ``fail``.
+chain (``torchvision -> pytorch[version=...]``); TorchScript names torchvision's unregistered ops (``Unknown
+builtin op``); and torchaudio imported again after its extension failed meets a circular import (``partially
+initialized module 'torchaudio'``). Each message is quoted verbatim from the source file at its tag or from the
+public report beside it; other failures of the same tests must stay ``fail``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ VISION_29 = ("platform=cuda", "torch=2.11.0+cu128", "lib.torchvision=0.29.2")
 VISION_MAC = ("platform=cpu", "os=macOS", "torch=1.13.1", "lib.torchvision=0.15.1")
 VISION_OLD = ("platform=cuda", "torch=1.8.1", "lib.torchvision=0.10.0")
 AUDIO_OLD = ("platform=cuda", "torch=1.8.1", "lib.torchaudio=0.9.0")
+AUDIO = ("platform=cuda", "torch=2.3.1+cu121", "lib.torchaudio=2.4.0")  # torchaudio 2.4.0 declares torch==2.4.0
 TRITON = ("platform=cuda", "torch=2.1.2+cu121", "lib.triton=3.0.0")  # torch 2.1.2 declares triton==2.1.0
 
 # (message, source, stack)
@@ -75,6 +78,36 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
         "AttributeError: '_OpNamespace' object has no attribute 'decode_image'",
         "https://github.com/pytorch/vision/issues/7146",
         VISION_MAC,
+    ),
+    (  # TorchScript loading a scripted detection model whose torchvision ops are not registered (Windows, torch 1.7)
+        "RuntimeError: \nUnknown builtin op: torchvision::nms.\nCould not find any similar ops to torchvision::nms. "
+        "This op may not exist or may not be currently supported in TorchScript.",
+        "https://github.com/pytorch/pytorch/issues/48932",
+        VISION_OLD,
+    ),
+    (
+        "Unknown builtin op: torchvision::nms.\nCould not find any similar ops to torchvision::nms. This op may not "
+        "exist or may not be currently supported in TorchScript.",
+        "https://github.com/zhiqwang/yolort/issues/153",
+        VISION_OLD,
+    ),
+    # ---- torchaudio's next import after its extension failed (2.0-2.10 _check_cuda_version) ----
+    (  # the tab loaded after "PyTorch has CUDA version 12.1 whereas TorchAudio has CUDA version 11.8"
+        "Error: partially initialized module 'torchaudio' has no attribute 'lib' (most likely due to a circular import)",
+        "https://github.com/rsxdalv/TTS-WebUI/issues/433",
+        AUDIO,
+    ),
+    (  # torchaudio 2.4.0, the traceback ending in _check_cuda_version's torchaudio.lib._torchaudio.cuda_version()
+        "AttributeError: partially initialized module 'torchaudio' has no attribute 'lib' (most likely due to a "
+        "circular import)",
+        "https://github.com/RVC-Boss/GPT-SoVITS/issues/1476",
+        AUDIO,
+    ),
+    (  # the maintainer: install the torchaudio compatible with your pytorch
+        "Failed to init class <class 'ComfyUI-UniAnimate-W.tools.modules.autoencoder.AutoencoderKL'>, with partially "
+        "initialized module 'torchaudio' has no attribute 'lib' (most likely due to a circular import)",
+        "https://github.com/Isi-dev/ComfyUI-UniAnimate-W/issues/20",
+        AUDIO,
     ),
     # ---- conda's classic solver: the pinned pair as a dependency chain ----
     (
@@ -129,6 +162,11 @@ OTHERS: list[tuple[str, tuple[str, ...]]] = [
     ("ImportError: cannot import name 'helper' from 'mypkg.utils' (/src/mypkg/utils.py)", VISION_26),
     ("ModuleNotFoundError: No module named 'mypkg'", AUDIO_OLD),
     ("RuntimeError: No such operator my_ext::nms", VISION_26),
+    ("RuntimeError: Unknown builtin op: my_ext::nms.", VISION_OLD),
+    (
+        "AttributeError: partially initialized module 'mypkg' has no attribute 'lib' (most likely due to a circular import)",
+        AUDIO,
+    ),
     ("RuntimeError: Couldn't load the model weights", VISION_26),
     ("UserWarning: Failed to load 'libfoo' extension: OSError: foo", VISION_26),
     # conda chains naming the package but leading to numpy / python / cudatoolkit (JonathonLuiten/Dynamic3DGaussians#29,

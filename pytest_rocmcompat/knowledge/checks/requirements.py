@@ -283,22 +283,26 @@ OWN_MESSAGES: dict[str, str] = {
     # twin of "operator torchvision::nms does not exist" (torch/_custom_op/impl.py; pytorch/vision#8289);
     # from 0.26 (pytorch/vision#9364) io/image.py's "Couldn't load the image extension" and extension.py's
     # opt-in "Failed to load '_C' extension: ..." (_C_stable, image_stable from 0.29); before it, torch's
-    # "No such operator image::..." for the image ops (pytorch/vision#7146, #7185); conda's dependency chain
-    # of a pinned pair ("torchvision -> pytorch[version=...]", pytorch/pytorch#80506)
+    # "No such operator image::..." for the image ops (pytorch/vision#7146, #7185); TorchScript's "Unknown
+    # builtin op: torchvision::nms" for a scripted model whose ops did not load (pytorch/pytorch#48932);
+    # conda's dependency chain of a pinned pair ("torchvision -> pytorch[version=...]", pytorch/pytorch#80506)
     "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|Could not find the operator torchvision::\w+|Couldn't load the image extension"
     r"|Failed to load '(?:_C|image)(?:_stable)?' extension: |No such operator image::\w+"
+    r"|Unknown builtin op: torchvision::\w+"
     r"|\btorchvision(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]"
     r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
     # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);
+    # the circular import its failed extension load leaves for the next import (2.0-2.10 _check_cuda_version's
+    # torchaudio.lib._torchaudio: rsxdalv/TTS-WebUI#433, after "compiled with different CUDA versions");
     # conda's dependency chain of a pinned pair ("torchaudio==0.8.1 -> pytorch==1.8.1", pytorch/pytorch#77463)
     "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
     + _DLL.format(lib=r"[\\/]torchaudio[\\/]")
     + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b"
-    + r"|\btorchaudio(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]",
+    + r"|\btorchaudio(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]|partially initialized module 'torchaudio'",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
 }
 
