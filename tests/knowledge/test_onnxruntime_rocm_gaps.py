@@ -51,6 +51,25 @@ ROCM_EP_MESSAGES = [
     (ROCM_EP_MISSING_CPU, _SOURCE.format("v1.22.0")),
     (ROCM_EP_UNAVAILABLE_1_7, _SOURCE.format("v1.7.0")),
 ]
+# The MIGraphX provider library not loading, as the PyPI onnxruntime-migraphx 1.23.0 wheel prints it (its
+# session then falls back to the CPU) where ROCm 7's HIP runtime is absent (MIGraphX's C API present), and where
+# MIGraphX is absent too; the text of onnxruntime/core/session/provider_bridge_ort.cc, which it names.
+_BRIDGE = (
+    "EP Error /root/onnx_runtime/onnxruntime/onnxruntime-1.23.0/onnxruntime/core/session/provider_bridge_ort.cc:1844 "
+    "onnxruntime::Provider& onnxruntime::ProviderLibrary::Get() [ONNXRuntimeError] : 1 : FAIL : Failed to load "
+    "library libonnxruntime_providers_migraphx.so with error: {}: cannot open shared object file: No such file or "
+    "directory"
+)
+MIGRAPHX_MESSAGES = [
+    (
+        _BRIDGE.format("libamdhip64.so.7"),
+        "https://github.com/microsoft/onnxruntime/blob/v1.23.0/onnxruntime/core/session/provider_bridge_ort.cc",
+    ),
+    (
+        _BRIDGE.format("libmigraphx_c.so.3"),
+        "https://github.com/microsoft/onnxruntime/blob/v1.23.0/onnxruntime/core/session/provider_bridge_ort.cc",
+    ),
+]
 # verbatim: HIP finding no code object for the GPU (onnxruntime built for ROCm on a gfx900),
 # https://github.com/microsoft/onnxruntime/issues/12662
 NO_BINARY = (
@@ -165,6 +184,84 @@ def test_no_provider_risk_where_the_build_has_it_or_another_finding_says_it(stac
 def test_two_distributions_keep_only_the_two_builds_finding() -> None:
     (finding,) = _findings(*ROCM, "lib.onnxruntime=1.22.0", "lib.onnxruntime-migraphx=1.23.0")
     assert finding.predicts == ort.TWO_BUILDS_PREDICTS
+
+
+# ---- a PyPI MIGraphX wheel for another ROCm major -------------------------------------------------
+def test_the_migraphx_rows_hold_the_hip_runtime_they_link() -> None:
+    rows = data.MIGRAPHX_WHEELS
+    assert rows[("onnxruntime-rocm", "1.22.1")].needs == "libamdhip64.so.6"
+    migraphx = [w for (dist, _), w in rows.items() if dist == "onnxruntime-migraphx"]
+    assert len(migraphx) == 7 and {w.major for w in migraphx} == {7}
+    assert {w.needs for w in migraphx} == {"libamdhip64.so.7"} and not any(w.targets for w in rows.values())
+
+
+@pytest.mark.parametrize(
+    ("stack", "reason"),
+    [
+        (
+            ("platform=rocm", "rocm=6.4.1", "lib.onnxruntime-migraphx=1.23.0"),
+            "onnxruntime-migraphx 1.23.0 (if it is PyPI's wheel) is built against ROCm 7.0.1 (libamdhip64.so.7), but "
+            "the stack's ROCm is 6.4.1: its MIGraphX execution provider cannot load",
+        ),
+        (
+            ("torch=2.7.1+rocm6.3", "lib.onnxruntime-migraphx=1.27.1"),
+            "onnxruntime-migraphx 1.27.1 (if it is PyPI's wheel) is built against ROCm 7.2.4",
+        ),
+        (
+            ("torch=2.8.0+rocm7.0", "lib.onnxruntime-rocm=1.22.1"),
+            "onnxruntime-rocm 1.22.1 (if it is PyPI's wheel) is built against ROCm 6.4.1 (libamdhip64.so.6), but "
+            "the stack's ROCm is 7.0",
+        ),
+    ],
+)
+def test_a_migraphx_wheel_for_another_rocm_major_is_a_risk(stack: tuple[str, ...], reason: str) -> None:
+    (finding,) = [f for f in _findings(*stack) if f.predicts == ort.MIGRAPHX_PREDICTS]
+    assert finding.reason.startswith(reason)
+    assert finding.uncertain and not finding.conditional and finding.signature_only
+    assert finding.uses == ("onnxruntime", stack[-1].split("=")[0][4:])
+    assert finding.link.startswith("https://pypi.org/project/onnxruntime-")
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("platform=rocm", "rocm=7.0.2", "lib.onnxruntime-migraphx=1.23.0"),  # the same major
+        ("torch=2.9.1+rocm7.1", "lib.onnxruntime-migraphx=1.27.1"),
+        ("platform=rocm", "rocm=6.4.1", "lib.onnxruntime-rocm=1.22.1"),
+        ("platform=rocm", "rocm=6.4.1", "lib.onnxruntime-migraphx=1.23.2+rocm7.14.0"),  # AMD's labelled build
+        ("platform=rocm", "rocm=6.4.1", "lib.onnxruntime-migraphx=1.22.0"),  # not a PyPI release
+        ("platform=rocm", "lib.onnxruntime-migraphx=1.23.0"),  # no ROCm release named
+        ("platform=cuda", "rocm=6.4.1", "lib.onnxruntime-migraphx=1.23.0"),  # built-for-other-vendor's
+    ],
+)
+def test_no_migraphx_risk_on_its_own_major_or_an_untabled_build(stack: tuple[str, ...]) -> None:
+    assert [f for f in _findings(*stack) if f.predicts == ort.MIGRAPHX_PREDICTS] == []
+
+
+@pytest.mark.parametrize(("message", "source"), MIGRAPHX_MESSAGES)
+def test_the_migraphx_signature_matches_onnxruntimes_text(message: str, source: str) -> None:
+    assert source.endswith("/onnxruntime/core/session/provider_bridge_ort.cc")
+    assert compile_signature(ort.MIGRAPHX_PREDICTS).search(message) is not None
+    assert compile_signature(ort.PREDICTS).search(message) is not None
+    for other in (ort.ROCM_PREDICTS, ort.NO_AMD_EP_PREDICTS, ort.TWO_BUILDS_PREDICTS):
+        assert compile_signature(other).search(message) is None  # each finding claims its own
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        *FOREIGN,
+        # the ROCm provider (another finding's), MIGraphX's provider missing another library, and the library
+        # missing outside onnxruntime
+        "Failed to load library libonnxruntime_providers_rocm.so with error: libamdhip64.so.7: cannot open shared "
+        "object file: No such file or directory",
+        "Failed to load library libonnxruntime_providers_migraphx.so with error: libstdc++.so.6: version "
+        "`GLIBCXX_3.4.32' not found",
+        "OSError: libamdhip64.so.7: cannot open shared object file: No such file or directory",
+    ],
+)
+def test_the_migraphx_signature_does_not_claim_a_foreign_failure(message: str) -> None:
+    assert compile_signature(ort.MIGRAPHX_PREDICTS).search(message) is None
 
 
 # ---- no onnxruntime-rocm release named, on a GPU outside every PyPI wheel -----------------------
@@ -282,6 +379,7 @@ def test_on_the_cpu():
         (("platform=rocm", "arch=gfx942", "rocm=7.2.0", "lib.onnxruntime-migraphx=1.23.0"), ROCM_EP_MISSING_MIGRAPHX),
         (("platform=rocm", "arch=gfx942", "rocm=7.2.0", "lib.onnxruntime=1.22.0"), MIGRAPHX_EP_MISSING_CPU),
         (("platform=rocm", "arch=gfx1151", "rocm=7.2.0", "torch=2.10.0+rocm7.0"), NO_BINARY),
+        (("platform=rocm", "arch=gfx942", "rocm=6.4.1", "lib.onnxruntime-migraphx=1.25.0"), MIGRAPHX_MESSAGES[0][0]),
     ],
 )
 def test_a_risk_through_pytest(pytester: pytest.Pytester, stack: tuple[str, ...], predicted: str) -> None:

@@ -21,8 +21,13 @@ Four findings, each predicting only its own failures (``signature_only``):
   launch. Certain for a release the table lists; a risk (``uncertain``) for another build of a listed
   release (``1.22.2`` without its ``.postN``), when some of that release's wheels lack the GPU.
 
-Two risks of a ROCm stack (``uncertain`` and ``conditional``: only code that asks for the provider, or
-runs on that GPU, meets them; a pass stands):
+A risk (``uncertain``): **a PyPI MIGraphX wheel built for another ROCm major** than the stack's
+(:data:`onnxruntime_builds_data.MIGRAPHX_WHEELS`: ``onnxruntime-migraphx`` 1.23.0 to 1.27.1 link
+``libamdhip64.so.7``, PyPI's ``onnxruntime-rocm`` 1.22.1 ``.so.6``): its MIGraphX provider library cannot
+load (an AMD build of the same version may link the stack's ROCm, so a pass stands).
+
+Two risks of a ROCm stack that are also ``conditional`` (only code that asks for the provider, or
+runs on that GPU, meets them):
 
 - **its one onnxruntime distribution has no ROCm execution provider**
   (:data:`onnxruntime_builds_data.NO_ROCM_PROVIDER`): ``onnxruntime-migraphx`` (MIGraphX only; ONNX
@@ -81,6 +86,13 @@ ROCM_PREDICTS = (
 # (its text in hipamd/src/hip_code_object.cpp; onnxruntime built for ROCm on a gfx900:
 # https://github.com/microsoft/onnxruntime/issues/12662, quoted in tests/knowledge/test_onnxruntime_rocm_more.py).
 ARCH_PREDICTS = r"hipErrorNoBinaryForGpu: Unable to find code object for all current devices"
+# What a MIGraphX build for another ROCm major fails with: its MIGraphX provider library cannot load the HIP
+# runtime it links (or MIGraphX's C API), as the PyPI wheels print it (provider_bridge_ort.cc's text, quoted in
+# tests/knowledge/test_onnxruntime_rocm_gaps.py).
+MIGRAPHX_PREDICTS = (
+    r"Failed to load library (?:\S*/)?libonnxruntime_providers_migraphx\.so with error: "
+    r"lib(?:amdhip64|migraphx_c)\.so\.\d+: cannot open shared object file"
+)
 
 
 # What code asking for an execution provider its build lacks meets: onnxruntime_inference_collection.py's
@@ -93,13 +105,23 @@ def _provider_missing(provider: str) -> str:
 
 NO_ROCM_EP_PREDICTS = _provider_missing("ROCMExecutionProvider")
 NO_AMD_EP_PREDICTS = _provider_missing("(?:ROCM|MIGraphX)ExecutionProvider")
-PREDICTS = f"{TWO_BUILDS_PREDICTS}|{CUDA_PREDICTS}|{ROCM_PREDICTS}|{ARCH_PREDICTS}|{NO_AMD_EP_PREDICTS}"
+PREDICTS = "|".join(
+    (TWO_BUILDS_PREDICTS, CUDA_PREDICTS, ROCM_PREDICTS, ARCH_PREDICTS, MIGRAPHX_PREDICTS, NO_AMD_EP_PREDICTS)
+)
 
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
 
 
 def check(env: Environment) -> list[Finding]:
-    checks = (_two_builds, _cuda_mismatch, _rocm_mismatch, _rocm_arch, _no_rocm_provider, _unnamed_rocm_arch)
+    checks = (
+        _two_builds,
+        _cuda_mismatch,
+        _rocm_mismatch,
+        _rocm_arch,
+        _migraphx_mismatch,
+        _no_rocm_provider,
+        _unnamed_rocm_arch,
+    )
     return [f for f in (c(env) for c in checks) if f is not None]
 
 
@@ -155,22 +177,46 @@ def _rocm_mismatch(env: Environment) -> Finding | None:
     """A PyPI onnxruntime-rocm wheel linking another ROCm major than the stack's (system or torch's) ROCm."""
     version = env.libraries.get("onnxruntime-rocm")
     wheel = data.ROCM_WHEELS.get(version or "")
-    if wheel is None or not _on_rocm(env):
-        return None
-    releases = [v for v in (coerce_version(env.rocm), env.torch_rocm) if v is not None]
-    if not releases or wheel.major in {v.major for v in releases}:
+    releases = _other_major(env, wheel)
+    if wheel is None or not releases:
         return None
     return Finding(
         check=ID,
         reason=f"onnxruntime-rocm {version} (its PyPI wheel) is built against ROCm {wheel.rocm} "
-        f"({wheel.needs}), but the stack's ROCm is {'/'.join(dict.fromkeys(str(v) for v in releases))}: "
-        "its ROCm execution provider cannot load",
+        f"({wheel.needs}), but the stack's ROCm is {releases}: its ROCm execution provider cannot load",
         fix=f"install the onnxruntime-rocm wheel AMD publishes for the stack's ROCm release, or ROCm {wheel.major}",
         link=wheel.source,
         uses=("onnxruntime", "onnxruntime-rocm"),
         predicts=ROCM_PREDICTS,
         signature_only=True,
     )
+
+
+def _migraphx_mismatch(env: Environment) -> Finding | None:
+    """A risk: a PyPI wheel's MIGraphX provider links another ROCm major than the stack's."""
+    for (dist, version), wheel in data.MIGRAPHX_WHEELS.items():
+        releases = _other_major(env, wheel) if env.libraries.get(dist) == version else ""
+        if releases:
+            return Finding(
+                check=ID,
+                reason=f"{dist} {version} (if it is PyPI's wheel) is built against ROCm {wheel.rocm} "
+                f"({wheel.needs}), but the stack's ROCm is {releases}: its MIGraphX execution provider cannot load",
+                fix=f"install the {dist} build AMD publishes for the stack's ROCm release, or ROCm {wheel.major}",
+                link=wheel.source,
+                uses=("onnxruntime", dist),
+                predicts=MIGRAPHX_PREDICTS,
+                signature_only=True,
+                uncertain=True,  # an unlabelled AMD build of this version may link the stack's ROCm
+            )
+    return None
+
+
+def _other_major(env: Environment, wheel: data.RocmWheel | None) -> str:
+    """The stack's ROCm releases (system, torch's) when none is ``wheel``'s major; "" otherwise or off ROCm."""
+    releases = [v for v in (coerce_version(env.rocm), env.torch_rocm) if v is not None]
+    if wheel is None or not releases or not _on_rocm(env) or wheel.major in {v.major for v in releases}:
+        return ""
+    return "/".join(dict.fromkeys(str(v) for v in releases))
 
 
 def _rocm_arch(env: Environment) -> Finding | None:

@@ -13,16 +13,12 @@ Left out on purpose, with the reason:
   install page: https://rocm.docs.amd.com/projects/radeon/en/latest/docs/install/install-onnx.html)
   against the system ROCm: which ROCm such a wheel was built for was not verified from its version,
   so only the three PyPI ``onnxruntime-rocm`` releases of :data:`ROCM_WHEELS` are judged.
-- the PyPI ``onnxruntime-rocm`` 1.22.1 wheel (cp310 only) holds no ROCm provider, only
-  ``libonnxruntime_providers_migraphx.so`` (NEEDED ``libmigraphx_c.so.3``, ``libamdhip64.so.6``;
-  RUNPATH ``/opt/rocm-6.4.1/lib``), and every PyPI ``onnxruntime-migraphx`` wheel (1.23.0 to 1.27.1)
-  links ``libamdhip64.so.7`` (RUNPATH ``/opt/rocm-7.0.1`` for 1.23.0, ``7.1.1`` for 1.23.2/1.24.2,
-  ``7.2.2`` for 1.24.4/1.25.0, ``7.2.4`` for 1.27.0/1.27.1; read with readelf from the cp311 wheels,
-  https://pypi.org/project/onnxruntime-migraphx/#history): on the other ROCm major their MIGraphX
-  provider cannot load, but no public report quotes that failure's message, so no finding predicts
-  it. Every ``migraphx_*`` C API symbol those providers import is in ``migraphx.h`` of ROCm/AMDMIGraphX
-  from tag ``rocm-7.0.0`` on (``migraphx_shapes_size``, which 1.24.2+ import, since ``rocm-6.4.0``;
-  ``migraphx_quantize_bf16`` since ``rocm-7.0.0``), so no MIGraphX release within ROCm 7 is refused.
+- ``onnxruntime-migraphx`` builds other than PyPI's (AMD labels its own, ``1.23.2+rocm7.14.0``): their
+  ROCm release is not read, so only the PyPI versions of :data:`MIGRAPHX_WHEELS` are judged, and as a
+  risk (an unlabelled AMD build of the same version may link another ROCm). Every ``migraphx_*`` C API
+  symbol those providers import is in ``migraphx.h`` of ROCm/AMDMIGraphX from tag ``rocm-7.0.0`` on
+  (``migraphx_shapes_size``, which 1.24.2+ import, since ``rocm-6.4.0``; ``migraphx_quantize_bf16`` since
+  ``rocm-7.0.0``), so no MIGraphX release within ROCm 7 is refused.
 """
 
 from __future__ import annotations
@@ -194,3 +190,28 @@ NO_ROCM_PROVIDER: tuple[NoRocmProvider, ...] = (
         ONE_PACKAGE_SOURCE,
     ),
 )
+
+
+# ---- the MIGraphX provider of PyPI's onnxruntime-migraphx (and onnxruntime-rocm 1.22.1) wheels -----
+# Read with readelf from onnxruntime/capi/libonnxruntime_providers_migraphx.so of the cp311 wheels (1.22.1:
+# cp310): NEEDED libmigraphx_c.so.3 and libamdhip64.so.7 (1.22.1: libamdhip64.so.6), RUNPATH
+# /opt/rocm-X.Y.Z/lib:/opt/rocm-X.Y.Z/lib/migraphx/lib:/opt/rocm/lib. ``targets`` is empty: MIGraphX
+# compiles its kernels for the GPU at run time.
+_MIGRAPHX_PYPI = "https://pypi.org/project/onnxruntime-migraphx/{}/#files"
+MIGRAPHX_WHEELS: dict[tuple[str, str], RocmWheel] = {
+    ("onnxruntime-rocm", "1.22.1"): RocmWheel(
+        "6.4.1", "libamdhip64.so.6", "https://pypi.org/project/onnxruntime-rocm/1.22.1/#files"
+    ),
+    **{
+        ("onnxruntime-migraphx", version): RocmWheel(rocm, "libamdhip64.so.7", _MIGRAPHX_PYPI.format(version))
+        for version, rocm in (
+            ("1.23.0", "7.0.1"),
+            ("1.23.2", "7.1.1"),
+            ("1.24.2", "7.1.1"),
+            ("1.24.4", "7.2.2"),
+            ("1.25.0", "7.2.2"),
+            ("1.27.0", "7.2.4"),
+            ("1.27.1", "7.2.4"),
+        )
+    },
+}
