@@ -37,7 +37,7 @@ TRITON = ("platform=cuda", "torch=2.1.2+cu121", "lib.triton=3.0.0")  # torch 2.1
 
 # (message, source, stack)
 CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
-    # ---- torchvision's own texts, read at the tag (the same files are in the PyPI wheels) ----
+    # ---- torchvision's own texts, read in the release's PyPI wheel and cited at its tag ----
     (  # io/image.py _assert_has_image_ops, raised by the first image op when image.so did not load
         "RuntimeError: Couldn't load the image extension. If you built torchvision from source, make sure libjpeg "
         "and libpng were found. Set TORCHVISION_WARN_WHEN_EXTENSION_LOADING_FAILS=1 and retry to get more details.",
