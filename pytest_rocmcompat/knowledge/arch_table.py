@@ -373,9 +373,9 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
     # (.github/workflows/wheels_build.yml, the same line at v0.0.28 through v0.0.35):
     # https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/workflows/wheels_build.yml#L34
     # Earlier releases had no ROCm wheel; a source build targets the local GPU (setup.py HIP_ARCHITECTURES,
-    # default "native"), and fails to compile for RDNA: gfx1030 (xformers#978, '__builtin_amdgcn_mfma_...' needs
-    # target feature mai-insts) and gfx1100 (AMD: "points to `gfx1100` not being supported for xformers at the
-    # moment", https://github.com/ROCm/xformers/issues/71). Builds AMD ships for other archs (gfx950) are not
+    # default "native"), and fails to compile for RDNA: gfx1030 ('__builtin_amdgcn_mfma_...' needs target
+    # feature mai-insts: facebookresearch/xformers#1026), gfx1036 (ROCm/xformers#12) and gfx1100 (AMD: "points
+    # to `gfx1100` not being supported for xformers at the moment", https://github.com/ROCm/xformers/issues/71). Builds AMD ships for other archs (gfx950) are not
     # pinned: a listed xformers on gfx950 is judged by the wheels' list. ROCm apex has no arch list of its own
     # (setup.py cross-compiles "for the same gfx targets used by default in ROCm PyTorch"): no row.
     LibArch(

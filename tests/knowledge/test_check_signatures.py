@@ -302,9 +302,10 @@ VERBATIM: list[tuple[str, str, str]] = [
     ),
     (
         "fp8-format-arch",
-        "error: 'hal.interface.binding.subspan' op F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942 "
-        "(MI-300) chipsets; try F8E5M2 or F8E4M3FN instead",
-        "https://github.com/nod-ai/amd-shark-ai/issues/1604",
+        # IREE's validateDataTypes, as MLIR's emitOpError prints it ("'<op>' op <message>")
+        "error: 'arith.truncf' op F8E5M2FNUZ and F8E4M3FNUZ types are not supported on non-gfx942 "
+        "(MI-300) chipsets; try F8E5M2 or F8E4M3FN instead.",
+        "https://github.com/iree-org/iree/blob/main/compiler/src/iree/compiler/Codegen/LLVMGPU/ConvertToROCDL.cpp",
     ),
     # fp8-format-arch: torch._scaled_mm's arch gate and FNUZ/OCP operand checks on ROCm, AITER's and
     # flash-attn's fp8 refusals
@@ -411,12 +412,6 @@ VERBATIM: list[tuple[str, str, str]] = [
         "hsa api call failure at line 900, file: /home/jenkins/jenkins-root/workspace/compute-rocm-rel-1.8/rocminfo/"
         "rocminfo.cc. Call returned 4104",
         "https://github.com/ROCm/legacy-rocm-build/issues/415",
-    ),
-    (
-        "rocm-driver-unsupported",
-        "hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
-        "    Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.",
-        "https://github.com/ROCm/legacy-rocm-build/issues/1070",
     ),
     (
         "rocm-driver-unsupported",
@@ -675,7 +670,7 @@ VERBATIM: list[tuple[str, str, str]] = [
     (
         "hipblaslt-arch-unsupported",
         "RuntimeError: Attempting to use hipBLASLt on a unsupported architecture!",
-        "https://github.com/pytorch/pytorch/issues/138067",
+        "https://github.com/pytorch/pytorch/blob/v2.5.0/aten/src/ATen/native/cuda/Blas.cpp",
     ),
     # no-wheel-for-python: pip building a release from its sdist on a Python it has no wheel for
     (

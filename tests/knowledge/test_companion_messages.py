@@ -70,12 +70,6 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
         "https://github.com/ROCm/pytorch/pull/1251",
         ROCM_UPSTREAM,
     ),
-    (  # ROCm 6.0/6.1 with PyPI's triton: fixed by uninstalling it beside the one torch pulls
-        "RuntimeError: Internal Triton PTX codegen error: \nptxas fatal   : Value 'sm_110' is not defined for option "
-        "'gpu-name'",
-        "https://github.com/ROCm/legacy-rocm-build/issues/3060",
-        ROCM_UPSTREAM,
-    ),
     (  # the Triton pair's own messages reach the ROCm finding too
         "torch._inductor.exc.InductorError: AttributeError: 'KernelMetadata' object has no attribute 'cluster_dims'",
         "https://github.com/ROCm/pytorch/pull/2838",

@@ -134,13 +134,7 @@ VERBATIM = [
         "https://github.com/pytorch/pytorch/issues/102082",
     ),
     # torch 2.0 beside DeepSpeed < 0.8.2 (UPPER_BOUNDS)
-    ("[BUG] No module named 'torch._six'", "https://github.com/deepspeedai/DeepSpeed/issues/2845"),
     ("ModuleNotFoundError: No module named 'torch._six'", "https://github.com/rmihaylov/falcontune/issues/21"),
-    ("ModuleNotFoundError: No module named 'torch._six'", "https://github.com/QwenLM/Qwen/issues/624"),
-    (
-        "[Pytorch 2.0] Cannot load `BERT` model `No module named 'torch._six'`",
-        "https://github.com/huggingface/transformers/issues/22197",
-    ),
     # the rows RUNTIME_MINIMUMS already held: 0.15.3, 0.17.5, 0.18.7/0.18.8 and torch 2.12's headers
     ("module 'torch.compiler' has no attribute 'is_compiling'", "https://github.com/deepspeedai/DeepSpeed/issues/6656"),
     (

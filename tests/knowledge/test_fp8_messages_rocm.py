@@ -88,10 +88,10 @@ REPORTED: list[tuple[str, str]] = [
         "architecture. The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')\"),",
         "https://github.com/vllm-project/vllm/issues/17764",
     ),
-    (  # IREE compiling FNUZ fp8 for gfx950
-        "<unknown>:0: error: 'hal.interface.binding.subspan' op F8E5M2FNUZ and F8E4M3FNUZ types are not supported "
-        "on non-gfx942 (MI-300) chipsets; try F8E5M2 or F8E4M3FN instead",
-        "https://github.com/nod-ai/amd-shark-ai/issues/1604",
+    (  # IREE compiling FNUZ fp8 for gfx950 (validateDataTypes; MLIR's emitOpError form)
+        "<unknown>:0: error: 'arith.extf' op F8E5M2FNUZ and F8E4M3FNUZ types are not supported "
+        "on non-gfx942 (MI-300) chipsets; try F8E5M2 or F8E4M3FN instead.",
+        "https://github.com/iree-org/iree/blob/main/compiler/src/iree/compiler/Codegen/LLVMGPU/ConvertToROCDL.cpp",
     ),
 ]
 

@@ -21,14 +21,6 @@ WHEELS = "https://github.com/facebookresearch/xformers/blob/v0.0.35/.github/work
 REPORTS: list[tuple[str, str, str, str]] = [
     (
         "xformers",
-        "gfx1030",
-        "/home/hina/xformers/third_party/composable_kernel_tiled/include/ck/tile_program/warp_tile/"
-        "warp_gemm_attribute_mfma_impl_hip.hpp:116:17: error: '__builtin_amdgcn_mfma_f32_32x32x8bf16_1k' "
-        "needs target feature mai-insts",
-        "https://github.com/facebookresearch/xformers/pull/978",
-    ),
-    (
-        "xformers",
         "gfx1036",
         "/home/xformers/third_party/composable_kernel_tiled/include/ck/utility/amd_buffer_addressing.hpp:33:48: "
         "error: use of undeclared identifier 'CK_BUFFER_RESOURCE_3RD_DWORD'",

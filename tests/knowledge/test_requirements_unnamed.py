@@ -240,7 +240,7 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "deepspeed",
         "0.18.3",
         "Dynamo is not supported on Python 3.13+",
-        "https://github.com/pytorch/pytorch/issues/144048",
+        "https://github.com/pytorch/pytorch/blob/v2.5.1/torch/__init__.py",  # torch.compile's own check
     ),
     # API removals between packages that declare each other unbounded (more in test_api_removal_rows.py)
     (  # as Python formats the failed import at transformers v4.50.0 modeling_utils.py#L40 (torch < 2.0)

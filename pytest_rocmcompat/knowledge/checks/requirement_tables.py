@@ -156,7 +156,7 @@ _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 #   ``_dynamo/eval_frame.py``): 2.0 on Python >= 3.11 ("Python 3.11+ not yet supported for
 #   torch.compile"; 3.11 from 2.1, pytorch/pytorch#104918), 2.1 to 2.3 on >= 3.12 ("Dynamo is not
 #   supported on Python 3.12+"; the 0.18.6 row's message, #7875), 2.4 and 2.5 on >= 3.13 (3.13 from
-#   2.6, pytorch/pytorch#144048). Run here: 0.18.5 on torch 2.0.1/Python 3.11 and 2.3.0/3.12, 0.18.9
+#   2.6, https://github.com/pytorch/pytorch/releases/tag/v2.6.0). Run here: 0.18.5 on torch 2.0.1/Python 3.11 and 2.3.0/3.12, 0.18.9
 #   and 0.19.5 on torch 2.5.1/Python 3.13 fail at import; 0.18.2 imports on each.
 # - A scan of every peft release's module-level imports executed by ``import peft`` (against the
 #   transformers and accelerate wheels of each minor's .0 release, boundaries read by hand in the

@@ -328,9 +328,8 @@ def _uses(dist: str, target: str, env: Environment) -> tuple[str, ...]:
 # module: the one installed last is what Inductor imports
 ROCM_TRITON_WHEEL = "https://github.com/pytorch/pytorch/blob/950fabb0eb624b7d81579100f380acc993efb861/.github/scripts/build_triton_wheel.py"
 # PyPI's CUDA-only Triton in a ROCm torch's place: Inductor builds its launcher against libcuda (ROCm/pytorch#1251,
-# a maintainer's fix: "OpenAI's triton being installed ... causes failures in inductor UTs on ROCm") or asks
-# ptxas for PTX (ROCm/legacy-rocm-build#3060: fixed by "making sure to uninstall the triton that torch packages")
-UPSTREAM_TRITON_ON_ROCM = r"cannot find -lcuda\b|Internal Triton PTX codegen error"
+# a maintainer's fix: "OpenAI's triton being installed ... causes failures in inductor UTs on ROCm")
+UPSTREAM_TRITON_ON_ROCM = r"cannot find -lcuda\b"
 
 
 def _upstream_triton_on_rocm(
