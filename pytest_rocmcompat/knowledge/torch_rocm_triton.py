@@ -46,7 +46,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.stack.versions import optional_version
 
-__all__ = ["TORCH_ROCM_TRITON", "rocm_triton_distribution", "rocm_triton_pin"]
+__all__ = ["TORCH_ROCM_TRITON", "release_rocm_triton_pin", "rocm_triton_distribution", "rocm_triton_pin"]
 
 BUILDER_21 = "https://github.com/pytorch/builder/pull/1515"  # [Release-Only] 2.1.0: build_rocm.sh
 BUILDER_22 = "https://github.com/pytorch/builder/pull/1632"  # [RELEASE-ONLY CHANGES] 2.2
@@ -128,6 +128,21 @@ def rocm_triton_pin(torch_version: str) -> tuple[str, str] | None:
         return None
     if not version.local or not _OFFICIAL_LOCAL.match(version.local):
         return None
+    return _release_pin(version)
+
+
+def release_rocm_triton_pin(release: Version) -> tuple[str, str] | None:
+    """(requirement, source) every official ROCm wheel of torch ``release`` declares, whatever its ROCm index
+    (one ``triton_version.txt`` is read for all: the module docstring), for a release named without its
+    build tag (``2.5.1``); ``None`` for a tagged, pre-, dev or post-release, or one not in the table.
+    """
+    if release.local or release.is_prerelease or release.is_devrelease or release.is_postrelease:
+        return None
+    return _release_pin(release)
+
+
+def _release_pin(version: Version) -> tuple[str, str] | None:
+    """The official ROCm wheels' Triton requirement of an official release (its local tag not read)."""
     major, minor, patch = (*version.release, 0, 0)[:3]
     series = f"{major}.{minor}"
     row = TORCH_ROCM_TRITON.get(f"{series}.{patch}")

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks.arch import untagged_rocm_release
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES, inductor_uses
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import (
@@ -34,7 +35,7 @@ from pytest_rocmcompat.knowledge.checks.requirement_tables import (
 )
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
 from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
-from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
+from pytest_rocmcompat.knowledge.torch_rocm_triton import release_rocm_triton_pin, rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
@@ -118,8 +119,9 @@ def check(env: Environment) -> list[Finding]:
             elif message:  # a later row on a dependency already reported: its failure still predicts
                 d, r, t, s, m, rt = broken[seen[target]]
                 broken[seen[target]] = (d, r, t, s, f"{m}|{message}" if m else message, rt)
-    # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk)
-    risky = _upstream_triton_on_rocm(env, markers, replaced)
+    # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk);
+    # a ROCm Triton beside a torch named without its build tag: the official ROCm wheels' pin (a risk)
+    risky = _upstream_triton_on_rocm(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
 
@@ -356,6 +358,30 @@ def _upstream_triton_on_rocm(
     shown = f"the triton module of {requirement.strip()}{suffix}"
     beside = f"{problem} beside it (both install the triton module)"
     return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
+
+
+def _bare_release_rocm_triton(
+    env: Environment, markers: dict[str, str], replaced: set[str] | None
+) -> list[tuple[str, str, str, str, str, bool]]:
+    """A stated ROCm stack naming torch without its build tag (``torch=2.5.1``, as reports and hand-written lists
+    say it) beside a ROCm Triton distribution: every official ROCm wheel of that release pins one Triton
+    (:func:`release_rocm_triton_pin`), so another version of it is a risk (AMD's, TheRock's and source builds
+    pin their own). Not on a live host (``arch.untagged_rocm_release``); empty when the pinned distribution is
+    not listed or matches.
+    """
+    release = untagged_rocm_release(env)
+    pin = release_rocm_triton_pin(release) if release is not None else None
+    if pin is None:
+        return []
+    requirement, source = pin
+    dist = requirement.split("==", 1)[0]
+    if dist not in env.libraries or (replaced and dist not in replaced):
+        return []
+    problem = _unmet(requirement, env, markers, replaced)
+    if problem is None:
+        return []
+    shown = f"{requirement.partition(';')[0]} (its official ROCm wheels' pin, the build not named)"
+    return [(f"torch {env.torch}", shown, problem, source, "", False)]
 
 
 def _bare(text: str) -> str:
