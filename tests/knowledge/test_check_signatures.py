@@ -137,6 +137,16 @@ VERBATIM: list[tuple[str, str, str]] = [
         'raise RuntimeError("Python 3.12+ not yet supported for torch.compile")',
         "https://github.com/pytorch/pytorch/blob/v2.1.0/torch/_dynamo/eval_frame.py",
     ),
+    (  # torch 2.0/2.1's check_if_dynamo_supported on Windows
+        "dynamo-python-gate",
+        "RuntimeError: Windows not yet supported for torch.compile",
+        "https://github.com/pytorch/pytorch/blob/v2.1.2/torch/_dynamo/eval_frame.py",
+    ),
+    (  # torch 2.2-2.4's Inductor backend on Windows
+        "dynamo-python-gate",
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: Windows not yet supported for inductor",
+        "https://github.com/pytorch/pytorch/blob/v2.4.1/torch/_dynamo/backends/inductor.py",
+    ),
     # requirement-not-met
     (
         "requirement-not-met",

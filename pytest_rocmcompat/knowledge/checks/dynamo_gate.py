@@ -1,9 +1,17 @@
-"""``dynamo-python-gate``: torch.compile refuses this Python on this torch release.
+"""``dynamo-python-gate``: torch.compile refuses this Python, or this OS, on this torch release.
 
 torch/_dynamo/eval_frame.py ``check_if_dynamo_supported`` raises
 ``RuntimeError: torch.compile is not supported on Python 3.12+`` (torch 2.2/2.3; 2.0 said
 "Python 3.11+ not yet supported for torch.compile"); 3.13 arrived with torch 2.6 and 3.14
 after 2.9 (2.9.1 still raises "torch.compile is not supported on Python 3.14+").
+
+On Windows (read in the torch wheels, the same Python source on every platform): 2.0 and 2.1's
+``check_if_dynamo_supported`` raise "Windows not yet supported for torch.compile"; 2.2 to 2.4's Inductor
+backend (torch/_dynamo/backends/inductor.py) raises "Windows not yet supported for inductor"; from 2.5 Inductor
+runs, but its GPU kernels need Triton, which torch's Windows wheels do not install (their ``triton``
+requirement holds for ``platform_system == "Linux"`` only), so a GPU stack without the Windows fork
+(``triton-windows``) meets Inductor's "Cannot find a working triton installation" (torch/_inductor/scheduler.py;
+``TritonMissing`` later): a risk, as a stack may leave out the fork it installed.
 """
 
 from __future__ import annotations
@@ -34,7 +42,17 @@ INDUCTOR_BY_DEFAULT: dict[str, tuple[str, str]] = {
 PREDICTS = (
     r"Dynamo is not supported on Python 3\.\d+|torch\.compile is not supported on Python 3\.\d+"
     r"|Python 3\.\d+\+? not yet supported for torch\.compile"
+    r"|Windows not yet supported for (?:torch\.compile|inductor)"
 )
+WINDOWS_SOURCES = {
+    "2.0": "https://github.com/pytorch/pytorch/blob/v2.1.2/torch/_dynamo/eval_frame.py",
+    "2.2": "https://github.com/pytorch/pytorch/blob/v2.4.1/torch/_dynamo/backends/inductor.py",
+    "2.5": "https://github.com/pytorch/pytorch/blob/v2.5.1/torch/_inductor/scheduler.py",
+}
+# Inductor on a GPU without Triton (torch 2.5's scheduler.py; TritonMissing's text since)
+NO_TRITON_PREDICTS = r"Cannot find a working triton installation"
+# the Windows fork of Triton, and Triton under its other names (any of them listed: Inductor may find one)
+TRITON_NAMES = ("triton-windows", "triton", "pytorch-triton", "pytorch-triton-rocm", "triton-rocm")
 
 
 def inductor_uses(env: Environment) -> tuple[str, ...]:
@@ -53,6 +71,48 @@ def inductor_uses(env: Environment) -> tuple[str, ...]:
 
 
 def check(env: Environment) -> list[Finding]:
+    return _python_gate(env) + _windows_gate(env)
+
+
+def _windows_gate(env: Environment) -> list[Finding]:
+    """torch.compile on a Windows stack: refused before 2.5; from 2.5 a GPU stack without Triton (a risk)."""
+    series = torch_series(env)
+    if series is None or (env.os or "").split(" ", 1)[0] != "Windows" or Version(series) < Version("2.0"):
+        return []
+    if Version(series) < Version("2.5"):
+        what = "torch.compile" if Version(series) < Version("2.2") else "Inductor (torch.compile's default backend)"
+        source = WINDOWS_SOURCES["2.0" if Version(series) < Version("2.2") else "2.2"]
+        return [
+            Finding(
+                check=ID,
+                reason=f"{what} on torch {env.torch} refuses Windows (Inductor runs there from torch 2.5)",
+                fix="use torch >= 2.5 for torch.compile on Windows, or compile under Linux/WSL",
+                link=source,
+                uses=COMPILE_USES,
+                nodeids=COMPILE_TESTS,
+            )
+        ]
+    if env.platform not in ("cuda", "rocm") or any(normalize_library(n) in env.libraries for n in TRITON_NAMES):
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason=f"Inductor's GPU kernels need Triton, which torch {env.torch}'s Windows wheels do not install "
+            "(the stack names no triton-windows)",
+            fix="pip install the triton-windows release paired with this torch, or compile with "
+            'torch.compile(backend="aot_eager")',
+            link=WINDOWS_SOURCES["2.5"],
+            uses=COMPILE_USES,
+            nodeids=COMPILE_TESTS,
+            uncertain=True,  # a stack may leave out the fork it installed
+            predicts=NO_TRITON_PREDICTS,
+            signature_only=True,
+        )
+    ]
+
+
+def _python_gate(env: Environment) -> list[Finding]:
+    """torch.compile refusing the stack's Python (:data:`FIRST_TORCH`)."""
     series, python = torch_series(env), python_minor(env)
     if series is None or python is None or Version(series) > KNOWN_UNTIL or Version(series) < Version("2.0"):
         return []
