@@ -286,9 +286,16 @@ def test_an_unnamed_build_on_a_gpu_no_wheel_serves_is_a_risk(stack: tuple[str, .
     assert finding.link == "https://pypi.org/project/onnxruntime-rocm/1.22.2.post3/#files"
 
 
+def test_unlisted_counts_only_on_a_stated_stack() -> None:
+    stated = derive(apply_overrides(BASE, list(GFX1151)))
+    assert stated.source == "overridden" and len(ort.check(stated)) == 1
+    for source in ("live", "replay"):  # a probed or recorded machine lists what it has
+        assert ort.check(dataclasses.replace(stated, source=source)) == []
+
+
 def test_onnxruntime_rocm_listed_without_a_version_is_unnamed() -> None:
     env = derive(apply_overrides(BASE, list(GFX1151)))
-    (finding,) = ort.check(dataclasses.replace(env, libraries={"onnxruntime-rocm": ""}))
+    (finding,) = ort.check(dataclasses.replace(env, libraries={"onnxruntime-rocm": ""}, source="replay"))
     assert finding.predicts == ort.ARCH_PREDICTS and finding.uncertain
 
 

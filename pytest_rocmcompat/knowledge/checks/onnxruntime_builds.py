@@ -273,10 +273,15 @@ def _no_rocm_provider(env: Environment) -> Finding | None:
 
 
 def _unnamed_rocm_arch(env: Environment) -> Finding | None:
-    """A risk: no onnxruntime build named, and no PyPI onnxruntime-rocm wheel has ROCm provider kernels for the GPU."""
+    """A risk: no onnxruntime build named, and no PyPI onnxruntime-rocm wheel has ROCm provider kernels for the GPU.
+
+    Unlisted counts only on a stated stack (``--rocm-set``), as for ``registry.evaluate_risks``: a probed or
+    recorded machine lists what it has.
+    """
     dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
     unversioned = dists == ["onnxruntime-rocm"] and coerce_version(env.libraries["onnxruntime-rocm"]) is None
-    if (dists and not unversioned) or not _on_rocm(env):
+    unnamed = unversioned or (not dists and env.source == "overridden")
+    if not unnamed or not _on_rocm(env):
         return None
     wheels = list(data.ROCM_WHEELS.values())
     missing = [g for g in rocm_targets.amd_gpus(env) if not any(_serves(w, g) for w in wheels)]
