@@ -395,6 +395,32 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
     LibArch("triton", "amd", ">=3.8,<3.9", f"gfx906 {_TRITON_35}", S_TRITON_38),
     # 3.9: a listed release only (unlisted=False): no torch in torch_rocm_triton pins it (2.13 pins 3.7.1)
     LibArch("triton", "amd", "", f"gfx906 {_TRITON_39}", S_TRITON_39, unlisted=False),
+    # AITER (ROCm/aiter, PyPI amd-aiter; vLLM's and SGLang's ROCm kernels): its hand-written asm kernels
+    # are code objects per arch under hsa/, loaded from hsa/<gfx>/ (aiter/jit/core.py AITER_ASM_DIR).
+    # v0.1.1: hsa/*.co, every one of the 388 built for gfx942 (ELF e_flags machine 0x4c); v0.1.2 on:
+    # hsa/gfx942 and hsa/gfx950 only (hsa/gfx1250 from v0.1.16: no arch of this table). README "Supported
+    # Hardware" (from v0.1.13): MI300X/MI325X gfx942, MI350/MI355X gfx950; from v0.1.19 ("Add RDNA support
+    # in README", ROCm/aiter#4303, 0241979625) also gfx1100, gfx1151 and gfx1201 as "Experimental": "On RDNA,
+    # Triton and most FlyDSL kernels run, as do most HIP kernels (...). Most CK and ASM kernels are
+    # CDNA-only." Served here, but library_arch.AITER_EXPERIMENTAL makes them a risk (an uncertain
+    # finding), not a certain one. gfx90a, gfx908 and the other RDNA archs are in GFX_MAP
+    # (aiter/jit/utils/chip_info.py) and in the JIT's allowed GPU_ARCHS, so the build accepts them, but no
+    # release ships asm code objects for them nor names them in its supported hardware.
+    LibArch("aiter", "amd", "<0.1.2", "gfx942", "https://github.com/ROCm/aiter/tree/v0.1.1/hsa"),
+    LibArch(
+        "aiter",
+        "amd",
+        ">=0.1.2,<0.1.19",
+        "gfx942 gfx950",
+        "https://github.com/ROCm/aiter/blob/v0.1.13/README.md#supported-hardware",
+    ),
+    LibArch(
+        "aiter",
+        "amd",
+        "",
+        "gfx942 gfx950 gfx1100 gfx1151 gfx1201",
+        "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
+    ),
 )
 
 

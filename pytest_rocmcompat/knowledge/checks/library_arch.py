@@ -4,14 +4,19 @@ From :data:`pytest_rocmcompat.knowledge.arch_table.LIB_MIN_ARCH`, versioned per 
 library's releases (flash-attn: Turing+ in 1.x, Ampere+ from 2.0 on CUDA; on ROCm MI200/MI300, then
 MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CUDA and its growing
 gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942; Triton's AMD
-backend, torch.compile's compiler on ROCm, from 3.5 refusing the gfx archs it has no ISA family for),
-each row sourced. Triton's release is the one listed, else the one an official ``+rocm`` torch pins,
-and its findings also reach the tests that use torch.compile or Inductor. A stack listing the library's version is judged by the row of that release;
-otherwise by every arch some release serves (the finding then conditional: only tests that use it
-meet it). Reaches the tests that ``uses`` it.
+backend, torch.compile's compiler on ROCm, from 3.5 refusing the gfx archs it has no ISA family for;
+AITER's asm kernels MI300/MI350, with RDNA 3/3.5/4 experimental from 0.1.19), each row sourced.
+Triton's release is the one listed, else the one an official ``+rocm`` torch pins, and its findings
+also reach the tests that use torch.compile or Inductor. A stack listing the library's version is
+judged by the row of that release; otherwise by every arch some release serves (the finding then
+conditional: only tests that use it meet it). Reaches the tests that ``uses`` it. AITER's findings
+also reach the tests of vLLM and SGLang when the stack's variable switches AITER on there and that
+release lets AITER run on the GPU (:data:`AITER_ENABLERS`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -19,13 +24,78 @@ from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
-from pytest_rocmcompat.stack.versions import optional_version
+from pytest_rocmcompat.stack.versions import optional_version, parse_specifier, specifier_contains
 
 ID = "library-min-arch"
 # Triton, as torch.compile's compiler: listed under any of its distributions, else the version an
 # official +rocm torch pins; its findings also reach the tests that use torch.compile or Inductor.
 TRITON_DISTRIBUTIONS = ("triton", "pytorch-triton-rocm", "triton-rocm")
 COMPILE_USES = ("torch.compile", "inductor")
+# AITER (ROCm/aiter): the distribution is amd-aiter (setup.py PACKAGE_NAME since ROCm/aiter#1620,
+# 2025-12-12), "aiter" in source builds before; a test names it by its import name, ``uses("aiter")``.
+AITER_DISTRIBUTIONS = ("amd-aiter", "aiter")
+AITER_USES = ("aiter", "amd-aiter")
+# PyPI's "aiter" is another project (asynchronous iterators, 0.13.20191203): a listed "aiter" at 0.13 or
+# later is that one, not AMD's (whose releases are 0.1.x).
+_OTHER_AITER = Version("0.13")
+_TRUE = ("1", "true")
+
+
+class Experimental(NamedTuple):
+    """Archs a library's releases name as experimental: served in part, so a risk, not a certainty."""
+
+    versions: str  # PEP 440 specifier of the releases
+    archs: str
+    source: str
+
+
+# AITER's README from v0.1.19 (ROCm/aiter#4303): gfx1100, gfx1151, gfx1201 "Experimental": "On RDNA, Triton
+# and most FlyDSL kernels run, as do most HIP kernels (norm, RoPE, quant, activation, plus some
+# GEMM/attention). Most CK and ASM kernels are CDNA-only."
+AITER_EXPERIMENTAL = (
+    Experimental(
+        ">=0.1.19",
+        "gfx1100 gfx1151 gfx1201",
+        "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
+    ),
+)
+
+
+class Enabler(NamedTuple):
+    """A framework that runs AITER's kernels when a variable switches them on, for a range of its releases."""
+
+    framework: str  # distribution, as ``uses`` names it
+    variable: str
+    versions: str  # PEP 440 specifier of the framework's releases
+    archs: str  # the GPUs the release lets AITER run on; "" for any
+    source: str
+
+
+_VLLM = "https://github.com/vllm-project/vllm/blob"
+# Each off by default (read at the tags, the files in the PyPI wheels). vLLM: VLLM_ROCM_USE_AITER from 0.8.2
+# (absent in 0.8.1), os.getenv(..., "False") in ("true", "1") through 0.33.0. Up to 0.11.0 its MoE,
+# RMSNorm and linear paths test only the variable (fused_moe/rocm_aiter_fused_moe.py
+# is_rocm_aiter_moe_enabled); from 0.11.1 its AITER ops go through _aiter_ops.py's if_aiter_supported, on
+# on_gfx9() (gfx90a, gfx942, gfx950; left out: Quark's MXFP4 asm GEMM behind its own off-by-default
+# VLLM_ROCM_USE_AITER_FP4_ASM_GEMM); 0.19.0 on on_mi3xx() (gfx942, gfx950); 0.27.0 on get_cdna_version() > 2
+# (gfx942, gfx950, gfx1250); 0.30.0 adds is_aiter_found_and_supported_on_rdna4 for AITER's Triton kernels
+# only ("gfx12 has no aiter CK build"), the kernels AITER's README says run on RDNA: not counted.
+# SGLang: SGLANG_USE_AITER from 0.4.7 (0.4.6 read CK_MOE), get_bool_env_var(name, default="false") and
+# _is_hip, no arch gate (0.5.23: only gfx1250 keeps its fp8 GEMMs off AITER).
+AITER_ENABLERS = (
+    Enabler("vllm", "VLLM_ROCM_USE_AITER", ">=0.8.2,<0.11.1", "", f"{_VLLM}/v0.8.2/vllm/envs.py"),
+    Enabler(
+        "vllm", "VLLM_ROCM_USE_AITER", ">=0.11.1,<0.19", "gfx90a gfx942 gfx950", f"{_VLLM}/v0.11.1/vllm/_aiter_ops.py"
+    ),
+    Enabler("vllm", "VLLM_ROCM_USE_AITER", ">=0.19", "gfx942 gfx950", f"{_VLLM}/v0.19.0/vllm/_aiter_ops.py"),
+    Enabler(
+        "sglang",
+        "SGLANG_USE_AITER",
+        ">=0.4.7",
+        "",
+        "https://github.com/sgl-project/sglang/blob/v0.4.7/python/sglang/srt/layers/quantization/fp8.py",
+    ),
+)
 # The libraries' own refusals (flash-attn CUDA and ROCm, vLLM, Transformer Engine), the generic
 # missing-kernel errors a build without the arch gives, and the compile failures of their kernels
 # (Composable Kernel, Triton, LLVM) for an arch without the features they need.
@@ -79,6 +149,14 @@ PREDICTS = (
     # https://github.com/ROCm/aiter/blob/03474676fc51e434ab7ddd17f4155d6d83cf8071/aiter/jit/utils/chip_info.py
     r"|One of GPU archs of \[[^\]\n]{1,200}\] is invalid or not supported"
     r"|Unknown GPU architecture: gfx\w{1,8}\. Supported architec"
+    # ... and AITER loading an asm kernel's code object from hsa/<gfx>/, which holds none for an arch it does
+    # not serve: up to v0.1.12 through HIP_CALL(hipModuleLoad(...)), "[AITER] %s:%d fail to call %s --->
+    # [HIP error](%s)" (the call's own text as %s), from v0.1.13 AITER_CHECK(file.is_open(), "failed to
+    # open ", full_path) with full_path AITER_ASM_DIR + "/" + arch + "/" + the kernel's file:
+    # https://github.com/ROCm/aiter/blob/2d714384fa281924274dc88b51107ca7d48523ea/csrc/include/aiter_hip_common.h#L70
+    # https://github.com/ROCm/aiter/blob/31350226161346314b3d8882c8085bd31dce6a34/csrc/include/aiter_hip_common.h#L394
+    r"|\[AITER\] [^\n]{1,300}?:\d+ fail to call hipModuleLoad\("
+    r"|\[AITER\] [^\n]{1,300}?:\d+ failed to open [^\n]{0,300}?/hsa/+gfx\w{1,8}/"
     # Triton launching a kernel tuned for a larger LDS/shared memory than the GPU has (its
     # OutOfResources text; on an RDNA GPU: https://github.com/vllm-project/vllm/pull/56040)
     r"|out of resource: shared memory, Required: \d+, Hardware limit: \d+"
@@ -119,14 +197,14 @@ def check(env: Environment) -> list[Finding]:
                 uncertain=_other_builds(library, vendor, version),
             )
         )
-    return found
+    return found + _aiter_experimental(env, rows) + _aiter_reach(env, rows)
 
 
 def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
     """(the release of ``library`` the stack runs, whether the stack has it): as listed; for Triton also
     under its ROCm distributions, else the one an official ``+rocm`` torch pins (torch_rocm_triton).
     """
-    names = TRITON_DISTRIBUTIONS if library == "triton" else (library,)
+    names = _distributions(env, library)
     for name in names:
         version = env.field_version("lib." + name)
         if version is not None and library == "triton" and version.local:
@@ -144,11 +222,30 @@ def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
 
 def _uses(library: str) -> tuple[str, ...]:
     """What a test declares to meet the library's finding: Triton's also torch.compile and Inductor."""
+    if library == "aiter":
+        return AITER_USES
     name = normalize_library(library)
     return (name, *COMPILE_USES) if library == "triton" else (name,)
 
 
+def _distributions(env: Environment, library: str) -> tuple[str, ...]:
+    """The distributions ``library`` is listed under: Triton's ROCm ones, AITER's two names (less PyPI's
+    unrelated "aiter" when the stack's version is that project's).
+    """
+    if library == "triton":
+        return TRITON_DISTRIBUTIONS
+    if library == "aiter":
+        other = env.field_version("lib.aiter")
+        return AITER_DISTRIBUTIONS if other is None or other < _OTHER_AITER else AITER_DISTRIBUTIONS[:1]
+    return (library,)
+
+
 def _fix(library: str) -> str:
+    if library == "aiter":
+        return (
+            "run aiter tests on an MI300/MI350 GPU (gfx942, gfx950: its asm kernels' archs); vLLM and SGLang run "
+            "without it (VLLM_ROCM_USE_AITER and SGLANG_USE_AITER unset)"
+        )
     if library == "triton":
         return (
             "run torch.compile/Triton tests on a GPU Triton's AMD backend serves, or compile without Triton "
@@ -172,7 +269,7 @@ def _at_risk(library: str, vendor: str, rows: list[arch_table.Arch], listed: boo
     and some releases it may be running have no kernels for the GPU (vLLM before 0.7.3 on gfx1201) while
     later ones do.
     """
-    name = normalize_library(library)
+    name = AITER_DISTRIBUTIONS[0] if library == "aiter" else normalize_library(library)
     lacking = [
         row
         for row in arch_table.lib_rows(library, vendor)
@@ -205,3 +302,101 @@ def _needs(rule: str) -> str:
 def _some_release_serves(library: str, vendor: str, rows: list[arch_table.Arch], names: list[str]) -> bool:
     rules = [r.rule for r in arch_table.lib_rows(library, vendor)]
     return all(any(arch_table.lib_serves(rule, r) for rule in rules) for r in rows if r.name in names)
+
+
+def _aiter_experimental(env: Environment, rows: list[arch_table.Arch]) -> list[Finding]:
+    """The uncertain finding for an AITER release that serves the GPU only experimentally (RDNA from 0.1.19:
+    its Triton and most HIP kernels run, most CK and asm kernels do not).
+    """
+    version, listed = _version(env, "aiter")
+    archs = _experimental_archs(version, rows)
+    if version is None or not archs:
+        return []
+    row = next(e for e in AITER_EXPERIMENTAL if specifier_contains(parse_specifier(e.versions), version))
+    return [
+        Finding(
+            check=ID,
+            reason=(
+                f"aiter {version} supports {', '.join(archs)} only experimentally: most of its Composable Kernel "
+                "and asm kernels are CDNA-only"
+            ),
+            fix=_fix("aiter"),
+            link=row.source,
+            uses=AITER_USES,
+            conditional=not listed,
+            uncertain=True,
+        )
+    ]
+
+
+def _experimental_archs(version: Version | None, rows: list[arch_table.Arch]) -> list[str]:
+    if version is None:
+        return []  # an unnamed release: _at_risk already names the releases without these archs
+    names = {
+        n
+        for e in AITER_EXPERIMENTAL
+        if specifier_contains(parse_specifier(e.versions), version)
+        for n in e.archs.split()
+    }
+    return [r.name for r in rows if r.name in names]
+
+
+def _aiter_gaps(env: Environment, rows: list[arch_table.Arch]) -> dict[str, bool]:
+    """The GPUs AITER's kernels may fail on, each with whether that is only a risk: not served by the listed
+    release (certain), by some release an unnamed one may be (a risk), or served experimentally (a risk).
+    """
+    version, _ = _version(env, "aiter")
+    rule, _ = arch_table.lib_rule("aiter", "amd", version)
+    amd = [r for r in rows if r.vendor == "amd"]
+    gaps = {r.name: False for r in amd if not arch_table.lib_serves(rule, r)}
+    if version is None:
+        for row in arch_table.lib_rows("aiter", "amd"):
+            if row.unlisted:
+                gaps.update(
+                    (r.name, True) for r in amd if r.name not in gaps and not arch_table.lib_serves(row.rule, r)
+                )
+    gaps.update((name, True) for name in _experimental_archs(version, rows) if name not in gaps)
+    return gaps
+
+
+def _aiter_reach(env: Environment, rows: list[arch_table.Arch]) -> list[Finding]:
+    """AITER's gap, for the tests of a framework whose variable switches AITER on (:data:`AITER_ENABLERS`)
+    where its release lets AITER run on the GPU; for an unnamed release, a risk if only some releases do.
+    """
+    gaps = _aiter_gaps(env, rows)
+    if not gaps:
+        return []
+    aiter_listed = _version(env, "aiter")[1]
+    found: list[Finding] = []
+    for framework in dict.fromkeys(e.framework for e in AITER_ENABLERS):
+        enablers = [e for e in AITER_ENABLERS if e.framework == framework]
+        value = env.env.get(enablers[0].variable, "")
+        if value.strip().lower() not in _TRUE:
+            continue
+        version = env.field_version("lib." + framework)
+        if version is not None:
+            enablers = [e for e in enablers if specifier_contains(parse_specifier(e.versions), version)]
+        archs = [a for a in gaps if any(not e.archs or a in e.archs.split() for e in enablers)]
+        if not archs:
+            continue
+        every = all(not e.archs or a in e.archs.split() for e in enablers for a in archs)
+        which = f"{framework} {version}" if version is not None else framework
+        risk = any(gaps[a] for a in archs)
+        found.append(
+            Finding(
+                check=ID,
+                reason=(
+                    f"{which} runs AITER's kernels ({enablers[0].variable}={value}), and aiter "
+                    f"{'may lack kernels' if risk else 'has no kernels'} for {', '.join(archs)}"
+                ),
+                fix=(
+                    f"unset {enablers[0].variable} ({framework} then uses its own kernels), or run {framework} "
+                    "on an MI300/MI350 GPU (gfx942, gfx950)"
+                ),
+                link=enablers[-1].source,
+                uses=(normalize_library(framework),),
+                conditional=not (aiter_listed and normalize_library(framework) in env.libraries),
+                uncertain=risk or not every,
+            )
+        )
+    return found
