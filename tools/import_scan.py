@@ -34,7 +34,8 @@ members needed, neighbours fetched in one request). Before the torch pairs: 425 
 and ``__init__.py``), about 3 minutes with eight requests at a time (2026-11-27: 195 s). With them
 (2026-11-27): 829 releases (17 torch minors), 5,985 requests, 390 MB (mostly DeepSpeed's sdists), 422 s
 (mostly parsing, which the threads do not share), 68 rows (39 before); with torchao's opt-in pair 851
-releases, 585 s, 120 rows. ``--offline`` answers only the byte ranges recorded: replay with the pairs
+releases, 585 s, 120 rows. With unsloth's three pairs (2026-11-27): 1,158 releases, 8,405 requests, 497 MB, 782 s,
+129 rows (unsloth's 61 rows are new; every earlier row reproduced). ``--offline`` answers only the byte ranges recorded: replay with the pairs
 recorded (other pairs ask other ranges, and a member not answered counts as present). Run from the
 repository root::
 
@@ -103,6 +104,11 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("sentence-transformers", "torch"),
     ("transformers", "huggingface-hub"),
     ("diffusers", "huggingface-hub"),
+    # unsloth patches transformers' model modules and TRL's trainers at import (``unsloth/models``):
+    # it imports their internals, which move between releases its metadata does not exclude
+    ("unsloth", "transformers"),
+    ("unsloth", "trl"),
+    ("unsloth", "peft"),
 )
 # scanned with ``--pairs`` only: their rows' sources (pytorch/ao's files) are not yet among those the
 # run-time tables accept (tests/knowledge/test_requirements_runtime.py's ``_ROW_SOURCES``)

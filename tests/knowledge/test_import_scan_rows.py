@@ -31,6 +31,8 @@ IMPORT_DIST = {
     "accelerate": "accelerate",
     "huggingface_hub": "huggingface-hub",
     "torch": "torch",
+    "trl": "trl",
+    "peft": "peft",
 }
 REPOS = {
     "peft": "https://github.com/huggingface/peft/blob/v{}/src/peft/",
@@ -43,6 +45,7 @@ REPOS = {
     "torchao": "https://github.com/pytorch/ao/blob/v{}/torchao/",
     "xformers": "https://github.com/facebookresearch/xformers/blob/v{}/xformers/",
     "bitsandbytes": "https://pypi.org/project/bitsandbytes/{}/",  # no tag pattern used
+    "unsloth": "https://pypi.org/project/unsloth/{}/",  # its tags do not name its PyPI releases
 }
 
 
@@ -217,3 +220,27 @@ def test_an_unnamed_package_s_reason_names_each_range_once() -> None:
     (diffusers,) = [f for f in unnamed_findings(env) if f.uses == ("diffusers",)]
     clauses = diffusers.reason.split(": ", 1)[1].split("; ")
     assert len(clauses) == len(set(clauses)) > 1, diffusers.reason
+
+
+def test_unsloth_rows_follow_the_transformers_internals_it_imports() -> None:
+    """unsloth 2024.9.post3's kernels/cross_entropy_loss.py runs ``from transformers.models.llama.modeling_llama
+    import (LlamaForCausalLM, CausalLMOutputWithPast, Optional, Union, Cache, List, Tuple)`` at ``import unsloth``
+    (read in its PyPI wheel): typing names modeling_llama stopped importing in 4.51, so ``import unsloth`` fails there
+    although unsloth declares no transformers ceiling."""
+    row = _row("unsloth", "2024.9.post3", "transformers.models.llama.modeling_llama", "List")
+    assert (row["requirement"], row["until"]) == ("transformers>=4.28.0.dev0,<4.51.0", "2024.11.2")
+    env = Environment(
+        platform="cuda",
+        python="3.11.9",
+        torch="2.5.1+cu124",
+        libraries={"unsloth": "2024.11.1", "transformers": "4.51.3"},  # 2024.11.1 declares no transformers bound
+    )
+    reasons = [f.reason for f in evaluate(env) if f.check == "requirement-not-met"]
+    assert any("unsloth 2024.11.1" in r and ",<4.51.0" in r for r in reasons), reasons
+    ok = Environment(
+        platform="cuda",
+        python="3.11.9",
+        torch="2.5.1+cu124",
+        libraries={"unsloth": "2024.11.1", "transformers": "4.46.3"},
+    )
+    assert not [f for f in evaluate(ok) if f.check == "requirement-not-met" and "unsloth" in f.reason]

@@ -94,6 +94,7 @@ _ROW_SOURCES = (
     "https://github.com/linkedin/Liger-Kernel/",
     "https://github.com/state-spaces/mamba/",
     "https://github.com/UKPLab/sentence-transformers/",  # generated rows (tools/import_scan.py)
+    "https://pypi.org/project/unsloth/",  # generated rows: unsloth's tags do not name its PyPI releases
 )
 
 
