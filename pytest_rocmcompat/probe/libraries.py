@@ -20,6 +20,7 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "pytorch-triton-rocm",
     "triton-rocm",  # the ROCm wheels' Triton from torch 2.10 (knowledge/torch_rocm_triton.py)
     "triton",
+    "pytorch-triton",  # the nightlies' Triton
     "numpy",
     "transformers",
     "peft",
@@ -73,6 +74,12 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "xgrammar",
     "onnxruntime",
     "onnxruntime-gpu",
+    "onnxruntime-rocm",  # the AMD builds checks/onnxruntime_builds.py judges
+    "onnxruntime-migraphx",
+    "onnxruntime-directml",  # two ONNX Runtime builds at once (onnxruntime_builds' first finding)
+    "onnxruntime-openvino",
+    "amd-aiter",  # AITER, vLLM's and SGLang's ROCm kernels (checks/library_arch.py)
+    "triton-windows",  # the Windows fork of Triton (checks/dynamo_gate.py, declared_pins.TRITON_WINDOWS)
     # compiled torch extensions whose wheels name the torch they were built for
     "mamba-ssm",
     "causal-conv1d",

@@ -42,3 +42,28 @@ def test_every_package_of_the_declared_data_is_probed() -> None:
     probed = {normalize_library(n) for n in STACK_LIBRARIES}
     missing = [p for p in data["packages"] if normalize_library(p) not in probed]
     assert missing == []
+
+
+def test_every_distribution_a_check_names_is_probed() -> None:
+    """A live host records each distribution the checks judge by name (ONNX Runtime's AMD builds, AITER, the
+    Triton distributions, the generated import rows' packages): otherwise those checks are blind on a probed
+    machine and see only stated stacks."""
+    import json
+    from importlib import resources
+
+    from pytest_rocmcompat.knowledge.checks import dynamo_gate, library_arch, onnxruntime_builds_data
+    from pytest_rocmcompat.probe.libraries import STACK_LIBRARIES
+    from pytest_rocmcompat.stack.environment import normalize_library
+
+    rows = json.loads(
+        resources.files("pytest_rocmcompat.knowledge").joinpath("data/import_scan.json").read_text(encoding="utf-8")
+    )["rows"]
+    named = {
+        *onnxruntime_builds_data.DISTRIBUTIONS,
+        *library_arch.AITER_DISTRIBUTIONS[:1],  # amd-aiter (the other is its import name)
+        *dynamo_gate.TRITON_NAMES,
+        *(r["dist"] for r in rows),
+        *(r["requirement"].split(">")[0].split("<")[0].split("=")[0] for r in rows),
+    }
+    probed = {normalize_library(n) for n in STACK_LIBRARIES}
+    assert sorted(normalize_library(n) for n in named if normalize_library(n) not in probed) == []
