@@ -210,13 +210,14 @@ def test_header_shows_environment_and_cell(setup) -> None:
             "rocmcompat: matrix 'TestMatrix' cell arch=gfx906 torch=2.5 python=3.12",
             # the matrix's two rules of three, and four built-in checks for what gfx906 lacks
             # (fp8, libraries' minimum arch, bitsandbytes' ROCm builds, hipBLASLt's targets): each
-            # reaches only the tests that use what it names; flash-attn's and vLLM's certain findings and
-            # xformers' uncertain one (an unnamed release) are two rules of library-min-arch
+            # reaches only the tests that use what it names; flash-attn's, vLLM's and AITER's certain findings
+            # and xformers' uncertain one (an unnamed release) are two rules of library-min-arch
             "rocmcompat: 7 of 8 known-bad rules active (matrix.yaml)",
             "rocmcompat:   active: gfx906-fault, flaky-any, fp8-format-arch, library-min-arch, library-min-arch:at-risk, "
             "bitsandbytes-rocm-build, hipblaslt-arch-unsupported",
-            "rocmcompat: checks: 5 finding(s) for tests that use what they name:",
+            "rocmcompat: checks: 6 finding(s) for tests that use what they name:",
             "rocmcompat:   [[]library-min-arch[]] vllm has no kernels for gfx906 *",
+            "rocmcompat:   [[]library-min-arch[]] aiter has no kernels for gfx906 *",
         ]
     )
 
