@@ -132,6 +132,11 @@ def test_experimental_rdna_after_it_is_a_risk(gpu: str) -> None:
     assert f"supports {gpu} only experimentally" in finding.reason and "v0.1.19/README.md" in finding.link
 
 
+def test_a_dev_build_of_0_1_19_is_judged_as_0_1_19() -> None:
+    (finding,) = aiter_findings("arch=gfx1100", "lib.amd-aiter=0.1.19.dev5+g0241979")
+    assert finding.uncertain and "only experimentally" in finding.reason
+
+
 def test_an_rdna_arch_the_readme_does_not_name_stays_certain() -> None:
     (finding,) = aiter_findings("arch=gfx1101", "lib.amd-aiter=0.1.20")
     assert "has no kernels for gfx1101" in finding.reason and not finding.uncertain

@@ -52,9 +52,10 @@ class Experimental(NamedTuple):
 # AITER's README from v0.1.19 (ROCm/aiter#4303): gfx1100, gfx1151, gfx1201 "Experimental": "On RDNA, Triton
 # and most FlyDSL kernels run, as do most HIP kernels (norm, RoPE, quant, activation, plus some
 # GEMM/attention). Most CK and ASM kernels are CDNA-only."
+# ">=0.1.19.dev0": the releases arch_table's latest aiter row judges (its "<0.1.19" row leaves 0.1.19's dev builds out).
 AITER_EXPERIMENTAL = (
     Experimental(
-        ">=0.1.19",
+        ">=0.1.19.dev0",
         "gfx1100 gfx1151 gfx1201",
         "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
     ),
@@ -360,43 +361,44 @@ def _aiter_gaps(env: Environment, rows: list[arch_table.Arch]) -> dict[str, bool
 
 
 def _aiter_reach(env: Environment, rows: list[arch_table.Arch]) -> list[Finding]:
-    """AITER's gap, for the tests of a framework whose variable switches AITER on (:data:`AITER_ENABLERS`)
-    where its release lets AITER run on the GPU; for an unnamed release, a risk if only some releases do.
-    """
+    """AITER's gap, for the tests of each framework whose variable switches AITER on (:data:`AITER_ENABLERS`)."""
     gaps = _aiter_gaps(env, rows)
     if not gaps:
         return []
     aiter_listed = _version(env, "aiter")[1]
-    found: list[Finding] = []
-    for framework in dict.fromkeys(e.framework for e in AITER_ENABLERS):
-        enablers = [e for e in AITER_ENABLERS if e.framework == framework]
-        value = env.env.get(enablers[0].variable, "")
-        if value.strip().lower() not in _TRUE:
-            continue
-        version = env.field_version("lib." + framework)
-        if version is not None:
-            enablers = [e for e in enablers if specifier_contains(parse_specifier(e.versions), version)]
-        archs = [a for a in gaps if any(not e.archs or a in e.archs.split() for e in enablers)]
-        if not archs:
-            continue
-        every = all(not e.archs or a in e.archs.split() for e in enablers for a in archs)
-        which = f"{framework} {version}" if version is not None else framework
-        risk = any(gaps[a] for a in archs)
-        found.append(
-            Finding(
-                check=ID,
-                reason=(
-                    f"{which} runs AITER's kernels ({enablers[0].variable}={value}), and aiter "
-                    f"{'may lack kernels' if risk else 'has no kernels'} for {', '.join(archs)}"
-                ),
-                fix=(
-                    f"unset {enablers[0].variable} ({framework} then uses its own kernels), or run {framework} "
-                    "on an MI300/MI350 GPU (gfx942, gfx950)"
-                ),
-                link=enablers[-1].source,
-                uses=(normalize_library(framework),),
-                conditional=not (aiter_listed and normalize_library(framework) in env.libraries),
-                uncertain=risk or not every,
-            )
-        )
-    return found
+    reached = (
+        _framework_reach(env, name, gaps, aiter_listed) for name in dict.fromkeys(e.framework for e in AITER_ENABLERS)
+    )
+    return [f for f in reached if f is not None]
+
+
+def _framework_reach(env: Environment, framework: str, gaps: dict[str, bool], aiter_listed: bool) -> Finding | None:
+    """The finding for ``framework``'s tests when its variable is on and its release lets AITER run on a GPU of
+    ``gaps``; for an unnamed release, a risk unless every release does.
+    """
+    enablers = [e for e in AITER_ENABLERS if e.framework == framework]
+    variable = enablers[0].variable
+    value = env.env.get(variable, "")
+    if value.strip().lower() not in _TRUE:
+        return None
+    version = env.field_version("lib." + framework)
+    if version is not None:
+        enablers = [e for e in enablers if specifier_contains(parse_specifier(e.versions), version)]
+    archs = [a for a in gaps if any(not e.archs or a in e.archs.split() for e in enablers)]
+    if not archs:
+        return None
+    every = all(not e.archs or a in e.archs.split() for e in enablers for a in archs)
+    which = f"{framework} {version}" if version is not None else framework
+    risk = any(gaps[a] for a in archs)
+    return Finding(
+        check=ID,
+        reason=(
+            f"{which} runs AITER's kernels ({variable}={value}), and aiter "
+            f"{'may lack kernels' if risk else 'has no kernels'} for {', '.join(archs)}"
+        ),
+        fix=f"unset {variable} ({framework} then uses its own kernels), or run {framework} on an MI300/MI350 GPU (gfx942, gfx950)",
+        link=enablers[-1].source,
+        uses=(normalize_library(framework),),
+        conditional=not (aiter_listed and normalize_library(framework) in env.libraries),
+        uncertain=risk or not every,
+    )
