@@ -49,6 +49,7 @@ ALLOWED: tuple[str, ...] = (
     "CUDA_MODULE_LOADING",
     "RAY_EXPERIMENTAL_*",
     "VLLM_*",
+    "SGLANG_USE_AITER",  # SGLang's AITER switch (checks/library_arch.py)
     "OMP_NUM_THREADS",
     "LD_LIBRARY_PATH",
 )
