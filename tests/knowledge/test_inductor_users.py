@@ -1,34 +1,37 @@
-"""Which tests meet Inductor: torch.compile's, and vLLM's from 0.8.0 (its V1 engine compiles by default)."""
+"""Which tests meet Inductor: torch.compile's, and, as a risk, vLLM's from 0.8.0 (its V1 engine compiles by default)."""
 
 from __future__ import annotations
 
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import dynamo_gate, requirements
-from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
+# Inductor beside another Triton (torch/_inductor/runtime/hints.py importing a name Triton 3.x moved)
+INDUCTOR_TEXT = "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'"
+# vLLM's own build against another torch, and a torch API it lacks: never the Triton pair's
+VLLM_BUILD = "ImportError: /usr/lib/python3/site-packages/vllm/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEi"
+TORCH_API = "ImportError: cannot import name 'is_compiling' from 'torch.compiler'"
 
 
 @pytest.mark.parametrize(
     ("stack", "vllm"),
     [
-        ((), True),  # a test using vLLM on a stack that names none most likely runs a recent release
+        ((), False),  # a stack naming no vLLM release: not judged
         (("lib.vllm=0.8.0",), True),
         (("lib.vllm=0.8.0rc1",), True),
         (("lib.vllm=0.10.1.1",), True),
         (("lib.vllm=0.9.2+rocm700",), True),
-        (("lib.vllm=0.7.3",), False),  # VLLM_USE_V1 defaulted to "0": the V0 engine runs eagerly
+        (("lib.vllm=0.8.5", "env.VLLM_USE_V1=0"), False),  # the V0 engine runs eagerly
+        (("lib.vllm=0.7.3",), False),  # VLLM_USE_V1 defaulted to "0"
         (("lib.vllm=0.6.3.post1",), False),
     ],
 )
-def test_inductor_uses_follow_vllm_release(stack: tuple[str, ...], vllm: bool) -> None:
-    env = apply_overrides(BASE, list(stack))
-    uses = dynamo_gate.inductor_uses(env)
-    assert uses[:2] == dynamo_gate.COMPILE_USES
-    assert ("vllm" in uses) is vllm
+def test_inductor_frameworks_follow_vllm_release(stack: tuple[str, ...], vllm: bool) -> None:
+    assert ("vllm" in dynamo_gate.inductor_frameworks(apply_overrides(BASE, list(stack)))) is vllm
 
 
 @pytest.mark.parametrize(
@@ -40,8 +43,16 @@ def test_inductor_uses_follow_vllm_release(stack: tuple[str, ...], vllm: bool) -
         ("0.7.3", "2.5.1+cu124", "3.0.0", False),
     ],
 )
-def test_torch_triton_pair_reaches_vllm_tests_from_080(vllm: str, torch: str, triton: str, reaches: bool) -> None:
+def test_torch_triton_pair_reaches_vllm_tests_as_a_risk(vllm: str, torch: str, triton: str, reaches: bool) -> None:
     env = apply_overrides(BASE, ["platform=cuda", f"torch={torch}", f"lib.triton={triton}", f"lib.vllm={vllm}"])
-    (finding,) = [f for f in evaluate(env) if f.check == requirements.ID and "triton" in f.reason]
-    assert "torch.compile" in finding.uses and "torch" not in finding.uses  # eager torch never imports Triton
-    assert ("vllm" in finding.uses) is reaches
+    found = [f for f in evaluate(env) if f.check == requirements.ID and "triton" in f.reason]
+    (certain,) = [f for f in found if not f.uncertain]
+    assert certain.uses == dynamo_gate.COMPILE_USES  # eager torch never imports Triton
+    risks = [f for f in found if f.uncertain and f.uses == ("vllm",)]
+    assert bool(risks) is reaches
+    if reaches:
+        (risk,) = risks
+        assert risk.signature_only and "enforce_eager" in risk.reason
+        (rule,) = compile_rules([risk])
+        assert rule.at_risk and rule.signature.search(INDUCTOR_TEXT)
+        assert not rule.signature.search(VLLM_BUILD) and not rule.signature.search(TORCH_API)

@@ -257,7 +257,7 @@ def test_triton_pins_both_ways(stack: tuple[str, ...], found: str | None) -> Non
         return
     (finding,) = findings
     assert found in finding.reason
-    assert finding.uses == (*requirements.COMPILE_USES, "vllm")  # eager torch never imports Triton; vLLM compiles
+    assert finding.uses == requirements.COMPILE_USES  # eager torch never imports Triton
 
 
 def test_triton_windows_is_sourced() -> None:

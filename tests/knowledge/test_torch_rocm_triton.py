@@ -154,7 +154,4 @@ def test_requirement_not_met_reads_the_rocm_pin(torch: str, triton: str, found: 
         assert findings == []
     else:
         assert len(findings) == 1 and found in findings[0].reason
-        assert findings[0].uses == (
-            *requirements.COMPILE_USES,
-            "vllm",
-        )  # eager torch never imports Triton; vLLM compiles
+        assert findings[0].uses == requirements.COMPILE_USES  # eager torch never imports Triton

@@ -12,7 +12,7 @@ and OS, Linux x86_64 where the stack names no OS (as :mod:`derived_facts` assume
 requirements on packages present in the stack are checked; in a ``--rocm-set`` replay, on
 packages the replay named (or torch). Each pair is reported with its source. A pair reaches the
 tests that use either package, except torch's Triton pin, which reaches the tests that meet Inductor only
-(torch.compile's, and a library's that compiles by default: ``dynamo_gate.inductor_uses``), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
+(torch.compile's; a library's that compiles by default as a risk: ``dynamo_gate.inductor_frameworks``), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
 torch pins, at another version (both install the ``triton`` module: :func:`_upstream_triton_on_rocm`).
 """
 
@@ -24,8 +24,9 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks import dynamo_gate
 from pytest_rocmcompat.knowledge.checks.arch import untagged_rocm_release
-from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES, inductor_uses
+from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES, inductor_frameworks
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import (
     RUNTIME_MINIMUMS,
@@ -141,7 +142,7 @@ def _pair_finding(
     )
     # a pair reaches the tests of either package (a user's ``uses`` often names the framework, torch, where
     # the failing package is DeepSpeed), also for a run-time row whose failure is the dependent package's own
-    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0], env)))
+    uses = tuple(dict.fromkeys(n for d, _, t, *_ in broken for n in _uses(d.split()[0], t.split()[0])))
     sources = [s for *_, s, _, _ in broken if s.startswith("http")]
     return [
         Finding(
@@ -158,6 +159,41 @@ def _pair_finding(
             uncertain=uncertain,
             # an unconfirmed risk claims the pair's own texts only, not every resolver or import failure
             signature_only=uncertain,
+        ),
+        *_inductor_framework_risk(broken, env),
+    ]
+
+
+# What Inductor meets beside another Triton: its imports of Triton internals and launcher fields (PREDICTS'
+# Triton alternatives); the Triton pair's own texts (OWN_MESSAGES' _TRITON) are added where it is used
+INDUCTOR_TRITON_IMPORTS = (
+    r"cannot import name '\w+' from 'triton(?:\.[\w.]+)?'|No module named 'triton\.[\w.]+'"
+    r"|type object 'CompiledKernel' has no attribute '\w+'"
+)
+
+
+def _inductor_framework_risk(broken: list[tuple[str, str, str, str, str, bool]], env: Environment) -> list[Finding]:
+    """The pairs only Inductor meets, reaching the tests of a library that compiles with Inductor by default
+    (vLLM from 0.8.0: ``dynamo_gate.inductor_frameworks``): a risk (``enforce_eager`` or a V0 engine never meets
+    it) claiming only the pairs' own texts (Inductor's Triton imports and launcher fields), never a vLLM build's
+    own ``undefined symbol`` or a torch API import error.
+    """
+    bound = [b for b in broken if _binds_inductor(b[0].split()[0], b[2].split()[0])]
+    frameworks = inductor_frameworks(env) if bound else ()
+    if not frameworks:
+        return []
+    pairs = "; ".join(f"{d} requires {_bare(r)}, installed {t} ({_cite(s)})" for d, r, t, s, *_ in bound)
+    return [
+        Finding(
+            check=ID,
+            reason=f"{pairs}, met by {', '.join(frameworks)} where it compiles with Inductor (vLLM's default "
+            "V1 engine from 0.8.0, unless enforce_eager)",
+            fix="install the Triton the installed torch pins",
+            link=dynamo_gate.INDUCTOR_BY_DEFAULT["vllm"][1],
+            uses=frameworks,
+            predicts=f"{INDUCTOR_TRITON_IMPORTS}|{_TRITON}" + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in bound if m)),
+            uncertain=True,
+            signature_only=True,
         )
     ]
 
@@ -313,15 +349,20 @@ OWN_MESSAGES: dict[str, str] = {
 # codecache.py ``triton_key``, runtime/hints.py ``AttrsDescriptor``, runtime/triton_heuristics.py
 # ``CompiledKernel`` hooks); eager torch never imports Triton, and a library's own Triton kernels
 # are compiled by whatever Triton is installed. So that pair reaches torch.compile tests only (and those of a
-# library that compiles with Inductor by default: ``dynamo_gate.inductor_uses``), as does triton-windows'
-# pairing with torch (its README's table).
+# library that compiles with Inductor by default, as a risk: :func:`_inductor_framework_risk`), as does
+# triton-windows' pairing with torch (its README's table).
 
 
-def _uses(dist: str, target: str, env: Environment) -> tuple[str, ...]:
+def _uses(dist: str, target: str) -> tuple[str, ...]:
     """The ``uses`` names a broken pair reaches."""
-    if (dist == "torch" and target in TRITON) or (dist in TRITON_FORKS and target == "torch"):
-        return inductor_uses(env)
+    if _binds_inductor(dist, target):
+        return COMPILE_USES
     return (dist, target)
+
+
+def _binds_inductor(dist: str, target: str) -> bool:
+    """A pair only Inductor meets: torch's Triton pin, triton-windows' torch pairing."""
+    return (dist == "torch" and target in TRITON) or (dist in TRITON_FORKS and target == "torch")
 
 
 # pytorch-triton-rocm is Triton's own python/ package built under another wheel name (TRITON_WHEEL_NAME;
