@@ -403,22 +403,24 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
     # in README", ROCm/aiter#4303, 0241979625) also gfx1100, gfx1151 and gfx1201 as "Experimental": "On RDNA,
     # Triton and most FlyDSL kernels run, as do most HIP kernels (...). Most CK and ASM kernels are
     # CDNA-only." Served here, but library_arch.AITER_EXPERIMENTAL makes them a risk (an uncertain
-    # finding), not a certain one. gfx90a, gfx908 and the other RDNA archs are in GFX_MAP
-    # (aiter/jit/utils/chip_info.py) and in the JIT's allowed GPU_ARCHS, so the build accepts them, but no
-    # release ships asm code objects for them nor names them in its supported hardware.
-    LibArch("aiter", "amd", "<0.1.2", "gfx942", "https://github.com/ROCm/aiter/tree/v0.1.1/hsa"),
+    # finding), not a certain one, as gfx90a: AITER's docs name it from v0.1.12 ("AMD GPU with gfx90a, gfx942,
+    # or gfx950 architecture", docs/installation.rst; docs/index.rst "CDNA 2 gfx90a"), its JIT builds CK and
+    # HIP kernels for it, but no release ships asm code objects for it. gfx908 and the other RDNA archs are in
+    # GFX_MAP (aiter/jit/utils/chip_info.py) and in the JIT's allowed GPU_ARCHS, so the build accepts them,
+    # but no release ships asm code objects for them nor names them in its supported hardware.
+    LibArch("aiter", "amd", "<0.1.2", "gfx90a gfx942", "https://github.com/ROCm/aiter/tree/v0.1.1/hsa"),
     LibArch(
         "aiter",
         "amd",
         ">=0.1.2,<0.1.19",
-        "gfx942 gfx950",
+        "gfx90a gfx942 gfx950",
         "https://github.com/ROCm/aiter/blob/v0.1.13/README.md#supported-hardware",
     ),
     LibArch(
         "aiter",
         "amd",
         "",
-        "gfx942 gfx950 gfx1100 gfx1151 gfx1201",
+        "gfx90a gfx942 gfx950 gfx1100 gfx1151 gfx1201",
         "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
     ),
 )

@@ -71,12 +71,12 @@ def test_the_rows_are_sourced_at_aiter_tags() -> None:
 @pytest.mark.parametrize(
     ("version", "rule"),
     [
-        ("0.1.1", "gfx942"),
-        ("0.1.2", "gfx942 gfx950"),
-        ("0.1.9", "gfx942 gfx950"),
-        ("0.1.18", "gfx942 gfx950"),
-        ("0.1.19", "gfx942 gfx950 gfx1100 gfx1151 gfx1201"),
-        ("0.1.20.post1", "gfx942 gfx950 gfx1100 gfx1151 gfx1201"),
+        ("0.1.1", "gfx90a gfx942"),
+        ("0.1.2", "gfx90a gfx942 gfx950"),
+        ("0.1.9", "gfx90a gfx942 gfx950"),
+        ("0.1.18", "gfx90a gfx942 gfx950"),
+        ("0.1.19", "gfx90a gfx942 gfx950 gfx1100 gfx1151 gfx1201"),
+        ("0.1.20.post1", "gfx90a gfx942 gfx950 gfx1100 gfx1151 gfx1201"),
     ],
 )
 def test_a_listed_release_gets_its_row(version: str, rule: str) -> None:
@@ -84,16 +84,25 @@ def test_a_listed_release_gets_its_row(version: str, rule: str) -> None:
 
 
 # ---- aiter's own tests ----------------------------------------------------------------------------
-def test_gfx90a_with_aiter_listed_is_found() -> None:
-    (finding,) = aiter_findings("arch=gfx90a", "lib.amd-aiter=0.1.16")
-    assert finding.reason == "aiter 0.1.16 has no kernels for gfx90a (it needs one of gfx942, gfx950)"
+def test_gfx908_with_aiter_listed_is_found() -> None:
+    (finding,) = aiter_findings("arch=gfx908", "lib.amd-aiter=0.1.16")
+    assert finding.reason == "aiter 0.1.16 has no kernels for gfx908 (it needs one of gfx90a, gfx942, gfx950)"
     assert not finding.conditional and not finding.uncertain
     assert "v0.1.13/README.md" in finding.link
 
 
+@pytest.mark.parametrize("assignments", [("lib.amd-aiter=0.1.16",), ("lib.amd-aiter=0.1.20",), ()])
+def test_gfx90a_is_served_only_in_part_a_risk(assignments: tuple[str, ...]) -> None:
+    """AITER's docs name gfx90a (v0.1.12 docs/installation.rst) and its CK/HIP kernels build for it, but its asm
+    kernels are gfx942/gfx950 code objects only: a risk, for a named release or none."""
+    (finding,) = aiter_findings("arch=gfx90a", *assignments)
+    assert finding.uncertain and "serves gfx90a only in part" in finding.reason
+    assert finding.conditional is (not assignments)
+
+
 def test_the_source_build_name_is_aiter_too() -> None:
-    (finding,) = aiter_findings("arch=gfx90a", "lib.aiter=0.1.5")
-    assert finding.reason.startswith("aiter 0.1.5 has no kernels for gfx90a") and not finding.conditional
+    (finding,) = aiter_findings("arch=gfx908", "lib.aiter=0.1.5")
+    assert finding.reason.startswith("aiter 0.1.5 has no kernels for gfx908") and not finding.conditional
 
 
 def test_pypis_other_aiter_is_not_amds() -> None:
@@ -129,12 +138,12 @@ def test_gfx1100_before_the_rdna_readme_is_certain() -> None:
 def test_experimental_rdna_after_it_is_a_risk(gpu: str) -> None:
     (finding,) = aiter_findings(f"arch={gpu}", "lib.amd-aiter=0.1.19")
     assert finding.uncertain and not finding.conditional
-    assert f"supports {gpu} only experimentally" in finding.reason and "v0.1.19/README.md" in finding.link
+    assert f"serves {gpu} only in part" in finding.reason and "v0.1.19/README.md" in finding.link
 
 
 def test_a_dev_build_of_0_1_19_is_judged_as_0_1_19() -> None:
     (finding,) = aiter_findings("arch=gfx1100", "lib.amd-aiter=0.1.19.dev5+g0241979")
-    assert finding.uncertain and "only experimentally" in finding.reason
+    assert finding.uncertain and "only in part" in finding.reason
 
 
 def test_an_rdna_arch_the_readme_does_not_name_stays_certain() -> None:
@@ -192,7 +201,10 @@ def test_an_unnamed_vllm_is_a_risk() -> None:
 
 
 def test_without_aiter_listed_the_vllm_finding_is_conditional() -> None:
-    (finding,) = used_by("vllm", "arch=gfx90a", "lib.vllm=0.10.2", "env.VLLM_ROCM_USE_AITER=1")
+    # (gfx908 is no vLLM GPU either: its own library-min-arch finding stands beside AITER's)
+    (finding,) = [
+        f for f in used_by("vllm", "arch=gfx908", "lib.vllm=0.10.2", "env.VLLM_ROCM_USE_AITER=1") if "AITER" in f.reason
+    ]
     assert finding.conditional and not finding.uncertain
 
 
@@ -202,9 +214,12 @@ def test_experimental_rdna_reaches_vllm_as_a_risk() -> None:
 
 
 def test_sglang_with_its_variable_meets_aiters_gap() -> None:
-    (finding,) = used_by("sglang", "arch=gfx90a", "lib.amd-aiter=0.1.18", "lib.sglang=0.5.23", "env.SGLANG_USE_AITER=1")
+    (finding,) = used_by("sglang", "arch=gfx908", "lib.amd-aiter=0.1.18", "lib.sglang=0.5.23", "env.SGLANG_USE_AITER=1")
     assert "sglang 0.5.23 runs AITER's kernels (SGLANG_USE_AITER=1)" in finding.reason and not finding.uncertain
-    assert used_by("sglang", "arch=gfx90a", "lib.amd-aiter=0.1.18", "lib.sglang=0.4.6", "env.SGLANG_USE_AITER=1") == []
+    assert used_by("sglang", "arch=gfx908", "lib.amd-aiter=0.1.18", "lib.sglang=0.4.6", "env.SGLANG_USE_AITER=1") == []
+    # on gfx90a AITER is served in part: SGLang's reach is a risk there
+    (risk,) = used_by("sglang", "arch=gfx90a", "lib.amd-aiter=0.1.18", "lib.sglang=0.5.23", "env.SGLANG_USE_AITER=1")
+    assert risk.uncertain and "may lack kernels for gfx90a" in risk.reason
     assert used_by("sglang", "arch=gfx942", "lib.amd-aiter=0.1.18", "lib.sglang=0.5.23", "env.SGLANG_USE_AITER=1") == []
 
 

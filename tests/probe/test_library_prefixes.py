@@ -60,7 +60,7 @@ def test_every_distribution_a_check_names_is_probed() -> None:
     )["rows"]
     named = {
         *onnxruntime_builds_data.DISTRIBUTIONS,
-        *library_arch.AITER_DISTRIBUTIONS[:1],  # amd-aiter (the other is its import name)
+        *library_arch.AITER_DISTRIBUTIONS,  # amd-aiter, and aiter (its distribution name to v0.1.7)
         *dynamo_gate.TRITON_NAMES,
         *(r["dist"] for r in rows),
         *(r["requirement"].split(">")[0].split("<")[0].split("=")[0] for r in rows),

@@ -53,10 +53,13 @@ class Experimental(NamedTuple):
 # and most FlyDSL kernels run, as do most HIP kernels (norm, RoPE, quant, activation, plus some
 # GEMM/attention). Most CK and ASM kernels are CDNA-only."
 # ">=0.1.19.dev0": the releases arch_table's latest aiter row judges (its "<0.1.19" row leaves 0.1.19's dev builds out).
+# gfx90a (CDNA2) in every release: AITER's docs name it from v0.1.12, its CK and HIP kernels build for it, but
+# its asm kernels (hsa/) are gfx942/gfx950 code objects only.
 AITER_EXPERIMENTAL = (
+    Experimental("<0.1.19.dev0", "gfx90a", "https://github.com/ROCm/aiter/blob/v0.1.12/docs/installation.rst"),
     Experimental(
         ">=0.1.19.dev0",
-        "gfx1100 gfx1151 gfx1201",
+        "gfx90a gfx1100 gfx1151 gfx1201",
         "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
     ),
 )
@@ -311,15 +314,19 @@ def _aiter_experimental(env: Environment, rows: list[arch_table.Arch]) -> list[F
     """
     version, listed = _version(env, "aiter")
     archs = _experimental_archs(version, rows)
-    if version is None or not archs:
+    if not archs:
         return []
-    row = next(e for e in AITER_EXPERIMENTAL if specifier_contains(parse_specifier(e.versions), version))
+    row = next(
+        (e for e in AITER_EXPERIMENTAL if version and specifier_contains(parse_specifier(e.versions), version)),
+        AITER_EXPERIMENTAL[-1],
+    )
+    which = f"aiter {version}" if version is not None else "aiter (its release not named)"
     return [
         Finding(
             check=ID,
             reason=(
-                f"aiter {version} supports {', '.join(archs)} only experimentally: most of its Composable Kernel "
-                "and asm kernels are CDNA-only"
+                f"{which} serves {', '.join(archs)} only in part: its asm kernels are built for MI300/MI350 "
+                "(gfx942, gfx950) only, and on RDNA most of its Composable Kernel kernels too"
             ),
             fix=_fix("aiter"),
             link=row.source,
@@ -331,14 +338,18 @@ def _aiter_experimental(env: Environment, rows: list[arch_table.Arch]) -> list[F
 
 
 def _experimental_archs(version: Version | None, rows: list[arch_table.Arch]) -> list[str]:
+    """The GPUs of ``rows`` that AITER ``version`` serves only in part; for an unnamed release, those every
+    release serves only in part (the others: _at_risk names the releases without them).
+    """
     if version is None:
-        return []  # an unnamed release: _at_risk already names the releases without these archs
-    names = {
-        n
-        for e in AITER_EXPERIMENTAL
-        if specifier_contains(parse_specifier(e.versions), version)
-        for n in e.archs.split()
-    }
+        names = set.intersection(*(set(e.archs.split()) for e in AITER_EXPERIMENTAL))
+    else:
+        names = {
+            n
+            for e in AITER_EXPERIMENTAL
+            if specifier_contains(parse_specifier(e.versions), version)
+            for n in e.archs.split()
+        }
     return [r.name for r in rows if r.name in names]
 
 
