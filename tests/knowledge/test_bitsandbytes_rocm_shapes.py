@@ -29,8 +29,13 @@ def _found(*stack: str) -> list[tuple[str, bool, str]]:
 FOUND = [
     # no platform stated: an AMD GPU, a ROCm release or a +rocm torch makes the stack ROCm
     (("arch=gfx1100", "lib.bitsandbytes=0.43.1"), "from PyPI carries no ROCm library", False, bitsandbytes_rocm.SOURCE_PREVIEW),
-    (("rocm=5.7", "lib.bitsandbytes=0.42.0"), "has no ROCm 5.7 build", False, bitsandbytes_rocm.SOURCE_FLOOR),
-    (("torch=2.2.0+rocm5.7", "lib.bitsandbytes=0.42.0"), "has no ROCm 5.7 build", False, bitsandbytes_rocm.SOURCE_FLOOR),
+    # 0.42.0 on ROCm >= 5.7 may be ROCm/bitsandbytes' rocm5.7_internal_testing fork (its version): a risk;
+    # another release (or an older ROCm) has no ROCm 5 build at all
+    (("rocm=5.7", "lib.bitsandbytes=0.42.0"), "has no ROCm 5.7 build", True, bitsandbytes_rocm.SOURCE_FLOOR),
+    (("torch=2.2.0+rocm5.7", "lib.bitsandbytes=0.42.0"), "has no ROCm 5.7 build", True, bitsandbytes_rocm.SOURCE_FLOOR),
+    (("rocm=5.7", "lib.bitsandbytes=0.43.1"), "has no ROCm 5.7 build", False, bitsandbytes_rocm.SOURCE_FLOOR),
+    (("rocm=5.6", "lib.bitsandbytes=0.42.0"), "has no ROCm 5.6 build", False, bitsandbytes_rocm.SOURCE_FLOOR),
+    (("rocm=5.6", "lib.bitsandbytes=0.41.3.post1"), "has no ROCm 5.6 build", True, bitsandbytes_rocm.SOURCE_FLOOR),
     (("hip=6.2.41133", "arch=gfx1100", "lib.bitsandbytes=0.44.1"), "carries no ROCm library", False, bitsandbytes_rocm.SOURCE_PREVIEW),
     # an untagged torch implies a CUDA platform, but the GPU is AMD
     (("platform=cuda", "arch=gfx1030", "lib.bitsandbytes=0.45.0"), "carries no ROCm library", False, bitsandbytes_rocm.SOURCE_PREVIEW),

@@ -274,7 +274,8 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
     if source is not None:
         return _source_problem(source, rocm, archs)
     if rocm is not None and rocm < MIN_ROCM:
-        return _floor(rocm) if release is not None else _unnamed_floor(rocm)
+        forked = release is not None and release in ROCM5_FORKS and rocm >= ROCM5_FORKS[release]
+        return _unnamed_floor(rocm) if release is None or forked else _floor(rocm)
     elsewhere = release is not None and (
         release.is_prerelease
         or release.is_devrelease
@@ -368,6 +369,12 @@ def _override_problem(
             f"has no kernels for {', '.join(missing)} in the ROCm {key} library {name} loads", SOURCE_LOADER_050
         )
     return None
+
+
+# The versions ROCm 5 forks carry, with the ROCm they need: ROCm/bitsandbytes ``rocm5.7_internal_testing``
+# (setup.py version 0.42.0, README "ROCm >= 5.7") and arlo-phoenix/bitsandbytes-rocm-5.6 (0.41.3.post1,
+# "ROCm 5.6+"). Such a release named on that ROCm may be the fork's build: a risk, as an unnamed one.
+ROCM5_FORKS: dict[Version, Version] = {Version("0.42.0"): Version("5.7"), Version("0.41.3.post1"): Version("5.6")}
 
 
 def _floor(rocm: Version, uncertain: bool = False) -> _Problem:
