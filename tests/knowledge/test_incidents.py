@@ -443,7 +443,10 @@ def test_summary_reports_the_blind_split(run) -> None:
 # sources were cited as ``ROCm/rccl#2189``; issues and pull requests share one numbering per repository)
 CITING_ANY = ("matrices", "pytest_rocmcompat", "docs", "tests", "tools", "suites", "README.md")
 _THREAD = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|discussions)/(\d+)")
-_CITATION = re.compile(r"(?:github\.com/)?\b([A-Za-z0-9][\w.-]*/[\w.-]+?)(?:#|/(?:issues|pull|discussions)/)(\d+)\b")
+_CITATION = re.compile(
+    r"(?:github\.com/)?\b([A-Za-z0-9][\w.-]*/[\w.-]+?)(?:#|/(?:issues|pull|discussions)/)(\d+)\b"
+    r"((?:\s*(?:,|and|/)\s*(?:and\s+)?#\d+\b)*)"  # "pytorch/vision#7146, #7185 and #8047": the same repository
+)
 
 
 def _thread(url: str) -> tuple[str, str] | None:
@@ -453,7 +456,11 @@ def _thread(url: str) -> tuple[str, str] | None:
 
 
 def _citations(text: str) -> set[tuple[str, str]]:
-    return {(m.group(1).lower(), m.group(2)) for m in _CITATION.finditer(text)}
+    found = set()
+    for m in _CITATION.finditer(text):
+        repo = m.group(1).lower()
+        found.update((repo, n) for n in (m.group(2), *re.findall(r"#(\d+)", m.group(3))))
+    return found
 
 
 def _files_citing() -> dict[tuple[str, str], set[str]]:
@@ -476,6 +483,16 @@ def _files_citing() -> dict[tuple[str, str], set[str]]:
 def test_short_form_citations_are_recognised() -> None:
     text = "see ROCm/rccl#2189 and https://github.com/o/r/pull/12; not o/r#1x or a/b.py:3"
     assert _citations(text) == {("rocm/rccl", "2189"), ("o/r", "12")}
+    # a list continues the repository: "pytorch/vision#7146, #7185 and #8047", "#5346/#5654"
+    assert _citations("(pytorch/vision#7146, #7185 and #8047; DeepSpeed x#5346/#5654)") >= {
+        ("pytorch/vision", "7146"),
+        ("pytorch/vision", "7185"),
+        ("pytorch/vision", "8047"),
+    }
+    assert _citations("deepspeedai/DeepSpeed#5346/#5654") == {
+        ("deepspeedai/deepspeed", "5346"),
+        ("deepspeedai/deepspeed", "5654"),
+    }
     assert _thread("https://github.com/ROCm/rccl/issues/2189") == ("rocm/rccl", "2189")
 
 
