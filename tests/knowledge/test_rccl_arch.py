@@ -142,7 +142,9 @@ def test_the_finding_reaches_collective_tests_and_names_its_source() -> None:
 
 def test_every_release_s_list_is_sourced_and_changes_only_by_named_steps() -> None:
     for release, (targets, source) in rccl_arch.TARGETS.items():
-        assert source.startswith("https://github.com/ROCm/rccl/blob/"), release
+        assert source.startswith(
+            ("https://github.com/ROCm/rccl/blob/", "https://github.com/ROCm/rocm-systems/blob/")
+        ), release
         assert len(set(targets)) == len(targets) and all(t.startswith("gfx") for t in targets)
     table = {release: set(targets) for release, (targets, _) in rccl_arch.TARGETS.items()}
     assert table["5.7"] - table["5.6"] == {"gfx940", "gfx941", "gfx942"} and table["5.6"] <= table["5.7"]

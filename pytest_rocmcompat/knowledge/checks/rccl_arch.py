@@ -64,7 +64,11 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "6.1": (_57, _TAG.format("6.1.0")),
     "6.2": (_57, _TAG.format("6.2.0")),
     "6.3": (_63, SOURCE_63),
-    "6.4": (_63, _TAG.format("6.4.0")),  # derived, not read at the tag (module docstring)
+    # derived, not read at the tag (module docstring): linked to the CHANGELOG it was derived from
+    "6.4": (
+        _63,
+        "https://github.com/ROCm/rocm-systems/blob/0005e8e83d9e0fdc68a43b127152c74604fc52f5/projects/rccl/CHANGELOG.md",
+    ),
     "7.0": (_70, SOURCE_7),
     "7.1": (_70, SOURCE_7),
     "7.2": (_70, SOURCE_7),
