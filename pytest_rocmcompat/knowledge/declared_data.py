@@ -100,6 +100,11 @@ def _releases(name: str) -> dict[Version, tuple[str, dict[str, object]]]:
     return found
 
 
+def versions(name: str) -> tuple[Version, ...]:
+    """Every recorded release of ``name``, oldest first."""
+    return tuple(sorted(_releases(name)))
+
+
 def covers(name: str) -> bool:
     """Whether the data lists ``name`` at all."""
     return bool(_releases(name))

@@ -56,3 +56,23 @@ def test_torch_triton_pair_reaches_vllm_tests_as_a_risk(vllm: str, torch: str, t
         (rule,) = compile_rules([risk])
         assert rule.at_risk and rule.signature.search(INDUCTOR_TEXT)
         assert not rule.signature.search(VLLM_BUILD) and not rule.signature.search(TORCH_API)
+
+
+@pytest.mark.parametrize(
+    ("stack", "vllm"),
+    [
+        # no vLLM named: the releases that pin the stack's torch exactly (their Requires-Dist) decide
+        (("torch=2.6.0",), True),  # vLLM 0.8.0-0.8.5.post1 pin torch==2.6.0
+        (("torch=2.7.0+cu128",), True),  # 0.9.x
+        (("torch=2.5.1",), False),  # 0.6.4-0.7.3: V0 by default
+        (("torch=2.4.0",), False),
+        (("torch=2.6.0", "env.VLLM_USE_V1=0"), False),
+        (("platform=rocm", "torch=2.6.0+rocm6.2"), False),  # vLLM on ROCm is built from source: nothing derived
+        (("torch=2.6.0.dev20241201",), False),  # a nightly: no release pins it
+    ],
+)
+def test_an_unnamed_vllm_is_the_one_that_pins_the_stacks_torch(stack: tuple[str, ...], vllm: bool) -> None:
+    env = apply_overrides(BASE, list(stack))
+    assert ("vllm" in dynamo_gate.inductor_frameworks(env)) is vllm
+    if vllm:
+        assert all(v >= dynamo_gate.Version("0.8.0") for v in dynamo_gate._releases_pinning("vllm", env))

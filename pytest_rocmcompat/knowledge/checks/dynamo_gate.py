@@ -16,8 +16,11 @@ requirement holds for ``platform_system == "Linux"`` only), so a GPU stack witho
 
 from __future__ import annotations
 
+from functools import cache
+
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -57,18 +60,55 @@ TRITON_NAMES = ("triton-windows", "triton", "pytorch-triton", "pytorch-triton-ro
 
 def inductor_frameworks(env: Environment) -> tuple[str, ...]:
     """The libraries of :data:`INDUCTOR_BY_DEFAULT` whose tests may meet Inductor on this stack: the stack names
-    them at their first compiling release or later. Whether a test does meet it (vLLM's ``enforce_eager``, a V0
-    engine) no stack says: their findings are risks. vLLM is left out where the stack sets ``VLLM_USE_V1=0``
-    (the eager V0 engine, before 0.11), and where it names no vLLM release.
+    them at their first compiling release or later, or names none on a CUDA stack whose torch only such releases
+    pin (vLLM's PyPI wheels pin torch exactly: torch 2.6.0 is vLLM 0.8.x's). Whether a test does meet it
+    (vLLM's ``enforce_eager``, a V0 engine) no stack says: their findings are risks. vLLM is left out where the
+    stack sets ``VLLM_USE_V1=0`` (the eager V0 engine, before 0.11).
     """
     users = []
     for library, (first, _source) in INDUCTOR_BY_DEFAULT.items():
-        version = env.field_version("lib." + library)
-        if version is None or (library == "vllm" and env.env.get("VLLM_USE_V1", "").strip() == "0"):
+        if library == "vllm" and env.env.get("VLLM_USE_V1", "").strip() == "0":
             continue
-        if Version(version.base_version) >= Version(first):  # 0.8.0rc1, +rocm builds too
+        version = env.field_version("lib." + library)
+        if version is not None:
+            compiles = Version(version.base_version) >= Version(first)  # 0.8.0rc1, +rocm builds too
+        elif normalize_library(library) in env.libraries:
+            compiles = False  # listed with a version that does not parse: not judged
+        else:
+            pinning = _releases_pinning(library, env) if library in PINS_TORCH else ()
+            compiles = bool(pinning) and all(v >= Version(first) for v in pinning)
+        if compiles:
             users.append(normalize_library(library))
     return tuple(users)
+
+
+# libraries whose PyPI wheels pin torch exactly, so that the stack's torch tells which releases it may run
+PINS_TORCH = ("vllm",)
+
+
+def _releases_pinning(library: str, env: Environment) -> tuple[Version, ...]:
+    """The releases of ``library`` whose exact torch pin (``torch==2.6.0``) admits the stack's torch (a CUDA or
+    untagged torch: the PyPI wheels are CUDA builds; on ROCm the library is built from source, and nothing is
+    derived). Releases declaring a floor only (vLLM 0.1-0.2's ``torch>=2.0.0``) tell nothing.
+    """
+    torch = env.torch_version
+    if torch is None or torch.is_devrelease or env.platform == "rocm" or (torch.local or "").startswith("rocm"):
+        return ()
+    if (env.os or "").split(" ", 1)[0] in ("Windows", "Darwin"):
+        return ()  # the library's PyPI wheels are Linux builds
+    return _pinning(library, Version(torch.public))
+
+
+@cache
+def _pinning(library: str, torch: Version) -> tuple[Version, ...]:
+    found = []
+    for version in declared_data.versions(library):
+        rel = declared_data.release(library, version)
+        pins = declared_data.requirements_on(rel, "torch") if rel is not None else ()
+        exact = pins and all(any(s.operator == "==" for s in req.specifier) for req in pins)
+        if exact and all(req.specifier.contains(torch, prereleases=True) for req in pins):
+            found.append(version)
+    return tuple(found)
 
 
 def check(env: Environment) -> list[Finding]:
