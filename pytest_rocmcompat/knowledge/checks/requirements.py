@@ -191,7 +191,8 @@ def _inductor_framework_risk(broken: list[tuple[str, str, str, str, str, bool]],
             fix="install the Triton the installed torch pins",
             link=dynamo_gate.INDUCTOR_BY_DEFAULT["vllm"][1],
             uses=frameworks,
-            predicts=f"{INDUCTOR_TRITON_IMPORTS}|{_TRITON}" + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in bound if m)),
+            predicts=f"{INDUCTOR_TRITON_IMPORTS}|{_TRITON}"
+            + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in bound if m)),
             uncertain=True,
             signature_only=True,
         )
