@@ -252,7 +252,7 @@ def _from_cuda_pypi(env: Environment) -> bool:
     """Whether the stack can hold a CUDA wheel of PyPI: not ROCm, not macOS/Windows, CUDA or nvidia-* seen."""
     if not env.torch or env.platform == "rocm" or env.hip or env.torch_rocm is not None:
         return False
-    system = env.os.split(" ", 1)[0].lower()
+    system = env.system.lower()
     if system in ("darwin", "windows", "macos"):
         return False
     return env.platform == "cuda" or any(NVIDIA_CU.match(name) for name in env.libraries)

@@ -85,6 +85,11 @@ class Environment:
         return tuple(seen)
 
     @property
+    def system(self) -> str:
+        """The operating system ``os`` names, its first word (``Linux``, ``Windows``, ``Darwin``); ``""`` if unknown."""
+        return self.os.split(" ", 1)[0]
+
+    @property
     def torch_version(self) -> Version | None:
         return coerce_version(self.torch)
 

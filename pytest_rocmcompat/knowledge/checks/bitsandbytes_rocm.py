@@ -257,7 +257,7 @@ class _Host:
 
     @classmethod
     def of(cls, env: Environment) -> _Host:
-        windows = (env.os or "").split(" ", 1)[0] == "Windows"
+        windows = env.system == "Windows"
         return cls(windows, env.env, _series(coerce_version(env.rocm)), env.source == "overridden")
 
 

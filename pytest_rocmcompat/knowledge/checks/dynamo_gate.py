@@ -23,6 +23,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
+from pytest_rocmcompat.knowledge.declared_pins import EXACT  # libraries whose PyPI wheels pin torch exactly
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 ID = "dynamo-python-gate"
@@ -75,15 +76,11 @@ def inductor_frameworks(env: Environment) -> tuple[str, ...]:
         elif normalize_library(library) in env.libraries:
             compiles = False  # listed with a version that does not parse: not judged
         else:
-            pinning = _releases_pinning(library, env) if library in PINS_TORCH else ()
+            pinning = _releases_pinning(library, env) if library in EXACT else ()
             compiles = bool(pinning) and all(v >= Version(first) for v in pinning)
         if compiles:
             users.append(normalize_library(library))
     return tuple(users)
-
-
-# libraries whose PyPI wheels pin torch exactly, so that the stack's torch tells which releases it may run
-PINS_TORCH = ("vllm",)
 
 
 def _releases_pinning(library: str, env: Environment) -> tuple[Version, ...]:
@@ -94,7 +91,7 @@ def _releases_pinning(library: str, env: Environment) -> tuple[Version, ...]:
     torch = env.torch_version
     if torch is None or torch.is_devrelease or env.platform == "rocm" or (torch.local or "").startswith("rocm"):
         return ()
-    if (env.os or "").split(" ", 1)[0] in ("Windows", "Darwin"):
+    if env.system in ("Windows", "Darwin"):
         return ()  # the library's PyPI wheels are Linux builds
     return _pinning(library, Version(torch.public))
 
@@ -118,11 +115,12 @@ def check(env: Environment) -> list[Finding]:
 def _windows_gate(env: Environment) -> list[Finding]:
     """torch.compile on a Windows stack: refused before 2.5; from 2.5 a GPU stack without Triton (a risk)."""
     series = torch_series(env)
-    if series is None or (env.os or "").split(" ", 1)[0] != "Windows" or Version(series) < Version("2.0"):
+    if series is None or env.system != "Windows" or Version(series) < Version("2.0"):
         return []
     if Version(series) < Version("2.5"):
-        what = "torch.compile" if Version(series) < Version("2.2") else "Inductor (torch.compile's default backend)"
-        source = WINDOWS_SOURCES["2.0" if Version(series) < Version("2.2") else "2.2"]
+        dynamo = Version(series) < Version("2.2")  # 2.0/2.1: Dynamo itself; 2.2-2.4: the inductor backend
+        what = "torch.compile" if dynamo else "Inductor (torch.compile's default backend)"
+        source = WINDOWS_SOURCES["2.0" if dynamo else "2.2"]
         return [
             Finding(
                 check=ID,
@@ -132,7 +130,7 @@ def _windows_gate(env: Environment) -> list[Finding]:
                 uses=COMPILE_USES,
                 nodeids=COMPILE_TESTS,
                 # 2.2-2.4 refuse the inductor backend only: a test compiling with backend="eager" passes
-                uncertain=Version(series) >= Version("2.2"),
+                uncertain=not dynamo,
             )
         ]
     if env.platform not in ("cuda", "rocm") or any(normalize_library(n) in env.libraries for n in TRITON_NAMES):

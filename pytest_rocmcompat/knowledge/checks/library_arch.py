@@ -21,6 +21,7 @@ from typing import NamedTuple
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import arch_table
+from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_USES
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -30,7 +31,6 @@ ID = "library-min-arch"
 # Triton, as torch.compile's compiler: listed under any of its distributions, else the version an
 # official +rocm torch pins; its findings also reach the tests that use torch.compile or Inductor.
 TRITON_DISTRIBUTIONS = ("triton", "pytorch-triton-rocm", "triton-rocm")
-COMPILE_USES = ("torch.compile", "inductor")
 # AITER (ROCm/aiter): the distribution is amd-aiter (setup.py PACKAGE_NAME since ROCm/aiter#1620,
 # 2025-12-12), "aiter" in source builds before; a test names it by its import name, ``uses("aiter")``.
 AITER_DISTRIBUTIONS = ("amd-aiter", "aiter")
@@ -201,7 +201,8 @@ def check(env: Environment) -> list[Finding]:
                 uncertain=_other_builds(library, vendor, version),
             )
         )
-    return found + _aiter_experimental(env, rows) + _aiter_reach(env, rows)
+    aiter = _version(env, "aiter")
+    return found + _aiter_experimental(aiter, rows) + _aiter_reach(env, aiter, rows)
 
 
 def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
@@ -308,11 +309,11 @@ def _some_release_serves(library: str, vendor: str, rows: list[arch_table.Arch],
     return all(any(arch_table.lib_serves(rule, r) for rule in rules) for r in rows if r.name in names)
 
 
-def _aiter_experimental(env: Environment, rows: list[arch_table.Arch]) -> list[Finding]:
-    """The uncertain finding for an AITER release that serves the GPU only experimentally (RDNA from 0.1.19:
-    its Triton and most HIP kernels run, most CK and asm kernels do not).
+def _aiter_experimental(aiter: tuple[Version | None, bool], rows: list[arch_table.Arch]) -> list[Finding]:
+    """The uncertain finding for an AITER release (``aiter``: :func:`_version`'s) that serves the GPU only in
+    part (gfx90a; RDNA from 0.1.19: its Triton and most HIP kernels run, most CK and asm kernels do not).
     """
-    version, listed = _version(env, "aiter")
+    version, listed = aiter
     archs = _experimental_archs(version, rows)
     if not archs:
         return []
@@ -353,11 +354,10 @@ def _experimental_archs(version: Version | None, rows: list[arch_table.Arch]) ->
     return [r.name for r in rows if r.name in names]
 
 
-def _aiter_gaps(env: Environment, rows: list[arch_table.Arch]) -> dict[str, bool]:
-    """The GPUs AITER's kernels may fail on, each with whether that is only a risk: not served by the listed
-    release (certain), by some release an unnamed one may be (a risk), or served experimentally (a risk).
+def _aiter_gaps(version: Version | None, rows: list[arch_table.Arch]) -> dict[str, bool]:
+    """The GPUs AITER ``version`` (``None``: not named) may fail on, each with whether that is only a risk: not
+    served by the listed release (certain), by some release an unnamed one may be (a risk), or served in part.
     """
-    version, _ = _version(env, "aiter")
     rule, _ = arch_table.lib_rule("aiter", "amd", version)
     amd = [r for r in rows if r.vendor == "amd"]
     gaps = {r.name: False for r in amd if not arch_table.lib_serves(rule, r)}
@@ -371,12 +371,12 @@ def _aiter_gaps(env: Environment, rows: list[arch_table.Arch]) -> dict[str, bool
     return gaps
 
 
-def _aiter_reach(env: Environment, rows: list[arch_table.Arch]) -> list[Finding]:
+def _aiter_reach(env: Environment, aiter: tuple[Version | None, bool], rows: list[arch_table.Arch]) -> list[Finding]:
     """AITER's gap, for the tests of each framework whose variable switches AITER on (:data:`AITER_ENABLERS`)."""
-    gaps = _aiter_gaps(env, rows)
+    version, aiter_listed = aiter
+    gaps = _aiter_gaps(version, rows)
     if not gaps:
         return []
-    aiter_listed = _version(env, "aiter")[1]
     reached = (
         _framework_reach(env, name, gaps, aiter_listed) for name in dict.fromkeys(e.framework for e in AITER_ENABLERS)
     )

@@ -24,9 +24,13 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import dynamo_gate
 from pytest_rocmcompat.knowledge.checks.arch import untagged_rocm_release
-from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES, inductor_frameworks
+from pytest_rocmcompat.knowledge.checks.dynamo_gate import (
+    COMPILE_TESTS,
+    COMPILE_USES,
+    INDUCTOR_BY_DEFAULT,
+    inductor_frameworks,
+)
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import (
     RUNTIME_MINIMUMS,
@@ -189,7 +193,7 @@ def _inductor_framework_risk(broken: list[tuple[str, str, str, str, str, bool]],
             reason=f"{pairs}, met by {', '.join(frameworks)} where it compiles with Inductor (vLLM's default "
             "V1 engine from 0.8.0, unless enforce_eager)",
             fix="install the Triton the installed torch pins",
-            link=dynamo_gate.INDUCTOR_BY_DEFAULT["vllm"][1],
+            link=INDUCTOR_BY_DEFAULT[frameworks[0]][1],
             uses=frameworks,
             predicts=f"{INDUCTOR_TRITON_IMPORTS}|{_TRITON}"
             + "".join(f"|{m}" for m in dict.fromkeys(m for *_, m, _ in bound if m)),
@@ -554,7 +558,7 @@ def _marker_environment(env: Environment) -> dict[str, str]:
     if python is not None:
         markers["python_version"] = f"{python.major}.{python.minor}"
         markers["python_full_version"] = env.python
-    system = env.os.split(" ", 1)[0].lower()
+    system = env.system.lower()
     if system in ("darwin", "macos"):
         markers.update(sys_platform="darwin", platform_system="Darwin", os_name="posix", platform_machine="arm64")
     elif system == "windows":

@@ -220,7 +220,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
         if found:  # AMD's DKMS driver may serve it: like the risk below, only driver-level failures confirm it
             return [replace(f, predicts=UNSTATED_PREDICTS, signature_only=True) for f in found]
     distribution = rocm_kernel_distros.release_of(env.os) is not None
-    if env.os and not distribution and (env.os.split(" ", 1)[0] != "Linux" or names_kernel(env.os)):
+    if env.os and not distribution and (env.system != "Linux" or names_kernel(env.os)):
         return []  # another OS (Windows' HIP SDK runs on AMD's Windows driver), or a named kernel: judged above
     oldest = release.ga if release is not None else None  # a tabled release: no kernel of it is older
     gfx = [a for a in env.archs if a.startswith("gfx")]
