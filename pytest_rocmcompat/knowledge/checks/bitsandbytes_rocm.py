@@ -275,7 +275,7 @@ def _problem(release: Version | None, rocm: Version | None, archs: list[str], ho
         return _source_problem(source, rocm, archs)
     if rocm is not None and rocm < MIN_ROCM:
         forked = release is not None and release in ROCM5_FORKS and rocm >= ROCM5_FORKS[release]
-        return _unnamed_floor(rocm) if release is None or forked else _floor(rocm)
+        return _fork_floor(rocm) if release is None or forked else _floor(rocm)
     elsewhere = release is not None and (
         release.is_prerelease
         or release.is_devrelease
@@ -381,8 +381,9 @@ def _floor(rocm: Version, uncertain: bool = False) -> _Problem:
     return _Problem(f"has no ROCm {rocm} build (bitsandbytes supports ROCm from 6.1)", SOURCE_FLOOR, uncertain)
 
 
-def _unnamed_floor(rocm: Version) -> _Problem:
-    """No bitsandbytes named on ROCm before 6.1: no upstream build serves it, but ROCm's own fork of 0.42.0
+def _fork_floor(rocm: Version) -> _Problem:
+    """No bitsandbytes named on ROCm before 6.1, or a ROCm 5 fork's version (:data:`ROCM5_FORKS`) named: no
+    upstream build serves it, but ROCm's own fork of 0.42.0
     (``rocm5.7_internal_testing``: "ROCm >= 5.7") and the bitsandbytes-rocm forks (arlo-phoenix's 5.6+) were
     built for ROCm 5, so which one is installed decides: a risk (*uncertain*), not a verdict. Only bitsandbytes'
     own texts confirm it: a release without a ROCm library (NO_LIBRARY) or a fork's int8-less library (NO_INT8).

@@ -127,7 +127,7 @@ def check(env: Environment) -> list[Finding]:
 
 def _two_builds(env: Environment) -> Finding | None:
     """Two or more distributions that each install the ``onnxruntime`` package."""
-    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    dists = _listed(env)
     if len(dists) < 2:
         return None
     listed = " and ".join(f"{d} {env.libraries[d]}" for d in dists)
@@ -247,7 +247,7 @@ def _rocm_arch(env: Environment) -> Finding | None:
 
 def _no_rocm_provider(env: Environment) -> Finding | None:
     """A risk: a ROCm stack's one onnxruntime distribution is a build without the ROCm execution provider."""
-    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    dists = _listed(env)
     if len(dists) != 1 or not _on_rocm(env):  # several: _two_builds
         return None
     dist = dists[0]
@@ -278,7 +278,7 @@ def _unnamed_rocm_arch(env: Environment) -> Finding | None:
     Unlisted counts only on a stated stack (``--rocm-set``), as for ``registry.evaluate_risks``: a probed or
     recorded machine lists what it has.
     """
-    dists = [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    dists = _listed(env)
     unversioned = dists == ["onnxruntime-rocm"] and coerce_version(env.libraries["onnxruntime-rocm"]) is None
     unnamed = unversioned or (not dists and env.source == "overridden")
     if not unnamed or not _on_rocm(env):
@@ -302,6 +302,11 @@ def _unnamed_rocm_arch(env: Environment) -> Finding | None:
         conditional=True,
         uncertain=True,  # the installed build may be AMD's, a source build, or MIGraphX's
     )
+
+
+def _listed(env: Environment) -> list[str]:
+    """The onnxruntime distributions the stack lists, in :data:`onnxruntime_builds_data.DISTRIBUTIONS` order."""
+    return [d for d in data.DISTRIBUTIONS if d in env.libraries]
 
 
 def _serves(wheel: data.RocmWheel, gpu: rocm_targets.EffectiveArch) -> bool:
