@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import nccl_nvls
@@ -77,6 +79,9 @@ def _found(*stack: str) -> list[Finding]:
         (("arch=sm_90", "nccl=2.21.5", "env.NCCL_NVLS_ENABLE=2"), "NCCL 2.21.5 fails"),  # 2: the default
         (("arch=sm_86,sm_90", "nccl=2.21.5"), "(GPU sm_90: NVLS"),  # the sm_90 GPU is named
         (("platform=cuda", "nccl=2.21.5"), "(no GPU arch stated: NVLS on an sm_90/sm_100"),  # may be such a host
+        (("arch=sm_90",), "the stack states no NCCL version"),  # an unknown NCCL: most releases are fatal
+        (("platform=cuda",), "the stack states no NCCL version"),
+        (("arch=sm_100", "env.NCCL_NVLS_ENABLE=1"), "the stack states no NCCL version"),
     ],
 )
 def test_an_nccl_that_does_not_fall_back_is_a_collective_risk(stack: tuple[str, ...], problem: str) -> None:
@@ -98,7 +103,8 @@ def test_an_nccl_that_does_not_fall_back_is_a_collective_risk(stack: tuple[str, 
         ("arch=sm_80", "nccl=2.29.3"),
         ("arch=sm_90", "nccl=2.21.5", "env.NCCL_NVLS_ENABLE=0"),  # NVLS switched off
         ("arch=sm_90", "nccl=2.30.7", "env.NCCL_NVLS_ENABLE=0x0"),  # strtoll reads 0
-        ("arch=sm_90",),  # no NCCL stated
+        ("arch=sm_90", "env.NCCL_NVLS_ENABLE=0"),  # no NCCL stated, NVLS switched off
+        ("arch=sm_89",),  # no NCCL stated, no NVSwitch GPU
         ("arch=sm_90", "lib.nvidia-nccl-cu11=2.21.5"),  # built with CUDA 11: NVLS stubs only
         ("arch=sm_90", "torch=2.5.1+cu118"),  # its NCCL is CUDA 11's
         ("arch=sm_90", "nccl=2.21.5", "driver_cuda=12.0"),  # a driver without multicast
@@ -167,3 +173,13 @@ def test_predicted_is_known_bad_unrelated_fails_and_a_pass_stays_a_pass(pytester
     assert nccl_nvls.ID not in unrelated.get("rocm_diagnosis", "")  # an unconfirmed risk is no cause
     assert passes.get("rocm_outcome", "pass") == "pass"
     assert cases["test_elsewhere"]["rocm_outcome"] == "known-bad"
+
+
+def test_a_live_probe_without_nccl_is_not_judged_as_an_unknown_nccl() -> None:
+    """Only a stated stack gets the unknown-NCCL risk: a live host's NCCL is the one its torch imports."""
+    stated = apply_overrides(BASE, ["arch=sm_90"])
+    live = replace(stated, source="live", origin="")  # the same GPU, probed
+    assert [f for f in evaluate(live) if f.check == nccl_nvls.ID] == []
+    (found,) = _found("arch=sm_90")
+    assert found.uncertain and found.conditional and found.everything
+    assert "nccl=<torch.cuda.nccl.version()>" in found.fix

@@ -28,6 +28,12 @@ H100, sm_90; HGX B200/B100, sm_100); the driver's multicast attribute decides on
 parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verified here). A CUDA stack
 that states no GPU arch (``platform=cuda`` alone) may be such a host: the risk applies; a stack naming no
 GPU platform at all (a pip freeze alone) is not judged.
+
+A stated stack (a replay, ``rocmcompat check``) that names such a GPU but no NCCL version, nor a torch
+or ``nvidia-nccl-cu12`` wheel one is derived from, gets the same risk for an unknown NCCL: every
+release from 2.17.1 except the 2.27.3-2.28.x window fails init where NVLS set-up fails, and nothing
+says which one runs (``NCCL_NVLS_ENABLE=0`` still clears it). A live probe is not judged so (its NCCL
+comes from the torch it imports; without one no NCCL runs).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "nccl-nvls-init"
@@ -78,9 +85,13 @@ class _Risk:
 def check(env: Environment) -> list[Finding]:
     """A collective risk for a CUDA stack whose NCCL does not fall back from a failed NVLS set-up."""
     nccl = coerce_version(env.nccl)
-    if nccl is None or not _may_use_nvls(env):
+    if not _may_use_nvls(env):
         return []
-    risk = _risk(Version(nccl.base_version), _setting(env.env.get(VARIABLE)))
+    setting = _setting(env.env.get(VARIABLE))
+    if nccl is not None:
+        risk = _risk(Version(nccl.base_version), setting)
+    else:
+        risk = _unknown_nccl_risk(setting) if stated_keys(env) else None
     if risk is None:
         return []
     archs = ", ".join(sorted(set(_nvls_archs(env))))
@@ -126,6 +137,22 @@ def _risk(nccl: Version, setting: int | None) -> _Risk | None:
             SOURCE_FALLBACK,
         )
     return None
+
+
+def _unknown_nccl_risk(setting: int | None) -> _Risk | None:
+    """The risk of a stated stack naming no NCCL (nor a torch it comes from): most releases since
+    2.17.1 fail init where NVLS set-up fails, and nothing says this one is of the 2.27.3-2.28.x window.
+    """
+    if setting == 0:
+        return None
+    return _Risk(
+        "the stack states no NCCL version (nor a torch or nvidia-nccl wheel it comes from); NCCL "
+        f"{ADDED}-2.27.2 and {FATAL_AGAIN}+ fail communicator init where NVLS multicast set-up fails "
+        f"(only {FALLBACK}-2.28.x fall back, and not with {VARIABLE}=1)",
+        f"state the NCCL in use (nccl=<torch.cuda.nccl.version()>, or the torch / nvidia-nccl-cu12 it comes "
+        f"from); set {VARIABLE}=0 where NVLS set-up fails",
+        SOURCE_FATAL,
+    )
 
 
 def _may_use_nvls(env: Environment) -> bool:
