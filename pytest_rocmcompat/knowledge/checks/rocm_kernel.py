@@ -40,6 +40,12 @@ the GPU through the Windows driver, and its PyTorch steps remove the HSA runtime
 WSL therefore finds no GPU unless that was done, which the probe cannot see: uncertain; AMD's newer
 ROCDXG route (``HSA_ENABLE_DXG_DETECTION`` set) is not judged.
 
+Any other stated ROCm stack naming no kernel driver (a GPU every recent kernel serves, or
+``platform=rocm`` without an arch) is a risk of the same shape (:func:`_driver_unknown`): AMD supports
+each ROCm user space only with the drivers of its user/kernel-space matrix (MATRIX_SOURCE), and nothing
+says which one runs. Its predicted failures are the same driver-level ones, with the kernel driver's
+own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, MES, Secure Boot, DKMS, the SMI tools).
+
 A stated GPU whose compute depends on a recent kernel (an arch of NO_KFD_THROUGH, or an APU of
 LLVM's processor table, ``arch_table``'s ``apu``) on a Linux stack that names no kernel driver (no
 ``driver``, an ``os`` of ``Linux`` without a kernel release, not WSL; an unknown ``os`` may be Windows,
@@ -110,12 +116,41 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # no ROCk module; no device for HIP (hipErrorNoDevice, "No HIP GPUs are available") or a driver too
 # old (hipErrorInsufficientDriver), by name or hipGetErrorString's text (rocm_driver's hip_error.cpp);
 # amdkfd's "not supported in kfd".
+# The kernel driver's own texts (DRIVER_TEXTS, verbatim in tests/knowledge/test_rocm_kernel_texts.py):
+# amdkfd skipping a GPU on a PCIe path without atomics (KFD_ATOMICS_SOURCE), amdgpu failing to bring
+# the GPU up (AMDGPU_INIT_SOURCE: "Fatal error during GPU init", the driver core's "probe of ... failed
+# with error", DRIVER_CORE_SOURCE) or to load its firmware (FIRMWARE_SOURCE, for an amdgpu/ file), the
+# MES scheduler firmware not answering (MES_SOURCE: "failed to respond", "failed to response" before
+# 6.9), the module refused by Secure Boot (kmod's "could not insert 'amdgpu'", KMOD_SOURCE) or its DKMS
+# build failing (dpkg's "error processing package amdgpu-dkms", dkms' make.log under
+# /var/lib/dkms/amdgpu/), and ROCm's SMI tools finding no amdgpu module (ROCM_SMI_SOURCE, AMDSMI_SOURCE).
+DRIVER_TEXTS = (
+    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|Fatal error during GPU init"
+    r"|amdgpu: probe of \S+ failed with error|Direct firmware load for amdgpu/\S+ failed with error"
+    r"|MES failed to respon(?:d to|se) msg=|could not insert 'amdgpu'|error processing package amdgpu-dkms"
+    r"|/var/lib/dkms/amdgpu/|[Dd]river not initialized \(amdgpu not found in modules\)"
+)
 UNSTATED_PREDICTS = (
     r"HSA_STATUS_ERROR(?:_(?!MEMORY_APERTURE_VIOLATION|MEMORY_FAULT|EXCEPTION|ILLEGAL_INSTRUCTION"
     r"|INVALID_CODE_OBJECT|INVALID_ISA|OUT_OF_REGISTERS)\w+)?\b|hsa api call failure at|/dev/kfd"
     r"|ROCk module (?:version \S+ )?is NOT loaded|No HIP GPUs are available|no ROCm-capable device"
     r"|hipError(?:NoDevice|InsufficientDriver)\b|driver version is insufficient for runtime version"
-    r"|not supported in kfd"
+    r"|not supported in kfd|" + DRIVER_TEXTS
+)
+KFD_ATOMICS_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
+AMDGPU_INIT_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdgpu/amdgpu_kms.c"
+DRIVER_CORE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/dd.c"
+FIRMWARE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/firmware_loader/main.c"
+MES_SOURCE = (
+    "https://github.com/torvalds/linux/blob/0016e870542dc0a529e5ed97b628b6b727531e9b/"
+    "drivers/gpu/drm/amd/amdgpu/mes_v11_0.c"
+)
+KMOD_SOURCE = "https://github.com/kmod-project/kmod/blob/v31/tools/modprobe.c"
+ROCM_SMI_SOURCE = "https://github.com/ROCm/rocm_smi_lib/blob/rocm-6.2.0/python_smi_tools/rocm_smi.py"
+AMDSMI_SOURCE = "https://github.com/ROCm/amdsmi/blob/rocm-6.2.0/amdsmi_cli/amdsmi_helpers.py"
+# AMD's user/kernel-space support matrix (rocm_driver's table is read from it)
+MATRIX_SOURCE = (
+    "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html"
 )
 # Kernels whose vendor backports newer amdgpu code into an old base: RHEL (4.18.0-553.el8_10,
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
@@ -210,8 +245,10 @@ def names_kernel(os_text: str | None) -> bool:
 
 
 def unstated(env: Environment, check_id: str) -> list[Finding]:
-    """The risk of a stated GPU whose compute depends on the kernel, on a stack naming no kernel driver."""
-    if env.driver or not archs_stated(env):
+    """The risk of a stated ROCm GPU on a stack naming no kernel driver (sharper where its compute depends
+    on the kernel).
+    """
+    if env.driver or not (archs_stated(env) or _rocm_stated(env)):
         return []
     release = rocm_kernel_distros.kernels(env.os)
     if release is not None:
@@ -230,7 +267,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
         if needs_recent_kernel(a) and not (oldest and a in NO_KFD_THROUGH and oldest > NO_KFD_THROUGH[a][0])
     ]
     if not at_risk:
-        return []
+        return _driver_unknown(env, check_id, gfx)
     bounds = [(a, NO_KFD_THROUGH[a]) for a in at_risk if a in NO_KFD_THROUGH]
     known = "".join(f"; none up to Linux {k[0]}.{k[1]} for {a}" for a, (k, _) in bounds)
     every = len(at_risk) == len(gfx)
@@ -254,6 +291,37 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
             markers=() if every else ("gpus",),
             nodeids=() if every else GPU_SUITE,
             uncertain=True,  # the kernel driver in use may well serve the GPU
+            predicts=UNSTATED_PREDICTS,
+            signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
+        )
+    ]
+
+
+def _rocm_stated(env: Environment) -> bool:
+    """A stated ROCm stack (``platform=rocm``) with a GPU whose arch it does not state."""
+    return env.platform == "rocm" and "platform" in stated_keys(env) and bool(env.gpus)
+
+
+def _driver_unknown(env: Environment, check_id: str, gfx: list[str]) -> list[Finding]:
+    """The risk of a stated ROCm stack whose GPUs any recent kernel serves, naming no kernel driver."""
+    if not gfx and env.platform != "rocm":
+        return []  # no AMD GPU stated (a CUDA stack)
+    rocm = env.rocm or (str(env.torch_rocm) if env.torch_rocm else None)
+    user = f"ROCm {rocm}" if rocm else "ROCm"
+    gpus = ", ".join(gfx) if gfx else "the GPU"
+    return [
+        Finding(
+            check=check_id,
+            reason=f"{user} reaches {gpus} through the amdgpu kernel driver (amdkfd, /dev/kfd), and AMD "
+            "supports each ROCm user space only with the drivers of its user/kernel-space matrix; the stack "
+            "does not say which kernel driver it runs" + ("" if env.os else " (nor which OS)"),
+            fix="state the kernel driver (driver=<uname -r> for the distribution's amdgpu, or the amdgpu-dkms "
+            "version); where the failure is at the driver (no device, /dev/kfd, HSA status errors, firmware, "
+            "the module not loaded), install AMD's amdgpu driver of the ROCm release in use "
+            "(amdgpu-install --usecase=dkms) or a kernel of a distribution release that ROCm release lists",
+            link=MATRIX_SOURCE,
+            everything=True,
+            uncertain=True,  # the kernel driver in use may well serve this user space
             predicts=UNSTATED_PREDICTS,
             signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
         )

@@ -1,0 +1,96 @@
+"""The kernel driver's own texts that ``rocm-driver-unsupported``'s unknown-driver risks claim (DRIVER_TEXTS).
+
+Each message is printed by the source named beside it (a format string filled as the kernel, kmod,
+dpkg, dkms or ROCm's SMI tools print it); the negatives are other drivers' twins, faults and hangs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel
+from pytest_rocmcompat.stack.environment import Environment
+from tests.knowledge.two_ways import predicted_and_unrelated
+
+DRIVER_LEVEL = [
+    # kfd_device.c kgd2kfd_device_init: "skipped device %x:%x, PCI rejects atomics %d<%d" (dev_info on the
+    # kfd device, printed "kfd kfd: amdgpu: ..."); before the firmware-version check it printed no numbers
+    ("kfd kfd: amdgpu: skipped device 1002:67e3, PCI rejects atomics 730<0", rocm_kernel.KFD_ATOMICS_SOURCE),
+    ("kfd kfd: skipped device 1002:67ef, PCI rejects atomics", rocm_kernel.KFD_ATOMICS_SOURCE),
+    # amdgpu_kms.c amdgpu_driver_load_kms: dev_err(..., "Fatal error during GPU init\n")
+    ("amdgpu 0000:03:00.0: Fatal error during GPU init", rocm_kernel.AMDGPU_INIT_SOURCE),
+    # dd.c call_driver_probe: "%s: probe of %s failed with error %d\n" (driver name, device, errno)
+    ("amdgpu: probe of 0000:03:00.0 failed with error -22", rocm_kernel.DRIVER_CORE_SOURCE),
+    # firmware_loader/main.c: "Direct firmware load for %s failed with error %d\n" (amdgpu's files: amdgpu/...)
+    ("Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2", rocm_kernel.FIRMWARE_SOURCE),
+    # mes_v11_0.c submit_pkt_and_poll_completion: "MES failed to respond to msg=%s\n" (and "... msg=%s (%s)\n"
+    # for MISC ops); before 6.9 DRM_ERROR("MES failed to response msg=%d\n", opcode)
+    ("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE", rocm_kernel.MES_SOURCE),
+    ("amdgpu 0000:c1:00.0: amdgpu: MES failed to respond to msg=MISC (WAIT_REG_MEM)", rocm_kernel.MES_SOURCE),
+    (
+        "[drm:mes_v11_0_submit_pkt_and_poll_completion [amdgpu]] *ERROR* MES failed to response msg=3",
+        rocm_kernel.MES_SOURCE,
+    ),
+    # kmod's modprobe: "could not insert '%s': %s\n" with strerror(EKEYREJECTED) (Secure Boot, unsigned DKMS module)
+    ("modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service", rocm_kernel.KMOD_SOURCE),
+    # dpkg's "error processing package %s (--%s):" for AMD's DKMS package, and dkms' pointer to its build log
+    (
+        "dpkg: error processing package amdgpu-dkms (--configure):",
+        "https://git.dpkg.org/cgit/dpkg/dpkg.git/tree/src/main/errors.c",
+    ),
+    (
+        "Consult /var/lib/dkms/amdgpu/6.7.0-1787201.22.04/build/make.log for more information.",
+        "https://github.com/dell/dkms/blob/v3.0.11/dkms.in",
+    ),
+    # rocm_smi.py: logging.error('Driver not initialized (amdgpu not found in modules)'); amd-smi's helpers:
+    # "Unable to get devices, driver not initialized (amdgpu not found in modules)"
+    ("ERROR:root:Driver not initialized (amdgpu not found in modules)", rocm_kernel.ROCM_SMI_SOURCE),
+    (
+        "ERROR:root:Unable to get devices, driver not initialized (amdgpu not found in modules)",
+        rocm_kernel.AMDSMI_SOURCE,
+    ),
+]
+
+NOT_DRIVER_LEVEL = [
+    # another driver's firmware, module and DKMS package
+    "Direct firmware load for iwlwifi-ty-a0-gf-a0-72.ucode failed with error -2",
+    "modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
+    "dpkg: error processing package nvidia-dkms-535 (--configure):",
+    "Consult /var/lib/dkms/nvidia/535.183.01/build/make.log for more information.",
+    # a fault or a hang in running code (rocm_driver's certain finding claims those, never the risk)
+    "amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24 vmid:8 pasid:32769)",
+    "Memory access fault by GPU node-1 (Agent handle: 0x55d0c0c0) on address 0x7f1c. Reason: Page not present",
+    "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
+    "MES ring buffer is full.",
+    "RuntimeError: a genuinely different regression",
+]
+
+
+@pytest.mark.parametrize(("message", "source"), DRIVER_LEVEL, ids=[f"text-{i}" for i in range(len(DRIVER_LEVEL))])
+def test_the_kernel_drivers_own_texts_are_predicted(message: str, source: str) -> None:
+    assert source.startswith("https://")
+    assert re.search(rocm_kernel.DRIVER_TEXTS, message)
+    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
+
+
+@pytest.mark.parametrize("message", NOT_DRIVER_LEVEL)
+def test_other_drivers_faults_and_hangs_are_not(message: str) -> None:
+    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None
+
+
+def test_on_a_gpu_any_kernel_serves_a_driver_text_is_known_bad_and_an_unrelated_failure_fails(
+    pytester: pytest.Pytester,
+) -> None:
+    """A stated gfx90a stack naming no kernel driver: the MES text ends known-bad (the unknown-driver risk),
+    an unrelated failure stays fail."""
+    base = Environment(platform="cpu", python="3.11.7", os="Linux")
+    predicted, unrelated = predicted_and_unrelated(
+        pytester,
+        "amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+        ("platform=rocm", "arch=gfx90a", "rocm=6.2.4"),
+        env=base,
+    )
+    assert predicted["rocm_rule"] == rocm_driver.ID
+    assert "rocm_rule" not in unrelated and unrelated.get("rocm_outcome", "fail") == "fail"
