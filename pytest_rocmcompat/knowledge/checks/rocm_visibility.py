@@ -25,6 +25,19 @@ refusals and verl's NOSET variables):
   require: without it the count is 0, Ray falls back to its NVIDIA manager and GPU tasks stay
   infeasible ("No available node types can fulfill resource request ..."). A risk: a Ray test that asks
   for no GPU passes.
+
+A stated stack (a ``--rocm-set`` replay, ``rocmcompat check --set``) that lists ``ray`` 2.10.0-2.60.x and
+a torch on ROCm but states none of the visibility variables (``ROCR_/HIP_/CUDA_VISIBLE_DEVICES``,
+``RAY_EXPERIMENTAL_NOSET_*``, not even unset with ``env.NAME=``) and carries none of a machine's (a
+probe's or recording's variables are that machine's: absent means unset) leaves Ray's
+environment-dependent refusals open: a risk (*uncertain*) per release range, reaching ``uses("ray")``
+tests and claiming only that range's own texts. 2.10.0-2.44.x set ``ROCR_VISIBLE_DEVICES`` per GPU
+task/actor (unless ``RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES``): a ``HIP_VISIBLE_DEVICES`` listing
+more devices then makes torch >= 2.6 raise (``_parse_visible_devices`` has the check from 2.6.0, read in
+the 2.0.0-2.6.0 wheels), so a stated torch < 2.6 gets no risk; 2.45.0-2.47.1 refuse any
+``ROCR_VISIBLE_DEVICES`` and assert the HIP/CUDA pair; 2.48.0-2.56.x refuse ``ROCR_VISIBLE_DEVICES``
+without ``HIP_VISIBLE_DEVICES`` and raise on the pair; 2.57.0-2.60.x refuse only the former. Not where
+Ray >= 2.56 lacks amdsmi (it then never reads the AMD variables).
 """
 
 from __future__ import annotations
@@ -33,6 +46,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocm-visible-devices"
@@ -56,7 +70,8 @@ def check(env: Environment) -> list[Finding]:
         return []
     # Ray reads the HIP/CUDA variables only through its AMD manager, chosen where it counts AMD GPUs
     amdsmi = _ray_amdsmi(env)
-    found = (_filters(env), _ray_pair(env) if amdsmi is None else None, amdsmi)
+    pair, unstated = (_ray_pair(env), _ray_unstated(env)) if amdsmi is None else (None, None)
+    found = (_filters(env), pair, amdsmi, unstated)
     return [f for f in found if f is not None]
 
 
@@ -183,4 +198,93 @@ def _ray_amdsmi(env: Environment) -> Finding | None:
         predicts=RAY_NO_GPU_PREDICTS,
         signature_only=True,
         uncertain=True,  # a Ray test that asks for no GPU passes
+    )
+
+
+# ---------------------------------------------------------------- Ray on ROCm, the variables unstated
+_NOSET = "RAY_EXPERIMENTAL_NOSET_"
+_RAY_READ = (Version("2.10.0"), Version("2.61.0"))  # the releases whose amd_gpu.py was read (2.10.0-2.60.0)
+# Ray's refusal of ROCR_VISIBLE_DEVICES (2.45.0 on), in every release's amd_gpu.py
+RAY_ROCR_PREDICTS = r"Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"
+# torch's own refusal (SOURCE_TORCH; first in torch 2.6.0's torch/cuda/__init__.py, not in 2.0.0-2.5.0)
+TORCH_ROCR_PREDICTS = r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
+TORCH_ROCR_FROM = Version("2.6.0")
+
+
+def visibility_unstated(env: Environment) -> bool:
+    """Whether ``env`` is a stated stack (``--rocm-set``, ``rocmcompat check --set``) that says nothing of
+    the visibility variables: none stated (set or unset), and none of a machine's (a live probe's or a
+    recording's variables are that machine's, where an absent one is unset).
+    """
+    stated = stated_keys(env)
+    if not stated or any(_visibility(key[4:]) for key in stated if key.startswith("env.")):
+        return False
+    return not any(_visibility(name) or f"env.{name}" not in stated for name in env.env)
+
+
+def _visibility(name: str) -> bool:
+    return name == ROCR or name in HIP_VARS or name.startswith(_NOSET)
+
+
+def _ray_unstated(env: Environment) -> Finding | None:
+    """What Ray at the stack's release refuses on ROCm, where the stack does not state the variables."""
+    ray, torch = coerce_version(env.libraries.get("ray")), env.torch_version
+    if ray is None or torch is None or not _RAY_READ[0] <= ray < _RAY_READ[1] or not visibility_unstated(env):
+        return None  # a stack naming no torch: what runs on Ray's GPUs is not stated either
+    judged = _unstated_problem(ray, torch)
+    if judged is None:
+        return None
+    reason, fix, tag, predicts = judged
+    return Finding(
+        check=ID,
+        reason=f"ray {env.libraries['ray']} on ROCm: {reason}; the stack states none of {ROCR}, {_HIP}, "
+        f"{_CUDA}, {_NOSET}*",
+        fix=f"{fix}; or state the variables (--rocm-set env.NAME=VALUE, empty for unset) to have them judged",
+        link=RAY_SOURCE.format(tag),
+        uses=("ray",),
+        predicts=predicts,
+        signature_only=True,
+        uncertain=True,  # only where the run's environment sets what Ray refuses
+    )
+
+
+def _unstated_problem(ray: Version, torch: Version) -> tuple[str, str, str, str] | None:
+    """``(reason, fix, release tag read, predicted texts)`` for Ray ``ray`` in an unknown environment."""
+    rocr_fix = f"unset {ROCR} before 'ray start'/'import ray' and select GPUs with {_HIP}"
+    if ray < Version("2.45.0"):
+        if torch < TORCH_ROCR_FROM:
+            return None  # torch before 2.6 has no such check: no text of its own to confirm the risk
+        return (
+            f"Ray sets {ROCR} to each GPU task's and actor's GPUs (unless {_NOSET}ROCR_VISIBLE_DEVICES is set), "
+            f"so a {_HIP} the worker inherits or the application sets that lists more devices makes torch "
+            "(2.6+) raise 'HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES'",
+            f"leave {_HIP} unset in Ray workers, or set {_NOSET}ROCR_VISIBLE_DEVICES=1 where the application "
+            "selects the GPUs itself",
+            "2.44.1",
+            TORCH_ROCR_PREDICTS,
+        )
+    spelling = "Inconsistent" if ray >= Version("2.52.0") else "Inconsistant"
+    pair = rf"{spelling} values found\. Please use either {_HIP} or {_CUDA}"
+    if ray < Version("2.48.0"):
+        return (
+            f"'import ray' raises RuntimeError whenever {ROCR} is set (even beside {_HIP}), and asserts {_HIP} "
+            f"equals a non-empty {_CUDA}",
+            f"{rocr_fix}; set {_CUDA} only equal to {_HIP}; or use ray >=2.48",
+            "2.47.1",
+            f"{RAY_ROCR_PREDICTS}|{pair}",
+        )
+    if ray < Version("2.57.0"):
+        which = "any such pair, equal or not" if ray < Version("2.49.0") else "a pair that differs"
+        return (
+            f"'import ray' raises RuntimeError where {ROCR} is set without {_HIP}, and ValueError where {_HIP} "
+            f"and {_CUDA} are both set ({which})",
+            f"{rocr_fix}; do not set {_CUDA} beside {_HIP}",
+            "2.48.0" if ray < Version("2.49.0") else "2.51.2" if ray < Version("2.52.0") else "2.56.0",
+            f"{RAY_ROCR_PREDICTS}|{pair}",
+        )
+    return (
+        f"'import ray' raises RuntimeError where {ROCR} is set without {_HIP} (2.57+ reads only {_HIP})",
+        rocr_fix,
+        "2.60.0",
+        RAY_ROCR_PREDICTS,
     )
