@@ -6,8 +6,11 @@ torch's check in ``torch/cuda/__init__.py`` (wheels 2.0.0-2.6.0: first in 2.6.0)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from pytest_rocmcompat.cli.check import stack_environment
 from pytest_rocmcompat.knowledge.checks import rocm_visibility
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
@@ -229,3 +232,15 @@ def test_a_recorded_machines_variables_leave_the_refusal_a_plain_fail(pytester: 
     cases = run_cases(pytester, MESSAGES[0][1].removeprefix("RuntimeError: "), (*ROCM, "lib.ray=2.52.0"), uses="ray")
     assert cases["test_predicted"].get("rocm_outcome", "fail") == "fail"
     assert "rocm_rule" not in cases["test_predicted"]
+
+
+# ---------------------------------------------------------------- rocmcompat check on a requirements file
+def test_rocmcompat_check_with_set_lists_the_risk(tmp_path: Path) -> None:
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("torch==2.6.0+rocm6.2.4\nray==2.52.0\namdsmi==6.2.0\n", encoding="utf-8")
+    _, env = stack_environment(str(requirements), ["arch=gfx942"])
+    (risk,) = [f for f in evaluate(env) if f.check == rocm_visibility.ID]
+    assert risk.uncertain and UNSTATED in risk.reason and "/blob/ray-2.56.0/" in risk.link
+    # nothing --set: the file alone cannot be told from a recorded probe replayed as it is (left to the lead)
+    _, env = stack_environment(str(requirements), [])
+    assert [f for f in evaluate(env) if f.check == rocm_visibility.ID] == []

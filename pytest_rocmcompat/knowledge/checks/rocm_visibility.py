@@ -239,7 +239,8 @@ def _ray_unstated(env: Environment) -> Finding | None:
         check=ID,
         reason=f"ray {env.libraries['ray']} on ROCm: {reason}; the stack states none of {ROCR}, {_HIP}, "
         f"{_CUDA}, {_NOSET}*",
-        fix=f"{fix}; or state the variables (--rocm-set env.NAME=VALUE, empty for unset) to have them judged",
+        fix=f"{fix}; or state the variables (env.NAME=VALUE, empty for unset, through --rocm-set or rocmcompat check "
+        "--set) to have them judged",
         link=RAY_SOURCE.format(tag),
         uses=("ray",),
         predicts=predicts,
@@ -250,19 +251,9 @@ def _ray_unstated(env: Environment) -> Finding | None:
 
 def _unstated_problem(ray: Version, torch: Version) -> tuple[str, str, str, str] | None:
     """``(reason, fix, release tag read, predicted texts)`` for Ray ``ray`` in an unknown environment."""
-    rocr_fix = f"unset {ROCR} before 'ray start'/'import ray' and select GPUs with {_HIP}"
     if ray < Version("2.45.0"):
-        if torch < TORCH_ROCR_FROM:
-            return None  # torch before 2.6 has no such check: no text of its own to confirm the risk
-        return (
-            f"Ray sets {ROCR} to each GPU task's and actor's GPUs (unless {_NOSET}ROCR_VISIBLE_DEVICES is set), "
-            f"so a {_HIP} the worker inherits or the application sets that lists more devices makes torch "
-            "(2.6+) raise 'HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES'",
-            f"leave {_HIP} unset in Ray workers, or set {_NOSET}ROCR_VISIBLE_DEVICES=1 where the application "
-            "selects the GPUs itself",
-            "2.44.1",
-            TORCH_ROCR_PREDICTS,
-        )
+        return _ray_sets_rocr(torch)
+    rocr_fix = f"unset {ROCR} before 'ray start'/'import ray' and select GPUs with {_HIP}"
     spelling = "Inconsistent" if ray >= Version("2.52.0") else "Inconsistant"
     pair = rf"{spelling} values found\. Please use either {_HIP} or {_CUDA}"
     if ray < Version("2.48.0"):
@@ -287,4 +278,19 @@ def _unstated_problem(ray: Version, torch: Version) -> tuple[str, str, str, str]
         rocr_fix,
         "2.60.0",
         RAY_ROCR_PREDICTS,
+    )
+
+
+def _ray_sets_rocr(torch: Version) -> tuple[str, str, str, str] | None:
+    """Ray 2.10.0-2.44.x: its per-worker ``ROCR_VISIBLE_DEVICES`` beside a longer HIP list, refused by torch 2.6+."""
+    if torch < TORCH_ROCR_FROM:
+        return None  # torch before 2.6 has no such check: no text of its own to confirm the risk
+    return (
+        f"Ray sets {ROCR} to each GPU task's and actor's GPUs (unless {_NOSET}ROCR_VISIBLE_DEVICES is set), "
+        f"so a {_HIP} the worker inherits or the application sets that lists more devices makes torch "
+        "(2.6+) raise 'HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES'",
+        f"leave {_HIP} unset in Ray workers, or set {_NOSET}ROCR_VISIBLE_DEVICES=1 where the application "
+        "selects the GPUs itself",
+        "2.44.1",
+        TORCH_ROCR_PREDICTS,
     )
