@@ -73,6 +73,40 @@ def test_the_kernel_drivers_own_texts_are_predicted(message: str, source: str) -
     assert source.startswith("https://")
     assert re.search(rocm_kernel.DRIVER_TEXTS, message)
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
+    assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, message)
+
+
+# rocminfo.cc CheckInitialState (ROCMINFO_SOURCE): "Unable to open /dev/kfd read-write: %s" with strerror, and
+# its render-group warning, followed by the HSA failure the closed device causes
+CLOSED_TO_THE_USER = [
+    "Unable to open /dev/kfd read-write: Permission denied\n"
+    'ci is not member of "render" group, the default DRM access group. Users must be a member of the "render" '
+    "group or another DRM access group in order for ROCm applications to run successfully.\n"
+    "Failed to get user name to check for video group membership\n"
+    "hsa api call failure at: /src/rocminfo/rocminfo.cc:1306\n"
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.",
+    "Unable to open /dev/kfd read-write: Permission denied",
+]
+
+
+@pytest.mark.parametrize("message", CLOSED_TO_THE_USER)
+def test_a_device_closed_to_the_user_is_no_evidence_about_the_driver(message: str) -> None:
+    assert rocm_kernel.ROCMINFO_SOURCE.startswith("https://github.com/ROCm/rocminfo/")
+    for predicts in (rocm_kernel.UNSTATED_PREDICTS, rocm_kernel.UNKNOWN_DRIVER_PREDICTS):
+        assert re.search(predicts, message) is None
+    # the same HSA failure without the access texts is driver-level
+    hsa_failure = message.rpartition("\n")[2]
+    if "HSA_STATUS_ERROR" in hsa_failure:
+        assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, hsa_failure)
+
+
+@pytest.mark.parametrize(
+    "message", ["RuntimeError: No HIP GPUs are available", "HIP error: no ROCm-capable device is detected"]
+)
+def test_no_device_is_claimed_only_where_the_kernel_may_lack_the_gpu(message: str) -> None:
+    """On a GPU every recent kernel serves, "no device" is as often the visibility variables: not claimed."""
+    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
+    assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, message) is None
 
 
 @pytest.mark.parametrize("message", NOT_DRIVER_LEVEL)

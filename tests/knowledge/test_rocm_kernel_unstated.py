@@ -95,7 +95,7 @@ def test_a_gpu_any_recent_kernel_serves_is_the_unknown_driver_risk(stack: tuple[
     assert shown in finding.reason and "does not say which kernel driver" in finding.reason
     assert "none up to" not in finding.reason
     assert finding.uncertain and finding.signature_only and finding.everything
-    assert finding.predicts == rocm_kernel.UNSTATED_PREDICTS and finding.link == rocm_kernel.MATRIX_SOURCE
+    assert finding.predicts == rocm_kernel.UNKNOWN_DRIVER_PREDICTS and finding.link == rocm_kernel.MATRIX_SOURCE
     assert "driver=" in finding.fix and "amdgpu-install" in finding.fix
 
 

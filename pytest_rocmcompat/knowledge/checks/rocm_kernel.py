@@ -44,7 +44,9 @@ Any other stated ROCm stack naming no kernel driver (a GPU every recent kernel s
 ``platform=rocm`` without an arch) is a risk of the same shape (:func:`_driver_unknown`): AMD supports
 each ROCm user space only with the drivers of its user/kernel-space matrix (MATRIX_SOURCE), and nothing
 says which one runs. Its predicted failures are the same driver-level ones, with the kernel driver's
-own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, MES, Secure Boot, DKMS, the SMI tools).
+own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, MES, Secure Boot, DKMS, the SMI tools), but
+not HIP's "no device" texts (visibility variables explain those as often). Neither risk claims a failure
+that shows /dev/kfd closed to the user (NOT_THE_DRIVER: permissions, the render group).
 
 A stated GPU whose compute depends on a recent kernel (an arch of NO_KFD_THROUGH, or an APU of
 LLVM's processor table, ``arch_table``'s ``apu``) on a Linux stack that names no kernel driver (no
@@ -130,13 +132,22 @@ DRIVER_TEXTS = (
     r"|MES failed to respon(?:d to|se) msg=|could not insert 'amdgpu'|error processing package amdgpu-dkms"
     r"|/var/lib/dkms/amdgpu/|[Dd]river not initialized \(amdgpu not found in modules\)"
 )
-UNSTATED_PREDICTS = (
+# Access, not the driver: /dev/kfd closed to the user (EACCES; rocminfo's check of the render group,
+# ROCMINFO_SOURCE). A failure text holding either is no evidence about the kernel driver: never claimed.
+NOT_THE_DRIVER = r'/dev/kfd read-write: Permission denied|is not member of "render" group'
+_GUARD = r"\A(?![\s\S]*(?:" + NOT_THE_DRIVER + r"))[\s\S]*?(?:"
+DRIVER_LEVEL = (
     r"HSA_STATUS_ERROR(?:_(?!MEMORY_APERTURE_VIOLATION|MEMORY_FAULT|EXCEPTION|ILLEGAL_INSTRUCTION"
     r"|INVALID_CODE_OBJECT|INVALID_ISA|OUT_OF_REGISTERS)\w+)?\b|hsa api call failure at|/dev/kfd"
-    r"|ROCk module (?:version \S+ )?is NOT loaded|No HIP GPUs are available|no ROCm-capable device"
-    r"|hipError(?:NoDevice|InsufficientDriver)\b|driver version is insufficient for runtime version"
-    r"|not supported in kfd|" + DRIVER_TEXTS
+    r"|ROCk module (?:version \S+ )?is NOT loaded|hipErrorInsufficientDriver\b"
+    r"|driver version is insufficient for runtime version|not supported in kfd|" + DRIVER_TEXTS
 )
+# No device for HIP: claimed where the kernel may lack the GPU's KFD support (UNSTATED_PREDICTS), not for a
+# GPU every recent kernel serves (UNKNOWN_DRIVER_PREDICTS), where visibility variables explain it as often.
+NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b"
+UNSTATED_PREDICTS = _GUARD + DRIVER_LEVEL + "|" + NO_DEVICE + ")"
+UNKNOWN_DRIVER_PREDICTS = _GUARD + DRIVER_LEVEL + ")"
+ROCMINFO_SOURCE = "https://github.com/ROCm/rocminfo/blob/rocm-6.2.0/rocminfo.cc"
 KFD_ATOMICS_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
 AMDGPU_INIT_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdgpu/amdgpu_kms.c"
 DRIVER_CORE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/dd.c"
@@ -322,7 +333,7 @@ def _driver_unknown(env: Environment, check_id: str, gfx: list[str]) -> list[Fin
             link=MATRIX_SOURCE,
             everything=True,
             uncertain=True,  # the kernel driver in use may well serve this user space
-            predicts=UNSTATED_PREDICTS,
+            predicts=UNKNOWN_DRIVER_PREDICTS,
             signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
         )
     ]
