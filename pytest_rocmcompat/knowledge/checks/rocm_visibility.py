@@ -206,7 +206,8 @@ _NOSET = "RAY_EXPERIMENTAL_NOSET_"
 _RAY_READ = (Version("2.10.0"), Version("2.61.0"))  # the releases whose amd_gpu.py was read (2.10.0-2.60.0)
 # Ray's refusal of ROCR_VISIBLE_DEVICES (2.45.0 on), in every release's amd_gpu.py
 RAY_ROCR_PREDICTS = r"Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"
-# torch's own refusal (SOURCE_TORCH; first in torch 2.6.0's torch/cuda/__init__.py, not in 2.0.0-2.5.0)
+# torch's own refusal (SOURCE_TORCH; pytorch#142292, first in torch 2.6.0's torch/cuda/__init__.py: not in the
+# 2.0.0-2.5.0 wheels, in 2.6.0, 2.7.0, 2.9.0, 2.11.0 and 2.13.0)
 TORCH_ROCR_PREDICTS = r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
 TORCH_ROCR_FROM = Version("2.6.0")
 
