@@ -25,14 +25,6 @@ DRIVER_LEVEL = [
     ("amdgpu: probe of 0000:03:00.0 failed with error -22", rocm_kernel.DRIVER_CORE_SOURCE),
     # firmware_loader/main.c: "Direct firmware load for %s failed with error %d\n" (amdgpu's files: amdgpu/...)
     ("Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2", rocm_kernel.FIRMWARE_SOURCE),
-    # mes_v11_0.c submit_pkt_and_poll_completion: "MES failed to respond to msg=%s\n" (and "... msg=%s (%s)\n"
-    # for MISC ops); before 6.9 DRM_ERROR("MES failed to response msg=%d\n", opcode)
-    ("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE", rocm_kernel.MES_SOURCE),
-    ("amdgpu 0000:c1:00.0: amdgpu: MES failed to respond to msg=MISC (WAIT_REG_MEM)", rocm_kernel.MES_SOURCE),
-    (
-        "[drm:mes_v11_0_submit_pkt_and_poll_completion [amdgpu]] *ERROR* MES failed to response msg=3",
-        rocm_kernel.MES_SOURCE,
-    ),
     # kmod's modprobe: "could not insert '%s': %s\n" with strerror(EKEYREJECTED) (Secure Boot, unsigned DKMS module)
     ("modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service", rocm_kernel.KMOD_SOURCE),
     # dpkg's "error processing package %s (--%s):" for AMD's DKMS package, and dkms' pointer to its build log
@@ -64,6 +56,10 @@ NOT_DRIVER_LEVEL = [
     "Memory access fault by GPU node-1 (Agent handle: 0x55d0c0c0) on address 0x7f1c. Reason: Page not present",
     "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
     "MES ring buffer is full.",
+    # the MES scheduler firmware not answering: a hang in running work (rocm_driver's certain finding claims it)
+    "amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+    "amdgpu 0000:c1:00.0: amdgpu: MES failed to respond to msg=MISC (WAIT_REG_MEM)",
+    "[drm:mes_v11_0_submit_pkt_and_poll_completion [amdgpu]] *ERROR* MES failed to response msg=3",
     "RuntimeError: a genuinely different regression",
 ]
 
@@ -117,14 +113,30 @@ def test_other_drivers_faults_and_hangs_are_not(message: str) -> None:
 def test_on_a_gpu_any_kernel_serves_a_driver_text_is_known_bad_and_an_unrelated_failure_fails(
     pytester: pytest.Pytester,
 ) -> None:
-    """A stated gfx90a stack naming no kernel driver: the MES text ends known-bad (the unknown-driver risk),
-    an unrelated failure stays fail."""
+    """A stated gfx90a stack naming no kernel driver: amdgpu's init failure ends known-bad (the unknown-driver
+    risk), an unrelated failure stays fail."""
     base = Environment(platform="cpu", python="3.11.7", os="Linux")
     predicted, unrelated = predicted_and_unrelated(
         pytester,
-        "amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+        "amdgpu 0000:03:00.0: Fatal error during GPU init",
         ("platform=rocm", "arch=gfx90a", "rocm=6.2.4"),
         env=base,
     )
     assert predicted["rocm_rule"] == rocm_driver.ID
     assert "rocm_rule" not in unrelated and unrelated.get("rocm_outcome", "fail") == "fail"
+
+
+# mes_v11_0.c submit_pkt_and_poll_completion: "MES failed to respond to msg=%s\n" (and "... msg=%s (%s)\n" for
+# MISC ops); before 6.9 DRM_ERROR("MES failed to response msg=%d\n", opcode)
+MES_TEXTS = [
+    "amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+    "[drm:mes_v11_0_submit_pkt_and_poll_completion [amdgpu]] *ERROR* MES failed to response msg=3",
+]
+
+
+@pytest.mark.parametrize("message", MES_TEXTS)
+def test_a_mes_hang_is_the_certain_driver_findings_never_a_risks(message: str) -> None:
+    assert rocm_kernel.MES_SOURCE.startswith("https://github.com/torvalds/linux/")
+    assert re.search(rocm_kernel.MES_HANG, message)
+    assert re.search(rocm_driver.PREDICTS, message)  # a user space the driver does not support: claimed
+    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None

@@ -44,7 +44,7 @@ Any other stated ROCm stack naming no kernel driver (a GPU every recent kernel s
 ``platform=rocm`` without an arch) is a risk of the same shape (:func:`_driver_unknown`): AMD supports
 each ROCm user space only with the drivers of its user/kernel-space matrix (MATRIX_SOURCE), and nothing
 says which one runs. Its predicted failures are the same driver-level ones, with the kernel driver's
-own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, MES, Secure Boot, DKMS, the SMI tools), but
+own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, Secure Boot, DKMS, the SMI tools), but
 not HIP's "no device" texts (visibility variables explain those as often). Neither risk claims a failure
 that shows /dev/kfd closed to the user (NOT_THE_DRIVER: permissions, the render group).
 
@@ -122,14 +122,15 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # amdkfd skipping a GPU on a PCIe path without atomics (KFD_ATOMICS_SOURCE), amdgpu failing to bring
 # the GPU up (AMDGPU_INIT_SOURCE: "Fatal error during GPU init", the driver core's "probe of ... failed
 # with error", DRIVER_CORE_SOURCE) or to load its firmware (FIRMWARE_SOURCE, for an amdgpu/ file), the
-# MES scheduler firmware not answering (MES_SOURCE: "failed to respond", "failed to response" before
-# 6.9), the module refused by Secure Boot (kmod's "could not insert 'amdgpu'", KMOD_SOURCE) or its DKMS
-# build failing (dpkg's "error processing package amdgpu-dkms", dkms' make.log under
-# /var/lib/dkms/amdgpu/), and ROCm's SMI tools finding no amdgpu module (ROCM_SMI_SOURCE, AMDSMI_SOURCE).
+# module refused by Secure Boot (kmod's "could not insert 'amdgpu'", KMOD_SOURCE) or its DKMS build
+# failing (dpkg's "error processing package amdgpu-dkms", dkms' make.log under /var/lib/dkms/amdgpu/),
+# and ROCm's SMI tools finding no amdgpu module (ROCM_SMI_SOURCE, AMDSMI_SOURCE): the driver serving no
+# GPU at all. Not the driver's hangs in running work (the MES scheduler not answering, MES_SOURCE; a ring
+# timeout): like faults, those are rocm_driver's certain finding's, never a risk's (MES_HANG, for tests).
 DRIVER_TEXTS = (
     r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|Fatal error during GPU init"
     r"|amdgpu: probe of \S+ failed with error|Direct firmware load for amdgpu/\S+ failed with error"
-    r"|MES failed to respon(?:d to|se) msg=|could not insert 'amdgpu'|error processing package amdgpu-dkms"
+    r"|could not insert 'amdgpu'|error processing package amdgpu-dkms"
     r"|/var/lib/dkms/amdgpu/|[Dd]river not initialized \(amdgpu not found in modules\)"
 )
 # Access, not the driver: /dev/kfd closed to the user (EACCES; rocminfo's check of the render group,
@@ -144,6 +145,7 @@ DRIVER_LEVEL = (
 )
 # No device for HIP: claimed where the kernel may lack the GPU's KFD support (UNSTATED_PREDICTS), not for a
 # GPU every recent kernel serves (UNKNOWN_DRIVER_PREDICTS), where visibility variables explain it as often.
+MES_HANG = r"MES failed to respon(?:d to|se) msg="
 NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b"
 UNSTATED_PREDICTS = _GUARD + DRIVER_LEVEL + "|" + NO_DEVICE + ")"
 UNKNOWN_DRIVER_PREDICTS = _GUARD + DRIVER_LEVEL + ")"
