@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from pytest_rocmcompat.knowledge.checks.rocm_kernel import DRIVER_TEXTS
 from pytest_rocmcompat.outcomes import (
     PROP_DIAGNOSIS,  # "<id>: <cause>; fix: <fix>; see <link>" on the report and in JUnit
 )
@@ -145,6 +146,16 @@ TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "the GPU touched an unmapped page (ROCm): a kernel bug, or a build/driver mismatch for this arch",
         "run the test isolated; try another ROCm/torch build; HSA_OVERRIDE_GFX_VERSION must match the arch",
         "https://github.com/pytorch/pytorch/issues/109929",
+    ),
+    (
+        "amdgpu-driver-init",
+        DRIVER_TEXTS,  # the kernel driver's own texts (rocm_kernel; verbatim in tests/knowledge/test_rocm_kernel_texts.py)
+        "the amdgpu kernel driver did not bring the GPU up for compute (no PCIe atomics, GPU init or its firmware "
+        "failed, the module was refused, not built or not loaded)",
+        "read dmesg's amdgpu/kfd lines; install the GPU's firmware (linux-firmware) and a kernel or AMD's "
+        "amdgpu-dkms driver that supports the GPU; sign the DKMS module for Secure Boot; seat the GPU where "
+        "PCIe atomics reach it",
+        "https://rocm.docs.amd.com/en/latest/conceptual/pcie-atomics.html",
     ),
     (
         "hsa-status-error",

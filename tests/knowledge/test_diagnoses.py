@@ -59,6 +59,12 @@ QUOTED: dict[str, list[str]] = {
         "Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. "
         "Reason: Page not present or supervisor privilege.",
     ],
+    # the kernel's own texts (kfd_device.c, amdgpu_kms.c, firmware_loader: test_rocm_kernel_texts.py has all)
+    "amdgpu-driver-init": [
+        "kfd kfd: amdgpu: skipped device 1002:67e3, PCI rejects atomics 730<0",
+        "amdgpu 0000:03:00.0: Fatal error during GPU init",
+        "Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2",
+    ],
     "hsa-status-error": ["HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources"],
     "device-side-assert": ["RuntimeError: CUDA error: device-side assert triggered"],
     "illegal-memory-access": ["RuntimeError: CUDA error: an illegal memory access was encountered"],

@@ -101,6 +101,7 @@ def test_unsupported_pairs_are_found(stack: tuple[str, ...], problem: str) -> No
         ("driver=6.12.12", "torch=2.9.0+rocm7.1"),  # newer than the table lists (6.4+: a year apart): unknown
         ("driver=6.8.0", "torch=2.9.0+rocm7.1"),  # an in-kernel driver: not judged
         ("driver=6.14.14.30100000", "torch=2.9.0+rocm7.0"),  # 30.10 with a user space it lists
+        ("torch=2.5.1+rocm6.2",),  # no driver recorded
     ],
 )
 def test_supported_or_unknown_pairs_say_nothing(stack: tuple[str, ...]) -> None:

@@ -11,8 +11,9 @@ import re
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel
+from pytest_rocmcompat.knowledge.diagnoses import diagnose
 from pytest_rocmcompat.stack.environment import Environment
-from tests.knowledge.two_ways import predicted_and_unrelated
+from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
 
 DRIVER_LEVEL = [
     # kfd_device.c kgd2kfd_device_init: "skipped device %x:%x, PCI rejects atomics %d<%d" (dev_info on the
@@ -69,7 +70,6 @@ def test_the_kernel_drivers_own_texts_are_predicted(message: str, source: str) -
     assert source.startswith("https://")
     assert re.search(rocm_kernel.DRIVER_TEXTS, message)
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
-    assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, message)
 
 
 # rocminfo.cc CheckInitialState (ROCMINFO_SOURCE): "Unable to open /dev/kfd read-write: %s" with strerror, and
@@ -88,21 +88,11 @@ CLOSED_TO_THE_USER = [
 @pytest.mark.parametrize("message", CLOSED_TO_THE_USER)
 def test_a_device_closed_to_the_user_is_no_evidence_about_the_driver(message: str) -> None:
     assert rocm_kernel.ROCMINFO_SOURCE.startswith("https://github.com/ROCm/rocminfo/")
-    for predicts in (rocm_kernel.UNSTATED_PREDICTS, rocm_kernel.UNKNOWN_DRIVER_PREDICTS):
-        assert re.search(predicts, message) is None
+    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None
     # the same HSA failure without the access texts is driver-level
     hsa_failure = message.rpartition("\n")[2]
     if "HSA_STATUS_ERROR" in hsa_failure:
-        assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, hsa_failure)
-
-
-@pytest.mark.parametrize(
-    "message", ["RuntimeError: No HIP GPUs are available", "HIP error: no ROCm-capable device is detected"]
-)
-def test_no_device_is_claimed_only_where_the_kernel_may_lack_the_gpu(message: str) -> None:
-    """On a GPU every recent kernel serves, "no device" is as often the visibility variables: not claimed."""
-    assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
-    assert re.search(rocm_kernel.UNKNOWN_DRIVER_PREDICTS, message) is None
+        assert re.search(rocm_kernel.UNSTATED_PREDICTS, hsa_failure)
 
 
 @pytest.mark.parametrize("message", NOT_DRIVER_LEVEL)
@@ -110,20 +100,24 @@ def test_other_drivers_faults_and_hangs_are_not(message: str) -> None:
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None
 
 
-def test_on_a_gpu_any_kernel_serves_a_driver_text_is_known_bad_and_an_unrelated_failure_fails(
+def test_on_a_gpu_that_needs_a_recent_kernel_a_driver_text_is_known_bad_and_an_unrelated_failure_fails(
     pytester: pytest.Pytester,
 ) -> None:
-    """A stated gfx90a stack naming no kernel driver: amdgpu's init failure ends known-bad (the unknown-driver
-    risk), an unrelated failure stays fail."""
+    """A stated gfx1151 (Strix Halo) stack naming no kernel driver: amdgpu's init failure ends known-bad (the
+    no-driver risk), an unrelated failure stays fail; the same text on a GPU every kernel serves stays fail."""
     base = Environment(platform="cpu", python="3.11.7", os="Linux")
     predicted, unrelated = predicted_and_unrelated(
         pytester,
         "amdgpu 0000:03:00.0: Fatal error during GPU init",
-        ("platform=rocm", "arch=gfx90a", "rocm=6.2.4"),
+        ("platform=rocm", "arch=gfx1151", "rocm=6.4.1"),
         env=base,
     )
     assert predicted["rocm_rule"] == rocm_driver.ID
     assert "rocm_rule" not in unrelated and unrelated.get("rocm_outcome", "fail") == "fail"
+    served = run_cases(
+        pytester, "amdgpu 0000:03:00.0: Fatal error during GPU init", ("platform=rocm", "arch=gfx90a"), env=base
+    )["test_predicted"]
+    assert "rocm_rule" not in served and served["rocm_diagnosis"].startswith("amdgpu-driver-init: ")
 
 
 # mes_v11_0.c submit_pkt_and_poll_completion: "MES failed to respond to msg=%s\n" (and "... msg=%s (%s)\n" for
@@ -140,3 +134,15 @@ def test_a_mes_hang_is_the_certain_driver_findings_never_a_risks(message: str) -
     assert re.search(rocm_kernel.MES_HANG, message)
     assert re.search(rocm_driver.PREDICTS, message)  # a user space the driver does not support: claimed
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None
+
+
+@pytest.mark.parametrize(("message", "source"), DRIVER_LEVEL, ids=[f"diag-{i}" for i in range(len(DRIVER_LEVEL))])
+def test_a_plain_failure_with_a_driver_text_is_diagnosed(message: str, source: str) -> None:
+    found = diagnose(message)
+    assert found is not None and found.id == "amdgpu-driver-init"
+
+
+@pytest.mark.parametrize("message", NOT_DRIVER_LEVEL)
+def test_other_texts_are_not_diagnosed_as_the_driver(message: str) -> None:
+    found = diagnose(message)
+    assert found is None or found.id != "amdgpu-driver-init"

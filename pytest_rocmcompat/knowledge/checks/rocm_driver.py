@@ -31,7 +31,7 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocm-driver-unsupported"
-SOURCE = rocm_kernel.MATRIX_SOURCE
+SOURCE = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html"
 # The AMD GPU Driver 30.30 statement (amdgpu-docs compatibility matrix).
 SOURCE_30 = "https://github.com/ROCm/amdgpu-docs/pull/97"
 # AMD's DKMS packages, ``amdgpu-dkms 1:<kernel base>.<ROCm build>`` in repo.radeon.com/amdgpu/<ROCm>/

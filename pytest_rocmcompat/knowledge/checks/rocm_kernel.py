@@ -40,13 +40,12 @@ the GPU through the Windows driver, and its PyTorch steps remove the HSA runtime
 WSL therefore finds no GPU unless that was done, which the probe cannot see: uncertain; AMD's newer
 ROCDXG route (``HSA_ENABLE_DXG_DETECTION`` set) is not judged.
 
-Any other stated ROCm stack naming no kernel driver (a GPU every recent kernel serves, or
-``platform=rocm`` without an arch) is a risk of the same shape (:func:`_driver_unknown`): AMD supports
-each ROCm user space only with the drivers of its user/kernel-space matrix (MATRIX_SOURCE), and nothing
-says which one runs. Its predicted failures are the same driver-level ones, with the kernel driver's
-own texts (DRIVER_TEXTS: PCIe atomics, GPU init, firmware, Secure Boot, DKMS, the SMI tools), but
-not HIP's "no device" texts (visibility variables explain those as often). Neither risk claims a failure
-that shows /dev/kfd closed to the user (NOT_THE_DRIVER: permissions, the render group).
+The risk's predicted failures include the kernel driver's own texts for a GPU it does not bring up
+(DRIVER_TEXTS: PCIe atomics, GPU init, amdgpu firmware, Secure Boot, DKMS, the SMI tools), never a
+failure that shows ``/dev/kfd`` closed to the user (NOT_THE_DRIVER: permissions, the render group).
+A stated ROCm stack whose GPU every recent kernel serves gets no such risk: measured on the incident
+corpus (docs/knowledge.md, sixteenth round), a risk for every stack naming no driver also marked a working
+near-miss broken, since it cannot tell one ROCm release's stack from another's.
 
 A stated GPU whose compute depends on a recent kernel (an arch of NO_KFD_THROUGH, or an APU of
 LLVM's processor table, ``arch_table``'s ``apu``) on a Linux stack that names no kernel driver (no
@@ -143,12 +142,10 @@ DRIVER_LEVEL = (
     r"|ROCk module (?:version \S+ )?is NOT loaded|hipErrorInsufficientDriver\b"
     r"|driver version is insufficient for runtime version|not supported in kfd|" + DRIVER_TEXTS
 )
-# No device for HIP: claimed where the kernel may lack the GPU's KFD support (UNSTATED_PREDICTS), not for a
-# GPU every recent kernel serves (UNKNOWN_DRIVER_PREDICTS), where visibility variables explain it as often.
+# No device for HIP: where the kernel may lack the GPU's KFD support, the likely driver-level symptom.
 MES_HANG = r"MES failed to respon(?:d to|se) msg="
 NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b"
 UNSTATED_PREDICTS = _GUARD + DRIVER_LEVEL + "|" + NO_DEVICE + ")"
-UNKNOWN_DRIVER_PREDICTS = _GUARD + DRIVER_LEVEL + ")"
 ROCMINFO_SOURCE = "https://github.com/ROCm/rocminfo/blob/rocm-6.2.0/rocminfo.cc"
 KFD_ATOMICS_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
 AMDGPU_INIT_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdgpu/amdgpu_kms.c"
@@ -161,7 +158,6 @@ MES_SOURCE = (
 KMOD_SOURCE = "https://github.com/kmod-project/kmod/blob/v31/tools/modprobe.c"
 ROCM_SMI_SOURCE = "https://github.com/ROCm/rocm_smi_lib/blob/rocm-6.2.0/python_smi_tools/rocm_smi.py"
 AMDSMI_SOURCE = "https://github.com/ROCm/amdsmi/blob/rocm-6.2.0/amdsmi_cli/amdsmi_helpers.py"
-# AMD's user/kernel-space support matrix (rocm_driver's table is read from it)
 MATRIX_SOURCE = (
     "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/user-kernel-space-compat-matrix.html"
 )
@@ -261,7 +257,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
     """The risk of a stated ROCm GPU on a stack naming no kernel driver (sharper where its compute depends
     on the kernel).
     """
-    if env.driver or not (archs_stated(env) or _rocm_stated(env)):
+    if env.driver or not archs_stated(env):
         return []
     release = rocm_kernel_distros.kernels(env.os)
     if release is not None:
@@ -280,7 +276,7 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
         if needs_recent_kernel(a) and not (oldest and a in NO_KFD_THROUGH and oldest > NO_KFD_THROUGH[a][0])
     ]
     if not at_risk:
-        return _driver_unknown(env, check_id, gfx)
+        return []
     bounds = [(a, NO_KFD_THROUGH[a]) for a in at_risk if a in NO_KFD_THROUGH]
     known = "".join(f"; none up to Linux {k[0]}.{k[1]} for {a}" for a, (k, _) in bounds)
     every = len(at_risk) == len(gfx)
@@ -305,37 +301,6 @@ def unstated(env: Environment, check_id: str) -> list[Finding]:
             nodeids=() if every else GPU_SUITE,
             uncertain=True,  # the kernel driver in use may well serve the GPU
             predicts=UNSTATED_PREDICTS,
-            signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
-        )
-    ]
-
-
-def _rocm_stated(env: Environment) -> bool:
-    """A stated ROCm stack (``platform=rocm``) with a GPU whose arch it does not state."""
-    return env.platform == "rocm" and "platform" in stated_keys(env) and bool(env.gpus)
-
-
-def _driver_unknown(env: Environment, check_id: str, gfx: list[str]) -> list[Finding]:
-    """The risk of a stated ROCm stack whose GPUs any recent kernel serves, naming no kernel driver."""
-    if not gfx and env.platform != "rocm":
-        return []  # no AMD GPU stated (a CUDA stack)
-    rocm = env.rocm or (str(env.torch_rocm) if env.torch_rocm else None)
-    user = f"ROCm {rocm}" if rocm else "ROCm"
-    gpus = ", ".join(gfx) if gfx else "the GPU"
-    return [
-        Finding(
-            check=check_id,
-            reason=f"{user} reaches {gpus} through the amdgpu kernel driver (amdkfd, /dev/kfd), and AMD "
-            "supports each ROCm user space only with the drivers of its user/kernel-space matrix; the stack "
-            "does not say which kernel driver it runs" + ("" if env.os else " (nor which OS)"),
-            fix="state the kernel driver (driver=<uname -r> for the distribution's amdgpu, or the amdgpu-dkms "
-            "version); where the failure is at the driver (no device, /dev/kfd, HSA status errors, firmware, "
-            "the module not loaded), install AMD's amdgpu driver of the ROCm release in use "
-            "(amdgpu-install --usecase=dkms) or a kernel of a distribution release that ROCm release lists",
-            link=MATRIX_SOURCE,
-            everything=True,
-            uncertain=True,  # the kernel driver in use may well serve this user space
-            predicts=UNKNOWN_DRIVER_PREDICTS,
             signature_only=True,  # driver-level failures only: not rocm_driver's faults and hangs
         )
     ]
