@@ -6,6 +6,7 @@ torch's check in ``torch/cuda/__init__.py`` (wheels 2.0.0-2.6.0: first in 2.6.0)
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -99,7 +100,7 @@ def test_each_range_is_a_risk_of_its_own_texts(ray: str, tag: str, said: str, pr
         ("lib.ray=2.61.0",),  # after them
         ("lib.ray=2.44.1", "torch=2.5.1+rocm6.2"),  # torch before 2.6 has no check of its own
         ("lib.ray=2.56.0", "lib.amdsmi="),  # no amdsmi: Ray never reads the AMD variables (the amdsmi risk)
-        ("lib.ray=2.52.0", "torch="),  # no torch stated
+        ("lib.ray=2.44.1", "torch="),  # no torch stated: before 2.45 only torch's check raises
         ("lib.ray=2.52.0", "env.ROCR_VISIBLE_DEVICES=", "env.HIP_VISIBLE_DEVICES=0"),  # stated
         ("env.HIP_VISIBLE_DEVICES=",),  # no ray
         (),
@@ -244,3 +245,9 @@ def test_rocmcompat_check_with_set_lists_the_risk(tmp_path: Path) -> None:
     # nothing --set: the file alone cannot be told from a recorded probe replayed as it is (left to the lead)
     _, env = stack_environment(str(requirements), [])
     assert [f for f in evaluate(env) if f.check == rocm_visibility.ID] == []
+
+
+def test_from_2_45_rays_own_refusal_needs_no_torch() -> None:
+    """Ray 2.45+ refuses ROCR_VISIBLE_DEVICES on ``import ray`` whatever runs on its GPUs."""
+    (finding,) = _risks("lib.ray=2.52.0", "torch=")
+    assert re.search(finding.predicts, "RuntimeError: Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES")

@@ -230,8 +230,8 @@ def _visibility(name: str) -> bool:
 def _ray_unstated(env: Environment) -> Finding | None:
     """What Ray at the stack's release refuses on ROCm, where the stack does not state the variables."""
     ray, torch = coerce_version(env.libraries.get("ray")), env.torch_version
-    if ray is None or torch is None or not _RAY_READ[0] <= ray < _RAY_READ[1] or not visibility_unstated(env):
-        return None  # a stack naming no torch: what runs on Ray's GPUs is not stated either
+    if ray is None or not _RAY_READ[0] <= ray < _RAY_READ[1] or not visibility_unstated(env):
+        return None
     judged = _unstated_problem(ray, torch)
     if judged is None:
         return None
@@ -250,10 +250,13 @@ def _ray_unstated(env: Environment) -> Finding | None:
     )
 
 
-def _unstated_problem(ray: Version, torch: Version) -> tuple[str, str, str, str] | None:
-    """``(reason, fix, release tag read, predicted texts)`` for Ray ``ray`` in an unknown environment."""
+def _unstated_problem(ray: Version, torch: Version | None) -> tuple[str, str, str, str] | None:
+    """``(reason, fix, release tag read, predicted texts)`` for Ray ``ray`` in an unknown environment (from
+    2.45 Ray's own refusal on ``import ray``, whatever runs on its GPUs; before, torch's, so a torch must
+    be stated).
+    """
     if ray < Version("2.45.0"):
-        return _ray_sets_rocr(torch)
+        return _ray_sets_rocr(torch) if torch is not None else None
     rocr_fix = f"unset {ROCR} before 'ray start'/'import ray' and select GPUs with {_HIP}"
     spelling = "Inconsistent" if ray >= Version("2.52.0") else "Inconsistant"
     pair = rf"{spelling} values found\. Please use either {_HIP} or {_CUDA}"
