@@ -79,7 +79,8 @@ PREDICTS = (
     r"|is required for a normal functioning of this module, but found "
     # pip's ResolutionImpossible causes, one per line (resolvelib/factory.py: "{name} {version} depends
     # on {requirement}", "The user requested {requirement}")
-    r"|\b[A-Za-z0-9][\w.-]{0,80} \d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
+    # and uv's PubGrub report ("Because axolotl==0.10.0 depends on torch==2.6.0 and ...", astral-sh/uv#14178)
+    r"|\b[A-Za-z0-9][\w.-]{0,80}(?: |==)\d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
     # a library beside a Triton or transformers it was not built for: Inductor's imports of Triton
     # internals (triton_key, AttrsDescriptor, CompiledKernel hooks), peft/TRL importing a transformers API
     r"|cannot import name '\w+' from '(?:triton|transformers|accelerate)(?:\.[\w.]+)?'|type object 'CompiledKernel' has no attribute '\w+'"

@@ -30,10 +30,13 @@ from pytest_rocmcompat.stack.environment import Environment, normalize_library
 ID = "no-wheel-for-python"
 # pip's and uv's refusals and a failed source build (pip: "Failed building wheel for X",
 # "Failed to build X"; pip >= 24.3 "Failed to build installable wheels for some pyproject.toml
-# based projects"; uv: "Failed to build `X`"), each naming the distribution.
+# based projects"; uv: "Failed to build `X`"), each naming the distribution; uv's "X has no wheels with
+# a matching Python ABI tag" (also "version" and "implementation" tags: not the platform tag's).
 PREDICTS = (
     r"No matching distribution found for [\w.-]+|Could not find a version that satisfies the requirement [\w.-]+"
     r"|Failed building wheel for [\w.-]+|Failed to build (?:installable wheels|`?[\w.-]+)"
+    # uv's PubGrub report of releases without a wheel for the interpreter (astral-sh/uv#622)
+    r"|has no wheels with a matching Python (?:ABI|version|implementation) tag"
 )
 
 

@@ -1,0 +1,50 @@
+"""uv's resolver reports, as users quote them, claimed by the checks whose failures they are.
+
+uv (PubGrub) words a conflict and a missing wheel differently from pip: "Because X==1 depends on
+Y==2 and ..." and "X has no wheels with a matching Python ABI tag".
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import requirements, wheel_python
+
+# astral-sh/uv#14178 (uv sync on axolotl 0.10.0 beside torch 2.7.1)
+UV_CONFLICT = (
+    "  × No solution found when resolving dependencies for split (python_full_version >= '3.11.0' and "
+    "python_full_version < '3.12' and sys_platform == 'linux'):\n"
+    "  ╰─▶ Because axolotl==0.10.0 depends on torch==2.6.0 and your project depends on axolotl==0.10.0, we can "
+    "conclude that your project depends on torch==2.6.0."
+)
+# astral-sh/uv#622, a maintainer's output of uv pip install "torchaudio>=2,<2.2.0" on Python 3.12
+UV_NO_WHEEL = (
+    "      And because torchaudio>=2.0.1,<=2.1.2 has no wheels with a matching Python ABI tag and you require\n"
+    "      torchaudio>=2,<2.2.0, we can conclude that your requirements are unsatisfiable."
+)
+
+
+def test_uvs_conflict_report_is_a_broken_pair() -> None:
+    # the line alone, without uv's "No solution found" header, is still the pair's report
+    line = UV_CONFLICT.splitlines()[1]
+    assert re.search(requirements.PREDICTS, line)
+    assert len(requirements.PREDICTS) <= 2000  # every signature's cap
+
+
+def test_uvs_missing_wheel_report_is_no_wheel_for_python() -> None:
+    assert re.search(wheel_python.PREDICTS, UV_NO_WHEEL)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Because torch==2.5.1+cpu has no wheels with a matching platform tag",  # a platform, not the Python
+        "RuntimeError: a genuinely different regression",
+        "the project depends on numpy",  # prose, no pinned release
+    ],
+)
+def test_other_texts_are_not_claimed(text: str) -> None:
+    assert re.search(wheel_python.PREDICTS, text) is None
+    assert re.search(requirements.PREDICTS, text) is None
