@@ -9,6 +9,9 @@ failures of other packages, or of no version pair, must not be.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import requirements
@@ -132,10 +135,10 @@ def test_other_failures_are_not_predicted(message: str, stack: tuple[str, ...]) 
             ("platform=rocm", "torch=2.3.1+rocm5.7", "lib.pytorch-triton-rocm=2.3.1", "lib.triton=2.2.0"),
             "pytorch-triton-rocm==2.3.1 on Python < 3.12",
         ),
-        # PyPI's at the pinned version, PyPI's alone (the ROCm wheel's requirement is on another
-        # distribution: test_requirements_declared), no pin known, or a CUDA torch: nothing to report
+        # PyPI's at the pinned version, no pin known, or a CUDA torch: nothing to report (PyPI's alone:
+        # test_pypi_triton_alone_beside_an_official_rocm_torch)
         (("platform=rocm", "torch=2.5.1+rocm6.2", "lib.pytorch-triton-rocm=3.1.0", "lib.triton=3.1.0"), None),
-        (("platform=rocm", "torch=2.5.1+rocm6.2", "lib.triton=3.2.0"), None),
+        (("platform=rocm", "torch=2.5.1+rocm6.2", "lib.triton=3.1.0"), None),
         (
             (
                 "platform=rocm",
@@ -163,6 +166,31 @@ def test_pypi_triton_beside_rocm_triton_both_ways(stack: tuple[str, ...], found:
     assert found in finding.reason and "(both install the triton module)" in finding.reason
     assert finding.uses == requirements.COMPILE_USES  # eager torch never imports Triton
     assert finding.link == requirements.ROCM_TRITON_WHEEL
+
+
+def test_pypi_triton_alone_beside_an_official_rocm_torch() -> None:
+    """PyPI's triton the only Triton named: its triton module is the one Inductor imports. A replay's unnamed
+    ROCm Triton may be installed too (the install order decides): a risk claiming the pair's own texts."""
+    env = apply_overrides(BASE, ["platform=rocm", "torch=2.5.1+rocm6.2", "lib.triton=3.2.0"])
+    (finding,) = [f for f in evaluate(env) if f.check == requirements.ID]
+    assert "the triton module of pytorch-triton-rocm==3.1.0, installed triton 3.2.0 (PyPI's" in finding.reason
+    assert finding.uncertain and finding.signature_only and finding.uses == requirements.COMPILE_USES
+    assert finding.link == requirements.ROCM_TRITON_WHEEL
+    # Inductor's import of a Triton internal the installed release moved (requirements.INDUCTOR_TRITON_IMPORTS)
+    assert re.search(
+        finding.predicts, "ImportError: cannot import name 'AttrsDescriptor' from 'triton.compiler.compiler'"
+    )
+    assert not re.search(finding.predicts, UNRELATED)
+
+
+def test_a_whole_stack_with_pypi_triton_alone_is_certain() -> None:
+    """A stack file is the whole stack: no ROCm Triton is installed, so PyPI's owns the module."""
+    whole = Environment(
+        platform="rocm", python="3.10.14", os="Linux", torch="2.5.1+rocm6.2", libraries={"triton": "3.2.0"}
+    )
+    whole = replace(whole, source="replay", origin="requirements.txt")  # rocmcompat check FILE
+    (finding,) = [f for f in evaluate(whole) if f.check == requirements.ID]
+    assert not finding.uncertain and "installed triton 3.2.0 (PyPI's" in finding.reason
 
 
 def test_a_replay_judges_only_the_triton_it_names() -> None:

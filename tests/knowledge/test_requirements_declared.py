@@ -42,7 +42,8 @@ TORCH_251 = "https://pypi.org/project/torch/2.5.1/"
         (("platform=cuda", "torch=2.5.1", "lib.triton=3.0.0"), "torch 2.5.1+cu124 requires triton==3.1.0"),
         (("torch=2.7.1", "lib.triton=3.4.0"), "torch 2.7.1 requires triton==3.3.1"),  # NixOS/nixpkgs#432046
         (("torch=2.5.1", "lib.triton=3.1.0"), None),
-        (("torch=2.5.1+rocm6.2", "lib.triton=3.0.0"), None),  # a ROCm torch: the CUDA wheel's pins do not apply
+        # a ROCm torch: not the CUDA wheel's pin, its ROCm Triton's (PyPI's triton owning the module: a risk)
+        (("torch=2.5.1+rocm6.2", "lib.triton=3.0.0"), "the triton module of pytorch-triton-rocm==3.1.0"),
         (("platform=rocm", "torch=2.5.1", "lib.triton=3.0.0"), None),
         (("torch=2.5.1+cpu", "lib.triton=3.0.0"), None),  # the CPU wheel pulls no Triton
         (("torch=2.5.1", "lib.triton=3.0.0", "python=3.13.1"), None),  # marker: python_version < "3.13"

@@ -128,6 +128,10 @@ def check(env: Environment) -> list[Finding]:
     # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk);
     # a ROCm Triton beside a torch named without its build tag: the official ROCm wheels' pin (a risk)
     risky = _upstream_triton_on_rocm(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
+    # PyPI's triton as the only Triton a stack names beside an official ROCm torch: its module is Inductor's
+    # (certain for a whole stack; a replay's unnamed ROCm Triton may be installed too: a risk)
+    pypi_only = _pypi_triton_for_rocm_torch(env, markers, replaced)
+    (risky if replaced else broken).extend(pypi_only)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
 
@@ -405,6 +409,30 @@ def _upstream_triton_on_rocm(
     shown = f"the triton module of {requirement.strip()}{suffix}"
     beside = f"{problem} beside it (both install the triton module)"
     return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
+
+
+def _pypi_triton_for_rocm_torch(
+    env: Environment, markers: dict[str, str], replaced: set[str] | None
+) -> list[tuple[str, str, str, str, str, bool]]:
+    """PyPI's ``triton`` named, the ROCm Triton an official ``+rocm`` torch pins not: the top-level ``triton``
+    module Inductor imports is PyPI's (:data:`ROCM_TRITON_WHEEL`), judged against the pinned version.
+    Empty where the ROCm distribution is named too (:func:`_upstream_triton_on_rocm` and the pins' loop judge
+    that) or PyPI's release is the pinned one.
+    """
+    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
+    if pin is None or "triton" not in env.libraries or (replaced and "triton" not in replaced):
+        return []
+    requirement, _, marker = pin[0].partition(";")
+    dist, version = requirement.strip().split("==", 1)
+    if dist in env.libraries:
+        return []
+    suffix = f"; {marker.strip()}" if marker else ""
+    problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
+    if problem is None:
+        return []
+    shown = f"the triton module of {requirement.strip()}{suffix}"
+    beside = f"{problem} (PyPI's, the only Triton named: its triton module is the one Inductor imports)"
+    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, "", False)]
 
 
 def _bare_release_rocm_triton(
