@@ -42,8 +42,6 @@ TORCH_251 = "https://pypi.org/project/torch/2.5.1/"
         (("platform=cuda", "torch=2.5.1", "lib.triton=3.0.0"), "torch 2.5.1+cu124 requires triton==3.1.0"),
         (("torch=2.7.1", "lib.triton=3.4.0"), "torch 2.7.1 requires triton==3.3.1"),  # NixOS/nixpkgs#432046
         (("torch=2.5.1", "lib.triton=3.1.0"), None),
-        # a ROCm torch: not the CUDA wheel's pin, its ROCm Triton's (PyPI's triton owning the module: a risk)
-        (("torch=2.5.1+rocm6.2", "lib.triton=3.0.0"), "the triton module of pytorch-triton-rocm==3.1.0"),
         (("platform=rocm", "torch=2.5.1", "lib.triton=3.0.0"), None),
         (("torch=2.5.1+cpu", "lib.triton=3.0.0"), None),  # the CPU wheel pulls no Triton
         (("torch=2.5.1", "lib.triton=3.0.0", "python=3.13.1"), None),  # marker: python_version < "3.13"
@@ -55,6 +53,14 @@ def test_torch_triton_pin(stack: tuple[str, ...], found: str | None) -> None:
     assert bool(reasons) is (found is not None)
     if found is not None:
         assert found in reasons[0] and "(https://pypi.org/project/torch/" in reasons[0]
+
+
+def test_a_rocm_torch_is_judged_by_its_rocm_triton_pin_not_the_cuda_wheels() -> None:
+    """PyPI's triton beside torch 2.5.1+rocm6.2: the CUDA wheel's triton==3.1.0 pin is not the one judged, the ROCm
+    wheel's pytorch-triton-rocm==3.1.0 is (its triton module; test_companion_messages.py)."""
+    (reason,) = _reasons("torch=2.5.1+rocm6.2", "lib.triton=3.0.0")
+    assert "the triton module of pytorch-triton-rocm==3.1.0, installed triton 3.0.0" in reason
+    assert "(https://pypi.org/project/torch/" not in reason
 
 
 @pytest.mark.parametrize(
