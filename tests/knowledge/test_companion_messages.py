@@ -183,14 +183,15 @@ def test_pypi_triton_alone_beside_an_official_rocm_torch() -> None:
     assert not re.search(finding.predicts, UNRELATED)
 
 
-def test_a_whole_stack_with_pypi_triton_alone_is_certain() -> None:
-    """A stack file is the whole stack: no ROCm Triton is installed, so PyPI's owns the module."""
+def test_a_stack_file_with_pypi_triton_alone_is_a_risk_too() -> None:
+    """A requirements file naming torch+rocm and PyPI's triton: pip installs the pinned ROCm Triton with torch all
+    the same, and the install order decides which owns the module (a risk, never counted against the stack)."""
     whole = Environment(
         platform="rocm", python="3.10.14", os="Linux", torch="2.5.1+rocm6.2", libraries={"triton": "3.2.0"}
     )
     whole = replace(whole, source="replay", origin="requirements.txt")  # rocmcompat check FILE
     (finding,) = [f for f in evaluate(whole) if f.check == requirements.ID]
-    assert not finding.uncertain and "installed triton 3.2.0 (PyPI's" in finding.reason
+    assert finding.uncertain and "installed triton 3.2.0 (PyPI's" in finding.reason
 
 
 def test_a_replay_judges_only_the_triton_it_names() -> None:

@@ -183,3 +183,11 @@ def test_a_live_probe_without_nccl_is_not_judged_as_an_unknown_nccl() -> None:
     (found,) = _found("arch=sm_90")
     assert found.uncertain and found.conditional and found.everything
     assert "nccl=<torch.cuda.nccl.version()>" in found.fix
+
+
+def test_a_named_torch_whose_nccl_is_unknown_says_so() -> None:
+    """A torch no table maps to its NCCL (an NGC/source build) leaves the NCCL unknown: the reason says whose."""
+    (found,) = _found("arch=sm_90", "torch=2.4.0a0+git1234abc")
+    assert "torch 2.4.0a0+git1234abc's NCCL is not known here" in found.reason
+    (bare,) = _found("arch=sm_90")
+    assert "the stack states no NCCL version" in bare.reason

@@ -29,11 +29,12 @@ parts without NVSwitch (sm_120 RTX cards) are not judged, nor sm_103 (not verifi
 that states no GPU arch (``platform=cuda`` alone) may be such a host: the risk applies; a stack naming no
 GPU platform at all (a pip freeze alone) is not judged.
 
-A stated stack (a replay, ``rocmcompat check``) that names such a GPU but no NCCL version, nor a torch
-or ``nvidia-nccl-cu12`` wheel one is derived from, gets the same risk for an unknown NCCL: every
-release from 2.17.1 except the 2.27.3-2.28.x window fails init where NVLS set-up fails, and nothing
-says which one runs (``NCCL_NVLS_ENABLE=0`` still clears it). A live probe is not judged so (its NCCL
-comes from the torch it imports; without one no NCCL runs).
+A stack that is not a live probe (a replay, a recording, ``rocmcompat check``) naming such a GPU whose
+NCCL is not known (none stated, no ``nvidia-nccl-cu12`` wheel, a torch this project maps to no NCCL or
+none) gets the same risk for an unknown NCCL: every release from 2.17.1 except the 2.27.3-2.28.x window
+fails init where NVLS set-up fails, and nothing says which one runs (``NCCL_NVLS_ENABLE=0`` still
+clears it). A live probe is not judged so (its NCCL comes from the torch it imports; without one no
+NCCL runs).
 """
 
 from __future__ import annotations
@@ -45,7 +46,6 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "nccl-nvls-init"
@@ -91,7 +91,7 @@ def check(env: Environment) -> list[Finding]:
     if nccl is not None:
         risk = _risk(Version(nccl.base_version), setting)
     else:
-        risk = _unknown_nccl_risk(setting) if stated_keys(env) else None
+        risk = _unknown_nccl_risk(setting, env.torch) if env.source != "live" else None
     if risk is None:
         return []
     archs = ", ".join(sorted(set(_nvls_archs(env))))
@@ -139,14 +139,19 @@ def _risk(nccl: Version, setting: int | None) -> _Risk | None:
     return None
 
 
-def _unknown_nccl_risk(setting: int | None) -> _Risk | None:
+def _unknown_nccl_risk(setting: int | None, torch: str | None) -> _Risk | None:
     """The risk of a stated stack naming no NCCL (nor a torch it comes from): most releases since
     2.17.1 fail init where NVLS set-up fails, and nothing says this one is of the 2.27.3-2.28.x window.
     """
     if setting == 0:
         return None
+    unknown = (
+        f"torch {torch}'s NCCL is not known here (no NCCL stated, nor an nvidia-nccl wheel)"
+        if torch
+        else "the stack states no NCCL version (nor a torch or nvidia-nccl wheel it comes from)"
+    )
     return _Risk(
-        "the stack states no NCCL version (nor a torch or nvidia-nccl wheel it comes from); NCCL "
+        f"{unknown}; NCCL "
         f"{ADDED}-2.27.2 and {FATAL_AGAIN}+ fail communicator init where NVLS multicast set-up fails "
         f"(only {FALLBACK}-2.28.x fall back, and not with {VARIABLE}=1)",
         f"state the NCCL in use (nccl=<torch.cuda.nccl.version()>, or the torch / nvidia-nccl-cu12 it comes "

@@ -80,7 +80,8 @@ PREDICTS = (
     # pip's ResolutionImpossible causes, one per line (resolvelib/factory.py: "{name} {version} depends
     # on {requirement}", "The user requested {requirement}")
     # and uv's PubGrub report ("Because axolotl==0.10.0 depends on torch==2.6.0 and ...", astral-sh/uv#14178)
-    r"|\b[A-Za-z0-9][\w.-]{0,80}(?: |==)\d[\w.+!-]{0,40} depends on [A-Za-z0-9]|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
+    r"|\b(?=[^\n]{0,130} depends on )[A-Za-z0-9][\w.-]{0,80}(?: |==)\d[\w.+!-]{0,40} depends on [A-Za-z0-9]"
+    r"|The user requested (?:\(constraint\) )?[A-Za-z0-9]"
     # a library beside a Triton or transformers it was not built for: Inductor's imports of Triton
     # internals (triton_key, AttrsDescriptor, CompiledKernel hooks), peft/TRL importing a transformers API
     r"|cannot import name '\w+' from '(?:triton|transformers|accelerate)(?:\.[\w.]+)?'|type object 'CompiledKernel' has no attribute '\w+'"
@@ -128,10 +129,9 @@ def check(env: Environment) -> list[Finding]:
     # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk);
     # a ROCm Triton beside a torch named without its build tag: the official ROCm wheels' pin (a risk)
     risky = _upstream_triton_on_rocm(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
-    # PyPI's triton as the only Triton a stack names beside an official ROCm torch: its module is Inductor's
-    # (certain for a whole stack; a replay's unnamed ROCm Triton may be installed too: a risk)
-    pypi_only = _pypi_triton_for_rocm_torch(env, markers, replaced)
-    (risky if replaced else broken).extend(pypi_only)
+    # PyPI's triton as the only Triton a stack names beside an official ROCm torch: a risk (pip installs the pinned
+    # ROCm Triton with torch all the same, and the install order decides which owns the module)
+    risky += _pypi_triton_for_rocm_torch(env, markers, replaced)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
 
@@ -395,43 +395,49 @@ def _upstream_triton_on_rocm(
     although the ROCm distribution matches the pin, which the loop in :func:`check` judges. Empty without
     both, or with PyPI's at the pinned version.
     """
-    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
-    if pin is None:
+    pinned = _rocm_triton_pin_parts(env)
+    if pinned is None:
         return []
-    requirement, _, marker = pin[0].partition(";")
-    dist, version = requirement.strip().split("==", 1)
+    dist, version, suffix = pinned
     if dist not in env.libraries or (replaced and dist not in replaced):
         return []
-    suffix = f"; {marker.strip()}" if marker else ""
     problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
     if problem is None:
         return []
-    shown = f"the triton module of {requirement.strip()}{suffix}"
+    shown = f"the triton module of {dist}=={version}{suffix}"
     beside = f"{problem} beside it (both install the triton module)"
     return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
+
+
+def _rocm_triton_pin_parts(env: Environment) -> tuple[str, str, str] | None:
+    """``(distribution, version, "; marker" or "")`` of the ROCm Triton an official ``+rocm`` torch pins."""
+    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
+    if pin is None:
+        return None
+    requirement, _, marker = pin[0].partition(";")
+    dist, version = requirement.strip().split("==", 1)
+    return dist, version, f"; {marker.strip()}" if marker else ""
 
 
 def _pypi_triton_for_rocm_torch(
     env: Environment, markers: dict[str, str], replaced: set[str] | None
 ) -> list[tuple[str, str, str, str, str, bool]]:
-    """PyPI's ``triton`` named, the ROCm Triton an official ``+rocm`` torch pins not: the top-level ``triton``
-    module Inductor imports is PyPI's (:data:`ROCM_TRITON_WHEEL`), judged against the pinned version.
-    Empty where the ROCm distribution is named too (:func:`_upstream_triton_on_rocm` and the pins' loop judge
-    that) or PyPI's release is the pinned one.
+    """PyPI's ``triton`` named, the ROCm Triton an official ``+rocm`` torch pins not: where PyPI's owns the
+    top-level ``triton`` module (:data:`ROCM_TRITON_WHEEL`; installed last, or the ROCm one removed), Inductor
+    imports it, judged against the pinned version. Empty where the ROCm distribution is named too
+    (:func:`_upstream_triton_on_rocm` and the pins' loop judge that) or PyPI's release is the pinned one.
     """
-    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
-    if pin is None or "triton" not in env.libraries or (replaced and "triton" not in replaced):
+    pinned = _rocm_triton_pin_parts(env)
+    if pinned is None or "triton" not in env.libraries or (replaced and "triton" not in replaced):
         return []
-    requirement, _, marker = pin[0].partition(";")
-    dist, version = requirement.strip().split("==", 1)
+    dist, version, suffix = pinned
     if dist in env.libraries:
         return []
-    suffix = f"; {marker.strip()}" if marker else ""
     problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
     if problem is None:
         return []
-    shown = f"the triton module of {requirement.strip()}{suffix}"
-    beside = f"{problem} (PyPI's, the only Triton named: its triton module is the one Inductor imports)"
+    shown = f"the triton module of {dist}=={version}{suffix}"
+    beside = f"{problem} (PyPI's, the only Triton named: where it owns the triton module, Inductor imports it)"
     return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, "", False)]
 
 
