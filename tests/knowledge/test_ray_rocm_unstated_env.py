@@ -52,12 +52,11 @@ def test_a_stated_stack_is_unstated_until_it_names_a_visibility_variable(
     assert rocm_visibility.visibility_unstated(apply_overrides(BASE, [*ROCM, *stack])) is unstated
 
 
-def test_a_live_probe_or_a_recording_is_not_unstated() -> None:
+def test_a_live_probe_or_a_recording_with_variables_is_not_unstated() -> None:
     live = Environment(platform="rocm", torch="2.6.0+rocm6.2.4", libraries={"ray": "2.52.0"})
     assert not rocm_visibility.visibility_unstated(live)
-    recorded = Environment(platform="rocm", torch="2.6.0+rocm6.2.4", libraries={"ray": "2.52.0"}, source="replay")
-    assert not rocm_visibility.visibility_unstated(recorded)  # replayed as recorded: nothing stated
-    # a recording's variables are its machine's (absent: unset), even beside a stated key
+    # a recording's variables are its machine's: any of them present makes the environment known, even beside
+    # a stated key (one with none carries nothing to tell it from a stack file: unstated)
     machine = Environment(platform="rocm", env={"ROCM_PATH": "/opt/rocm"}, source="replay", origin="env.json")
     assert not rocm_visibility.visibility_unstated(apply_overrides(machine, ["lib.ray=2.52.0"]))
 
@@ -236,15 +235,16 @@ def test_a_recorded_machines_variables_leave_the_refusal_a_plain_fail(pytester: 
 
 
 # ---------------------------------------------------------------- rocmcompat check on a requirements file
-def test_rocmcompat_check_with_set_lists_the_risk(tmp_path: Path) -> None:
+def test_rocmcompat_check_lists_the_risk(tmp_path: Path) -> None:
     requirements = tmp_path / "requirements.txt"
     requirements.write_text("torch==2.6.0+rocm6.2.4\nray==2.52.0\namdsmi==6.2.0\n", encoding="utf-8")
     _, env = stack_environment(str(requirements), ["arch=gfx942"])
     (risk,) = [f for f in evaluate(env) if f.check == rocm_visibility.ID]
     assert risk.uncertain and UNSTATED in risk.reason and "/blob/ray-2.56.0/" in risk.link
-    # nothing --set: the file alone cannot be told from a recorded probe replayed as it is (left to the lead)
+    # nothing --set: the stack file alone states no variable either (no live probe: the same risk)
     _, env = stack_environment(str(requirements), [])
-    assert [f for f in evaluate(env) if f.check == rocm_visibility.ID] == []
+    (alone,) = [f for f in evaluate(env) if f.check == rocm_visibility.ID]
+    assert alone.uncertain and UNSTATED in alone.reason
 
 
 def test_from_2_45_rays_own_refusal_needs_no_torch() -> None:

@@ -26,10 +26,10 @@ refusals and verl's NOSET variables):
   infeasible ("No available node types can fulfill resource request ..."). A risk: a Ray test that asks
   for no GPU passes.
 
-A stated stack (a ``--rocm-set`` replay, ``rocmcompat check --set``) that lists ``ray`` 2.10.0-2.60.x and
-a torch on ROCm but states none of the visibility variables (``ROCR_/HIP_/CUDA_VISIBLE_DEVICES``,
-``RAY_EXPERIMENTAL_NOSET_*``, not even unset with ``env.NAME=``) and carries none of a machine's (a
-probe's or recording's variables are that machine's: absent means unset) leaves Ray's
+A stack that is no live probe (a ``--rocm-set`` replay, a recording, ``rocmcompat check``) that lists ``ray``
+2.10.0-2.60.x on ROCm but states none of the visibility variables (``ROCR_/HIP_/CUDA_VISIBLE_DEVICES``,
+``RAY_EXPERIMENTAL_NOSET_*``, not even unset with ``env.NAME=``) and carries none of a machine's (any of a
+recording's or replayed machine's variables makes the environment known) leaves Ray's
 environment-dependent refusals open: a risk (*uncertain*) per release range, reaching ``uses("ray")``
 tests and claiming only that range's own texts. 2.10.0-2.44.x set ``ROCR_VISIBLE_DEVICES`` per GPU
 task/actor (unless ``RAY_EXPERIMENTAL_NOSET_ROCR_VISIBLE_DEVICES``): a ``HIP_VISIBLE_DEVICES`` listing
@@ -213,12 +213,12 @@ TORCH_ROCR_FROM = Version("2.6.0")
 
 
 def visibility_unstated(env: Environment) -> bool:
-    """Whether ``env`` is a stated stack (``--rocm-set``, ``rocmcompat check --set``) that says nothing of
-    the visibility variables: none stated (set or unset), and none of a machine's (a live probe's or a
-    recording's variables are that machine's, where an absent one is unset).
+    """Whether ``env`` is a stack that is no live probe (a replay, a recording, ``rocmcompat check``) and says
+    nothing of the visibility variables: none stated (set or unset), and none of a machine's carried along
+    (a recording's or a replayed machine's variables, any of them present, make the environment known).
     """
     stated = stated_keys(env)
-    if not stated or any(_visibility(key[4:]) for key in stated if key.startswith("env.")):
+    if env.source == "live" or any(_visibility(key[4:]) for key in stated if key.startswith("env.")):
         return False
     return not any(_visibility(name) or f"env.{name}" not in stated for name in env.env)
 
