@@ -58,9 +58,10 @@ SOURCE = "https://rocm.docs.amd.com/en/docs-6.1.2/conceptual/gpu-isolation.html"
 SOURCE_TORCH = "https://github.com/pytorch/pytorch/blob/17e3b6a97af175f377f42b52cf20d4c758a432a9/torch/cuda/__init__.py"
 # torch's refusal (SOURCE_TORCH), torch's "No CUDA GPUs are available" hipified, and HIP's
 # (ROCm/clr rocm-6.2.0 hipamd/src/hip_error.cpp) no-device and bad-ordinal errors.
+# torch's refusal (torch >= 2.6, SOURCE_TORCH), also what Ray < 2.45's per-worker ROCR_VISIBLE_DEVICES meets
+TORCH_ROCR_PREDICTS = r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
 PREDICTS = (
-    r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
-    r"|No HIP GPUs are available|no ROCm-capable device is detected|hipErrorNoDevice"
+    TORCH_ROCR_PREDICTS + r"|No HIP GPUs are available|no ROCm-capable device is detected|hipErrorNoDevice"
     r"|invalid device ordinal|hipErrorInvalidDevice\b"
 )
 
@@ -206,9 +207,8 @@ _NOSET = "RAY_EXPERIMENTAL_NOSET_"
 _RAY_READ = (Version("2.10.0"), Version("2.61.0"))  # the releases whose amd_gpu.py was read (2.10.0-2.60.0)
 # Ray's refusal of ROCR_VISIBLE_DEVICES (2.45.0 on), in every release's amd_gpu.py
 RAY_ROCR_PREDICTS = r"Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"
-# torch's own refusal (SOURCE_TORCH; pytorch#142292, first in torch 2.6.0's torch/cuda/__init__.py: not in the
-# 2.0.0-2.5.0 wheels, in 2.6.0, 2.7.0, 2.9.0, 2.11.0 and 2.13.0)
-TORCH_ROCR_PREDICTS = r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
+# torch's own refusal, TORCH_ROCR_PREDICTS (SOURCE_TORCH; pytorch#142292, first in torch 2.6.0's
+# torch/cuda/__init__.py: not in the 2.0.0-2.5.0 wheels, in 2.6.0, 2.7.0, 2.9.0, 2.11.0 and 2.13.0)
 TORCH_ROCR_FROM = Version("2.6.0")
 
 
