@@ -13,7 +13,7 @@ requirements on packages present in the stack are checked; in a ``--rocm-set`` r
 packages the replay named (or torch). Each pair is reported with its source. A pair reaches the
 tests that use either package, except torch's Triton pin, which reaches the tests that meet Inductor only
 (torch.compile's; a library's that compiles by default as a risk: ``dynamo_gate.inductor_frameworks``), as does PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm``
-torch pins, at another version (both install the ``triton`` module: :func:`_upstream_triton_on_rocm`).
+torch pins, at another version (both install the ``triton`` module: :func:`_pypi_triton_for_rocm_torch`, also where PyPI's is the only Triton named).
 """
 
 from __future__ import annotations
@@ -126,12 +126,10 @@ def check(env: Environment) -> list[Finding]:
             elif message:  # a later row on a dependency already reported: its failure still predicts
                 d, r, t, s, m, rt = broken[seen[target]]
                 broken[seen[target]] = (d, r, t, s, f"{m}|{message}" if m else message, rt)
-    # PyPI's triton beside the ROCm Triton: which one owns the module depends on the install order (a risk);
+    # PyPI's triton beside (or instead of) the ROCm Triton: which one owns the module depends on the install
+    # order (a risk);
     # a ROCm Triton beside a torch named without its build tag: the official ROCm wheels' pin (a risk)
-    risky = _upstream_triton_on_rocm(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
-    # PyPI's triton as the only Triton a stack names beside an official ROCm torch: a risk (pip installs the pinned
-    # ROCm Triton with torch all the same, and the install order decides which owns the module)
-    risky += _pypi_triton_for_rocm_torch(env, markers, replaced)
+    risky = _pypi_triton_for_rocm_torch(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
 
@@ -385,28 +383,33 @@ ROCM_TRITON_WHEEL = "https://github.com/pytorch/pytorch/blob/950fabb0eb624b7d815
 UPSTREAM_TRITON_ON_ROCM = r"cannot find -lcuda\b"
 
 
-def _upstream_triton_on_rocm(
+def _pypi_triton_for_rocm_torch(
     env: Environment, markers: dict[str, str], replaced: set[str] | None
 ) -> list[tuple[str, str, str, str, str, bool]]:
-    """PyPI's ``triton`` installed beside the ROCm Triton an official ``+rocm`` torch pins, at another version.
+    """PyPI's ``triton`` at another version than the ROCm Triton an official ``+rocm`` torch pins.
 
     Both distributions install the top-level ``triton`` module (:data:`ROCM_TRITON_WHEEL`): the one installed
-    last is what Inductor imports, so torch.compile may meet another Triton release (or PyPI's CUDA build)
-    although the ROCm distribution matches the pin, which the loop in :func:`check` judges. Empty without
-    both, or with PyPI's at the pinned version.
+    last is what Inductor imports, so torch.compile may meet another Triton release (or PyPI's CUDA build).
+    With the ROCm distribution named too (which the loop in :func:`check` judges against the pin), PyPI's
+    beside it; with PyPI's the only Triton named, PyPI's alone (pip installs the pinned ROCm Triton with torch
+    all the same). Empty without PyPI's triton, or with it at the pinned version.
     """
     pinned = _rocm_triton_pin_parts(env)
     if pinned is None:
         return []
     dist, version, suffix = pinned
-    if dist not in env.libraries or (replaced and dist not in replaced):
+    beside_rocm = dist in env.libraries and not (replaced and dist not in replaced)
+    if not beside_rocm and ("triton" not in env.libraries or (replaced and "triton" not in replaced)):
         return []
     problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
     if problem is None:
         return []
     shown = f"the triton module of {dist}=={version}{suffix}"
-    beside = f"{problem} beside it (both install the triton module)"
-    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
+    if beside_rocm:
+        beside = f"{problem} beside it (both install the triton module)"
+        return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, UPSTREAM_TRITON_ON_ROCM, False)]
+    alone = f"{problem} (PyPI's, the only Triton named: where it owns the triton module, Inductor imports it)"
+    return [(f"torch {env.torch}", shown, alone, ROCM_TRITON_WHEEL, "", False)]
 
 
 def _rocm_triton_pin_parts(env: Environment) -> tuple[str, str, str] | None:
@@ -417,28 +420,6 @@ def _rocm_triton_pin_parts(env: Environment) -> tuple[str, str, str] | None:
     requirement, _, marker = pin[0].partition(";")
     dist, version = requirement.strip().split("==", 1)
     return dist, version, f"; {marker.strip()}" if marker else ""
-
-
-def _pypi_triton_for_rocm_torch(
-    env: Environment, markers: dict[str, str], replaced: set[str] | None
-) -> list[tuple[str, str, str, str, str, bool]]:
-    """PyPI's ``triton`` named, the ROCm Triton an official ``+rocm`` torch pins not: where PyPI's owns the
-    top-level ``triton`` module (:data:`ROCM_TRITON_WHEEL`; installed last, or the ROCm one removed), Inductor
-    imports it, judged against the pinned version. Empty where the ROCm distribution is named too
-    (:func:`_upstream_triton_on_rocm` and the pins' loop judge that) or PyPI's release is the pinned one.
-    """
-    pinned = _rocm_triton_pin_parts(env)
-    if pinned is None or "triton" not in env.libraries or (replaced and "triton" not in replaced):
-        return []
-    dist, version, suffix = pinned
-    if dist in env.libraries:
-        return []
-    problem = _unmet(f"triton=={version}{suffix}", env, markers, replaced)
-    if problem is None:
-        return []
-    shown = f"the triton module of {dist}=={version}{suffix}"
-    beside = f"{problem} (PyPI's, the only Triton named: where it owns the triton module, Inductor imports it)"
-    return [(f"torch {env.torch}", shown, beside, ROCM_TRITON_WHEEL, "", False)]
 
 
 def _bare_release_rocm_triton(
