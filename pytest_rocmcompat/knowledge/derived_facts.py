@@ -60,9 +60,22 @@ TORCH_PIN_FACTS: tuple[tuple[str, str], ...] = (
 )
 
 # Before 1.13 the PyPI wheel bundled its CUDA runtime and pinned no nvidia-* package, so the
-# data cannot say its build: the series a public report shows (pip's own download of the PyPI
-# wheel, then the build it reports). Other series of that era are left unknown.
+# declared data cannot say its build: each series' Linux x86_64 wheel on PyPI says it itself, in
+# its torch/version.py (``cuda = '10.2'``; from 1.9 also ``__version__ = '1.9.1+cu102'``), read by
+# range requests in the manylinux1 wheels 1.2.0, 1.3.1, 1.4.0, 1.5.0, 1.5.1, 1.7.0, 1.7.1, 1.9.0,
+# 1.9.1, 1.10.0, 1.10.2, 1.11.0, 1.12.0 and 1.12.1 (PYPI_WHEEL_SOURCE), and for 1.6 and 1.8 in a
+# public report (pip's own download of the PyPI wheel, then the build it reports).
+PYPI_WHEEL_SOURCE = "https://pypi.org/project/torch/{}/#files"
 BUNDLED_CUDA_DEFAULT: dict[str, tuple[str, str]] = {
+    "1.2": ("cu100", PYPI_WHEEL_SOURCE.format("1.2.0")),  # cuda = '10.0.130'
+    "1.3": ("cu101", PYPI_WHEEL_SOURCE.format("1.3.1")),  # cuda = '10.1.243'
+    "1.4": ("cu101", PYPI_WHEEL_SOURCE.format("1.4.0")),
+    "1.5": ("cu102", PYPI_WHEEL_SOURCE.format("1.5.1")),
+    "1.7": ("cu102", PYPI_WHEEL_SOURCE.format("1.7.1")),
+    "1.9": ("cu102", PYPI_WHEEL_SOURCE.format("1.9.1")),
+    "1.10": ("cu102", PYPI_WHEEL_SOURCE.format("1.10.2")),
+    "1.11": ("cu102", PYPI_WHEEL_SOURCE.format("1.11.0")),
+    "1.12": ("cu102", PYPI_WHEEL_SOURCE.format("1.12.1")),
     # `pip install torch torchvision` -> torch-1.6.0-cp38-cp38-manylinux1_x86_64.whl, pytorch.org's
     # command for CUDA 10.2 (the issue's title: "PyTorch pip installation command for CUDA 10.2")
     "1.6": ("cu102", "https://github.com/pytorch/pytorch/issues/43493"),

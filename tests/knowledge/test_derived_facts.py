@@ -58,11 +58,15 @@ def test_every_build_comes_from_the_release_and_is_sourced() -> None:
     assert pypi_default_build("2.5.1") == ("cu124", "https://pypi.org/project/torch/2.5.1/")
     assert pypi_default_build("2.0.0") == ("cu117", "https://pypi.org/project/torch/2.0.0/")
     assert pypi_default_build("1.13.1") == ("cu117", "https://pypi.org/project/torch/1.13.1/")  # December 2022
-    assert pypi_default_build("1.12.1") is None  # its wheel bundles CUDA and pins no runtime: the tag is not known
-    # before 1.13 only where a public report shows the PyPI wheel's build (pytorch#53838, #43493)
+    # before 1.13 the wheel bundles CUDA and pins no runtime: its own torch/version.py says the build (read in the
+    # PyPI wheels), or a public report of pip's download of it (pytorch#53838, #43493)
+    assert pypi_default_build("1.12.1") == ("cu102", "https://pypi.org/project/torch/1.12.1/#files")
+    assert pypi_default_build("1.7.1") == ("cu102", "https://pypi.org/project/torch/1.7.1/#files")
+    assert pypi_default_build("1.4.0") == ("cu101", "https://pypi.org/project/torch/1.4.0/#files")
+    assert pypi_default_build("1.2.0") == ("cu100", "https://pypi.org/project/torch/1.2.0/#files")
     assert pypi_default_build("1.8.1") == ("cu102", "https://github.com/pytorch/pytorch/issues/53838")
     assert pypi_default_build("1.6.0") == ("cu102", "https://github.com/pytorch/pytorch/issues/43493")
-    assert pypi_default_build("1.7.1") is None
+    assert pypi_default_build("1.1.0") is None  # not read
     assert pypi_default_build("2.11.0") is None  # its wheel pins no CUDA runtime: the tag is not known
     for dist, _fact, _platforms, source in PACKAGE_FACTS:
         assert source.startswith("https://"), dist
@@ -95,7 +99,7 @@ def test_untagged_torch_on_unknown_platform_with_nvidia_packages() -> None:
         Environment(platform="cpu", torch="2.5.1", hip="6.2.41133", libraries={"nvidia-nccl-cu12": "2.21.5"}),
         cuda_env("2.4.0a0+git1234abc"),  # NGC / source build
         cuda_env("2.10.0.dev20250929"),  # a nightly without tag
-        cuda_env("1.12.1"),  # its wheel bundles CUDA and pins no runtime
+        cuda_env("1.1.0"),  # its wheel bundles CUDA, pins no runtime, and was not read
         cuda_env("2.11.0"),  # its wheel pins no CUDA runtime
         cuda_env("2.5.1", os="Windows 10"),  # Windows/macOS PyPI wheels are CPU builds
         cuda_env("2.5.1", libraries={"nvidia-cuda-runtime-cu12": "12.1.105"}),  # another build's runtime
@@ -300,3 +304,11 @@ def test_an_untagged_2021_torch_on_an_ampere_gpu_is_the_cu102_wheel_without_sm_8
     env = derive(cuda_env("1.8.1", python="3.8.10"))
     assert env.torch == "1.8.1+cu102"
     assert any("pytorch/issues/53838" in note for note in env.notes)
+
+
+def test_an_untagged_torch_1_12_on_an_ampere_gpu_is_its_cu102_wheel() -> None:
+    """torch 1.12.1 from PyPI is the cu102 wheel (its torch/version.py): CUDA 10.2 has no sm_86 code."""
+    ampere = (GPU(0, "NVIDIA GeForce RTX 3090", "sm_86"),)
+    untagged = [f.check for f in evaluate(cuda_env("1.12.1", gpus=ampere, python="3.10.12"))]
+    tagged = [f.check for f in evaluate(cuda_env("1.12.1+cu102", gpus=ampere, python="3.10.12"))]
+    assert "arch-not-in-build" in untagged and untagged == tagged
