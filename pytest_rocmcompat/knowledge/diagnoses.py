@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pytest_rocmcompat.knowledge.checks.rocm_kernel import DRIVER_TEXTS
+from pytest_rocmcompat.knowledge.driver_texts import DRIVER_TEXTS
 from pytest_rocmcompat.outcomes import (
     PROP_DIAGNOSIS,  # "<id>: <cause>; fix: <fix>; see <link>" on the report and in JUnit
 )
@@ -149,7 +149,7 @@ TABLE: tuple[tuple[str, str, str, str, str], ...] = (
     ),
     (
         "amdgpu-driver-init",
-        DRIVER_TEXTS,  # the kernel driver's own texts (rocm_kernel; verbatim in tests/knowledge/test_rocm_kernel_texts.py)
+        DRIVER_TEXTS,  # the kernel driver's own texts (verbatim in tests/knowledge/test_rocm_kernel_texts.py)
         "the amdgpu kernel driver did not bring the GPU up for compute (no PCIe atomics, GPU init or its firmware "
         "failed, the module was refused, not built or not loaded)",
         "read dmesg's amdgpu/kfd lines; install the GPU's firmware (linux-firmware) and a kernel or AMD's "

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from pytest_rocmcompat.knowledge import driver_texts
 from pytest_rocmcompat.knowledge.checks import rocm_driver, rocm_kernel
 from pytest_rocmcompat.knowledge.diagnoses import diagnose
 from pytest_rocmcompat.stack.environment import Environment
@@ -18,18 +19,18 @@ from tests.knowledge.two_ways import predicted_and_unrelated, run_cases
 DRIVER_LEVEL = [
     # kfd_device.c kgd2kfd_device_init: "skipped device %x:%x, PCI rejects atomics %d<%d" (dev_info on the
     # kfd device, printed "kfd kfd: amdgpu: ..."); before the firmware-version check it printed no numbers
-    ("kfd kfd: amdgpu: skipped device 1002:67e3, PCI rejects atomics 730<0", rocm_kernel.KFD_ATOMICS_SOURCE),
-    ("kfd kfd: skipped device 1002:67ef, PCI rejects atomics", rocm_kernel.KFD_ATOMICS_SOURCE),
+    ("kfd kfd: amdgpu: skipped device 1002:67e3, PCI rejects atomics 730<0", driver_texts.KFD_ATOMICS_SOURCE),
+    ("kfd kfd: skipped device 1002:67ef, PCI rejects atomics", driver_texts.KFD_ATOMICS_SOURCE),
     # amdgpu_kms.c amdgpu_driver_load_kms: dev_err(..., "Fatal error during GPU init\n")
-    ("amdgpu 0000:03:00.0: Fatal error during GPU init", rocm_kernel.AMDGPU_INIT_SOURCE),
+    ("amdgpu 0000:03:00.0: Fatal error during GPU init", driver_texts.AMDGPU_INIT_SOURCE),
     # dd.c call_driver_probe: "%s: probe of %s failed with error %d\n" (driver name, device, errno)
-    ("amdgpu: probe of 0000:03:00.0 failed with error -22", rocm_kernel.DRIVER_CORE_SOURCE),
+    ("amdgpu: probe of 0000:03:00.0 failed with error -22", driver_texts.DRIVER_CORE_SOURCE),
     # from Linux 6.18 dev_err(dev, "probe with driver %s failed with error %d\n", ...)
-    ("amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -22", rocm_kernel.DRIVER_CORE_618_SOURCE),
+    ("amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -22", driver_texts.DRIVER_CORE_618_SOURCE),
     # firmware_loader/main.c: "Direct firmware load for %s failed with error %d\n" (amdgpu's files: amdgpu/...)
-    ("Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2", rocm_kernel.FIRMWARE_SOURCE),
+    ("Direct firmware load for amdgpu/gc_11_0_0_mes_2.bin failed with error -2", driver_texts.FIRMWARE_SOURCE),
     # kmod's modprobe: "could not insert '%s': %s\n" with strerror(EKEYREJECTED) (Secure Boot, unsigned DKMS module)
-    ("modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service", rocm_kernel.KMOD_SOURCE),
+    ("modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service", driver_texts.KMOD_SOURCE),
     # dpkg's "error processing package %s (--%s):" for AMD's DKMS package, and dkms' pointer to its build log
     (
         "dpkg: error processing package amdgpu-dkms (--configure):",
@@ -41,10 +42,10 @@ DRIVER_LEVEL = [
     ),
     # rocm_smi.py: logging.error('Driver not initialized (amdgpu not found in modules)'); amd-smi's helpers:
     # "Unable to get devices, driver not initialized (amdgpu not found in modules)"
-    ("ERROR:root:Driver not initialized (amdgpu not found in modules)", rocm_kernel.ROCM_SMI_SOURCE),
+    ("ERROR:root:Driver not initialized (amdgpu not found in modules)", driver_texts.ROCM_SMI_SOURCE),
     (
         "ERROR:root:Unable to get devices, driver not initialized (amdgpu not found in modules)",
-        rocm_kernel.AMDSMI_SOURCE,
+        driver_texts.AMDSMI_SOURCE,
     ),
 ]
 
@@ -72,7 +73,7 @@ NOT_DRIVER_LEVEL = [
 @pytest.mark.parametrize(("message", "source"), DRIVER_LEVEL, ids=[f"text-{i}" for i in range(len(DRIVER_LEVEL))])
 def test_the_kernel_drivers_own_texts_are_predicted(message: str, source: str) -> None:
     assert source.startswith("https://")
-    assert re.search(rocm_kernel.DRIVER_TEXTS, message)
+    assert re.search(driver_texts.DRIVER_TEXTS, message)
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message)
 
 
@@ -129,7 +130,7 @@ MES_TEXTS = [
 
 @pytest.mark.parametrize("message", MES_TEXTS)
 def test_a_mes_hang_is_the_certain_driver_findings_never_a_risks(message: str) -> None:
-    assert rocm_kernel.MES_SOURCE.startswith("https://github.com/torvalds/linux/")
+    assert driver_texts.MES_SOURCE.startswith("https://github.com/torvalds/linux/")
     assert re.search(r"MES failed to respon(?:d to|se) msg=", message)
     assert re.search(rocm_driver.PREDICTS, message)  # a user space the driver does not support: claimed
     assert re.search(rocm_kernel.UNSTATED_PREDICTS, message) is None

@@ -67,6 +67,7 @@ from dataclasses import replace
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks import rocm_kernel_distros
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.driver_texts import DRIVER_TEXTS
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
 
@@ -117,23 +118,7 @@ NO_KFD_THROUGH: dict[str, tuple[tuple[int, int], str]] = {
 # no ROCk module; no device for HIP (hipErrorNoDevice, "No HIP GPUs are available") or a driver too
 # old (hipErrorInsufficientDriver), by name or hipGetErrorString's text (rocm_driver's hip_error.cpp);
 # amdkfd's "not supported in kfd".
-# The kernel driver's own texts (DRIVER_TEXTS, verbatim in tests/knowledge/test_rocm_kernel_texts.py):
-# amdkfd skipping a GPU on a PCIe path without atomics (KFD_ATOMICS_SOURCE), amdgpu failing to bring
-# the GPU up (AMDGPU_INIT_SOURCE: "Fatal error during GPU init"; the driver core's "amdgpu: probe of ...
-# failed with error", DRIVER_CORE_SOURCE, "probe with driver amdgpu failed with error" from Linux 6.18,
-# DRIVER_CORE_618_SOURCE) or to load its firmware (FIRMWARE_SOURCE, for an amdgpu/ file), the module
-# refused by Secure Boot (kmod's "could not insert 'amdgpu'", KMOD_SOURCE) or its DKMS build failing
-# (dpkg's "error processing package amdgpu-dkms", dkms' "Consult /var/lib/dkms/amdgpu/.../make.log"),
-# and ROCm's SMI tools finding no amdgpu module (ROCM_SMI_SOURCE, AMDSMI_SOURCE): the driver serving no
-# GPU at all. Not the driver's hangs in running work (the MES scheduler not answering, MES_SOURCE; a ring
-# timeout): like faults, those are rocm_driver's certain finding's, never a risk's.
-DRIVER_TEXTS = (
-    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|Fatal error during GPU init"
-    r"|amdgpu: probe of \S+ failed with error|probe with driver amdgpu failed with error"
-    r"|Direct firmware load for amdgpu/\S+ failed with error"
-    r"|could not insert 'amdgpu'|error processing package amdgpu-dkms"
-    r"|Consult /var/lib/dkms/amdgpu/\S+/make\.log|[Dd]river not initialized \(amdgpu not found in modules\)"
-)
+# The kernel driver's own texts for a GPU it did not bring up (driver_texts.DRIVER_TEXTS).
 # /dev/kfd failing to open is driver-level except where it is closed to the user (EACCES: rocminfo's
 # "Unable to open /dev/kfd read-write: Permission denied", beside its render-group check, ROCMINFO_SOURCE):
 # access, not the driver, is never claimed. (The HSA failure rocminfo then reports still is: the check is
@@ -149,18 +134,6 @@ DRIVER_LEVEL = (
 NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b"
 UNSTATED_PREDICTS = DRIVER_LEVEL + "|" + NO_DEVICE
 ROCMINFO_SOURCE = "https://github.com/ROCm/rocminfo/blob/rocm-6.2.0/rocminfo.cc"
-KFD_ATOMICS_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
-AMDGPU_INIT_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdgpu/amdgpu_kms.c"
-DRIVER_CORE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/dd.c"
-DRIVER_CORE_618_SOURCE = "https://github.com/torvalds/linux/blob/v6.18/drivers/base/dd.c"
-FIRMWARE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/firmware_loader/main.c"
-MES_SOURCE = (
-    "https://github.com/torvalds/linux/blob/0016e870542dc0a529e5ed97b628b6b727531e9b/"
-    "drivers/gpu/drm/amd/amdgpu/mes_v11_0.c"
-)
-KMOD_SOURCE = "https://github.com/kmod-project/kmod/blob/v31/tools/modprobe.c"
-ROCM_SMI_SOURCE = "https://github.com/ROCm/rocm_smi_lib/blob/rocm-6.2.0/python_smi_tools/rocm_smi.py"
-AMDSMI_SOURCE = "https://github.com/ROCm/amdsmi/blob/rocm-6.2.0/amdsmi_cli/amdsmi_helpers.py"
 # Kernels whose vendor backports newer amdgpu code into an old base: RHEL (4.18.0-553.el8_10,
 # 5.14.0-427.13.1.el9_4) and SUSE (5.14.21-150500.55.19-default)
 _BACKPORTS = re.compile(r"\.el\d|-150\d{3}\.")
