@@ -56,10 +56,10 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 SOURCE = "https://rocm.docs.amd.com/en/docs-6.1.2/conceptual/gpu-isolation.html"
 # torch's own check and comment (torch/cuda/__init__.py, _parse_visible_devices)
 SOURCE_TORCH = "https://github.com/pytorch/pytorch/blob/17e3b6a97af175f377f42b52cf20d4c758a432a9/torch/cuda/__init__.py"
-# torch's refusal (SOURCE_TORCH), torch's "No CUDA GPUs are available" hipified, and HIP's
-# (ROCm/clr rocm-6.2.0 hipamd/src/hip_error.cpp) no-device and bad-ordinal errors.
 # torch's refusal (torch >= 2.6, SOURCE_TORCH), also what Ray < 2.45's per-worker ROCR_VISIBLE_DEVICES meets
 TORCH_ROCR_PREDICTS = r"HIP_VISIBLE_DEVICES contains more devices than ROCR_VISIBLE_DEVICES"
+# torch's refusal, torch's "No CUDA GPUs are available" hipified, and HIP's (ROCm/clr rocm-6.2.0
+# hipamd/src/hip_error.cpp) no-device and bad-ordinal errors.
 PREDICTS = (
     TORCH_ROCR_PREDICTS + r"|No HIP GPUs are available|no ROCm-capable device is detected|hipErrorNoDevice"
     r"|invalid device ordinal|hipErrorInvalidDevice\b"
@@ -132,7 +132,15 @@ RAY_AMDSMI_SOURCE = (
 # Ray's own texts: the assert (2.45.0-2.47.1) and ValueError (2.48.0-2.56.x), both spellings; the
 # autoscaler's infeasible-request error (autoscaler/_private/autoscaler.py, "request {}", a dict or a
 # defaultdict) and its v2 log (autoscaler/v2/event_logger.py, "requests {...}*n"), a GPU request only.
-RAY_PAIR_PREDICTS = r"Inconsist[ae]nt values found\. Please use either HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES"
+_RAY_PAIR = r"{} values found\. Please use either HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES"
+RAY_PAIR_PREDICTS = _RAY_PAIR.format("Inconsist[ae]nt")
+# The Ray releases whose amd_gpu.py changed what it reads or refuses (read in the wheels)
+RAY_HIP = Version("2.45.0")  # ROCR_VISIBLE_DEVICES refused; HIP/CUDA asserted equal
+RAY_PAIR_RAISES = Version("2.48.0")  # ValueError for any HIP/CUDA pair
+RAY_PAIR_DIFFERS = Version("2.49.0")  # ... only for a pair that differs
+RAY_SPELLED = Version("2.52.0")  # "Inconsistant" -> "Inconsistent"
+RAY_AMDSMI = Version("2.56.0")  # AMD GPUs counted through the amdsmi package
+RAY_HIP_ONLY = Version("2.57.0")  # only HIP_VISIBLE_DEVICES read
 RAY_NO_GPU_PREDICTS = (
     r"No available node types can fulfill resource requests? (?:defaultdict\(<class 'float'>, )?\{[^{}]*'GPU'"
 )
@@ -171,14 +179,14 @@ def _ray_pair_problem(ray: Version, variables: dict[str, str]) -> tuple[str, str
     if hip is None or cuda is None:
         return None
     both = f"{_HIP}={hip!r} and {_CUDA}={cuda!r}"
-    if Version("2.45.0") <= ray < Version("2.48.0"):
+    if RAY_HIP <= ray < RAY_PAIR_RAISES:
         # 2.45.0-2.47.1 raise on ROCR first (a rule); the assert needs a non-empty CUDA list
         if ROCR in variables or not cuda or hip == cuda:
             return None
         return f"{both} differ, and 'import ray' asserts they are equal (AssertionError)", "2.47.1"
-    if Version("2.48.0") <= ray < Version("2.49.0"):
+    if RAY_PAIR_RAISES <= ray < RAY_PAIR_DIFFERS:
         return f"{both} are both set, and 2.48.0 raises ValueError for any such pair, equal or not", "2.48.0"
-    if Version("2.49.0") <= ray < Version("2.57.0") and hip != cuda:
+    if RAY_PAIR_DIFFERS <= ray < RAY_HIP_ONLY and hip != cuda:
         return f"{both} differ, and 'import ray' raises ValueError", "2.56.0"
     return None
 
@@ -186,7 +194,7 @@ def _ray_pair_problem(ray: Version, variables: dict[str, str]) -> tuple[str, str
 def _ray_amdsmi(env: Environment) -> Finding | None:
     """Ray >= 2.56.0 without the ``amdsmi`` Python package: it counts no AMD GPU."""
     ray = coerce_version(env.libraries.get("ray"))
-    if ray is None or ray < Version("2.56.0") or "amdsmi" in env.libraries:
+    if ray is None or ray < RAY_AMDSMI or "amdsmi" in env.libraries:
         return None
     return Finding(
         check=ID,
@@ -255,12 +263,11 @@ def _unstated_problem(ray: Version, torch: Version | None) -> tuple[str, str, st
     2.45 Ray's own refusal on ``import ray``, whatever runs on its GPUs; before, torch's, so a torch must
     be stated).
     """
-    if ray < Version("2.45.0"):
+    if ray < RAY_HIP:
         return _ray_sets_rocr(torch) if torch is not None else None
     rocr_fix = f"unset {ROCR} before 'ray start'/'import ray' and select GPUs with {_HIP}"
-    spelling = "Inconsistent" if ray >= Version("2.52.0") else "Inconsistant"
-    pair = rf"{spelling} values found\. Please use either {_HIP} or {_CUDA}"
-    if ray < Version("2.48.0"):
+    pair = _RAY_PAIR.format("Inconsistent" if ray >= RAY_SPELLED else "Inconsistant")
+    if ray < RAY_PAIR_RAISES:
         return (
             f"'import ray' raises RuntimeError whenever {ROCR} is set (even beside {_HIP}), and asserts {_HIP} "
             f"equals a non-empty {_CUDA}",
@@ -268,13 +275,13 @@ def _unstated_problem(ray: Version, torch: Version | None) -> tuple[str, str, st
             "2.47.1",
             f"{RAY_ROCR_PREDICTS}|{pair}",
         )
-    if ray < Version("2.57.0"):
-        which = "any such pair, equal or not" if ray < Version("2.49.0") else "a pair that differs"
+    if ray < RAY_HIP_ONLY:
+        which = "any such pair, equal or not" if ray < RAY_PAIR_DIFFERS else "a pair that differs"
         return (
             f"'import ray' raises RuntimeError where {ROCR} is set without {_HIP}, and ValueError where {_HIP} "
             f"and {_CUDA} are both set ({which})",
             f"{rocr_fix}; do not set {_CUDA} beside {_HIP}",
-            "2.48.0" if ray < Version("2.49.0") else "2.51.2" if ray < Version("2.52.0") else "2.56.0",
+            "2.48.0" if ray < RAY_PAIR_DIFFERS else "2.51.2" if ray < RAY_SPELLED else "2.56.0",
             f"{RAY_ROCR_PREDICTS}|{pair}",
         )
     return (
