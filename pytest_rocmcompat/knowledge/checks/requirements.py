@@ -126,9 +126,8 @@ def check(env: Environment) -> list[Finding]:
             elif message:  # a later row on a dependency already reported: its failure still predicts
                 d, r, t, s, m, rt = broken[seen[target]]
                 broken[seen[target]] = (d, r, t, s, f"{m}|{message}" if m else message, rt)
-    # PyPI's triton beside (or instead of) the ROCm Triton: which one owns the module depends on the install
-    # order (a risk);
-    # a ROCm Triton beside a torch named without its build tag: the official ROCm wheels' pin (a risk)
+    # risks: PyPI's triton beside (or instead of) the ROCm Triton, where the install order decides which owns the
+    # module; a ROCm Triton beside a torch named without its build tag, against the official ROCm wheels' pin
     risky = _pypi_triton_for_rocm_torch(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
