@@ -177,6 +177,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             kill_every_descendant(rounds=1)
             if root is not None:
                 root.remove()
+            junit_file.prepare()  # a salvage's JUnit library, imported within the bound, not in salvage's own
 
         # Under xdist, orphans of what the workers started (a killed worker's launches) come to this
         # process, so an interrupted session can find and kill them (interrupt.InterruptGuard.sweep).
@@ -244,9 +245,12 @@ def _write_results(config: pytest.Config, state: CompatState, exitstatus: int, *
     """JUnit (with the tests that never finished, if ``listed``) and the plugin's reports."""
     state.finish_all()
     missing = not_run(state.collected, state.finished) if listed else []
+    reason = NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED
     if missing:
-        state.mark_not_run(missing, NOT_RUN_STOPPED if stopped else NOT_RUN_INTERRUPTED)
-    junit_file.finish(config, [(n, state.notable[n].message) for n in missing])
+        state.mark_not_run(missing, reason)
+    # state.not_run, not missing: a salvage that cut the first pass short (the bound expired in it)
+    # finds those tests already marked, and its JUnit must list them all the same
+    junit_file.finish(config, [(n, r.message if (r := state.notable.get(n)) else reason) for n in state.not_run])
     from pytest_rocmcompat.report.outputs import write_outputs
 
     tr = config.pluginmanager.get_plugin("terminalreporter")

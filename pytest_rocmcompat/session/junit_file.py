@@ -76,6 +76,16 @@ def write_pending(config: pytest.Config) -> None:
             pass
 
 
+def prepare() -> None:
+    """Import what adding the not-run tests needs, ahead of a salvage that has only
+    :data:`~pytest_rocmcompat.session.interrupt.SALVAGE_S` for its writing.
+    """
+    try:
+        import junitparser  # noqa: F401
+    except ImportError:
+        pass
+
+
 def _temporary(target: str) -> str:
     """Where pytest's JUnit writer writes for this process (see :func:`redirect_writer`)."""
     return f"{target}.rocmcompat-{os.getpid()}.tmp"

@@ -85,12 +85,18 @@ class CompatState:
     not_run: list[str] = field(default_factory=list)  # collected, never finished (interrupted, -x)
 
     def mark_not_run(self, nodeids: list[str], reason: str) -> None:
-        """Collected tests that never ran count as skipped, each with ``reason``."""
+        """Collected tests that never ran count as skipped, each with ``reason``.
+
+        Listed first: a salvage that cuts this short (see :mod:`.interrupt`) still lists them all.
+        """
+        listed = set(self.not_run)
+        self.not_run.extend(n for n in nodeids if n not in listed)
         for nodeid in nodeids:
-            self.counts[(suite_of(nodeid), Outcome.SKIPPED)] += 1
+            if nodeid in self.finished:
+                continue
             self.notable[nodeid] = TestResult(nodeid, Outcome.SKIPPED, message=reason)
+            self.counts[(suite_of(nodeid), Outcome.SKIPPED)] += 1
             self.finished.add(nodeid)
-        self.not_run.extend(nodeids)
 
     def record_measurements(self, nodeid: str, found: list[Measurement]) -> None:
         self.measurements.extend((nodeid, m) for m in found)

@@ -219,3 +219,63 @@ def test_a_stuck_writer_before_pytests_own_loses_nothing(tmp_path: Path, sequenc
     assert after_last < 20, f"the stuck writer held the session {after_last:.1f} s\n{out}"
     text = (tmp_path / "out" / "junit.xml").read_text()
     assert "not run" not in text and "<failure" not in text, text  # both tests passed before the signal
+
+
+# One step of the results' writing stalls (the first time only) once the session was interrupted:
+# a loaded host (16 xdist workers, each starting torch) can hold any step past the bound.
+STALL_AT = """
+import os, time
+import importlib
+_owner = importlib.import_module({module!r})
+for _part in {path!r}.split(".")[:-1]:
+    _owner = getattr(_owner, _part)
+_name = {path!r}.split(".")[-1]
+_original = getattr(_owner, _name)
+_calls = []
+
+def _stalled(*args, **kwargs):
+    if not _calls:
+        _calls.append(1)
+        open(os.environ["STARTED"] + ".stalled", "w").close()
+        time.sleep(30)
+    return _original(*args, **kwargs)
+
+setattr(_owner, _name, _stalled)
+"""
+STEPS = [
+    ("_pytest.junitxml", "LogXML.pytest_sessionfinish"),  # pytest's own JUnit writer
+    ("pytest_rocmcompat.session.state", "CompatState.mark_not_run"),  # the tests that never ran
+    ("pytest_rocmcompat.session.junit_file", "_with_not_run"),  # ... added to JUnit (H100, -n 16: 2026-11-27)
+    ("pytest_rocmcompat.session.junit_file", "write_atomic"),  # the JUnit file put in place
+    ("pytest_rocmcompat.report.outputs", "write_outputs"),  # the plugin's reports
+]
+
+
+@pytest.mark.parametrize(("module", "path"), STEPS, ids=[p for _, p in STEPS])
+def test_the_bound_expiring_in_any_step_of_the_writing_loses_nothing(tmp_path: Path, module: str, path: str) -> None:
+    """SIGINT during a test, then SIGTERM while one step of the writing is stuck: the bound expires
+    there, and the salvage still writes every collected test exactly once, the unrun ones as not run.
+    (Until 2026-11-27 a salvage in the middle of the plugin's own JUnit step wrote no test at all:
+    it recomputed the unrun tests, which the cut-short step had already marked as finished.)"""
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    (tmp_path / "conftest.py").write_text(STALL_AT.format(module=module, path=path))
+    proc = _start(tmp_path)
+    stalled = tmp_path / "started.stalled"
+    try:
+        for moment, name in ((tmp_path / "started", "INT"), (stalled, "TERM")):
+            deadline = time.monotonic() + 180
+            while not moment.exists():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the session never reached {moment.name}:\n{proc.communicate()[0].decode()}")
+                time.sleep(0.02)
+            os.kill(proc.pid, SIGNALS[name])
+        last = time.monotonic()
+        out = proc.communicate(timeout=120)[0].decode("utf-8", "replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    _check_nothing_lost(tmp_path, out, COLLECTED, proc.returncode)
+    assert time.monotonic() - last < 20, f"the stuck step held the session\n{out}"
+    text = (tmp_path / "out" / "junit.xml").read_text()
+    assert text.count("not run: the session was interrupted") == 5, text  # b (cut short), c, d[0], d[1], d[2]
