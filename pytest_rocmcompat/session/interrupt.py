@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Generator
 from types import FrameType
@@ -114,7 +115,22 @@ class InterruptGuard:
         try:
             self.salvage()
         finally:
+            _say_and_flush(
+                f"rocmcompat: the session was still writing its results {BOUND_S} s after the second signal;"
+                " what it held was written, and it exits now (status 2)"
+            )
             os._exit(int(pytest.ExitCode.INTERRUPTED))
+
+
+def _say_and_flush(line: str) -> None:
+    """Before ``os._exit``: what the terminal was shown so far (buffered on a pipe) plus ``line``."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is sys.stderr:
+                stream.write(f"\n{line}\n")
+            stream.flush()
+        except Exception:  # a closed or broken stream: nothing more can be said
+            pass
 
 
 GUARD_KEY = pytest.StashKey[InterruptGuard]()  # the controller's guard, removed at unconfigure

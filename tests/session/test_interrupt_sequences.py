@@ -279,3 +279,5 @@ def test_the_bound_expiring_in_any_step_of_the_writing_loses_nothing(tmp_path: P
     assert time.monotonic() - last < 20, f"the stuck step held the session\n{out}"
     text = (tmp_path / "out" / "junit.xml").read_text()
     assert text.count("not run: the session was interrupted") == 5, text  # b (cut short), c, d[0], d[1], d[2]
+    # the terminal keeps what it was shown (buffered on a pipe, flushed before the exit) and says why it ended
+    assert "test session starts" in out and "what it held was written, and it exits now" in out, out
