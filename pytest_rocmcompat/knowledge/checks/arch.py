@@ -62,7 +62,7 @@ def check(env: Environment) -> list[Finding]:
     at_risk: list[str] = []  # the stack names no torch; only some official release builds carry the arch
     link = ""
     for gpu in rocm_targets.effective_archs(env):
-        arch, effective = gpu.arch, gpu.effective
+        arch, effective = gpu.arch or gpu.effective, gpu.effective  # (an unstated arch: the override's)
         served = None
         if targets:
             served = cuda_targets.served_by(targets, effective)

@@ -54,7 +54,7 @@ def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
     ``HSA_OVERRIDE_GFX_VERSION_<n>`` (n = 1 + its position among the stack's AMD GPUs: NVIDIA GPUs are no
     KFD nodes), else the global one; ``None`` when neither is set or the GPU is not a gfx one.
     """
-    amd = [g for g in env.gpus if g.arch.startswith("gfx")]
+    amd = [g for g in env.gpus if _amd(env, g)]
     if gpu not in amd:
         return None
     # a list narrowed to the visible devices keeps each one's place in the stated list (stack.visibility)
@@ -66,11 +66,18 @@ def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
     return None
 
 
+def _amd(env: Environment, gpu: GPU) -> bool:
+    """A gfx GPU, or an AMD one whose arch the stack does not state (a KFD node all the same)."""
+    if gpu.arch:
+        return gpu.arch.startswith("gfx")
+    return gpu.vendor == "amd" or (gpu.vendor == "unknown" and env.platform == "rocm")
+
+
 @dataclass(frozen=True)
 class EffectiveArch:
     """One GPU's arch and the processor whose code the runtime loads for it."""
 
-    arch: str  # the GPU's own
+    arch: str  # the GPU's own ("": not stated, and an override names the processor its code is for)
     effective: str  # the override's processor, else ``arch``
     variable: str | None  # the variable that set ``effective``; None: none (or an unparsable one)
 
@@ -78,29 +85,39 @@ class EffectiveArch:
     def shown(self) -> str:
         """The GPU as a finding names it: ``gfx1030``, or ``gfx1032 (as gfx1030 by HSA_OVERRIDE_GFX_VERSION)``."""
         effective = base(self.effective)
+        if not self.arch:
+            return f"a GPU of unstated arch (as {effective} by {self.variable})"
         return effective if effective == base(self.arch) else f"{self.arch} (as {effective} by {self.variable})"
 
 
 def effective_archs(env: Environment) -> list[EffectiveArch]:
     """Each distinct (arch, effective arch, variable) of the stack's GPUs, in device order: a gfx GPU
-    as its per-node override names it, else as the global one does, else as itself.
+    as its per-node override names it, else as the global one does, else as itself. An AMD GPU whose
+    arch is not stated (or a ROCm stack listing no GPU) is judged as the processor an override names
+    (the runtime loads that one's code whatever the GPU is), and left out without one.
     """
     seen: dict[EffectiveArch, None] = {}
     for gpu in env.gpus:
-        if not gpu.arch:
-            continue
         setting = override_setting(env, gpu)
         target = overridden_arch(setting[1]) if setting is not None else None
+        if not gpu.arch:
+            if setting is not None and target is not None:
+                seen.setdefault(EffectiveArch("", target, setting[0]))
+            continue
         if setting is None or target is None:
             seen.setdefault(EffectiveArch(gpu.arch, gpu.arch, None))
         else:
             seen.setdefault(EffectiveArch(gpu.arch, target, setting[0]))
+    if not env.gpus and env.platform == "rocm":  # a stated ROCm stack listing no GPU: the global override's
+        target = overridden_arch(env.env.get(OVERRIDE_VARIABLE))
+        if target is not None:
+            seen.setdefault(EffectiveArch("", target, OVERRIDE_VARIABLE))
     return list(seen)
 
 
 def amd_gpus(env: Environment) -> list[EffectiveArch]:
     """:func:`effective_archs` of the stack's AMD (gfx) GPUs only."""
-    return [gpu for gpu in effective_archs(env) if gpu.arch.startswith("gfx")]
+    return [gpu for gpu in effective_archs(env) if gpu.arch.startswith("gfx") or not gpu.arch]
 
 
 def unserved(gpus: list[EffectiveArch], targets: tuple[str, ...]) -> list[str]:
