@@ -330,24 +330,35 @@ OWN_MESSAGES: dict[str, str] = {
     # opt-in "Failed to load '_C' extension: ..." (_C_stable, image_stable from 0.29); before it, torch's
     # "No such operator image::..." for the image ops (pytorch/vision#7146, #7185); TorchScript's "Unknown
     # builtin op: torchvision::nms" for a scripted model whose ops did not load (pytorch/pytorch#48932);
-    # conda's dependency chain of a pinned pair ("torchvision -> pytorch[version=...]", pytorch/pytorch#80506)
+    # conda's dependency chain of a pinned pair ("torchvision -> pytorch[version=...]", pytorch/pytorch#80506);
+    # extension.py's CUDA check (0.4-0.25) by its later sentences, which a wrapped or cut log shows without
+    # "Detected that ..." (nerdyrodent/AVeryComfyNerd#8)
     "torchvision": r"Failed to register operator torchvision::\w+|torchvision::\w+ already has an DispatchKey::Meta"
     r"|Failed to load image Python extension|Could not run 'torchvision::\w+' with arguments"
     r"|Could not find the operator torchvision::\w+|Couldn't load the image extension"
     r"|Failed to load '(?:_C|image)(?:_stable)?' extension: |No such operator image::\w+"
     r"|Unknown builtin op: torchvision::\w+"
     r"|\btorchvision(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]"
-    r"|partially initialized module 'torchvision'|" + _DLL.format(lib=r"[\\/]torchvision[\\/]"),
+    r"|partially initialized module 'torchvision'|"
+    + _DLL.format(lib=r"[\\/]torchvision[\\/]")
+    + r"|PyTorch has CUDA Version=\d+\.\d+ and torchvision has CUDA Version=\d"
+    + r"|Please reinstall the torchvision that matches your PyTorch install",
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
     # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);
     # the circular import its failed extension load leaves for the next import (2.0-2.10 _check_cuda_version's
     # torchaudio.lib._torchaudio: rsxdalv/TTS-WebUI#433, after "compiled with different CUDA versions");
-    # conda's dependency chain of a pinned pair ("torchaudio==0.8.1 -> pytorch==1.8.1", pytorch/pytorch#77463)
+    # conda's dependency chain of a pinned pair ("torchaudio==0.8.1 -> pytorch==1.8.1", pytorch/pytorch#77463);
+    # _check_cuda_version's later sentences (0.13-2.9, _extension/utils.py); torch's texts for its ops when its
+    # library did not load or holds no kernel for the device ("No such operator torchaudio::cuda_version",
+    # pytorch/audio#2832; torchaudio 0.10 beside torch 1.11: "Could not run 'torchaudio::rnnt_loss' with
+    # arguments from the 'CUDA' backend", NVIDIA-NeMo/Speech#3637)
     "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
     + _DLL.format(lib=r"[\\/]torchaudio[\\/]")
     + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b"
-    + r"|\btorchaudio(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]|partially initialized module 'torchaudio'",
+    + r"|\btorchaudio(?:[=<>]{1,2}[\w.*+]+)? -> (?:pytorch-gpu -> )?pytorch[\[=]|partially initialized module 'torchaudio'"
+    + r"|whereas TorchAudio has CUDA version \d|Please install the TorchAudio version that matches your PyTorch version"
+    + r"|No such operator torchaudio::\w+|Could not run 'torchaudio::\w+' with arguments",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
 }
 
