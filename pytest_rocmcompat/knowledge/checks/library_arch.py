@@ -11,7 +11,9 @@ also reach the tests that use torch.compile or Inductor. A stack listing the lib
 judged by the row of that release; otherwise by every arch some release serves (the finding then
 conditional: only tests that use it meet it). Reaches the tests that ``uses`` it. AITER's findings
 also reach the tests of vLLM and SGLang when the stack's variable switches AITER on there and that
-release lets AITER run on the GPU (:data:`AITER_ENABLERS`).
+release lets AITER run on the GPU (:data:`AITER_ENABLERS`). A listed release is also held to what its
+source build accepts (:data:`BUILDS`: vLLM's CMake arch list), and vLLM is also read under its ROCm
+distribution ``vllm-rocm``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ AITER_USES = ("aiter", "amd-aiter")
 # later is that one, not AMD's (whose releases are 0.1.x).
 _OTHER_AITER = Version("0.13")
 _TRUE = ("1", "true")
+# vLLM: also PyPI's vllm-rocm (0.6.3, "... LLMs with AMD GPU support"), a ROCm wheel of vLLM that installs the
+# ``vllm`` package (its _version.py: 0.6.3.dev193+gfd47e57f.d20241014); its _C, _moe_C and _rocm_C hold code
+# objects for gfx90a, gfx942 and gfx1100 only, the <0.7.3 row's list: https://pypi.org/project/vllm-rocm/0.6.3/
+VLLM_DISTRIBUTIONS = ("vllm", "vllm-rocm")
 
 
 class Experimental(NamedTuple):
@@ -98,6 +104,35 @@ AITER_ENABLERS = (
         ">=0.4.7",
         "",
         "https://github.com/sgl-project/sglang/blob/v0.4.7/python/sglang/srt/layers/quantization/fp8.py",
+    ),
+)
+
+
+class Build(NamedTuple):
+    """The archs a range of a library's releases accepts in its source build (its CMake list)."""
+
+    library: str
+    vendor: str
+    versions: str  # PEP 440 specifier of the releases
+    archs: str
+    source: str
+
+
+# vLLM's HIP_SUPPORTED_ARCHS (CMakeLists.txt; the build stops with "None of the detected ROCm architectures: ...
+# is supported" for a GPU outside it), read in the sdists of 27 tags from v0.4.1 to v0.33.0: v0.4.1-v0.6.3 gfx906
+# gfx908 gfx90a gfx940 gfx941 gfx942 gfx1030 gfx1100; v0.6.6-v0.7.2 also gfx1101; v0.7.3-v0.8.2 (each read) less
+# gfx940/941; v0.8.3 adds gfx950, gfx1200 and gfx1201, as its installation docs add "Radeon RX 9000 series
+# (gfx1200/1201)"; gfx1150/1151 by v0.11.1, gfx1152/1153 by v0.19.0, gfx1102/1103 by v0.21.0, gfx1250 by v0.30.0.
+# Each holds every arch the LIB_MIN_ARCH row of its release serves except v0.7.3-v0.8.2's: that row (read at
+# v0.11.0) serves gfx950/gfx1200/gfx1201, which neither the build nor the docs at those tags ("MI200s (gfx90a),
+# MI300 (gfx942), Radeon RX 7900 series (gfx1100)") name. Only that range is a row here.
+BUILDS = (
+    Build(
+        "vllm",
+        "amd",
+        ">=0.7.3,<0.8.3",
+        "gfx906 gfx908 gfx90a gfx942 gfx1030 gfx1100 gfx1101",
+        "https://github.com/vllm-project/vllm/blob/v0.7.3/CMakeLists.txt#L37",
     ),
 )
 # The libraries' own refusals (flash-attn CUDA and ROCm, vLLM, Transformer Engine), the generic
@@ -172,6 +207,18 @@ PREDICTS = (
     # rows follow (AMD on gfx1030: "vLLM itself only supports gfx1100+",
     # https://github.com/ROCm/legacy-rocm-build/issues/4447), so only archs outside both meet this text.
     r"|None of the detected ROCm architectures: [^\n]{1,200}? is supported\. Supported ROCm architectures are: "
+    # tenth round: vLLM's own arch gates, read at the tags (test_vllm_rocm_texts_more.py quotes each): its GCN
+    # arch parse past gfx12 (vllm/platforms/rocm.py, v0.17.0 on), ROCM_AITER_FA off gfx9 (rocm.py, v0.12.0 to
+    # v0.17.0), ptpc_fp8 below MI300 (ptpc_fp8.py, v0.7.3 on), mori's all2all (all2all.py, v0.17.0 on), AITER's
+    # FP8 ViT attention (mm_encoder_attention.py, v0.30.0 on), and a quantization method above the GPU's
+    # compute capability (model_loader/loader.py from v0.5.5, then config.py; AWQ needs 75: a Pascal GPU, below
+    # vLLM's own sm_70 minimum, meets it)
+    r"|Major version > 12 is beyond currently known AMD generations"
+    r"|The selected backend, \w+, is only supported on gfx9 architectures"
+    r"|ptpc_fp8 quantization is supported only on AMD Instinct MI300 GPUs"
+    r"|mori currently only support arch gfx942 and gfx950"
+    r"|requires an MI300-series or MI350-series GPU \(gfx942 or gfx950\)"
+    r"|The quantization method \S{1,60} is not supported for the current GPU\. Minimum capability: \d+"
 )
 
 
@@ -181,6 +228,7 @@ def check(env: Environment) -> list[Finding]:
     for library, vendor in dict.fromkeys((r.library, r.vendor) for r in arch_table.LIB_MIN_ARCH):
         version, listed = _version(env, library)
         rule, source = arch_table.lib_rule(library, vendor, version)
+        rule, source, excluded = _built(library, vendor, version, rule, source, rows)
         unserved = [r.name for r in rows if r.vendor == vendor and not arch_table.lib_serves(rule, r)]
         if not unserved:
             if version is None:
@@ -198,7 +246,7 @@ def check(env: Environment) -> list[Finding]:
                 link=source,
                 uses=_uses(library),
                 conditional=not listed,
-                uncertain=_other_builds(library, vendor, version),
+                uncertain=_other_builds(library, vendor, version) or (excluded and _unreleased(version)),
             )
         )
     aiter = _version(env, "aiter")
@@ -225,6 +273,34 @@ def _version(env: Environment, library: str) -> tuple[Version | None, bool]:
     return optional_version(pin[0].split("==", 1)[1].split(";", 1)[0]), True
 
 
+def _built(
+    library: str, vendor: str, version: Version | None, rule: str, source: str, rows: list[arch_table.Arch]
+) -> tuple[str, str, bool]:
+    """(rule, source, excluded): the rule of ``version`` less the archs its source build does not accept
+    (:data:`BUILDS`), sourced by the build file when that leaves out a GPU of ``rows`` (``excluded``).
+    """
+    build = next(
+        (
+            b
+            for b in BUILDS
+            if (b.library, b.vendor) == (library, vendor)
+            and version is not None
+            and specifier_contains(parse_specifier(b.versions), version)
+        ),
+        None,
+    )
+    if build is None or rule.startswith("sm>="):
+        return rule, source, False
+    narrowed = " ".join(n for n in rule.split() if n in build.archs.split())
+    excluded = any(arch_table.lib_serves(rule, r) and not arch_table.lib_serves(narrowed, r) for r in rows)
+    return narrowed, build.source if excluded else source, excluded
+
+
+def _unreleased(version: Version | None) -> bool:
+    """A local or dev build (a fork's, AMD's images'): its arch list may differ from its tag's build file."""
+    return version is None or bool(version.local) or version.is_devrelease
+
+
 def _uses(library: str) -> tuple[str, ...]:
     """What a test declares to meet the library's finding: Triton's also torch.compile and Inductor."""
     if library == "aiter":
@@ -234,11 +310,13 @@ def _uses(library: str) -> tuple[str, ...]:
 
 
 def _distributions(env: Environment, library: str) -> tuple[str, ...]:
-    """The distributions ``library`` is listed under: Triton's ROCm ones, AITER's two names (less PyPI's
-    unrelated "aiter" when the stack's version is that project's).
+    """The distributions ``library`` is listed under: Triton's ROCm ones, vLLM's ROCm wheel, AITER's two names
+    (less PyPI's unrelated "aiter" when the stack's version is that project's).
     """
     if library == "triton":
         return TRITON_DISTRIBUTIONS
+    if library == "vllm":
+        return VLLM_DISTRIBUTIONS
     if library == "aiter":
         other = env.field_version("lib.aiter")
         return AITER_DISTRIBUTIONS if other is None or other < _OTHER_AITER else AITER_DISTRIBUTIONS[:1]
