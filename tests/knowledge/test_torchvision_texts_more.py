@@ -7,8 +7,8 @@ the torchvision that matches your PyTorch install.``; torchaudio's ``_check_cuda
 twin ``... PyTorch has CUDA version X whereas TorchAudio has CUDA version Y. Please install the TorchAudio version
 that matches your PyTorch version.``. A log that wraps or cuts the message (a notebook's Rich traceback, an issue
 title) shows its later sentences without the first one, which only the first was matched by. torch names
-torchaudio's operators when its library did not load (``No such operator torchaudio::...``, torch before 1.13,
-and chained before the ``_OpNamespace`` error after it) or holds no kernel for the device (``Could not run
+torchaudio's operators when its library did not load (``No such operator torchaudio::...``: torch/_ops.py raises
+it as is before 1.12, and chains the ``_OpNamespace`` AttributeError to it from 1.12 on) or holds no kernel for the device (``Could not run
 'torchaudio::...' with arguments from the 'CUDA' backend``), as it does torchvision's. Each text is quoted
 verbatim from the source at its tag or from the public report beside it; other failures stay ``fail``.
 """

@@ -349,10 +349,11 @@ OWN_MESSAGES: dict[str, str] = {
     # the circular import its failed extension load leaves for the next import (2.0-2.10 _check_cuda_version's
     # torchaudio.lib._torchaudio: rsxdalv/TTS-WebUI#433, after "compiled with different CUDA versions");
     # conda's dependency chain of a pinned pair ("torchaudio==0.8.1 -> pytorch==1.8.1", pytorch/pytorch#77463);
-    # _check_cuda_version's later sentences (0.13-2.9, _extension/utils.py); torch's texts for its ops when its
-    # library did not load or holds no kernel for the device ("No such operator torchaudio::cuda_version",
-    # pytorch/audio#2832; torchaudio 0.10 beside torch 1.11: "Could not run 'torchaudio::rnnt_loss' with
-    # arguments from the 'CUDA' backend", NVIDIA-NeMo/Speech#3637)
+    # _check_cuda_version's later sentences (0.13's _extension.py, 2.0-2.9's _extension/utils.py); torch's texts
+    # for its ops when its library did not load ("No such operator torchaudio::cuda_version", pytorch/audio#2832:
+    # torch/_ops.py raises it alone before 1.12, chained to the _OpNamespace error after) or holds no kernel for
+    # the device (torchaudio 0.10 beside torch 1.11: "Could not run 'torchaudio::rnnt_loss' with arguments from
+    # the 'CUDA' backend", NVIDIA-NeMo/Speech#3637)
     "torchaudio": r"Could not find module '[^'\n]{0,300}?libtorchaudio\.pyd'|"
     + _DLL.format(lib=r"[\\/]torchaudio[\\/]")
     + r"|Could not load this library: [^\n]{0,300}?[\\/](?:lib|_)torchaudio\w*\.(?:abi3\.)?(?:so|pyd|dylib)\b"
