@@ -76,6 +76,11 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
         "https://github.com/rsxdalv/TTS-WebUI/issues/433",
         AUDIO,
     ),
+    (  # the report's title: the middle sentence alone
+        "PyTorch has CUDA version 11.8 whereas TorchAudio has CUDA version 11.7",
+        "https://github.com/mli/autocut/issues/106",
+        AUDIO,
+    ),
     (  # the tail of the report's message
         "PyTorch has CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio "
         "version that matches your PyTorch version.",
@@ -159,7 +164,7 @@ def test_own_messages_stay_valid_and_capped() -> None:
 
 def test_through_pytest_torchaudio_cuda_kernel_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
     predicted, unrelated = predicted_and_unrelated(
-        pytester, CORPUS[10][0], AUDIO_10, uses="torchaudio", env=BASE, error="NotImplementedError"
+        pytester, CORPUS[-1][0], AUDIO_10, uses="torchaudio", env=BASE, error="NotImplementedError"
     )
     assert predicted["rocm_rule"] == requirements.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
