@@ -174,3 +174,44 @@ def test_through_pytest_torchvision_cuda_tail_is_known_bad_and_unrelated_fails(p
     predicted, unrelated = predicted_and_unrelated(pytester, CORPUS[0][0], VISION_15, uses="torchvision", env=BASE)
     assert predicted["rocm_rule"] == requirements.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
+
+
+# A same-release build for another CUDA (torch 2.0.0+cu117 beside torchvision 0.15.1+cu118) is no pair
+# mismatch but an extension built for another torch: that check claims the same sentences.
+SAME_RELEASE_OTHER_CUDA = ("platform=cuda", "torch=2.0.0+cu117", "lib.torchvision=0.15.1+cu118")
+
+
+@pytest.mark.parametrize(
+    "message",
+    sorted(
+        {m for m, _, _ in CORPUS if "CUDA" in m and "::" not in m} | {m for m, _, _ in CORPUS if m.startswith("Please")}
+    ),
+)
+def test_the_cuda_check_sentences_are_an_other_build_extensions_too(message: str) -> None:
+    from pytest_rocmcompat.knowledge.checks import extension_torch
+    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+
+    assert compile_signature(extension_torch.PREDICTS).search(message), message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "PyTorch has CUDA version 12.1",  # half a sentence naming no extension
+        "Please reinstall the NVIDIA driver",
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    ],
+)
+def test_other_cuda_texts_are_not_an_other_build_extensions(message: str) -> None:
+    from pytest_rocmcompat.knowledge.checks import extension_torch
+    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
+
+    assert not compile_signature(extension_torch.PREDICTS).search(message), message
+
+
+def test_a_same_release_build_for_another_cuda_gets_the_extension_finding() -> None:
+    from pytest_rocmcompat.knowledge.checks import extension_torch
+    from pytest_rocmcompat.stack.overrides import apply_overrides
+
+    found = extension_torch.check(apply_overrides(BASE, list(SAME_RELEASE_OTHER_CUDA)))
+    assert [f.uses for f in found] == [("torchvision",)], found

@@ -28,6 +28,11 @@ PREDICTS = (
     r"|operator (?!aten::)\w+::\w+ does not exist|No such operator (?!aten::)\w+::\w+"
     r"|Skipping import of cpp extensions due to incompatible torch version"
     r"|An issue occurred while importing '[\w-]+'|Detected that PyTorch and [\w-]+ were compiled with different CUDA (?:major )?versions"
+    # the same checks' later sentences, as a wrapped or cut log shows them (torchvision extension.py 0.4-0.25,
+    # torchaudio _check_cuda_version 0.13-2.9; quoted in tests/knowledge/test_torchvision_texts_more.py)
+    r"|PyTorch has CUDA Version=\d+\.\d+ and [\w-]+ has CUDA\s+Version=\d|whereas TorchAudio has CUDA version \d"
+    r"|Please reinstall the torchvision that matches your PyTorch\s+install"
+    r"|Please install the TorchAudio version that matches your PyTorch version"
     # a build for another CUDA/ROCm major: a runtime or math library it links (by a soname that
     # carries the release) is not there (tests/knowledge/test_extension_gpu_major.py: the reports)
     r"|lib(?:cudart|cublas|cusparse|amdhip64|hipblas|rocblas|hipsolver)\.so\.[\d.]{1,12}: cannot open shared object file"
