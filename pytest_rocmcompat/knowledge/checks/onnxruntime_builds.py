@@ -21,6 +21,10 @@ Four findings, each predicting only its own failures (``signature_only``):
   launch. Certain for a release the table lists; a risk (``uncertain``) for another build of a listed
   release (``1.22.2`` without its ``.postN``), when some of that release's wheels lack the GPU.
 
+- **a ROCm build labelled for another ROCm major** (``onnxruntime-training`` / ``onnxruntime-rocm``
+  ``+rocm57``, ``+rocm6.4``: ONNX Runtime's setup.py labels its ROCm training builds so): its ROCm provider
+  library links that major's sonames, so it cannot load.
+
 A risk (``uncertain``): **a PyPI MIGraphX wheel built for another ROCm major** than the stack's
 (:data:`onnxruntime_builds_data.MIGRAPHX_WHEELS`: ``onnxruntime-migraphx`` 1.23.0 to 1.27.1 link
 ``libamdhip64.so.7``, PyPI's ``onnxruntime-rocm`` 1.22.1 ``.so.6``): its MIGraphX provider library cannot
@@ -32,7 +36,8 @@ runs on that GPU, meets them):
 - **its one onnxruntime distribution has no ROCm execution provider**
   (:data:`onnxruntime_builds_data.NO_ROCM_PROVIDER`): ``onnxruntime-migraphx`` (MIGraphX only; ONNX
   Runtime removed the ROCm provider in 1.23), PyPI's ``onnxruntime-rocm`` 1.22.1 (a MIGraphX build),
-  ``onnxruntime`` (PyPI's is the CPU build, so neither AMD provider): asking for the missing provider
+  ``onnxruntime`` (PyPI's is the CPU build, so neither AMD provider), an unlabelled ``onnxruntime-training``
+  (PyPI's is a CUDA 11.8 build): asking for the missing provider
   warns "... is not in available provider names" and the session runs on the CPU. ``onnxruntime-rocm``
   1.23 or later and ``onnxruntime-gpu`` there are ``built-for-other-vendor``'s;
 - **no onnxruntime-rocm release named, and a GPU outside every PyPI wheel's gfx targets**: the stack
@@ -76,11 +81,17 @@ CUDA_PREDICTS = (
     r'|LoadLibrary failed with error 126 "" when trying to load "[^"]*onnxruntime_providers_cuda\.dll"'
 )
 # What a ROCm build for another ROCm major fails with: its ROCm provider library cannot load one of
-# the ROCm libraries it links.
+# the ROCm libraries it links (those of setup.py's ``rocm_dependencies`` and of the PyPI wheels' NEEDED,
+# onnxruntime_builds_data.ROCM_LABEL_SOURCE), and what ONNX Runtime says when that library did not load:
+# onnxruntime_pybind_state.cc's ROCM_PATH error, provider_bridge_ort.cc's "ROCM Provider not available" and
+# the C API's append call (tests/knowledge/test_onnxruntime_rocm_texts.py quotes each with its source).
+_ROCM_LIBS = r"amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|hiprtc|rocm_smi64|roctracer64|roctx64|rccl|rocfft"
 ROCM_PREDICTS = (
     r"Failed to load library (?:\S*/)?libonnxruntime_providers_rocm\.so with error: "
-    r"lib(?:amdhip64|hipblas|hipblaslt|hipfft|MIOpen|rocblas|hiprtc)\.so\.\d+: "
-    r"cannot open shared object file"
+    rf"lib(?:{_ROCM_LIBS})\.so\.\d+: cannot open shared object file"
+    r"|ROCM_PATH is set but ROCM wasn'?t able to be loaded"
+    r"|ROCM Provider not available, can'?t get interface for it"
+    r"|OrtSessionOptionsAppendExecutionProvider_Rocm: Failed to load shared library"
 )
 # What a ROCm build without the GPU's gfx target fails with: HIP finding no code object for the device
 # (its text in hipamd/src/hip_code_object.cpp; onnxruntime built for ROCm on a gfx900:
@@ -92,6 +103,8 @@ ARCH_PREDICTS = r"hipErrorNoBinaryForGpu: Unable to find code object for all cur
 MIGRAPHX_PREDICTS = (
     r"Failed to load library (?:\S*/)?libonnxruntime_providers_migraphx\.so with error: "
     r"lib(?:amdhip64|migraphx_c)\.so\.\d+: cannot open shared object file"
+    r"|MIGraphX Provider not available, can'?t get interface for it"
+    r"|SessionOptionsAppendExecutionProvider_MIGraphX: Failed to load shared library"
 )
 
 
@@ -110,6 +123,8 @@ PREDICTS = "|".join(
 )
 
 _NVIDIA_CUDNN = re.compile(r"^nvidia-cudnn-cu\d+$")
+# setup.py's label drops the dots (``+rocm57``: the major is its first digit); another builder's keeps them
+_ROCM_LABEL = re.compile(r"^rocm(?:(\d+)\.|(\d))")
 
 
 def check(env: Environment) -> list[Finding]:
@@ -117,6 +132,7 @@ def check(env: Environment) -> list[Finding]:
         _two_builds,
         _cuda_mismatch,
         _rocm_mismatch,
+        _labelled_rocm_mismatch,
         _rocm_arch,
         _migraphx_mismatch,
         _no_rocm_provider,
@@ -213,10 +229,44 @@ def _migraphx_mismatch(env: Environment) -> Finding | None:
 
 def _other_major(env: Environment, wheel: data.RocmWheel | None) -> str:
     """The stack's ROCm releases (system, torch's) when none is ``wheel``'s major; "" otherwise or off ROCm."""
+    return "" if wheel is None else _releases_without(env, wheel.major)
+
+
+def _releases_without(env: Environment, major: int) -> str:
+    """The stack's ROCm releases (system, torch's) when none is of ``major``; "" otherwise or off ROCm."""
     releases = [v for v in (coerce_version(env.rocm), env.torch_rocm) if v is not None]
-    if wheel is None or not releases or not _on_rocm(env) or wheel.major in {v.major for v in releases}:
+    if not releases or not _on_rocm(env) or major in {v.major for v in releases}:
         return ""
     return "/".join(dict.fromkeys(str(v) for v in releases))
+
+
+def _labelled_rocm_mismatch(env: Environment) -> Finding | None:
+    """A ROCm build whose local version (``+rocm57``, ``+rocm6.4``) names another ROCm major than the stack's."""
+    for dist in data.ROCM_LABELLED:
+        installed = env.libraries.get(dist) or ""
+        major = _label_major(installed)
+        releases = _releases_without(env, major) if major is not None else ""
+        if releases:
+            return Finding(
+                check=ID,
+                reason=f"{dist} {installed} is built for ROCm {major} (its +rocm label), but the stack's ROCm is "
+                f"{releases}: its ROCm execution provider cannot load",
+                fix=f"install the {dist} build for the stack's ROCm release, or ROCm {major}",
+                link=data.ROCM_LABEL_SOURCE,
+                uses=("onnxruntime", dist),
+                predicts=ROCM_PREDICTS,
+                signature_only=True,
+            )
+    return None
+
+
+def _label_major(installed: str) -> int | None:
+    """The ROCm major a ``+rocm`` label names (``rocm57``: 5, ``rocm6.4.1``: 6), for a build with the ROCm provider."""
+    version = coerce_version(installed)
+    match = _ROCM_LABEL.match(version.local or "") if version is not None else None
+    if version is None or match is None or version.release >= Version(vendor.ORT_ROCM_EP_REMOVED).release:
+        return None  # onnxruntime-rocm 1.23 on has no ROCm provider: built-for-other-vendor's
+    return int(match.group(1) or match.group(2))
 
 
 def _rocm_arch(env: Environment) -> Finding | None:
@@ -305,8 +355,8 @@ def _unnamed_rocm_arch(env: Environment) -> Finding | None:
 
 
 def _listed(env: Environment) -> list[str]:
-    """The onnxruntime distributions the stack lists, in :data:`onnxruntime_builds_data.DISTRIBUTIONS` order."""
-    return [d for d in data.DISTRIBUTIONS if d in env.libraries]
+    """The onnxruntime distributions the stack lists, in :data:`onnxruntime_builds_data.ALL_DISTRIBUTIONS` order."""
+    return [d for d in data.ALL_DISTRIBUTIONS if d in env.libraries]
 
 
 def _serves(wheel: data.RocmWheel, gpu: rocm_targets.EffectiveArch) -> bool:

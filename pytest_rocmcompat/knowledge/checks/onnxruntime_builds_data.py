@@ -48,6 +48,12 @@ DISTRIBUTIONS: tuple[str, ...] = (
     "onnxruntime-directml",  # DirectML (Windows)
     "onnxruntime-openvino",  # OpenVINO
 )
+# ONNX Runtime's training build installs the ``onnxruntime`` package too (PyPI's onnxruntime-training wheels
+# 1.15.0 to 1.19.2 hold ``onnxruntime/capi/build_and_package_info.py`` with ``package_name =
+# 'onnxruntime-training'``). Kept apart from :data:`DISTRIBUTIONS` until the probe records it: only a stated
+# stack names it.
+TRAINING = "onnxruntime-training"
+ALL_DISTRIBUTIONS: tuple[str, ...] = (*DISTRIBUTIONS, TRAINING)
 
 
 # ---- onnxruntime-gpu's CUDA and cuDNN, per release ---------------------------------------------
@@ -158,8 +164,11 @@ class NoRocmProvider:
     holds: str  # what it is and the execution providers it has (``get_available_providers()``)
     migraphx: bool  # it has MIGraphXExecutionProvider (only the ROCm provider is missing)
     source: str
+    unlabelled: bool = False  # only a version without a local label (a label names another build)
 
     def covers(self, dist: str, version: Version) -> bool:
+        if self.unlabelled and version.local is not None:
+            return False
         return dist == self.dist and SpecifierSet(self.versions).contains(version.public, prereleases=True)
 
 
@@ -189,7 +198,30 @@ NO_ROCM_PROVIDER: tuple[NoRocmProvider, ...] = (
         False,
         ONE_PACKAGE_SOURCE,
     ),
+    # PyPI's onnxruntime-training wheels are CUDA builds: onnxruntime/capi/build_and_package_info.py says
+    # cuda_version = '11.8' in 1.15.0, 1.16.3, 1.17.1, 1.18.0 and 1.19.2 (cp310, read by range requests). ONNX
+    # Runtime's setup.py puts no local version on "default training packages to pypi" and "+rocm" plus the ROCm
+    # release on its other ROCm training builds (:data:`ROCM_LABEL_SOURCE`), so only an unlabelled version is PyPI's.
+    NoRocmProvider(
+        TRAINING,
+        ">=1.15,<1.20",
+        "PyPI's wheel is a CUDA 11.8 build, with no AMD provider",
+        False,
+        "https://pypi.org/project/onnxruntime-training/1.19.2/#files",
+        unlabelled=True,
+    ),
 )
+
+
+# ---- ROCm builds whose local version names their ROCm release ------------------------------------
+# ONNX Runtime's setup.py labels a ROCm training build: ``local_version = "+rocm" + rocm_version.replace(".", "")``
+# ("removing '.' to make Rocm version number in the same form as Pytorch", so ``+rocm57`` is ROCm 5.7), and
+# its ROCm builds name themselves onnxruntime-rocm (``--use_rocm``). Its ``rocm_dependencies`` (the ROCm
+# libraries auditwheel leaves out of the wheel) list each major's sonames apart: libamdhip64.so.5 and .so.6,
+# libhiprtc.so.5 and .so.6, librocblas.so.3 and .so.4, librocm_smi64.so.5 and .so.6; ROCm 7 moved to
+# libamdhip64.so.7 (:data:`ROCM_WHEELS`). So a labelled build's ROCm provider loads only on its label's major.
+ROCM_LABEL_SOURCE = "https://github.com/microsoft/onnxruntime/blob/00157c7d4b6f4a323afc3e9fba69f60f7569163c/setup.py"
+ROCM_LABELLED: tuple[str, ...] = (TRAINING, "onnxruntime-rocm")
 
 
 # ---- the MIGraphX provider of PyPI's onnxruntime-migraphx (and onnxruntime-rocm 1.22.1) wheels -----
