@@ -129,7 +129,14 @@ def test_a_real_stack_claims_the_texts_through_its_rule() -> None:
 # ---- the data ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("version", "covered"),
-    [("1.19.2", True), ("1.15.0", True), ("1.17.0+rocm57", False), ("1.19.2+cu118", False), ("1.14.1", False)],
+    [
+        ("1.19.2", True),
+        ("1.12.0", True),  # CUDA 10.2
+        ("1.14.1", True),  # CUDA 11.6
+        ("1.17.0+rocm57", False),  # ONNX Runtime's ROCm build, by its label
+        ("1.19.2+cu118", False),
+        ("1.11.0", False),  # not on PyPI
+    ],
 )
 def test_only_pypis_unlabelled_training_build_is_the_cuda_row(version: str, covered: bool) -> None:
     rows = [r for r in data.NO_ROCM_PROVIDER if r.covers(data.TRAINING, Version(version))]
@@ -177,7 +184,7 @@ def test_no_finding_on_the_labels_major_or_another_checks_stack(stack: tuple[str
 def test_pypis_training_build_on_rocm_is_a_provider_risk() -> None:
     (finding,) = _findings("platform=rocm", "rocm=6.4.1", "arch=gfx942", "lib.onnxruntime-training=1.19.2")
     assert finding.reason.startswith(
-        "onnxruntime-training 1.19.2 (PyPI's wheel is a CUDA 11.8 build, with no AMD provider) has no "
+        "onnxruntime-training 1.19.2 (PyPI's wheel is a CUDA build, with no AMD provider) has no "
         "ROCMExecutionProvider or MIGraphXExecutionProvider on this ROCm stack"
     )
     assert finding.predicts == ort.NO_AMD_EP_PREDICTS and finding.uncertain and finding.conditional

@@ -198,16 +198,20 @@ NO_ROCM_PROVIDER: tuple[NoRocmProvider, ...] = (
         False,
         ONE_PACKAGE_SOURCE,
     ),
-    # PyPI's onnxruntime-training wheels are CUDA builds: onnxruntime/capi/build_and_package_info.py says
-    # cuda_version = '11.8' in 1.15.0, 1.16.3, 1.17.1, 1.18.0 and 1.19.2 (cp310, read by range requests). ONNX
+    # PyPI's onnxruntime-training wheels (1.12.0 to 1.19.2, its every release) are CUDA builds:
+    # onnxruntime/capi/build_and_package_info.py says cuda_version = '10.2' in 1.12.0, '11.6' in 1.13.1, 1.14.0
+    # and 1.14.1, '11.8' in 1.15.0, 1.15.1, 1.16.0, 1.16.2, 1.16.3, 1.17.1, 1.18.0, 1.19.1 and 1.19.2 (read by range
+    # requests from the manylinux wheels). ONNX
     # Runtime's setup.py puts no local version on "default training packages to pypi" and "+rocm" plus the ROCm
     # release on its other ROCm training builds (:data:`ROCM_LABEL_SOURCE`), so only an unlabelled version is PyPI's.
+    # ORTModule asks a ROCm torch for the ROCm provider: ``providers = ["ROCMExecutionProvider"] if
+    # self.is_rocm_pytorch else ["CUDAExecutionProvider"]`` (training/ortmodule/_graph_execution_manager.py, 1.17.1).
     NoRocmProvider(
         TRAINING,
-        ">=1.15,<1.20",
-        "PyPI's wheel is a CUDA 11.8 build, with no AMD provider",
+        ">=1.12,<1.20",
+        "PyPI's wheel is a CUDA build, with no AMD provider",
         False,
-        "https://pypi.org/project/onnxruntime-training/1.19.2/#files",
+        "https://pypi.org/project/onnxruntime-training/#files",
         unlabelled=True,
     ),
 )
