@@ -253,7 +253,7 @@ S_FA = "https://github.com/Dao-AILab/flash-attention/blob"
 S_VLLM = "https://docs.vllm.ai/en"
 
 
-# Triton's AMD backend compiles for a gfx arch only if it maps it to an ISA family; from Triton 3.5 its
+# Triton's AMD backend compiles for a gfx arch only if it maps it to an ISA family; from Triton 3.0 its
 # LLVM lowering refuses any other with ``error: unsupported target: 'gfxN'`` (then
 # ``RuntimeError: PassManager::run failed``): ConvertTritonAMDGPUToLLVM emits it when
 # ``getISAFamily() == ISAFamily::Unknown`` (third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp at
@@ -263,15 +263,23 @@ S_VLLM = "https://docs.vllm.ai/en"
 # gfx940/941 (gone from LLVM: llvm/llvm-project#125836) are refused. Triton 3.8 adds gfx906 ("[AMD] Add
 # GCN5.1 / gfx906 target", triton-lang/triton#9628); 3.9 refuses RDNA1/RDNA2 too. Each bound checked by
 # compiling an elementwise, a reduction and a tl.dot kernel for every gfx arch with the PyPI wheels
-# (triton.compile(..., target=GPUTarget("hip", arch, warp_size)), no GPU needed): 3.0.0-3.4.0 compile for
-# every arch, 3.5.0-3.7.1 refuse the ones above, 3.8.0 accepts gfx906, 3.9.0 refuses gfx1010-1036.
+# (triton.compile(..., target=GPUTarget("hip", arch, warp_size)), no GPU needed; the HIP linker ld.lld, which
+# the PyPI wheels do not ship, stubbed): 3.5.0-3.7.1 refuse the ones above, 3.8.0 accepts gfx906, 3.9.0
+# refuses gfx1010-1036. Earlier (a tl.dot and an elementwise kernel, each of the 34 gfx archs, the same way):
+# 3.0.0 and 3.1.0 refuse gfx803, gfx900-90c, gfx950 and gfx1152/1153 (their deduceISAFamily has no GCN5 case,
+# and their LLVM knows neither gfx950 nor gfx1152/1153: parseArchAMDGCN gives no kind), 3.2.0 only gfx803 and
+# gfx900-90c, 3.3.0 and 3.4.0 also gfx940/941 (the set 3.5-3.7 refuse). So torch.compile's Triton refuses
+# GCN5 (Vega, MI25/MI50/MI60, Radeon VII) from torch 2.4 (pins 3.0.0) on.
 # torch's ROCm wheels pin ``pytorch-triton-rocm``/``triton-rocm`` at the same version
 # (torch_rocm_triton), built from Triton's ``release/X.Y.x`` branch like the PyPI wheel (S_TRITON_BUILD).
+# Triton before 3.0 (pytorch-triton-rocm 2.1-2.3, torch 2.1-2.3): not measured, no refusal known.
 # torch itself gates no AMD arch: has_triton() asks only for a device capability of at least 7.0
 # (``get_device_capability() >= (7, 0)`` in torch/utils/_triton.py at
 # https://github.com/pytorch/pytorch/blob/f44ba642165a5ae5efb14e69f5ae0cbb88816cf3/torch/utils/_triton.py),
 # and on ROCm the capability is read off the gfx name (hipDeviceProp_t major/minor: gfx906 is 9.0, gfx803 8.0;
 # vllm-project/vllm#35069 parses it "matching how HIP derives hipDeviceProp_t.major/.minor").
+S_TRITON_30 = "https://pypi.org/project/triton/3.0.0/"
+S_TRITON_32 = "https://pypi.org/project/triton/3.2.0/"
 S_TRITON_34 = "https://pypi.org/project/triton/3.4.0/"
 S_TRITON_35 = (
     "https://github.com/triton-lang/triton/blob/12d909bff965bccb355e41133615bf8331cf9475"
@@ -284,6 +292,10 @@ _TRITON_39 = (
     "gfx908 gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 gfx1201"
 )
 _TRITON_35 = f"{_TRITON_39} gfx1010 gfx1011 gfx1012 gfx1013 gfx1030 gfx1031 gfx1032 gfx1033 gfx1034 gfx1035 gfx1036"
+# 3.2: the 3.5 set and gfx940/941 (CDNA3 in its deduceISAFamily; 3.3's LLVM drops them)
+_TRITON_32 = f"{_TRITON_35} gfx940 gfx941"
+# 3.0/3.1: the 3.2 set less the archs their LLVM does not know (gfx950, gfx1152, gfx1153)
+_TRITON_30 = " ".join(n for n in _TRITON_32.split() if n not in ("gfx950", "gfx1152", "gfx1153"))
 
 
 class LibArch(NamedTuple):
@@ -389,8 +401,12 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
     # Transformer Engine: compute capability 8.0+ (support matrix: BF16 row)
     LibArch("transformer_engine", "nvidia", "", "sm>=80", S_NV_TE),
     # Triton's AMD backend, the compiler of torch.compile/Inductor's kernels on ROCm (the note above LibArch):
-    # before 3.5 every gfx arch compiles; 3.5-3.7 refuse gfx803, gfx900-gfx90c and gfx940/941; 3.8 takes gfx906.
-    LibArch("triton", "amd", "<3.5", " ".join(a.name for a in ARCHS if a.vendor == "amd"), S_TRITON_34),
+    # before 3.0 no refusal known; 3.0-3.1 refuse gfx803, gfx900-gfx90c, gfx950 and gfx1152/1153; 3.2 gfx803 and
+    # gfx900-gfx90c; 3.3-3.7 also gfx940/941; 3.8 takes gfx906.
+    LibArch("triton", "amd", "<3.0", " ".join(a.name for a in ARCHS if a.vendor == "amd"), S_TRITON_BUILD),
+    LibArch("triton", "amd", ">=3.0,<3.2", _TRITON_30, S_TRITON_30),
+    LibArch("triton", "amd", ">=3.2,<3.3", _TRITON_32, S_TRITON_32),
+    LibArch("triton", "amd", ">=3.3,<3.5", _TRITON_35, S_TRITON_34),
     LibArch("triton", "amd", ">=3.5,<3.8", _TRITON_35, S_TRITON_35),
     LibArch("triton", "amd", ">=3.8,<3.9", f"gfx906 {_TRITON_35}", S_TRITON_38),
     # 3.9: a listed release only (unlisted=False): no torch in torch_rocm_triton pins it (2.13 pins 3.7.1)
