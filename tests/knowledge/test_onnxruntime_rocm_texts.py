@@ -180,6 +180,35 @@ def test_no_finding_on_the_labels_major_or_another_checks_stack(stack: tuple[str
     assert _findings(*stack) == []
 
 
+# ---- onnxruntime-rocm named by its release without the .postN --------------------------------------
+@pytest.mark.parametrize(
+    ("rocm", "reason"),
+    [
+        ("6.4.1", "onnxruntime-rocm 1.22.2 (if it is PyPI's 1.22.2.post2, 1.22.2.post3) is built against ROCm 7.2.4 "
+         "(libamdhip64.so.7), but the stack's ROCm is 6.4.1"),
+        ("7.2.0", "onnxruntime-rocm 1.22.2 (if it is PyPI's 1.22.2.post1) is built against ROCm 6.4.2 "
+         "(libamdhip64.so.6), but the stack's ROCm is 7.2.0"),
+        ("5.7.1", "onnxruntime-rocm 1.22.2 (if it is PyPI's 1.22.2.post1, 1.22.2.post2, 1.22.2.post3) is built "
+         "against ROCm 6.4.2 (libamdhip64.so.6) / ROCm 7.2.4 (libamdhip64.so.7), but the stack's ROCm is 5.7.1"),
+    ],
+)  # fmt: skip
+def test_a_release_without_its_post_part_is_a_major_risk(rocm: str, reason: str) -> None:
+    (finding,) = _findings("platform=rocm", f"rocm={rocm}", "lib.onnxruntime-rocm=1.22.2")
+    assert finding.reason.startswith(reason) and finding.predicts == ort.ROCM_PREDICTS
+    assert finding.uncertain and not finding.conditional and finding.signature_only
+    assert finding.link.startswith("https://pypi.org/project/onnxruntime-rocm/1.22.2.post")
+    exact = _findings("platform=rocm", f"rocm={rocm}", "lib.onnxruntime-rocm=1.22.2.post3")
+    assert [f.uncertain for f in exact] == ([] if rocm == "7.2.0" else [False])  # a tabled wheel: certain
+
+
+@pytest.mark.parametrize(
+    "version", ["1.22.2.post3", "1.22.2+rocm7.0.2", "1.22.1", "1.21.0"]
+)  # its own major, labelled, another release
+def test_no_major_risk_for_a_wheel_of_the_stacks_major_or_an_untabled_build(version: str) -> None:
+    found = _findings("platform=rocm", "rocm=7.2.0", f"lib.onnxruntime-rocm={version}")
+    assert [f for f in found if f.predicts == ort.ROCM_PREDICTS] == []
+
+
 # ---- PyPI's training build (CUDA) on a ROCm stack, and beside another onnxruntime ---------------------
 def test_pypis_training_build_on_rocm_is_a_provider_risk() -> None:
     (finding,) = _findings("platform=rocm", "rocm=6.4.1", "arch=gfx942", "lib.onnxruntime-training=1.19.2")

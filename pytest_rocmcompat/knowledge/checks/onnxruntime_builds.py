@@ -15,7 +15,8 @@ Four findings, each predicting only its own failures (``signature_only``):
   CUDA (or no cuDNN) says nothing about it. ROCm stacks are left to ``built-for-other-vendor``;
 - **onnxruntime-rocm's PyPI wheel built for another ROCm major** than the stack's (its ``rocm``, or
   the ROCm torch was built for): the wheel links that major's sonames (``libamdhip64.so.6`` or
-  ``.so.7``, :data:`onnxruntime_builds_data.ROCM_WHEELS`), so its ROCm provider library cannot load;
+  ``.so.7``, :data:`onnxruntime_builds_data.ROCM_WHEELS`), so its ROCm provider library cannot load (a risk,
+  ``uncertain``, for the release named without its ``.postN``, ``1.22.2``, when some of its wheels link another major);
 - **a GPU outside the gfx targets of onnxruntime-rocm's PyPI wheel** (as ``HSA_OVERRIDE_GFX_VERSION``
   makes the runtime see it): the ROCm provider's own kernels have no code for it, so they fail to
   launch. Certain for a release the table lists; a risk (``uncertain``) for another build of a listed
@@ -190,21 +191,31 @@ def _cuda_mismatch(env: Environment) -> Finding | None:
 
 
 def _rocm_mismatch(env: Environment) -> Finding | None:
-    """A PyPI onnxruntime-rocm wheel linking another ROCm major than the stack's (system or torch's) ROCm."""
-    version = env.libraries.get("onnxruntime-rocm")
-    wheel = data.ROCM_WHEELS.get(version or "")
-    releases = _other_major(env, wheel)
-    if wheel is None or not releases:
+    """A PyPI onnxruntime-rocm wheel linking another ROCm major than the stack's (system or torch's) ROCm.
+
+    Certain for a tabled version; a risk (``uncertain``) for its release without the ``.postN``
+    (``1.22.2``), when some of that release's wheels link another major.
+    """
+    version = env.libraries.get("onnxruntime-rocm") or ""
+    certain = version in data.ROCM_WHEELS
+    names = [version] if certain else _releases_of(version)
+    other = {n: data.ROCM_WHEELS[n] for n in names if _other_major(env, data.ROCM_WHEELS[n])}
+    if not other:
         return None
+    releases = _other_major(env, next(iter(other.values())))
+    built = " / ".join(dict.fromkeys(f"ROCm {w.rocm} ({w.needs})" for w in other.values()))
+    which = "its PyPI wheel" if certain else f"if it is PyPI's {', '.join(other)}"
+    wheel = next(iter(other.values()))
     return Finding(
         check=ID,
-        reason=f"onnxruntime-rocm {version} (its PyPI wheel) is built against ROCm {wheel.rocm} "
-        f"({wheel.needs}), but the stack's ROCm is {releases}: its ROCm execution provider cannot load",
+        reason=f"onnxruntime-rocm {version} ({which}) is built against {built}, but the stack's ROCm is {releases}: "
+        "its ROCm execution provider cannot load",
         fix=f"install the onnxruntime-rocm wheel AMD publishes for the stack's ROCm release, or ROCm {wheel.major}",
         link=wheel.source,
         uses=("onnxruntime", "onnxruntime-rocm"),
         predicts=ROCM_PREDICTS,
         signature_only=True,
+        uncertain=not certain,  # another wheel (or build) of this release may link the stack's ROCm
     )
 
 
