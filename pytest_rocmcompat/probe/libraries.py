@@ -78,6 +78,7 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "onnxruntime-migraphx",
     "onnxruntime-directml",  # two ONNX Runtime builds at once (onnxruntime_builds' first finding)
     "onnxruntime-openvino",
+    "onnxruntime-training",  # installs the onnxruntime package too (onnxruntime_builds_data.DISTRIBUTIONS)
     "amd-aiter",  # AITER, vLLM's and SGLang's ROCm kernels (checks/library_arch.py)
     "aiter",  # AITER's distribution name up to v0.1.7 (setup.py PACKAGE_NAME)
     "triton-windows",  # the Windows fork of Triton (checks/dynamo_gate.py, declared_pins.TRITON_WINDOWS)

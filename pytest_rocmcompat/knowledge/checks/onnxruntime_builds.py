@@ -366,8 +366,8 @@ def _unnamed_rocm_arch(env: Environment) -> Finding | None:
 
 
 def _listed(env: Environment) -> list[str]:
-    """The onnxruntime distributions the stack lists, in :data:`onnxruntime_builds_data.ALL_DISTRIBUTIONS` order."""
-    return [d for d in data.ALL_DISTRIBUTIONS if d in env.libraries]
+    """The onnxruntime distributions the stack lists, in :data:`onnxruntime_builds_data.DISTRIBUTIONS` order."""
+    return [d for d in data.DISTRIBUTIONS if d in env.libraries]
 
 
 def _serves(wheel: data.RocmWheel, gpu: rocm_targets.EffectiveArch) -> bool:

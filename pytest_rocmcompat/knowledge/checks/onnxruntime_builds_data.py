@@ -47,13 +47,12 @@ DISTRIBUTIONS: tuple[str, ...] = (
     "onnxruntime-migraphx",  # MIGraphX
     "onnxruntime-directml",  # DirectML (Windows)
     "onnxruntime-openvino",  # OpenVINO
+    # ONNX Runtime's training build installs the ``onnxruntime`` package too (PyPI's onnxruntime-training
+    # wheels 1.15.0 to 1.19.2 hold ``onnxruntime/capi/build_and_package_info.py`` with ``package_name =
+    # 'onnxruntime-training'``); the probe records it
+    "onnxruntime-training",
 )
-# ONNX Runtime's training build installs the ``onnxruntime`` package too (PyPI's onnxruntime-training wheels
-# 1.15.0 to 1.19.2 hold ``onnxruntime/capi/build_and_package_info.py`` with ``package_name =
-# 'onnxruntime-training'``). Kept apart from :data:`DISTRIBUTIONS` until the probe records it: only a stated
-# stack names it.
 TRAINING = "onnxruntime-training"
-ALL_DISTRIBUTIONS: tuple[str, ...] = (*DISTRIBUTIONS, TRAINING)
 
 
 # ---- onnxruntime-gpu's CUDA and cuDNN, per release ---------------------------------------------
