@@ -51,6 +51,13 @@ TRITON_30_GFX906 = "loc(\"/work/kernels/add.py\":8:0): error: unsupported target
 # ... and for gfx950, an arch Triton 3.0/3.1's LLVM does not know (the same wheel)
 TRITON_30_GFX950 = "loc(\"/work/kernels/add.py\":15:0): error: unsupported target: 'gfx950'"
 
+# A report of the same refusal from the Triton 3.0/3.1 era (2024-10-21, a year before Triton 3.5), unsloth's
+# Triton RMSNorm on a gfx906 (issue title, verbatim): https://github.com/unslothai/unsloth/issues/1160
+UNSLOTH_GFX906 = (
+    "AMD unsloth/kernels/rms_layernorm.py\":22:0): error: unsupported target: 'gfx906' > RuntimeError: "
+    "PassManager::run failed"
+)
+
 # Texts of the same compiles that name no refused arch (the Python side that follows the arch line,
 # Triton's linker lookup when ld.lld is missing, a wrong num_ctas), and failures of other kinds.
 NOT_CLAIMED = (
@@ -142,7 +149,7 @@ def test_a_listed_32_serves_gfx950_whatever_torch_pins() -> None:
 
 
 # ---- the messages --------------------------------------------------------------------------------
-@pytest.mark.parametrize("message", [TRITON_30_GFX906, TRITON_30_GFX950])
+@pytest.mark.parametrize("message", [TRITON_30_GFX906, TRITON_30_GFX950, UNSLOTH_GFX906])
 def test_triton_30s_refusal_is_predicted(message: str) -> None:
     assert SIGNATURE.search(message) is not None
 
@@ -169,3 +176,9 @@ def test_through_pytest_the_same_test_on_mi300_stays_a_plain_failure(pytester: p
     stack = ("platform=rocm", "arch=gfx942", "torch=2.4.1+rocm6.1")
     cases = run_cases(pytester, TRITON_30_GFX906, stack, uses="torch.compile", env=ROCM)
     assert cases["test_predicted"].get("rocm_rule") != library_arch.ID
+
+
+def test_through_pytest_the_reported_refusal_on_torch_25_is_known_bad(pytester: pytest.Pytester) -> None:
+    stack = ("platform=rocm", "arch=gfx906", "torch=2.5.1+rocm6.2")
+    predicted, _ = predicted_and_unrelated(pytester, UNSLOTH_GFX906, stack, uses="triton", env=ROCM)
+    assert predicted["rocm_rule"] == library_arch.ID
