@@ -1,6 +1,6 @@
 """``library-min-arch``: torch.compile on ROCm, Triton 3.0-3.4 (the Triton torch 2.4-2.8 pin) by arch.
 
-Measured with the PyPI wheels 3.0.0, 3.1.0, 3.2.0, 3.3.0, 3.4.0 (and 3.5.0 as the known bound): a
+Measured with the PyPI wheels 3.0.0, 3.1.0, 3.2.0, 3.3.0, 3.3.1, 3.4.0 (and 3.5.0 as the known bound): a
 ``tl.dot`` and an elementwise kernel compiled by ``triton.compile(..., target=GPUTarget("hip", arch,
 warp_size))`` for each of arch_table's 34 gfx archs, no GPU needed (the HIP linker, which the PyPI wheels
 do not ship, stubbed). Every refusal is the same text, ``error: unsupported target: 'gfxN'``, emitted when
@@ -9,7 +9,7 @@ and ranges RDNA3 over the LLVM kinds up to gfx1201, so an arch its LLVM does not
 
 - 3.0.0, 3.1.0: gfx803, gfx900/902/904/906/909/90c, gfx950, gfx1152, gfx1153
 - 3.2.0: gfx803, gfx900/902/904/906/909/90c
-- 3.3.0, 3.4.0: the 3.2 set and gfx940/941 (the set 3.5-3.7 refuse)
+- 3.3.0, 3.3.1, 3.4.0: the 3.2 set and gfx940/941 (the set 3.5-3.7 refuse)
 
 torch's ROCm wheels pin them: 2.4 pins 3.0.0, 2.5 3.1.0, 2.6 3.2.0, 2.7 3.3.x, 2.8 3.4.0 (torch_rocm_triton).
 """
@@ -37,6 +37,7 @@ REFUSED = {
     "3.1.0": (*GCN, "gfx950", "gfx1152", "gfx1153"),
     "3.2.0": GCN,
     "3.3.0": (*GCN, "gfx940", "gfx941"),
+    "3.3.1": (*GCN, "gfx940", "gfx941"),
     "3.4.0": (*GCN, "gfx940", "gfx941"),
     "3.5.0": (*GCN, "gfx940", "gfx941"),
 }
