@@ -364,12 +364,15 @@ def test_bundled_database_applies_without_matrix(pytester: pytest.Pytester, env_
         ["*(bundled known_bad.yaml)", "*: ISOLATE [[]torch-2.5.1-rocm6.2-gfx906-memory-fault[]]*"]
     )
     result = pytester.runpytest("--rocm-env", str(env_file(MI50_ENV)), "--rocm-no-bundled")
-    # no bundled rule; only the built-in checks' findings for what gfx906 lacks (fp8, flash-attn
-    # kernels), which reach only tests that use those, and say so
+    # no bundled rule; only the built-in checks' findings for what gfx906 lacks: fp8 and flash-attn kernels,
+    # which reach only tests that use those, and say so, and the Triton torch 2.5.1 pins (3.1), which refuses
+    # gfx906 (a problem with the stack for torch.compile/Triton tests, not for this one)
     out = result.stdout.str()
     result.stdout.fnmatch_lines(["*known-bad rules active (none (--rocm-no-bundled))*"])
     assert "torch-2.5.1-rocm6.2-gfx906-memory-fault" not in out
-    assert "problem(s) with this stack" not in out
+    result.stdout.fnmatch_lines(
+        ["*checks: 1 problem(s) with this stack:*", "*[[]library-min-arch[]] triton 3.1.0 has no kernels for gfx906*"]
+    )
     result.stdout.fnmatch_lines(["rocmcompat: checks: * finding(s) for tests that use what they name:"])
     assert result.parseoutcomes() == {"passed": 1}
 
