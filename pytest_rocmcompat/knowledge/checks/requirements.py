@@ -314,6 +314,10 @@ _DLL = r"[Tt]he procedure entry point [^\n]{{1,200}}? could not be located in th
 _TRITON = (
     r"'KernelMetadata' object has no attribute '\w+'|Cannot find a working triton installation"
     r"|does not has any of the attributes: \('cluster_dims', 'clusterDims'\)"
+    # Triton's AMD driver (backends/amd/driver.c, from 3.5) refusing a HIP runtime older than the HIP headers
+    # it compiles its launcher with (the wheel's include/hip/hip_version.h: HIP_VERSION_MAJOR 6 in PyPI's 3.5.0):
+    # a Triton for ROCm 6 beside a torch that loads ROCm 5's libamdhip64
+    r"|libamdhip64 version \d+\.\d+\.\d+ is not supported! Required major version is >=\d+"
 )
 # the Windows fork, which declares no torch: its README's pairing (declared_pins.TRITON_WINDOWS)
 TRITON_FORKS = ("triton-windows",)
