@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks import extension_torch, requirements
 from pytest_rocmcompat.knowledge.checks.requirements import OWN_MESSAGES
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.knowledge.rules.signature import MAX_PATTERN_CHARS, compile_signature
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.row_checks import rule as rule_of
 from tests.knowledge.two_ways import UNRELATED, predicted_and_unrelated
 
@@ -156,12 +157,6 @@ def test_other_failures_are_not_predicted(message: str, stack: tuple[str, ...]) 
     assert rule.signature is not None and not rule.signature.search(message)
 
 
-def test_own_messages_stay_valid_and_capped() -> None:
-    for dist in ("torchvision", "torchaudio"):
-        assert len(OWN_MESSAGES[dist]) <= MAX_PATTERN_CHARS
-        compile_signature(OWN_MESSAGES[dist])
-
-
 def test_through_pytest_torchaudio_cuda_kernel_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
     predicted, unrelated = predicted_and_unrelated(
         pytester, CORPUS[-1][0], AUDIO_10, uses="torchaudio", env=BASE, error="NotImplementedError"
@@ -188,9 +183,6 @@ SAME_RELEASE_OTHER_CUDA = ("platform=cuda", "torch=2.0.0+cu117", "lib.torchvisio
     ),
 )
 def test_the_cuda_check_sentences_are_an_other_build_extensions_too(message: str) -> None:
-    from pytest_rocmcompat.knowledge.checks import extension_torch
-    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-
     assert compile_signature(extension_torch.PREDICTS).search(message), message
 
 
@@ -203,15 +195,9 @@ def test_the_cuda_check_sentences_are_an_other_build_extensions_too(message: str
     ],
 )
 def test_other_cuda_texts_are_not_an_other_build_extensions(message: str) -> None:
-    from pytest_rocmcompat.knowledge.checks import extension_torch
-    from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-
     assert not compile_signature(extension_torch.PREDICTS).search(message), message
 
 
 def test_a_same_release_build_for_another_cuda_gets_the_extension_finding() -> None:
-    from pytest_rocmcompat.knowledge.checks import extension_torch
-    from pytest_rocmcompat.stack.overrides import apply_overrides
-
     found = extension_torch.check(apply_overrides(BASE, list(SAME_RELEASE_OTHER_CUDA)))
     assert [f.uses for f in found] == [("torchvision",)], found
