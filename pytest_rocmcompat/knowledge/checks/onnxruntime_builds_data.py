@@ -40,6 +40,7 @@ ONE_PACKAGE_SOURCE = "https://onnxruntime.ai/docs/get-started/with-python.html#i
 # other's execution providers are gone. onnxruntime-extensions#404: "If I had already installed
 # onnxruntime-gpu then onnxruntime installs in the same directory overwriting it, and then the GPU
 # execution providers are unavailable."
+TRAINING = "onnxruntime-training"
 DISTRIBUTIONS: tuple[str, ...] = (
     "onnxruntime",  # CPU
     "onnxruntime-gpu",  # CUDA, TensorRT
@@ -50,9 +51,8 @@ DISTRIBUTIONS: tuple[str, ...] = (
     # ONNX Runtime's training build installs the ``onnxruntime`` package too (PyPI's onnxruntime-training
     # wheels 1.15.0 to 1.19.2 hold ``onnxruntime/capi/build_and_package_info.py`` with ``package_name =
     # 'onnxruntime-training'``); the probe records it
-    "onnxruntime-training",
+    TRAINING,
 )
-TRAINING = "onnxruntime-training"
 
 
 # ---- onnxruntime-gpu's CUDA and cuDNN, per release ---------------------------------------------
