@@ -46,6 +46,13 @@ VERBATIM: list[tuple[str, str, str]] = [
         "shared object file: No such file or directory",
         "https://github.com/microsoft/onnxruntime/issues/21684",
     ),
+    # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
+    (
+        "torch-cpu-build",
+        'raise AssertionError("Torch not compiled with CUDA enabled") AssertionError: Torch not compiled with CUDA '
+        "enabled",
+        "https://github.com/facebookresearch/detectron2/issues/460",
+    ),
     # rccl-arch-not-in-release: RCCL 2.7.6 on an RX 5700 XT (gfx1010, in no RCCL list); more in test_rccl_arch.py
     (
         "rccl-arch-not-in-release",
@@ -905,6 +912,11 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "@pytest.mark.gpus(1)",
         "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
         "installed a driver from http://www.nvidia.com/Download/index.aspx",
+    ),
+    "torch-cpu-build": (  # download.pytorch.org's CPU build on an AMD GPU
+        ("platform=rocm", "arch=gfx942", "torch=2.5.1+cpu"),
+        "@pytest.mark.gpus(1)",
+        "AssertionError: Torch not compiled with CUDA enabled",
     ),
     "hipblaslt-arch-unsupported": (  # torch 2.3's addmm hipBLASLt path asked for on RDNA2 (in no hipBLASLt)
         ("platform=rocm", "arch=gfx1030", "torch=2.3.1+rocm6.0", "env.DISABLE_ADDMM_HIP_LT=0"),

@@ -47,7 +47,7 @@ PREDICTS = (
 
 
 def check(env: Environment) -> list[Finding]:
-    gpus = _gpu_platform(env)
+    gpus = gpu_platform(env)
     found: list[Finding] = []
     torch_build = data.label_vendor(env.torch_local)
     if gpus is not None and torch_build is not None and torch_build != gpus:
@@ -64,7 +64,7 @@ def check(env: Environment) -> list[Finding]:
     return found
 
 
-def _gpu_platform(env: Environment) -> str | None:
+def gpu_platform(env: Environment) -> str | None:
     """``rocm``/``cuda`` by the GPUs' one vendor, else by ``platform``; ``None`` when neither says."""
     vendors = {_BY_VENDOR[g.vendor] for g in env.gpus if g.vendor in _BY_VENDOR}
     if len(vendors) == 1:

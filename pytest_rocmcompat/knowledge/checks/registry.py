@@ -35,6 +35,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocm_gpu_support,
     rocm_sdk_family,
     rocm_visibility,
+    torch_cpu_build,
     wheel_python,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -61,6 +62,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_gpu_support.ID: rocm_gpu_support.check,
     rocm_visibility.ID: rocm_visibility.check,
     gpu_vendor_builds.ID: gpu_vendor_builds.check,
+    torch_cpu_build.ID: torch_cpu_build.check,
     wheel_python.ID: wheel_python.check,
     hipblaslt_arch.ID: hipblaslt_arch.check,
     numpy_abi.ID: numpy_abi.check,
@@ -90,6 +92,7 @@ PREDICTS: dict[str, str] = {
     rocm_gpu_support.ID: rocm_gpu_support.PREDICTS,
     rocm_visibility.ID: rocm_visibility.PREDICTS,
     gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
+    torch_cpu_build.ID: torch_cpu_build.PREDICTS,
     wheel_python.ID: wheel_python.PREDICTS,
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
     numpy_abi.ID: numpy_abi.PREDICTS,
