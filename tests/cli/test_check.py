@@ -275,3 +275,16 @@ def test_a_contested_rule_is_listed_and_not_counted(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text(signed)
     status, result = check_json(str(tmp_path / "r.txt"), "--matrix", str(tmp_path / "m.yaml"))
     assert status == 1 and [r["counted"] for r in result["rules"]] == [True]
+
+
+def test_a_powershell_freeze_in_utf16_is_checked(tmp_path: Path) -> None:
+    """Windows PowerShell 5 writes `pip freeze > freeze.txt` as UTF-16 LE with a byte-order mark."""
+    (tmp_path / "freeze.txt").write_text(PIP_FREEZE, encoding="utf-16")
+    (tmp_path / "plain.txt").write_text(PIP_FREEZE, encoding="utf-8")
+    status, result = check_json(str(tmp_path / "freeze.txt"), "--set", "arch=gfx942")
+    assert status == 1 and result["packages"]["accelerate"] == "0.34.2"
+    assert result["packages"] == check_json(str(tmp_path / "plain.txt"), "--set", "arch=gfx942")[1]["packages"]
+    (tmp_path / "bom.txt").write_bytes(b"\xef\xbb\xbf" + b"torch==2.6.0\nfilelock==3.16.1\n")
+    proc = rocmcompat("check", str(tmp_path / "bom.txt"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(requirements, 2 package(s))" in proc.stdout

@@ -1047,18 +1047,22 @@ def text_cases() -> list[Case]:
                 bug=BUG_SECOND_DOCUMENT if case_id == "documents:two-message" else None,
             )
         )
-    # bytes that are not UTF-8: about the whole file
-    for case_id, data in [
-        ("bytes:utf-16", BASE.encode("utf-16")),
-        ("bytes:utf-32", BASE.encode("utf-32")),
-        ("bytes:latin-1", BASE.replace("corpus base", "café").encode("latin-1")),
-        ("bytes:ff-fe-fd", b"\xff\xfe\xfd"),
-        ("bytes:all-256", bytes(range(256))),
-        ("bytes:stray-continuation", BASE.encode() + b"\x80\n"),
-        ("bytes:cut-multibyte", ("description: 日本\n").encode()[:-2]),
-        ("bytes:gzip-magic", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"),
+    # bytes that are not UTF-8 (nor what a byte-order mark says): about the whole file; a file that
+    # starts with a mark is read by it (BASE.encode("utf-16") loads: tests/safe_io/test_input_files.py)
+    utf16 = "not UTF-16 LE text (it starts with a UTF-16 LE byte-order mark)"
+    for case_id, data, contains in [
+        ("bytes:utf-16-no-mark", BASE.encode("utf-16-le") + b"\xff\xdc", "not UTF-8 text"),
+        ("bytes:utf-16-lone-surrogate", BASE.encode("utf-16") + "\n".encode("utf-16-le") + b"\x00\xdc", utf16),
+        ("bytes:utf-32-out-of-range", BASE.encode("utf-32") + b"\x00\x00\x11\x00", "not UTF-32 LE text"),
+        ("bytes:latin-1", BASE.replace("corpus base", "café").encode("latin-1"), "not UTF-8 text"),
+        ("bytes:ff-fe-fd", b"\xff\xfe\xfd", utf16),
+        ("bytes:all-256", bytes(range(256)), "not UTF-8 text"),
+        ("bytes:stray-continuation", BASE.encode() + b"\x80\n", "not UTF-8 text"),
+        ("bytes:utf-8-mark-then-stray", b"\xef\xbb\xbf" + BASE.encode() + b"\x80\n", "not UTF-8 text (it starts"),
+        ("bytes:cut-multibyte", ("description: 日本\n").encode()[:-2], "not UTF-8 text"),
+        ("bytes:gzip-magic", b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "not UTF-8 text"),
     ]:
-        cases.append(Case(case_id, data, whole_file=True, contains="not UTF-8 text"))
+        cases.append(Case(case_id, data, whole_file=True, contains=contains))
     for case_id, text in [
         ("control:nul", BASE.replace("MI300X", "MI\x00300X")),
         ("control:escape", BASE.replace("corpus base", "\x1b[31mred")),

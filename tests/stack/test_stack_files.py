@@ -331,3 +331,34 @@ def test_recorded_probe(tmp_path: Path) -> None:
 )
 def test_detect_format(name: str, text: str, fmt: str) -> None:
     assert detect_format(name, text) == fmt
+
+
+# ---------------------------------------------------------------------------- byte-order marks
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        ("utf-8", b"\xef\xbb\xbf"),
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("utf-32-le", b"\xff\xfe\0\0"),
+    ],
+)
+def test_a_freeze_written_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str, mark: bytes) -> None:
+    """Notepad saves UTF-8 with a mark; Windows PowerShell 5's `pip freeze > requirements.txt` writes UTF-16 LE."""
+    path = tmp_path / "requirements.txt"
+    path.write_bytes(mark + PIP_FREEZE.replace("\n", "\r\n").encode(encoding))
+    stack = load_stack(str(path), Target())
+    assert stack.packages == load_stack(write(tmp_path, "plain.txt", PIP_FREEZE), Target()).packages
+    assert stack.packages["accelerate"] == "0.34.2"  # line 1, after the mark
+    assert "requirements.txt:23: editable" in stack.not_checkable[0]
+
+
+def test_undecodable_bytes_after_a_mark_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "requirements.txt"
+    path.write_bytes(b"\xff\xfe" + "numpy==2.1.2\r\ntorch==".encode("utf-16-le") + b"\x00\xdc")
+    with pytest.raises(StackFileError) as info:
+        load_stack(str(path), Target())
+    assert str(info.value) == (
+        f"{path}:2: not UTF-16 LE text (it starts with a UTF-16 LE byte-order mark): byte 0x00 at column 8 "
+        "(illegal encoding)"
+    )
