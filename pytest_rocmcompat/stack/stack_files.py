@@ -7,10 +7,16 @@ resolved by its markers for the target Python and platform), a conda ``environme
 (``name=version=build`` entries and a nested ``pip:`` list), and a recorded probe
 (``rocmcompat probe --json``).
 
+A file may start with a byte-order mark (Windows PowerShell 5 writes ``pip freeze > FILE`` as
+UTF-16): safe_io/input_files.py reads it by the mark, as pip does.
+
 A range is not a stack: a requirement without one exact version (``>=``, ``==2.5.*``, no
-version, a URL other than a wheel's) raises :class:`StackFileError` naming the file, the line
-and how to pin it. Editable and VCS requirements are reported as not checkable. Nothing here
-looks at the machine it runs on: markers are evaluated for :class:`Target` alone.
+version) raises :class:`StackFileError` naming the file, the line and how to pin it. A direct
+reference to a wheel or an sdist (``NAME @ .../NAME-1.2.3.tar.gz``) names its version in the
+file name; one that names none (``NAME @ file:///.../work``, as ``pip freeze`` writes every
+package conda installed) is not a range but not checkable, as editable and VCS requirements
+are. pip's own messages captured with the output (``WARNING: ...``) are named as such. Nothing
+here looks at the machine it runs on: markers are evaluated for :class:`Target` alone.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 
 from packaging.markers import InvalidMarker, Marker, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
@@ -263,6 +269,12 @@ def _requirement(where: str, line: str, target: Target, found: _Requirements, *,
     if text.startswith(_VCS) or re.match(r"^[^;@]+@\s*(git|hg|svn|bzr)\+", text):
         found.not_checkable.append(f"{where}: {text} (a VCS checkout has no released version)")
         return
+    if _PIP_MESSAGE.match(text):
+        shown = text if len(text) <= 80 else f"{text[:77]}..."
+        raise StackFileError(
+            f"{where}: `{shown}` is pip's own message, not a requirement (captured with the output); "
+            "write the file with `pip freeze > FILE` (stdout only, without 2>&1)"
+        )
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
@@ -272,9 +284,16 @@ def _requirement(where: str, line: str, target: Target, found: _Requirements, *,
         return
     name = normalize_library(req.name)
     if req.url:
-        version = _wheel_version(req.url, name)
+        version = _url_version(req.name, req.url, where)
         if version is None:
-            _unpinned(found, name, where, f"{req.name} @ {req.url} names no version", constraint)
+            # not a range: pip freeze writes this for a package built from a directory (conda's
+            # packages: `accelerate @ file:///home/conda/feedstock_root/build_artifacts/...`)
+            if not constraint:
+                source = "a local directory" if req.url.startswith("file:") else "a URL"
+                found.not_checkable.append(
+                    f"{where}: {req.name} from {source} names no version "
+                    "(`pip list --format=freeze` writes the installed version)"
+                )
             return
         _add(found, _Pin(name, version, where), constraint)
         return
@@ -304,18 +323,32 @@ def _unpinned(found: _Requirements, name: str, where: str, problem: str, constra
     found.wanted.append(_Pin(name, None, where, problem))
 
 
-def _wheel_version(url: str, name: str) -> str | None:
-    """A URL to a wheel names its version in the file name (PEP 427); anything else does not."""
+def _url_version(requested: str, url: str, where: str) -> str | None:
+    """The version a direct reference's file name states: a wheel's (PEP 427) or an sdist's
+    (``NAME-VERSION.tar.gz``/``.zip``); None for any other URL (a directory, a VCS, an archive
+    of a branch). A file of another project is an error.
+    """
     from urllib.parse import unquote
 
     filename = unquote(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1])
-    if not filename.endswith(".whl"):
-        return None
     try:
-        wheel_name, version, _, _ = parse_wheel_filename(filename)
-    except InvalidWheelFilename:
+        if filename.endswith(".whl"):
+            file_name, version, _, _ = parse_wheel_filename(filename)
+        elif filename.endswith((".tar.gz", ".zip")):
+            file_name, version = parse_sdist_filename(filename)
+        else:
+            return None
+    except (InvalidWheelFilename, InvalidSdistFilename):
         return None
-    return str(version) if normalize_library(wheel_name) == name else None
+    if normalize_library(file_name) != normalize_library(requested):
+        raise StackFileError(
+            f"{where}: {requested} @ {url}: the file is {file_name} {version}, not {requested}; "
+            f"name the project the file holds"
+        )
+    return str(version)
+
+
+_PIP_MESSAGE = re.compile(r"^(WARNING|DEPRECATION|ERROR|NOTICE):\s|^\[notice\]\s", re.IGNORECASE)
 
 
 def _marker_holds(marker: Marker, target: Target, where: str) -> bool:

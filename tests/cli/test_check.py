@@ -15,7 +15,15 @@ from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
-from tests.stack.test_stack_files import COMMON, CONDA_EXPORT, CONSTRAINTS, PIP_FREEZE, REQUIREMENTS, UV_LOCK
+from tests.stack.test_stack_files import (
+    COMMON,
+    CONDA_EXPORT,
+    CONDA_PIP_FREEZE,
+    CONSTRAINTS,
+    PIP_FREEZE,
+    REQUIREMENTS,
+    UV_LOCK,
+)
 
 
 def rocmcompat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -288,3 +296,27 @@ def test_a_powershell_freeze_in_utf16_is_checked(tmp_path: Path) -> None:
     proc = rocmcompat("check", str(tmp_path / "bom.txt"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "(requirements, 2 package(s))" in proc.stdout
+
+
+def test_pip_freeze_in_a_conda_environment_is_checked(tmp_path: Path) -> None:
+    """conda's packages appear as `NAME @ file:///.../work`: not checkable, not a range."""
+    (tmp_path / "freeze.txt").write_text(CONDA_PIP_FREEZE)
+    status, result = check_json(str(tmp_path / "freeze.txt"))
+    assert result["packages"]["pyyaml"] == "6.0.2" and "accelerate" not in result["packages"]
+    assert [n.split(": ", 1)[1] for n in result["not_checkable"]] == [
+        "accelerate from a local directory names no version (`pip list --format=freeze` writes the installed version)",
+        "tqdm from a URL names no version (`pip list --format=freeze` writes the installed version)",
+    ]
+    proc = rocmcompat("check", str(tmp_path / "freeze.txt"))
+    assert proc.returncode == status and "not checkable: " in proc.stdout
+
+
+def test_pips_warning_captured_with_the_freeze_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "freeze.txt").write_text(
+        "WARNING: Ignoring invalid distribution ~orch (/opt/conda/lib/python3.11/site-packages)\ntorch==2.5.1\n"
+    )
+    proc = rocmcompat("check", str(tmp_path / "freeze.txt"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"{tmp_path / 'freeze.txt'}:1: `WARNING: Ignoring invalid distribution" in proc.stderr
+    assert "pip's own message, not a requirement" in proc.stderr and "pip freeze > FILE" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr

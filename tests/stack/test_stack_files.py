@@ -206,7 +206,7 @@ def test_include_relative_to_the_file_and_unpinned_line_named(tmp_path: Path) ->
         ("transformers", "transformers (no version)"),
         ("torch==2.5.*", "torch==2.5.* is not pinned"),
         ("torch~=2.5.0", "torch~=2.5.0 is not pinned"),
-        ("mypkg @ https://example.org/mypkg-1.0.tar.gz", "names no version"),
+        ("accelerate>=0.30", "accelerate>=0.30 is not pinned"),
     ],
 )
 def test_a_range_is_not_a_stack(tmp_path: Path, line: str, what: str) -> None:
@@ -362,3 +362,55 @@ def test_undecodable_bytes_after_a_mark_name_the_line(tmp_path: Path) -> None:
         f"{path}:2: not UTF-16 LE text (it starts with a UTF-16 LE byte-order mark): byte 0x00 at column 8 "
         "(illegal encoding)"
     )
+
+
+# ---------------------------------------------------------------------------- direct references
+# `pip freeze` in a conda environment: conda's packages are built from a directory
+CONDA_PIP_FREEZE = """\
+accelerate @ file:///home/conda/feedstock_root/build_artifacts/accelerate_1700000000000/work
+numpy @ file:///croot/numpy_and_numpy_base_1708638617955/work/dist/numpy-1.26.4-cp311-cp311-linux_x86_64.whl#sha256=0
+torch==2.4.1+rocm6.1
+PyYAML @ https://files.pythonhosted.org/packages/54/ed/PyYAML-6.0.2.tar.gz#sha256=d584d9ec91ad65861cc08d42e834324ef890a082e591037abe114850ff7bbc3e
+mypkg @ https://example.org/downloads/mypkg-1.0.zip
+tqdm @ https://github.com/tqdm/tqdm/archive/refs/heads/master.zip
+"""
+
+
+def test_direct_references_sdist_names_its_version_a_directory_is_not_checkable(tmp_path: Path) -> None:
+    stack = load_stack(write(tmp_path, "freeze.txt", CONDA_PIP_FREEZE), Target())
+    assert stack.packages == {"numpy": "1.26.4", "torch": "2.4.1+rocm6.1", "pyyaml": "6.0.2", "mypkg": "1.0"}
+    assert list(stack.not_checkable) == [
+        f"{tmp_path}/freeze.txt:1: accelerate from a local directory names no version "
+        "(`pip list --format=freeze` writes the installed version)",
+        f"{tmp_path}/freeze.txt:6: tqdm from a URL names no version "
+        "(`pip list --format=freeze` writes the installed version)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "mypkg @ https://example.org/other-1.0.tar.gz",
+        "mypkg @ https://example.org/other-1.0-py3-none-any.whl",
+    ],
+)
+def test_a_direct_reference_to_another_projects_file_is_refused(tmp_path: Path, line: str) -> None:
+    with pytest.raises(StackFileError, match=r"r.txt:2: mypkg @ https://example.org/other-1.0.* the file is other 1.0"):
+        load_stack(write(tmp_path, "r.txt", f"numpy==2.1.2\n{line}\n"), Target())
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "WARNING: Ignoring invalid distribution ~orch (/opt/conda/envs/rl/lib/python3.11/site-packages)",
+        "DEPRECATION: Loading egg at /opt/conda/lib/python3.11/site-packages/foo.egg is deprecated.",
+        "ERROR: Exception:",
+    ],
+)
+def test_pips_own_messages_are_named_as_such(tmp_path: Path, line: str) -> None:
+    with pytest.raises(StackFileError) as info:
+        load_stack(write(tmp_path, "freeze.txt", f"numpy==2.1.2\n{line}\ntorch==2.5.1\n"), Target())
+    text = str(info.value)
+    assert text.startswith(f"{tmp_path}/freeze.txt:2: `{line[:20]}")
+    assert "is pip's own message, not a requirement" in text and "`pip freeze > FILE` (stdout only" in text
+    assert "\n" not in text
