@@ -190,16 +190,13 @@ def validate(
     return problems
 
 
-SETTABLE = frozenset(
-    {"platform", "arch", "rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda"}
-    | {"torch_archs", "torch_cxx11_abi"}
-)
-
-
 def _settable(assignment: str) -> bool:
-    """A key ``--rocm-set`` accepts (a replay with any other key ends in a usage error)."""
+    """A key ``--rocm-set`` accepts (a replay with any other key ends in a usage error): stack/overrides.py's list."""
+    sys.path.insert(0, str(REPO))
+    from pytest_rocmcompat.stack.overrides import KEYS
+
     key = assignment.split("=", 1)[0]
-    return key in SETTABLE or (key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key)
+    return (key in KEYS and not key.endswith(".NAME")) or (key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key)
 
 
 def _test_source(inc: dict) -> str:

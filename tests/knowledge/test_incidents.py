@@ -305,7 +305,7 @@ def test_validate_names_class_problems(run) -> None:
         run.validate([{**base, "class": "c", "split": "train", "url": "https://x"}], (), by_class=True)
     )
     assert "does not look like a public report" in problems
-    problems = "\n".join(run.validate([{**base, "class": "c", "split": "train", "stack": ["os=Linux"]}], ()))
+    problems = "\n".join(run.validate([{**base, "class": "c", "split": "train", "stack": ["kernel=6.8"]}], ()))
     assert "not a --rocm-set key" in problems
 
 
