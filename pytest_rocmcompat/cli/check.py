@@ -1,8 +1,8 @@
 """``rocmcompat check FILE [--set KEY=VALUE ...] [--matrix NAME|PATH] [--tests PATH ...] [--json]``.
 
 Judge a stack before installing it: the stack is exactly what FILE says (``pip freeze``
-output, a pinned requirements/constraints file, a ``uv.lock``, a conda export, a recorded
-probe) plus ``--set`` for what the file cannot say (arch, platform, ROCm/CUDA, driver,
+output, a pinned requirements/constraints file, a ``uv.lock``, a conda export or ``conda list``
+output, a recorded probe) plus ``--set`` for what the file cannot say (arch, platform, ROCm/CUDA, driver,
 Python). Nothing comes from the machine it runs on. It prints the findings the plugin would
 give for that stack: the built-in checks' problems and the known-bad rules that are active
 (the bundled ``known_bad.yaml``, or ``--matrix``), and with ``--tests`` which collected tests
@@ -39,7 +39,8 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         "file",
         metavar="FILE",
         help="the stack: pip freeze output, a requirements/constraints file with == pins, uv.lock, "
-        "a conda environment.yml export, or rocmcompat probe --json output",
+        "a conda environment.yml export (conda env export), conda list output (plain, --export or --explicit), "
+        "or rocmcompat probe --json output",
     )
     p.add_argument(
         "--set",
@@ -58,8 +59,9 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         dest="stack_format",
-        choices=("requirements", "uv.lock", "conda", "probe"),
-        help="the file's format (default: detected from its name and content)",
+        choices=("requirements", "uv.lock", "conda", "conda-list", "probe"),
+        help="the file's format (default: detected from its name and content): conda is conda env export's "
+        "environment.yml, conda-list is conda list output (plain, --export or --explicit)",
     )
     p.add_argument("--json", action="store_true", help="write the findings as JSON")
 

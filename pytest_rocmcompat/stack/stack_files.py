@@ -3,9 +3,16 @@
 Formats (detected from the name and the content): ``pip freeze`` output and requirements or
 constraints files with ``==`` pins (comments, ``-r``/``-c`` includes relative to the file,
 environment markers, extras, ``--hash`` continuation lines), a ``uv.lock`` (a universal lock is
-resolved by its markers for the target Python and platform), a conda ``environment.yml`` export
-(``name=version=build`` entries and a nested ``pip:`` list), and a recorded probe
+resolved by its markers for the target Python and platform), conda's formats (conda_files.py:
+``conda env export``'s ``environment.yml`` with its nested ``pip:`` list, format ``conda``; plain
+``conda list``, ``conda list --export`` and ``--explicit``, format ``conda-list``, told apart by
+their headers or by every line being ``name=version=build``), and a recorded probe
 (``rocmcompat probe --json``).
+
+conda keeps what a wheel's version says in the build string: conda's torch
+(``pytorch=2.3.1=py3.10_cuda12.1_cudnn8.9.2_0``) is read as ``torch 2.3.1+cu121``, never as PyPI's
+default wheel. conda's CUDA and NCCL packages (``nccl``, ``cudatoolkit``, ``cuda-version``,
+``cuda-cudart``) stay in the package list under their names, for the checks that read them.
 
 A file may start with a byte-order mark (Windows PowerShell 5 writes ``pip freeze > FILE`` as
 UTF-16): safe_io/input_files.py reads it by the mark, as pip does.
@@ -35,11 +42,13 @@ from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sd
 from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.stack.conda_files import finish, looks_like_conda_list, read_conda_export, read_conda_list
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.stack_model import StackFile, StackFileError, Target
 
 STACK_FILE_BYTES = 4 * 2**20  # a uv.lock of a large project is a few hundred KB
 MAX_INCLUDE_DEPTH = 16
-FORMATS = ("requirements", "uv.lock", "conda", "probe")
+FORMATS = ("requirements", "uv.lock", "conda", "conda-list", "probe")
 PIN_HOW = (
     "pin it to one version: write the stack with `pip freeze > FILE` from the environment, "
     "resolve ranges with `uv pip compile requirements.in -o requirements.txt` (or pip-compile), "
@@ -55,68 +64,17 @@ _IGNORED_OPTIONS = (
 )  # fmt: skip
 
 
-class StackFileError(ValueError):
-    """A stack file that cannot be read as one exact stack; the message names the file and line."""
-
-
-class AmbiguousPython(Exception):
-    """Markers choose differently for different Pythons and no Python is known (internal)."""
-
-    def __init__(self, where: str) -> None:
-        super().__init__(where)
-        self.where = where
-
-
-@dataclass(frozen=True)
-class Target:
-    """What markers are evaluated for: a Python (``""``: not known) on Linux x86_64 by default."""
-
-    python: str = ""
-    sys_platform: str = "linux"
-    machine: str = "x86_64"
-
-    def markers(self, python: str | None = None) -> dict[str, str]:
-        full = python or self.python
-        version = Version(full)
-        system = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}.get(self.sys_platform, self.sys_platform)
-        return {
-            "python_version": f"{version.major}.{version.minor}",
-            "python_full_version": full,
-            "implementation_name": "cpython",
-            "implementation_version": full,
-            "platform_python_implementation": "CPython",
-            "sys_platform": self.sys_platform,
-            "platform_system": system,
-            "platform_machine": self.machine,
-            "os_name": "nt" if self.sys_platform == "win32" else "posix",
-            "platform_release": "",
-            "platform_version": "",
-            "extra": "",
-        }
-
-
-@dataclass(frozen=True)
-class StackFile:
-    """What a stack file says: exact package versions (normalised names) and what else it knows."""
-
-    path: str
-    format: str
-    packages: dict[str, str] = field(default_factory=dict)
-    python: str | None = None  # from the file itself (conda's python=, a probe's python)
-    not_checkable: tuple[str, ...] = ()  # "FILE:LINE: what" for editable/VCS entries
-    skipped: tuple[str, ...] = ()  # entries whose markers exclude the target, non-PEP 440 conda versions
-    environment: Environment | None = None  # a recorded probe, whole
-
-
 # ---------------------------------------------------------------------------- entry points
 def detect_format(path: str, text: str) -> str:
-    """``requirements`` | ``uv.lock`` | ``conda`` | ``probe``, from the name first, then the content."""
+    """``requirements`` | ``uv.lock`` | ``conda`` | ``conda-list`` | ``probe``, from the name first, then the content."""
     name = os.path.basename(path).lower()
     stripped = text.lstrip()
     if name.endswith(".lock") or re.search(r"(?m)^\[\[package\]\]\s*$", text):
         return "uv.lock"
     if name.endswith(".json") or stripped.startswith("{"):
         return "probe"
+    if not name.endswith((".yml", ".yaml")) and looks_like_conda_list(text):
+        return "conda-list"
     if name.endswith((".yml", ".yaml")) or re.search(r"(?m)^dependencies:\s*$", text):
         return "conda"
     return "requirements"
@@ -130,6 +88,8 @@ def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
         return parse_uv_lock(path, text, target)
     if fmt == "conda":
         return parse_conda(path, text, target)
+    if fmt == "conda-list":
+        return parse_conda_list(path, text)
     if fmt == "probe":
         return parse_probe(path, text)
     return parse_requirements(path, text, target)
@@ -556,67 +516,15 @@ def _workspace_members(entries: list[_LockEntry], data: Mapping[str, Any]) -> se
     return members
 
 
-# ---------------------------------------------------------------------------- conda
-_CONDA_RENAMED = {"pytorch": "torch", "pytorch-gpu": None, "pytorch-cpu": None, "pytorch-cuda": None}
-
-
+# ---------------------------------------------------------------------------- conda (conda_files.py)
 def parse_conda(path: str, text: str, target: Target) -> StackFile:
     """A ``conda env export``: ``name=version=build`` entries, a nested ``pip:`` list of pins."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else path
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise StackFileError(f"{where}: not valid YAML ({problem}); write it with `conda env export`") from None
-    if not isinstance(data, dict) or not isinstance(data.get("dependencies"), list):
-        raise StackFileError(
-            f"{path}: no `dependencies:` list; a conda environment export has one (`conda env export`)"
-        )
-    lines = text.splitlines()
-    packages: dict[str, str] = {}
-    skipped: list[str] = []
-    not_checkable: list[str] = []
-    python: str | None = None
-    pip_lines: list[tuple[int, str]] = []
-    for item in data["dependencies"]:
-        if isinstance(item, dict) and isinstance(item.get("pip"), list):
-            for entry in item["pip"]:
-                pip_lines.append((_conda_line(lines, str(entry)), str(entry)))
-            continue
-        if not isinstance(item, str):
-            raise StackFileError(f"{path}: dependencies: {item!r} is neither `name=version=build` nor a `pip:` list")
-        number = _conda_line(lines, item)
-        where = f"{path}:{number}" if number else path
-        spec = item.split("::", 1)[-1].strip()  # channel::name=version=build
-        parts = spec.split("=")
-        name = normalize_library(parts[0].strip())
-        if len(parts) < 2 or not parts[1].strip() or any(c in parts[1] for c in "<>*!,|"):
-            raise StackFileError(
-                f"{where}: {item} is not pinned to one version: a range is not a stack; write the environment "
-                "with `conda env export` (not --from-history)"
-            )
-        version = parts[1].strip()
-        if name == "python":
-            python = version
-            continue
-        renamed = _CONDA_RENAMED.get(name, name)
-        if renamed is None:
-            continue
-        try:
-            Version(version)
-        except InvalidVersion:
-            skipped.append(f"{where}: {item} (not a PEP 440 version; a system library)")
-            continue
-        packages[renamed] = version
+    stack, pip_lines = read_conda_export(path, text)
+    packages = finish(stack)
+    not_checkable, skipped = list(stack.not_checkable), list(stack.skipped)
     if pip_lines:
-        pip_target = (
-            Target(python or target.python, target.sys_platform, target.machine)
-            if (target.python or python)
-            else target
-        )
+        python = stack.python
+        pip_target = Target(python or target.python, target.sys_platform, target.machine) if python else target
         found = _Requirements()
         for number, entry in pip_lines:
             where = f"{path}:{number}" if number else path
@@ -630,14 +538,14 @@ def parse_conda(path: str, text: str, target: Target) -> StackFile:
             packages[pin.name] = pin.version  # pip installs over conda's package of the same name
         not_checkable.extend(found.not_checkable)
         skipped.extend(found.skipped)
-    return StackFile(path, "conda", dict(sorted(packages.items())), python, tuple(not_checkable), tuple(skipped))
+    packages = dict(sorted(packages.items()))
+    return StackFile(path, "conda", packages, stack.python, tuple(not_checkable), tuple(skipped))
 
 
-def _conda_line(lines: list[str], entry: str) -> int:
-    for number, line in enumerate(lines, 1):
-        if re.match(rf"^\s*-\s*['\"]?{re.escape(entry)}['\"]?\s*(#.*)?$", line):
-            return number
-    return 0
+def parse_conda_list(path: str, text: str) -> StackFile:
+    """``conda list``, ``conda list --export`` or ``conda list --explicit`` output."""
+    stack = read_conda_list(path, text)
+    return StackFile(path, "conda-list", finish(stack), stack.python, tuple(stack.not_checkable), tuple(stack.skipped))
 
 
 # ---------------------------------------------------------------------------- a recorded probe

@@ -15,6 +15,7 @@ from pytest_rocmcompat.knowledge.rules.engine import ActiveRules
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.stack.test_conda_files import CONDA_LIST, CONDA_LIST_EXPORT
 from tests.stack.test_stack_files import (
     COMMON,
     CONDA_EXPORT,
@@ -118,7 +119,7 @@ def test_conda_export_same_findings_as_replay(tmp_path: Path) -> None:
     status, result = check_json(str(tmp_path / "environment.yml"), "--set", "arch=sm_90", "--set", "cuda=12.1")
     assert status == 1 and result["format"] == "conda"
     env = result["environment"]
-    assert env["python"] == "3.11.10" and env["torch"] == "2.2.2" and env["platform"] == "cuda"
+    assert env["python"] == "3.11.10" and env["torch"] == "2.2.2+cu121" and env["platform"] == "cuda"
     assert_same_as_replay(tmp_path, result, "arch=sm_90", "cuda=12.1")
 
 
@@ -320,3 +321,41 @@ def test_pips_warning_captured_with_the_freeze_exit_2(tmp_path: Path) -> None:
     assert f"{tmp_path / 'freeze.txt'}:1: `WARNING: Ignoring invalid distribution" in proc.stderr
     assert "pip's own message, not a requirement" in proc.stderr and "pip freeze > FILE" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_conda_list_export_same_findings_as_replay(tmp_path: Path) -> None:
+    (tmp_path / "conda.txt").write_text(CONDA_LIST_EXPORT)
+    status, result = check_json(str(tmp_path / "conda.txt"), "--set", "arch=sm_90")
+    assert result["format"] == "conda-list"
+    env = result["environment"]
+    assert env["python"] == "3.10.14" and env["torch"] == "2.3.1+cu121"
+    assert env["platform"] == "cuda"  # from conda's build string, no --set platform needed
+    assert {"nccl", "cuda-version", "cuda-cudart"} <= set(env["libraries"])
+    assert "verl" not in env["libraries"] and "development mode" in result["not_checkable"][0]
+    problems, rules = replayed(tmp_path, assignments_of(result, "arch=sm_90"))
+    assert [p["text"] for p in result["problems"]] == [p for p in problems if " is not named: " not in p]
+    assert [r["id"] for r in result["rules"]] == rules
+    assert status == int(result["known_bad"])
+
+
+def test_plain_conda_list_with_format_option(tmp_path: Path) -> None:
+    """`--format conda-list` reads a file whose name says otherwise; the text names the format."""
+    (tmp_path / "env.yml").write_text(CONDA_LIST)
+    proc = rocmcompat("check", str(tmp_path / "env.yml"))
+    assert proc.returncode == 2 and "no `dependencies:` list" in proc.stderr  # a .yml is taken for conda env export
+    proc = rocmcompat("check", str(tmp_path / "env.yml"), "--format", "conda-list")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert f"stack: {tmp_path / 'env.yml'} (conda-list, 8 package(s))" in proc.stdout
+    assert "not checkable: " in proc.stdout and "skipped: " in proc.stdout
+    _, result = check_json(str(tmp_path / "env.yml"), "--format", "conda-list")
+    assert result["packages"]["torch"] == "2.5.1+cu126" and result["environment"]["platform"] == "cuda"
+
+
+def test_format_choices_are_the_readers_formats() -> None:
+    from pytest_rocmcompat.stack.stack_files import FORMATS
+
+    proc = rocmcompat("check", "--help")
+    assert proc.returncode == 0
+    text = " ".join(proc.stdout.split())
+    assert "{" + ",".join(FORMATS) + "}" in text
+    assert "conda list" in text

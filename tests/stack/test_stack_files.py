@@ -289,7 +289,7 @@ def test_conda_export(tmp_path: Path) -> None:
         "numpy": "1.26.4",
         "openssl": "3.3.2",
         "pip": "24.2",
-        "torch": "2.2.2",  # conda's pytorch; pytorch-cuda is a conda metapackage, no Python package
+        "torch": "2.2.2+cu121",  # conda's pytorch, CUDA 12.1 by its build; pytorch-cuda is a selector, no package
         "torchao": "0.13.0",
         "transformers": "4.44.2",
     }
