@@ -53,6 +53,20 @@ VERBATIM: list[tuple[str, str, str]] = [
         "enabled",
         "https://github.com/facebookresearch/detectron2/issues/460",
     ),
+    # nvidia-driver-gpu-unsupported: a GeForce GT 710 (Kepler) ignored by 535.129.03; a GPU a release does not list
+    # (520.56.06); more in test_nvidia_driver_gpu.py
+    (
+        "nvidia-driver-gpu-unsupported",
+        "NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please",
+        "https://github.com/siderolabs/talos/issues/8764",
+    ),
+    (
+        "nvidia-driver-gpu-unsupported",
+        "[  +0.000005] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:25a0)\n"
+        "              NVRM: installed in this system is not supported by the\n"
+        "              NVRM: NVIDIA 520.56.06 driver release.",
+        "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/393",
+    ),
     # rccl-arch-not-in-release: RCCL 2.7.6 on an RX 5700 XT (gfx1010, in no RCCL list); more in test_rccl_arch.py
     (
         "rccl-arch-not-in-release",
@@ -928,6 +942,11 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         '@pytest.mark.uses("opencv-python")',
         "AttributeError: _ARRAY_API not found",
     ),
+    "nvidia-driver-gpu-unsupported": (  # an RTX 5090 (sm_120, first served by R570) on a 535 driver
+        ("arch=sm_120", "driver=535.104.05"),
+        "@pytest.mark.gpus(1)",
+        "NVRM: installed in this system is not supported by the",
+    ),
     "bitsandbytes-cuda-build": (  # 0.45.5's wheel stops at CUDA 12.8; the H100 file's torch is +cu130
         ("lib.bitsandbytes=0.45.5",),
         '@pytest.mark.uses("bitsandbytes")',
@@ -935,6 +954,12 @@ CASES: dict[str, tuple[tuple[str, ...], str, str]] = {
         "PosixPath('/notebooks/bitsandbytes/bitsandbytes/libbitsandbytes_cuda124.so')",
     ),
 }
+
+
+def test_the_recorded_h100_driver_drives_its_gpu() -> None:
+    """The H100 file CASES replays (driver 580.159.04, sm_90) is no stack of nvidia-driver-gpu-unsupported."""
+    assert H100.driver == "580.159.04"
+    assert [f for f in evaluate(H100) if f.check == "nvidia-driver-gpu-unsupported"] == []
 
 
 def _run(pytester: pytest.Pytester, stack: tuple[str, ...], body: str, *extra: str) -> pytest.RunResult:

@@ -26,6 +26,7 @@ from pytest_rocmcompat.knowledge.checks import (
     nccl_nvls,
     numeric_formats,
     numpy_abi,
+    nvidia_driver_gpu,
     onnxruntime_builds,
     python_range,
     rccl_arch,
@@ -71,6 +72,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rccl_arch.ID: rccl_arch.check,
     nccl_nvls.ID: nccl_nvls.check,
     build_toolkit.ID: build_toolkit.check,
+    nvidia_driver_gpu.ID: nvidia_driver_gpu.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -101,6 +103,7 @@ PREDICTS: dict[str, str] = {
     rccl_arch.ID: rccl_arch.PREDICTS,
     nccl_nvls.ID: nccl_nvls.PREDICTS,
     build_toolkit.ID: build_toolkit.PREDICTS,
+    nvidia_driver_gpu.ID: nvidia_driver_gpu.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
