@@ -1,8 +1,9 @@
 """Regenerate ``pytest_rocmcompat/knowledge/data/declared.json`` from PyPI's metadata.
 
 For every release since ``--since`` (default 2020-01-01) of the GPU-stack packages in
-:data:`PACKAGES` (torch and its domain libraries, vLLM and SGLang, the Hugging Face libraries and
-what fine-tuning, RL and inference stacks put on them), it records what the release *declared*:
+:data:`PACKAGES` (torch and its domain libraries, vLLM and SGLang, the Hugging Face libraries,
+what fine-tuning, RL and inference stacks put on them, and the compiled scientific layer under them:
+NumPy, SciPy, pandas, scikit-learn, numba, llvmlite, pyarrow, OpenCV, sentencepiece), it records what the release *declared*:
 its ``Requires-Dist`` lines on the packages in :data:`KEPT` (torch, NumPy, Triton, the
 ``nvidia-*`` wheels, every package of :data:`PACKAGES` and SGLang's kernels), with their
 environment markers but without those gated on an extra (no reader applies them), and
@@ -17,8 +18,8 @@ metadata:
   ``PKG-INFO``, in the first 64 KiB of the archive (an HTTP range request); sdists with metadata
   older than 2.2 publish no requirements, and the data says so (``requires: null``).
 
-Run from the repository root (about 4,200 releases of 49 packages, about 15 minutes, four requests
-at a time; 1.8 MB written)::
+Run from the repository root (about 4,700 releases of 59 packages, about 10 minutes, four requests
+at a time; 2.1 MB written)::
 
     python tools/regenerate_declared.py            # writes the committed data file
     python tools/regenerate_declared.py --record DIR --packages vllm   # also saves the responses
@@ -106,6 +107,18 @@ PACKAGES = (
     "openrlhf",
     "onnxruntime",
     "onnxruntime-gpu",
+    # the compiled scientific layer under them: what they declare on NumPy (numba's and SciPy's upper
+    # bounds) and which Pythons their wheels serve (NumPy 1.24 has no Python 3.12 wheel)
+    "numpy",
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "numba",
+    "llvmlite",
+    "pyarrow",
+    "opencv-python",
+    "opencv-python-headless",
+    "sentencepiece",
 )
 # requirements kept: the ones a GPU stack breaks on (everything else a release needs is left out):
 # torch, NumPy, Triton and the nvidia-* wheels; every package of :data:`PACKAGES` (peft ->

@@ -63,6 +63,8 @@ class Release:
         """
         minors: set[str] = set()
         for tag in self.wheel_tags:
+            if tag.startswith(("pp", "cp2", "py2")):  # PyPy's and Python 2's wheels serve no CPython 3
+                continue
             m = _CP_TAG.fullmatch(tag)
             if m is None or m.group(3):  # py3, py39, cp39-abi3: not bound to one Python
                 return None
@@ -143,7 +145,7 @@ def requirements(rel: Release, python: str | None = None) -> tuple[Requirement, 
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        if _holds(req.marker, python):
+        if marker_holds(req.marker, python):
             found.append(req)
     return tuple(found)
 
@@ -154,7 +156,8 @@ def requirements_on(rel: Release, dist: str, python: str | None = None) -> tuple
     return tuple(r for r in requirements(rel, python) if canonicalize_name(r.name) == wanted)
 
 
-def _holds(marker: Marker | None, python: str | None) -> bool:
+def marker_holds(marker: Marker | None, python: str | None) -> bool:
+    """Whether a requirement's marker holds on Linux x86_64 with ``python`` (False where it cannot be told)."""
     if marker is None:
         return True
     env = dict(LINUX_X86_64)

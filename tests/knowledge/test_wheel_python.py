@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import wheel_python
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
+from pytest_rocmcompat.knowledge.checks.registry import PREDICTS, compile_rules, evaluate
+from pytest_rocmcompat.knowledge.rules.signature import compile_signature
 from pytest_rocmcompat.stack.environment import Environment
 from tests.knowledge.two_ways import junit_properties
 
@@ -55,7 +56,8 @@ def test_no_python_no_finding() -> None:
 
 def test_compiled_as_an_uncertain_rule_reaching_the_library_tests() -> None:
     env = Environment(platform="cuda", python="3.12.1", libraries={"vllm": "0.2.1.post1"}, source="replay")  # sdist
-    findings = [f for f in evaluate(env) if f.check == wheel_python.ID]
+    # (torch 2.0.1, which vLLM pins, pins triton 2.0.0: cp36-cp311 and PyPy wheels, no sdist: certain, apart)
+    findings = [f for f in evaluate(env) if f.check == wheel_python.ID and f.reason.startswith("vllm")]
     (rule,) = compile_rules(findings)
     assert rule.at_risk and rule.action == "xfail"
     assert rule.signature_matches("ERROR: No matching distribution found for vllm==0.2.1.post1")
@@ -121,3 +123,17 @@ def test_unrelated():
     assert props["rocm_note"] == "rule no-wheel-for-python applies but its signature did not match"
     assert props["rocm_diagnosis"].startswith("no-wheel-for-python: ray 2.40.0")
     assert "python-unsupported-by-torch" not in props["rocm_note"] + props["rocm_diagnosis"]
+
+
+def test_numpy_without_a_wheel_for_python_3_12_is_a_risk_and_its_build_failure_confirms_it() -> None:
+    """NumPy 1.24.4 published cp38-cp311 wheels (and PyPy's pp38, which serve no CPython): on 3.12 pip builds its sdist."""
+    (reason,) = found("3.12.4", numpy="1.24.4")
+    assert reason.startswith("numpy 1.24.4 published wheels for Python 3.8-3.11 only, not for Python 3.12")
+    assert found("3.12.4", numpy="1.26.4") == [] and found("3.11.9", numpy="1.24.4") == []
+    signature = compile_signature(PREDICTS[wheel_python.ID])
+    for quoted in (  # numpy/numpy#29345 (numpy==1.24.0 on Python 3.12), ComfyUI-Fal-API-Flux#5 (1.24.3)
+        "× Getting requirements to build wheel did not run successfully.",
+        "AttributeError: module 'pkgutil' has no attribute 'ImpImporter'. Did you mean: 'zipimporter'?",
+    ):
+        assert signature.search(quoted), quoted
+    assert not signature.search("ModuleNotFoundError: No module named 'numpy'")

@@ -21,6 +21,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
+from pytest_rocmcompat.knowledge.declared_data import marker_holds
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
@@ -68,7 +69,8 @@ def _finding(dist: str, listed: str, row: FirstNumpy2, numpy: str) -> Finding:
 
 
 def _declares_against(env: Environment, names: tuple[str, ...], listed: str, numpy: Version) -> bool:
-    """Whether the package's ``Requires-Dist`` on numpy (one without a marker) excludes this numpy:
+    """Whether the package's ``Requires-Dist`` on numpy (without a marker, or one that holds for the stack's
+    Python) excludes this numpy:
     the installed metadata, else the release's declared one where ``requirement-not-met`` reads it.
     """
     if not _judged_by_requirements(env, names):
@@ -82,7 +84,7 @@ def _declares_against(env: Environment, names: tuple[str, ...], listed: str, num
         except InvalidRequirement:
             continue
         if (
-            req.marker is None
+            (req.marker is None or marker_holds(req.marker, env.python or None))
             and normalize_library(req.name) == "numpy"
             and not specifier_contains(req.specifier, numpy)
         ):

@@ -365,6 +365,12 @@ OWN_MESSAGES: dict[str, str] = {
     + r"|whereas TorchAudio has CUDA version \d|Please install the TorchAudio version that matches your PyTorch version"
     + r"|No such operator torchaudio::\w+|Could not run 'torchaudio::\w+' with arguments",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
+    # numba's import-time gate on its NumPy and llvmlite (numba/__init__.py _ensure_critical_deps and
+    # _ensure_llvm, read in PyPI's numba 0.60.0 wheel): "Numba needs NumPy 2.0 or less. Got NumPy 2.1."
+    "numba": r"Numba needs NumPy \d+\.\d+ or (?:less|greater)\. Got NumPy \d+\.\d+"
+    r"|Numba requires at least version \d+\.\d+\.\d+ of llvmlite",
+    # SciPy's import-time warning on a NumPy outside its range (scipy/__init__.py, read in PyPI's 1.11.4 wheel)
+    "scipy": r"A NumPy version >=[\d.]+ and <[\d.]+ is required for this version of SciPy \(detected version",
 }
 
 

@@ -16,6 +16,10 @@ publishes ``py3-none-any`` and never gets a finding; SGLang from 0.5.11 and Open
 only CPython-tagged manylinux wheels and no sdist (their PyPI files, https://pypi.org/project/sglang/#files,
 https://pypi.org/project/openrlhf/#files, recorded in the generated data), which pip refuses on another
 Python all the same (compiled tokenizers, safetensors, xgrammar, AutoGPTQ carry an sdist: a risk).
+The compiled scientific layer is read the same way (NumPy, SciPy, pandas, scikit-learn, numba, llvmlite,
+pyarrow, OpenCV, sentencepiece): ``numpy==1.24.4`` has no Python 3.12 wheel, and pip's build of its sdist
+stops at ``Getting requirements to build wheel`` (numpy/numpy#29345). PyPy's and Python 2's wheels serve
+no CPython 3 and are not counted.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ PREDICTS = (
     r"|Failed building wheel for [\w.-]+|Failed to build (?:installable wheels|`?[\w.-]+)"
     # uv's PubGrub report of releases without a wheel for the interpreter (astral-sh/uv#622)
     r"|has no wheels with a matching Python (?:ABI|version|implementation) tag"
+    # pip's PEP 517 steps failing before any wheel is built (an sdist made for older Pythons), and what
+    # the setuptools such sdists pin prints on Python 3.12, which has no pkgutil.ImpImporter
+    r"|(?:Getting requirements to build wheel|Preparing metadata \(pyproject\.toml\)) did not run successfully"
+    r"|module 'pkgutil' has no attribute 'ImpImporter'"
 )
 
 
