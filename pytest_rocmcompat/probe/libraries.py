@@ -91,6 +91,16 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "torch-cluster",
     "torch-spline-conv",
     "pyg-lib",
+    # the compiled scientific layer whose declared bounds and wheels the generated data holds
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "numba",
+    "llvmlite",
+    "pyarrow",
+    "opencv-python",
+    "opencv-python-headless",
+    "sentencepiece",
 )
 
 
