@@ -196,7 +196,9 @@ def _settable(assignment: str) -> bool:
     from pytest_rocmcompat.stack.overrides import KEYS
 
     key = assignment.split("=", 1)[0]
-    return (key in KEYS and not key.endswith(".NAME")) or (key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key)
+    return (key in KEYS and not key.endswith(".NAME")) or (
+        key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key
+    )
 
 
 def _test_source(inc: dict) -> str:
