@@ -46,6 +46,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "shared object file: No such file or directory",
         "https://github.com/microsoft/onnxruntime/issues/21684",
     ),
+    # nccl-not-on-this-os: torch on Windows asked for the nccl backend; more in test_nccl_os.py
+    (
+        "nccl-not-on-this-os",
+        "RuntimeError: Distributed package doesn't have NCCL built in",
+        "https://github.com/kennymckormick/pyskl/issues/79",
+    ),
     # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
     (
         "torch-cpu-build",

@@ -24,6 +24,7 @@ from pytest_rocmcompat.knowledge.checks import (
     hsa_override,
     library_arch,
     nccl_nvls,
+    nccl_os,
     numeric_formats,
     numpy_abi,
     nvidia_driver_gpu,
@@ -71,6 +72,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     onnxruntime_builds.ID: onnxruntime_builds.check,
     rccl_arch.ID: rccl_arch.check,
     nccl_nvls.ID: nccl_nvls.check,
+    nccl_os.ID: nccl_os.check,
     build_toolkit.ID: build_toolkit.check,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.check,
 }
@@ -102,6 +104,7 @@ PREDICTS: dict[str, str] = {
     onnxruntime_builds.ID: onnxruntime_builds.PREDICTS,
     rccl_arch.ID: rccl_arch.PREDICTS,
     nccl_nvls.ID: nccl_nvls.PREDICTS,
+    nccl_os.ID: nccl_os.PREDICTS,
     build_toolkit.ID: build_toolkit.PREDICTS,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.PREDICTS,
 }
