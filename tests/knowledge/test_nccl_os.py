@@ -39,11 +39,16 @@ def test_torch_on_windows_or_macos_has_no_nccl(stack: tuple[str, ...], system: s
     [
         ("os=Linux", "platform=cuda", "arch=sm_90", "torch=2.3.1+cu121"),
         ("os=Linux 5.15.153.1-microsoft-standard-WSL2", "platform=cuda", "torch=2.3.1+cu121"),  # WSL 2 is Linux
-        ("os=Windows",),  # no torch
+        ("os=Linux", "platform=cuda", "arch=sm_90"),  # no torch named: Linux all the same
     ],
 )
-def test_linux_and_wsl_and_no_torch_are_no_finding(stack: tuple[str, ...]) -> None:
+def test_linux_and_wsl_are_no_finding(stack: tuple[str, ...]) -> None:
     assert _findings(*stack) == []
+
+
+def test_a_windows_stack_naming_no_torch_release_is_judged_all_the_same() -> None:
+    (finding,) = _findings("os=Windows", "platform=cuda", "arch=sm_89")
+    assert finding.reason.startswith("torch (any build) on Windows has no NCCL backend")
 
 
 # (message, source): torch's own texts as Windows users quote them

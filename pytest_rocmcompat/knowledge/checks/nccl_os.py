@@ -4,7 +4,8 @@ PyTorch builds NCCL into ``torch.distributed`` on Linux only ("By default for Li
 backends are built and included in PyTorch distributed (NCCL only when building with CUDA)"; "As of
 PyTorch v1.8, Windows supports all collective communications backend but NCCL": the distributed docs).
 So on Windows, whatever the GPU and however torch was installed (a ``+cu121`` wheel included), asking for
-the ``nccl`` backend fails; WSL 2 is Linux and has it. Only code that asks for NCCL meets it: a
+the ``nccl`` backend fails; WSL 2 is Linux and has it. A stack that names no torch release is judged
+all the same (no torch build for these systems has NCCL). Only code that asks for NCCL meets it: a
 *conditional* finding reaching every test (DDP, Lightning, accelerate, torchrun launch it under any test
 name) as a risk (no test says whether it asks for NCCL), claiming only torch's own texts for the missing
 backend: a passing test stays a pass and no other failure is blamed on it.
@@ -27,12 +28,13 @@ _NAMES = {"Windows": "Windows", "Darwin": "macOS"}
 
 def check(env: Environment) -> list[Finding]:
     system = _NAMES.get(env.system)
-    if system is None or not env.torch:
+    if system is None:
         return []
+    torch = f"torch {env.torch}" if env.torch else "torch (any build)"
     return [
         Finding(
             check=ID,
-            reason=f"torch {env.torch} on {system} has no NCCL backend (PyTorch builds NCCL into "
+            reason=f"{torch} on {system} has no NCCL backend (PyTorch builds NCCL into "
             "torch.distributed on Linux only)",
             fix="use the gloo backend there (init_process_group('gloo'); Lightning and accelerate take "
             "PL_TORCH_DISTRIBUTED_BACKEND=gloo), or run NCCL work under Linux (WSL 2 on Windows)",
