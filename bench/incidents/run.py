@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import hashlib
 import json
 import os
@@ -190,15 +191,19 @@ def validate(
     return problems
 
 
-def _settable(assignment: str) -> bool:
-    """A key ``--rocm-set`` accepts (a replay with any other key ends in a usage error): stack/overrides.py's list."""
+@functools.cache
+def _set_keys() -> frozenset[str]:
+    """The plain keys ``--rocm-set`` takes: stack/overrides.py's list, less its ``lib.NAME``-style families."""
     sys.path.insert(0, str(REPO))
     from pytest_rocmcompat.stack.overrides import KEYS
 
+    return frozenset(key for key in KEYS if not key.endswith(".NAME"))
+
+
+def _settable(assignment: str) -> bool:
+    """A key ``--rocm-set`` accepts (a replay with any other key ends in a usage error)."""
     key = assignment.split("=", 1)[0]
-    return (key in KEYS and not key.endswith(".NAME")) or (
-        key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key
-    )
+    return key in _set_keys() or (key.split(".", 1)[0] in ("lib", "requires", "env") and "." in key)
 
 
 def _test_source(inc: dict) -> str:

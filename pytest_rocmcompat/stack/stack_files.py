@@ -524,7 +524,7 @@ def parse_conda(path: str, text: str, target: Target) -> StackFile:
     not_checkable, skipped = list(stack.not_checkable), list(stack.skipped)
     if pip_lines:
         python = stack.python
-        pip_target = Target(python or target.python, target.sys_platform, target.machine) if python else target
+        pip_target = Target(python, target.sys_platform, target.machine) if python else target
         found = _Requirements()
         for number, entry in pip_lines:
             where = f"{path}:{number}" if number else path

@@ -16,6 +16,7 @@ from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.cli.test_check import check_json
 from tests.conftest import DATA
+from tests.knowledge.row_checks import reasons
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
 NUMPY2 = "lib.numpy=2.1.3"
@@ -30,14 +31,7 @@ def _found(*stack: str) -> list[str]:
 def _declared(*stack: str) -> list[str]:
     """What requirement-not-met says of a release whose own declared numpy bound excludes the stack's numpy
     (numpy_abi leaves those to it: one finding per cause)."""
-    env = apply_overrides(BASE, list(stack))
-    return [
-        part
-        for f in evaluate(env)
-        if f.check == "requirement-not-met"
-        for part in f.reason.split("; ")
-        if " requires numpy" in part
-    ]
+    return [part for reason in reasons(BASE, *stack) for part in reason.split("; ") if " requires numpy" in part]
 
 
 def _excludes_numpy2(dist: str, version: str) -> bool:

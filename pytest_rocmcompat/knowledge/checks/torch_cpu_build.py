@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.gpu_vendor_builds import NAMES, gpu_platform
+from pytest_rocmcompat.knowledge.checks.gpu_vendor_builds import GPU_SUITE, NAMES, gpu_platform
 from pytest_rocmcompat.knowledge.checks.gpu_vendor_builds_data import label_vendor
 from pytest_rocmcompat.stack.environment import Environment
 
@@ -27,7 +27,7 @@ ID = "torch-cpu-build"
 CPU_LABEL = re.compile(r"^(?:cpu|xpu)(?:$|[._])")  # cpu, cpu.cxx11.abi, xpu (Intel GPUs only)
 SOURCE = "https://download.pytorch.org/whl/cpu"
 WINDOWS_SOURCE = "https://discuss.pytorch.org/t/index-url-to-install-pytorch/198253"
-REACHES = ("suites/gpu", "*/suites/gpu/*", "suites/collectives", "*/suites/collectives/*")
+REACHES = (*GPU_SUITE, "suites/collectives", "*/suites/collectives/*")
 # What a CPU build of torch raises where GPU code is asked for, each text printed by a real CPU
 # build (tests/knowledge/test_torch_cpu_build.py runs them on the installed CPU torch): a tensor
 # or module moved to the GPU, torch.compile on a GPU tensor, torch.cuda queries; torch.cuda's
@@ -82,5 +82,4 @@ def _finding(env: Environment, gpus: str, what: str, link: str, uncertain: bool 
 
 
 def _gpus(env: Environment) -> str:
-    archs = list(dict.fromkeys(g.arch for g in env.gpus if g.arch))
-    return ", ".join(archs) if archs else f"platform {env.platform}"
+    return ", ".join(env.archs) if env.archs else f"platform {env.platform}"
