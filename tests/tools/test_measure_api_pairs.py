@@ -1,0 +1,63 @@
+"""tools/measure_api_pairs.py's pure parts: the release list, the bisection, the exception a run ended with.
+
+The measurement itself (uv environments, smoke runs) is recorded in ``knowledge/data/api_pairs.json``
+and checked in ``tests/knowledge/test_measured_pair.py``; it needs the network and is not re-run here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tools.measure_api_pairs import bisect_window, exception_line, minor_releases
+
+
+def _file(date: str, yanked: bool = False) -> dict[str, object]:
+    return {"upload_time_iso_8601": f"{date}T10:00:00.000Z", "yanked": yanked}
+
+
+def test_minor_releases_keep_the_newest_final_patch_of_each_series() -> None:
+    index = {
+        "releases": {
+            "4.40.0": [_file("2024-04-18")],
+            "4.40.2": [_file("2024-05-06")],
+            "4.41.0rc1": [_file("2024-05-20")],  # a pre-release: never measured
+            "4.41.0": [_file("2024-05-21")],
+            "4.41.1": [_file("2024-05-24", yanked=True)],  # yanked: pip does not pick it
+            "4.39.3": [_file("2024-04-02")],
+            "4.38.2": [_file("2024-02-29")],  # before ``since``
+            "nonsense": [_file("2024-01-01")],
+            "4.42.0": [],  # no files
+        }
+    }
+    assert minor_releases(index, "2024-03-01") == [("4.39.3", "2024-04-02"), ("4.40.2", "2024-05-06"), ("4.41.0", "2024-05-21")]
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(3, 6), (0, 9), (5, 5), (0, 4), (2, 9)])
+def test_bisection_finds_the_first_failures_on_each_side(lo: int, hi: int) -> None:
+    releases = [f"1.{i}" for i in range(10)]
+    asked: list[str] = []
+
+    def works(version: str) -> bool:
+        asked.append(version)
+        return lo <= releases.index(version) <= hi
+
+    below, above = bisect_window(releases, lo + (hi - lo) // 2, works)
+    assert below == (lo - 1 if lo > 0 else None)
+    assert above == (hi + 1 if hi < 9 else None)
+    assert len(asked) <= 2 * 4 + 2  # logarithmic: never every release
+
+
+def test_the_exception_line_is_the_interpreters_own() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", "import json\ndef f():\n    json.loads('{')\nf()"], capture_output=True, text=True
+    )
+    assert run.returncode == 1
+    assert exception_line(run.stderr).startswith("json.decoder.JSONDecodeError: Expecting property name")
+    run = subprocess.run([sys.executable, "-c", "from os import not_there"], capture_output=True, text=True)
+    assert exception_line(run.stderr).startswith("ImportError: cannot import name 'not_there' from 'os'")
+    # a run that printed no exception: its last line, never an empty verdict
+    assert exception_line("Killed\n\n") == "Killed"
+    assert exception_line("") == "no output"
