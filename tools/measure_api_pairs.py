@@ -36,7 +36,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -44,9 +44,27 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "pytest_rocmcompat" / "knowledge" / "data" / "api_pairs.json"
 SMOKE = Path(__file__).resolve().parent / "api_smoke"
 INDEX = "https://pypi.org/pypi/{name}/json"
-# (dependent, dependency, smoke script, the first dependency release measured)
-PAIRS: tuple[tuple[str, str, str, str], ...] = (("peft", "transformers", "peft_transformers.py", "4.26"),)
-DEPENDENT_SINCE = "2023-01-01"
+
+
+class Pair(NamedTuple):
+    """A dependent library, the library under it, and how their pairs are run."""
+
+    dependent: str
+    dependency: str
+    script: str  # the smoke run, in tools/api_smoke/
+    first: str  # the oldest dependency series measured
+    since: str  # the oldest dependent release measured (its upload date)
+    features: tuple[str, ...]  # what the smoke run reports on, each judged by a window of its own
+    alone: tuple[str, ...] = ()  # what the dependency's run alone installs beside it, resolved as of its date
+
+
+PAIRS: tuple[Pair, ...] = (
+    Pair("peft", "transformers", "peft_transformers.py", "4.26", "2023-01-01", ("lora", "prefix", "prompt")),
+    # the Trainer runs on accelerate: each transformers series alone gets the accelerate of its date
+    Pair(
+        "accelerate", "transformers", "accelerate_transformers.py", "4.30", "2023-06-01", ("trainer",), ("accelerate",)
+    ),
+)
 # torch's own requirements, taken as of today whatever the cut-off (the torch under test is today's)
 TORCH_DEPENDENCIES = (
     "setuptools",
@@ -90,9 +108,7 @@ def minor_releases(index: dict[str, Any], since: str) -> list[tuple[str, str]]:
     return sorted(((str(v), d) for v, d in newest.values() if d >= since), key=lambda p: Version(p[0]))
 
 
-def bisect_window(
-    releases: Sequence[str], start: int, works: Callable[[str], bool]
-) -> tuple[int | None, int | None]:
+def bisect_window(releases: Sequence[str], start: int, works: Callable[[str], bool]) -> tuple[int | None, int | None]:
     """The indexes of the first failing release below and above ``start`` (``None``: none fails).
 
     ``works(releases[start])`` is assumed; a failure at a release is taken to hold for every
@@ -141,53 +157,68 @@ class Runner:
         return self.local.venv
 
     def run(self, pins: list[str], cutoff: str, script: str, mode: str) -> dict[str, Any]:
-        key = f"{' '.join(pins)} | {mode}"
+        """One smoke run of ``pins`` resolved as of ``cutoff`` (cached by script, pins and mode)."""
+        key = f"{script}: {' '.join(pins)} | {mode}"
         if key in self.cache:
             return self.cache[key]
         venv = self.venv()
-        python = str(venv / "bin" / "python")
-        work = Path(self.args.work)
-        override = work / "override.txt"
-        override.write_text(self.args.torch + "\n")
-        exempt = [f"--exclude-newer-package={name}={dt.date.today()}" for name in TORCH_DEPENDENCIES]
-        links = ["--find-links", self.args.find_links] if self.args.find_links else []
-        compiled = subprocess.run(
-            [self.args.uv, "pip", "compile", "-q", "-", "--python-version", "3.11", "--override", str(override),
-             "--exclude-newer", cutoff, *exempt, *links],
-            input="\n".join([*pins, self.args.torch]), capture_output=True, text=True,
-        )  # fmt: skip
-        if compiled.returncode != 0:
-            result = {"pins": pins, "mode": mode, "ok": None, "error": exception_line(compiled.stderr), "cutoff": cutoff}
+        resolved = self._resolve(pins, cutoff)
+        result: dict[str, Any] = {"pins": pins, "mode": mode, "script": script, "cutoff": cutoff}
+        if isinstance(resolved, str):  # no environment: neither works nor fails, not judged
+            result |= {"ok": None, "error": resolved}
         else:
-            lock = work / f"{venv.name}.txt"
-            lock.write_text(compiled.stdout)
-            sync = subprocess.run(
-                [self.args.uv, "pip", "sync", "-q", "-p", python, str(lock), *links], capture_output=True, text=True
-            )
+            python = str(venv / "bin" / "python")
+            lock = Path(self.args.work) / f"{venv.name}.txt"
+            lock.write_text("".join(f"{n}=={v}\n" for n, v in resolved.items()))
+            sync = _quiet([self.args.uv, "pip", "sync", "-q", "-p", python, str(lock), *self._links()])
             if sync.returncode != 0:
-                result = {"pins": pins, "mode": mode, "ok": None, "error": exception_line(sync.stderr), "cutoff": cutoff}
+                result |= {"ok": None, "error": exception_line(sync.stderr)}
             else:
-                smoke = subprocess.run(
-                    [python, str(SMOKE / script), mode], capture_output=True, text=True, timeout=600,
-                    env={**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}, cwd=work,
-                )  # fmt: skip
+                env = {**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
+                smoke = _quiet([python, str(SMOKE / script), mode], env=env, cwd=self.args.work)
                 ok = smoke.returncode == 0 and smoke.stdout.strip().endswith("OK")
-                result = {
-                    "pins": pins,
-                    "mode": mode,
-                    "ok": ok,
-                    "error": None if ok else exception_line(smoke.stderr),
-                    "cutoff": cutoff,
-                    "installed": {
-                        n: v for n, _, v in (ln.partition("==") for ln in compiled.stdout.splitlines()) if v and n[0] != "#"
-                    },
-                }
+                features = next(
+                    (json.loads(line[9:]) for line in smoke.stdout.splitlines() if line.startswith("FEATURES ")), None
+                )
+                error = (
+                    None
+                    if ok
+                    else exception_line(smoke.stderr)
+                    if features is None
+                    else "; ".join(f"{name}: {text}" for name, text in features.items() if text)
+                )
+                result |= {"ok": ok, "features": features, "error": error, "installed": resolved}
         with self.lock:
             self.cache[key] = result
             self.cache_file.write_text(json.dumps(self.cache, indent=1, sort_keys=True))
-        print(f"{'ok  ' if result['ok'] else 'FAIL' if result['ok'] is False else 'n/a '} {key}: {result['error'] or ''}",
-              flush=True)  # fmt: skip
+        verdict = {True: "ok  ", False: "FAIL", None: "n/a "}[result["ok"]]
+        print(f"{verdict} {key}: {result['error'] or ''}", flush=True)
         return result
+
+    def _links(self) -> list[str]:
+        return ["--find-links", self.args.find_links] if self.args.find_links else []
+
+    def _resolve(self, pins: list[str], cutoff: str) -> dict[str, str] | str:
+        """``{name: version}`` of ``pins`` and the torch under test as of ``cutoff``, or uv's refusal."""
+        override = Path(self.args.work) / "override.txt"
+        override.write_text(self.args.torch + "\n")
+        exempt = [f"--exclude-newer-package={name}={dt.date.today()}" for name in TORCH_DEPENDENCIES]
+        command = [self.args.uv, "pip", "compile", "-q", "-", "--python-version", "3.11", "--override", str(override)]
+        compiled = _quiet(
+            [*command, "--exclude-newer", cutoff, *exempt, *self._links()], stdin="\n".join([*pins, self.args.torch])
+        )
+        if compiled.returncode != 0:
+            return exception_line(compiled.stderr)
+        lines = (line.partition("==") for line in compiled.stdout.splitlines() if not line.startswith(("#", " ")))
+        return {name.strip(): version.strip() for name, _, version in lines if version}
+
+
+def _quiet(command: list[str], *, stdin: str | None = None, **options: Any) -> subprocess.CompletedProcess[str]:
+    """``command``'s exit status and output, never raising for a failure (a failure is the measurement)."""
+    try:
+        return subprocess.run(command, input=stdin, capture_output=True, text=True, check=False, timeout=900, **options)
+    except subprocess.TimeoutExpired:  # a hang is a failure too, reported as one
+        return subprocess.CompletedProcess(command, -9, "", "TimeoutError: no result in 900 s")
 
 
 def _index(name: str) -> dict[str, Any]:
@@ -199,47 +230,51 @@ def _next_day(*dates: str) -> str:
     return str(dt.date.fromisoformat(max(dates)) + dt.timedelta(days=1))
 
 
-def measure_pair(runner: Runner, dependent: str, dependency: str, script: str, first: str, jobs: int) -> dict[str, Any]:
-    upper = [r for r in minor_releases(_index(dependency), "2000-01-01") if Version(r[0]) >= Version(first)]
-    lower = minor_releases(_index(dependent), DEPENDENT_SINCE)
+def measure_pair(runner: Runner, pair: Pair, jobs: int) -> dict[str, Any]:
+    dependent, dependency, script = pair.dependent, pair.dependency, pair.script
+    upper = [r for r in minor_releases(_index(dependency), "2000-01-01") if Version(r[0]) >= Version(pair.first)]
+    lower = minor_releases(_index(dependent), pair.since)
     dates = dict(upper)
 
     def alone(version: str) -> bool:
-        return bool(runner.run([f"{dependency}=={version}"], _next_day(dates[version]), script, "base")["ok"])
+        pins = [f"{dependency}=={version}", *pair.alone]
+        return bool(runner.run(pins, _next_day(dates[version]), script, "base")["ok"])
 
     with ThreadPoolExecutor(jobs) as pool:
-        usable = [v for v, ok in zip(dates, pool.map(alone, dates)) if ok]
+        usable = [v for v, ok in zip(dates, pool.map(alone, dates), strict=True) if ok]
 
     def window(entry: tuple[str, str]) -> dict[str, Any]:
         version, date = entry
         current = [i for i, v in enumerate(usable) if dates[v] <= date]
         start = current[-1] if current else 0
+        found: dict[str, Any] = {"version": version, "date": date, "current": usable[start], "features": {}}
+        for feature in pair.features:
 
-        def works(other: str) -> bool:
-            pins = [f"{dependent}=={version}", f"{dependency}=={other}"]
-            return bool(runner.run(pins, _next_day(date, dates[other]), script, "pair")["ok"])
+            def works(other: str, feature: str = feature) -> bool:
+                pins = [f"{dependent}=={version}", f"{dependency}=={other}"]
+                ran = runner.run(pins, _next_day(date, dates[other]), script, "pair")
+                return ran["ok"] is True or (ran.get("features") or {}).get(feature, "absent") is None
 
-        if not works(usable[start]):
-            return {"version": version, "date": date, "current": usable[start], "works_current": False}
-        below, above = bisect_window(usable, start, works)
-        return {
-            "version": version,
-            "date": date,
-            "current": usable[start],
-            "works_current": True,
-            "oldest_working": usable[below + 1] if below is not None else usable[0],
-            "first_failing_below": usable[below] if below is not None else None,
-            "newest_working": usable[above - 1] if above is not None else usable[-1],
-            "first_failing_above": usable[above] if above is not None else None,
-        }
+            if not works(usable[start]):  # not even beside the dependency of its day: not judged
+                found["features"][feature] = None
+                continue
+            below, above = bisect_window(usable, start, works)
+            found["features"][feature] = {
+                "oldest_working": usable[below + 1] if below is not None else usable[0],
+                "first_failing_below": usable[below] if below is not None else None,
+                "newest_working": usable[above - 1] if above is not None else usable[-1],
+                "first_failing_above": usable[above] if above is not None else None,
+            }
+        return found
 
     with ThreadPoolExecutor(jobs) as pool:
         windows = list(pool.map(window, lower))
-    runs = [r for r in runner.cache.values() if r["pins"][0].startswith((f"{dependent}==", f"{dependency}=="))]
+    runs = [r for r in runner.cache.values() if r["script"] == script]
     return {
         "dependent": dependent,
         "dependency": dependency,
         "smoke": f"tools/api_smoke/{script}",
+        "features": list(pair.features),
         "dependency_releases": upper,
         "usable": usable,
         "windows": windows,
@@ -255,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", required=True, help="a scratch folder (environments, the run cache)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--only", nargs="*", help="measure only the pairs of these dependents")
     args = parser.parse_args(argv)
     Path(args.work).mkdir(parents=True, exist_ok=True)
     runner = Runner(args)
@@ -262,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
         "generated": str(dt.date.today()),
         "python": ".".join(map(str, sys.version_info[:3])),
         "torch": args.torch,
-        "pairs": [measure_pair(runner, *pair, args.jobs) for pair in PAIRS],
+        "pairs": [
+            measure_pair(runner, pair, args.jobs) for pair in PAIRS if not args.only or pair.dependent in args.only
+        ],
     }
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     return 0

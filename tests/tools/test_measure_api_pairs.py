@@ -32,7 +32,11 @@ def test_minor_releases_keep_the_newest_final_patch_of_each_series() -> None:
             "4.42.0": [],  # no files
         }
     }
-    assert minor_releases(index, "2024-03-01") == [("4.39.3", "2024-04-02"), ("4.40.2", "2024-05-06"), ("4.41.0", "2024-05-21")]
+    assert minor_releases(index, "2024-03-01") == [
+        ("4.39.3", "2024-04-02"),
+        ("4.40.2", "2024-05-06"),
+        ("4.41.0", "2024-05-21"),
+    ]
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(3, 6), (0, 9), (5, 5), (0, 4), (2, 9)])
