@@ -55,11 +55,12 @@ class Pair(NamedTuple):
     first: str  # the oldest dependency series measured
     since: str  # the oldest dependent release measured (its upload date)
     features: tuple[str, ...]  # what the smoke run reports on, each judged by a window of its own
+    core: tuple[str, ...]  # the features every user of the pair meets (the others: one method of it)
     alone: tuple[str, ...] = ()  # what the dependency's run alone installs beside it, resolved as of its date
 
 
 PAIRS: tuple[Pair, ...] = (
-    Pair("peft", "transformers", "peft_transformers.py", "4.26", "2023-01-01", ("lora", "prefix", "prompt")),
+    Pair("peft", "transformers", "peft_transformers.py", "4.26", "2023-01-01", ("lora", "prefix", "prompt"), ("lora",)),
     # the Trainer runs on accelerate: each transformers series alone gets the accelerate of its date
     Pair(
         "accelerate", "transformers", "accelerate_transformers.py", "4.30", "2023-06-01", ("trainer",), ("accelerate",)
@@ -77,6 +78,10 @@ TORCH_DEPENDENCIES = (
     "fsspec",
     "typing-extensions",
 )
+# what every environment holds whatever its date: setuptools before 82, whose pkg_resources releases of
+# 2023-2024 import (torch 2.13 needs setuptools >= 77.0.3, which is exempt from the cut-off with torch's
+# other requirements; setuptools 82.0.0 removed pkg_resources)
+ENVIRONMENT_OVERRIDES = ("setuptools<82",)
 # the last line of a traceback: "pkg.module.SomeError: text" or "SomeError: text"
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))(?::\s?(.*))?$")
 
@@ -201,7 +206,7 @@ class Runner:
     def _resolve(self, pins: list[str], cutoff: str) -> dict[str, str] | str:
         """``{name: version}`` of ``pins`` and the torch under test as of ``cutoff``, or uv's refusal."""
         override = Path(self.args.work) / "override.txt"
-        override.write_text(self.args.torch + "\n")
+        override.write_text("\n".join([self.args.torch, *ENVIRONMENT_OVERRIDES]) + "\n")
         exempt = [f"--exclude-newer-package={name}={dt.date.today()}" for name in TORCH_DEPENDENCIES]
         command = [self.args.uv, "pip", "compile", "-q", "-", "--python-version", "3.11", "--override", str(override)]
         compiled = _quiet(
@@ -275,6 +280,7 @@ def measure_pair(runner: Runner, pair: Pair, jobs: int) -> dict[str, Any]:
         "dependency": dependency,
         "smoke": f"tools/api_smoke/{script}",
         "features": list(pair.features),
+        "core_features": list(pair.core),
         "dependency_releases": upper,
         "usable": usable,
         "windows": windows,

@@ -15,10 +15,10 @@ warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
 import transformers  # noqa: E402
-from smoke_report import report  # noqa: E402  (this folder: the script's own)
+from smoke_report import report  # type: ignore[import-not-found]  # noqa: E402  (the script's own folder)
 
 
-class Tokens(torch.utils.data.Dataset):  # type: ignore[type-arg]
+class Tokens(torch.utils.data.Dataset):
     """Four copies of one short sequence, as the Trainer's default collator takes them."""
 
     def __len__(self) -> int:
