@@ -308,7 +308,11 @@ def main(argv: list[str] | None = None) -> int:
             measure_pair(runner, pair, args.jobs) for pair in PAIRS if not args.only or pair.dependent in args.only
         ],
     }
-    args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    # exception texts name installed files (ImportError's "(…/site-packages/x/__init__.py)"): the scratch
+    # folder is this machine's, not part of the measurement
+    work = json.dumps(str(Path(args.work).resolve()))[1:-1]
+    args.out.write_text(text.replace(work, "<work>"))
     return 0
 
 
