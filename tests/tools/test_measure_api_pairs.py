@@ -6,12 +6,13 @@ and checked in ``tests/knowledge/test_measured_pair.py``; it needs the network a
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
 
-from tools.measure_api_pairs import bisect_window, exception_line, minor_releases
+from tools.measure_api_pairs import SMOKE, bisect_window, exception_line, minor_releases
 
 
 def _file(date: str, yanked: bool = False) -> dict[str, object]:
@@ -65,3 +66,21 @@ def test_the_exception_line_is_the_interpreters_own() -> None:
     # a run that printed no exception: its last line, never an empty verdict
     assert exception_line("Killed\n\n") == "Killed"
     assert exception_line("") == "no output"
+
+
+@pytest.mark.parametrize(
+    ("script", "features"),
+    [("peft_transformers.py", {"lora", "prefix", "prompt"}), ("accelerate_transformers.py", {"trainer"})],
+)
+def test_the_smoke_runs_report_every_feature_on_the_installed_pair(script: str, features: set[str]) -> None:
+    """The smoke scripts as the tool runs them, on this environment's own releases (a real run, no network)."""
+    pytest.importorskip("peft" if script.startswith("peft") else "accelerate")
+    run = subprocess.run(
+        [sys.executable, str(SMOKE / script), "pair"], capture_output=True, text=True, timeout=600, check=False
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    (line,) = [line for line in run.stdout.splitlines() if line.startswith("FEATURES ")]
+    reported = json.loads(line[len("FEATURES ") :])
+    assert set(reported) == features
+    assert all(value is None or (isinstance(value, str) and value.strip()) for value in reported.values())
+    assert run.stdout.strip().endswith("OK") == (not any(reported.values()))
