@@ -61,9 +61,17 @@ class Pair(NamedTuple):
 
 PAIRS: tuple[Pair, ...] = (
     Pair("peft", "transformers", "peft_transformers.py", "4.26", "2023-01-01", ("lora", "prefix", "prompt"), ("lora",)),
-    # the Trainer runs on accelerate: each transformers series alone gets the accelerate of its date
+    # the Trainer runs on accelerate: each transformers series alone gets the accelerate of its date; code using
+    # transformers without the Trainer never meets its failures (no core feature)
     Pair(
-        "accelerate", "transformers", "accelerate_transformers.py", "4.30", "2023-06-01", ("trainer",), ("accelerate",)
+        "accelerate",
+        "transformers",
+        "accelerate_transformers.py",
+        "4.30",
+        "2024-01-01",
+        ("trainer",),
+        (),
+        ("accelerate",),
     ),
 )
 # torch's own requirements, taken as of today whatever the cut-off (the torch under test is today's)
@@ -82,6 +90,8 @@ TORCH_DEPENDENCIES = (
 # 2023-2024 import (torch 2.13 needs setuptools >= 77.0.3, which is exempt from the cut-off with torch's
 # other requirements; setuptools 82.0.0 removed pkg_resources)
 ENVIRONMENT_OVERRIDES = ("setuptools<82",)
+# an installed file's folder, as exception texts name it (ImportError's "(…/site-packages/x/__init__.py)")
+_SITE = re.compile(r"[^\s\"'(]*/site-packages/")
 # the last line of a traceback: "pkg.module.SomeError: text" or "SomeError: text"
 _EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt))(?::\s?(.*))?$")
 
@@ -311,8 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(data, indent=1, sort_keys=True) + "\n"
     # exception texts name installed files (ImportError's "(…/site-packages/x/__init__.py)"): the scratch
     # folder is this machine's, not part of the measurement
-    work = json.dumps(str(Path(args.work).resolve()))[1:-1]
-    args.out.write_text(text.replace(work, "<work>"))
+    args.out.write_text(_SITE.sub("<site-packages>/", text))
     return 0
 
 
