@@ -90,6 +90,9 @@ TORCH_DEPENDENCIES = (
 # 2023-2024 import (torch 2.13 needs setuptools >= 77.0.3, which is exempt from the cut-off with torch's
 # other requirements; setuptools 82.0.0 removed pkg_resources)
 ENVIRONMENT_OVERRIDES = ("setuptools<82",)
+# how far apart the releases probed on each side of a window are (then bisected): accelerate 1.0 works with
+# transformers 4.30 and fails with 4.38 (``dispatch_batches``), so the far end alone does not tell
+SAMPLE_EVERY = 4
 # an installed file's folder, as exception texts name it (ImportError's "(…/site-packages/x/__init__.py)")
 _SITE = re.compile(r"[^\s\"'(]*/site-packages/")
 # the last line of a traceback: "pkg.module.SomeError: text" or "SomeError: text"
@@ -124,23 +127,31 @@ def minor_releases(index: dict[str, Any], since: str) -> list[tuple[str, str]]:
 
 
 def bisect_window(releases: Sequence[str], start: int, works: Callable[[str], bool]) -> tuple[int | None, int | None]:
-    """The indexes of the first failing release below and above ``start`` (``None``: none fails).
+    """The indexes of the nearest failing release below and above ``start`` (``None``: none found).
 
-    ``works(releases[start])`` is assumed; a failure at a release is taken to hold for every
-    release farther from ``start`` (the window of working releases is contiguous).
+    ``works(releases[start])`` is assumed. Each side is probed every :data:`SAMPLE_EVERY` releases and at
+    its far end, outward from ``start``; the first failing probe is bisected against the working probe
+    before it. A failure is taken to hold for every release farther out, except where a run says otherwise
+    (``measured_pairs`` lets a release that was run and worked win); an island of failures narrower than
+    the probe step may be missed.
     """
 
     def first_failure(candidates: list[int]) -> int | None:
-        if not candidates or works(releases[candidates[-1]]):
-            return None
-        lo, hi = 0, len(candidates) - 1  # candidates[hi] fails; find the nearest failing one
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if works(releases[candidates[mid]]):
-                lo = mid + 1
-            else:
-                hi = mid
-        return candidates[lo]
+        probes = sorted({*range(SAMPLE_EVERY - 1, len(candidates), SAMPLE_EVERY), len(candidates) - 1} - {-1})
+        lo = 0  # candidates[:lo] ran (or lie between probes that ran)
+        for probe in probes:
+            if works(releases[candidates[probe]]):
+                lo = probe + 1
+                continue
+            hi = probe  # candidates[hi] fails; find the nearest failing one after the last working probe
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if works(releases[candidates[mid]]):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return candidates[lo]
+        return None
 
     above = first_failure(list(range(start + 1, len(releases))))
     below = first_failure(list(range(start - 1, -1, -1)))

@@ -23,6 +23,7 @@ from pytest_rocmcompat.knowledge.checks import (
     hipblaslt_arch,
     hsa_override,
     library_arch,
+    measured_pair,
     nccl_nvls,
     nccl_os,
     numeric_formats,
@@ -75,6 +76,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     nccl_os.ID: nccl_os.check,
     build_toolkit.ID: build_toolkit.check,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.check,
+    measured_pair.ID: measured_pair.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -107,6 +109,7 @@ PREDICTS: dict[str, str] = {
     nccl_os.ID: nccl_os.PREDICTS,
     build_toolkit.ID: build_toolkit.PREDICTS,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.PREDICTS,
+    measured_pair.ID: measured_pair.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
