@@ -43,16 +43,23 @@ def check(env: Environment) -> list[Finding]:
         if replaced and not {dependent, dependency} <= replaced:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         mine, theirs = installed.get(dependent), installed.get(dependency)
-        if mine is not None and theirs is not None:
-            findings.extend(_finding(f) for f in measured_pairs.failures(dependent, mine, dependency, theirs))
+        if mine is None or theirs is None:
+            continue
+        failed = measured_pairs.failures(dependent, mine, dependency, theirs)
+        core = [f for f in failed if f.core]
+        findings.extend(_finding(f) for f in core or failed)  # where the core fails, one method's failure adds nothing
     return findings
+
+
+# how a finding names each measured feature (tools/api_smoke/ names them)
+_LABELS = {"lora": "LoRA", "prefix": "prefix tuning", "prompt": "prompt tuning", "trainer": "transformers' Trainer"}
 
 
 def _finding(failed: measured_pairs.PairFailure) -> Finding:
     """One failed feature of a pair: certain for the smoke run's core feature, a risk for one method."""
     dependent, dependency = failed.dependent, failed.dependency
     oldest, newest = failed.window
-    what = dependent if failed.core else f"{dependent}'s {failed.feature}"
+    what = f"{dependent} {failed.dependent_version} ({_LABELS.get(failed.feature, failed.feature)})"
     how = (
         "failed when run"
         if failed.run
@@ -60,10 +67,10 @@ def _finding(failed: measured_pairs.PairFailure) -> Finding:
     )
     return Finding(
         check=ID,
-        reason=f"{what} {failed.dependent_version} with {dependency} {failed.dependency_version} {how}: "
+        reason=f"{what} with {dependency} {failed.dependency_version} {how}: "
         f"{' <- '.join(_errors(failed.error))} (its series ran with {dependency} {oldest} to {newest}; {failed.smoke}, "
         f"measured {failed.generated})",
-        fix=f"install a {dependency} of the {oldest} to {newest} series, or a {dependent} release that runs "
+        fix=f"install a {dependency} of the {oldest} to {newest} series, or a release of {dependent} that runs "
         f"with {dependency} {failed.dependency_version}",
         link=SOURCE,
         uses=(dependent, dependency),
