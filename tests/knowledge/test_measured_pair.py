@@ -80,21 +80,23 @@ def _one_boundary(core: bool) -> tuple[str, str, str, str, str, str]:
         dependent, version, dependency, feature, _, failed = entry
         pair = PAIRS[(dependent, dependency)]
         run = measured_pairs._run(pair, f"{dependent}=={version}", f"{dependency}=={failed}")
-        if (feature in pair["core_features"]) == core and (run.get("features") or {}).get(feature):  # type: ignore[union-attr]
+        measured = (run.get("features") or {}).get(feature)  # type: ignore[union-attr]
+        # (a method's failure is listed only where the core runs)
+        core_fails = [f for f in measured_pairs.failures(dependent, version, dependency, failed) if f.core]
+        if (feature in pair["core_features"]) == core and measured and (core or not core_fails):
             return entry
     pytest.skip("the data has no such boundary")
 
 
 def test_a_stack_beyond_a_boundary_is_judged_and_names_the_run() -> None:
     dependent, version, dependency, feature, side, failed = _one_boundary(core=False)
-    (finding,) = [
-        f for f in _findings(f"lib.{dependent}={version}", f"lib.{dependency}={failed}") if feature in f.reason
-    ]
+    label = measured_pair._LABELS[feature]
+    (finding,) = [f for f in _findings(f"lib.{dependent}={version}", f"lib.{dependency}={failed}") if label in f.reason]
     assert "failed when run" in finding.reason and "tools/api_smoke/" in finding.reason
     assert finding.uses == (dependent, dependency) and finding.uncertain and finding.conditional
     # a release farther out than the boundary is judged by it (the window is contiguous), not as run
     farther = "0.1" if side == "first_failing_below" else "99.0"
-    beyond = [f for f in _findings(f"lib.{dependent}={version}", f"lib.{dependency}={farther}") if feature in f.reason]
+    beyond = [f for f in _findings(f"lib.{dependent}={version}", f"lib.{dependency}={farther}") if label in f.reason]
     if side == "first_failing_above":
         assert beyond and f"is beyond {dependency} {failed}" in beyond[0].reason
 
@@ -125,6 +127,12 @@ def test_an_unmeasured_release_or_a_partial_stack_is_not_judged() -> None:
     assert not _findings(f"lib.{dependent}=0.0.0.1", f"lib.{dependency}={failed}")  # no window for the series
     assert not _findings(f"lib.{dependent}={version}")  # the dependency not stated
     assert not _findings(f"lib.{dependency}={failed}")
+
+
+def test_where_the_core_fails_the_methods_are_not_listed_again() -> None:
+    dependent, version, dependency, _, _, failed = _one_boundary(core=True)
+    found = _findings(f"lib.{dependent}={version}", f"lib.{dependency}={failed}")
+    assert found and all("(LoRA)" in f.reason and not f.uncertain for f in found)
 
 
 def test_a_core_failure_is_certain_and_its_rule_claims_the_measured_exception_only() -> None:
