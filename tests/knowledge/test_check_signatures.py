@@ -766,6 +766,18 @@ VERBATIM: list[tuple[str, str, str]] = [
         "(12.4). Please make sure to use the same CUDA versions.",
         "https://github.com/icip-cas/AutoAlign/issues/25",
     ),
+    # pair-failed-when-run: transformers' Trainer beside an accelerate it was not measured working with; more,
+    # and the texts the measuring runs printed, in test_measured_pair.py
+    (
+        "pair-failed-when-run",
+        "TypeError: Accelerator.unwrap_model() got an unexpected keyword argument 'keep_torch_compile'",
+        "https://github.com/hiyouga/LlamaFactory/issues/8527",
+    ),
+    (
+        "pair-failed-when-run",
+        "AttributeError: 'AdamW' object has no attribute 'train'",
+        "https://github.com/huggingface/transformers/issues/33620",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.
