@@ -42,6 +42,7 @@ class PairFailure:
     errors: tuple[str, ...]
     run: bool  # this pair's own series were run (not only judged by a failure nearer the window)
     window: tuple[str, str]  # the oldest and newest dependency series the feature ran with
+    island: bool  # a run inside that window failed (the window is not contiguous there)
     smoke: str  # the smoke script's path in the repository
     generated: str  # the date the data was measured
 
@@ -92,16 +93,17 @@ def _run(pair: dict[str, Any], dependent: str, dependency: str) -> dict[str, Any
     )
 
 
-def _worked(pair: dict[str, Any], pinned: str, series: tuple[int, int], feature: str) -> bool:
-    """Whether ``pinned`` ran with the dependency series ``series`` and the feature worked."""
-    return any(
-        r["mode"] == "pair"
-        and r["pins"][0] == pinned
-        and _bound(r["pins"][1].split("==")[1]) == series
-        and r.get("features") is not None
-        and r["features"].get(feature, "absent") is None
-        for r in pair["runs"]
-    )
+def _measured(pair: dict[str, Any], pinned: str, series: tuple[int, int], feature: str) -> str | None:
+    """The dependency release ``pinned`` ran with in ``series``, if it did: ``""`` where the feature worked,
+    that release where it failed (a run wins over the window, either way); ``None`` where no run was made.
+    """
+    for r in pair["runs"]:
+        if r["mode"] != "pair" or r["pins"][0] != pinned or r.get("features") is None:
+            continue
+        release = r["pins"][1].split("==")[1]
+        if _bound(release) == series and feature in r["features"]:
+            return release if r["features"][feature] else ""
+    return None
 
 
 def failures(dependent: str, dependent_version: str, dependency: str, dependency_version: str) -> list[PairFailure]:
@@ -124,8 +126,14 @@ def failures(dependent: str, dependent_version: str, dependency: str, dependency
         if bounds is None:
             continue  # it failed beside the dependency of its own day: not judged
         below, above = bounds["first_failing_below"], bounds["first_failing_above"]
+        pinned = f"{name}=={window['version']}"
+        measured = _measured(pair, pinned, theirs, feature)
+        if measured == "":
+            continue  # this very pair ran and the feature worked: a run wins over the window's contiguity
         failed_at = (
-            below
+            measured
+            if measured is not None
+            else below
             if below is not None and theirs <= _bound(below)
             else above
             if above is not None and theirs >= _bound(above)
@@ -133,9 +141,6 @@ def failures(dependent: str, dependent_version: str, dependency: str, dependency
         )
         if failed_at is None:
             continue
-        pinned = f"{name}=={window['version']}"
-        if _worked(pair, pinned, theirs, feature):
-            continue  # this very pair ran: a run wins over the window's contiguity
         ran = _run(pair, pinned, f"{other}=={failed_at}")
         error = ((ran or {}).get("features") or {}).get(feature)
         if not error:
@@ -166,6 +171,7 @@ def failures(dependent: str, dependent_version: str, dependency: str, dependency
                 errors=tuple(dict.fromkeys([error, *beyond])),
                 run=theirs == _series(failed_at),
                 window=(bounds["oldest_working"], bounds["newest_working"]),
+                island=_bound(bounds["oldest_working"]) <= theirs <= _bound(bounds["newest_working"]),
                 smoke=str(pair["smoke"]),
                 generated=generated(),
             )

@@ -68,7 +68,8 @@ def _finding(failed: measured_pairs.PairFailure) -> Finding:
     return Finding(
         check=ID,
         reason=f"{what} with {dependency} {failed.dependency_version} {how}: "
-        f"{' <- '.join(_errors(failed.error))} (its series ran with {dependency} {oldest} to {newest}; {failed.smoke}, "
+        f"{' <- '.join(_errors(failed.error))} (its series ran with {dependency} {oldest} to {newest}"
+        f"{', but not this one' if failed.island else ''}; {failed.smoke}, "
         f"measured {failed.generated})",
         fix=f"install a {dependency} of the {oldest} to {newest} series, or a release of {dependent} that runs "
         f"with {dependency} {failed.dependency_version}",
