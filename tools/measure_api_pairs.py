@@ -18,7 +18,7 @@ pairs were measured and which were bisected over).
         --torch 'torch==2.13.0+cpu' --work /tmp/pairs --jobs 2
 
 Writes ``pytest_rocmcompat/knowledge/data/api_pairs.json`` (``--out``). Needs ``uv`` and network
-access to PyPI; about 300 smoke runs, 40 minutes on 2 cores. The tests run :func:`bisect_window`
+access to PyPI; about 800 smoke runs, about 2 hours on 2 cores (2026-11-28). The tests run :func:`bisect_window`
 and :func:`exception_line` on fixtures; the measurement itself is recorded, not re-run in CI.
 """
 
