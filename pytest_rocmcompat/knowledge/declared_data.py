@@ -11,16 +11,16 @@ A release the file does not list is unknown (``None``), never "declares nothing"
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from packaging.markers import InvalidMarker, Marker, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge import packaged_data
 
 DATA = "data/declared.json"
 # a wheel's Python tag as the data records it: cp310, cp37-cp37m, cp313-cp313t, cp39-abi3
@@ -74,9 +74,7 @@ class Release:
 
 @cache
 def _data() -> dict[str, object]:
-    text = resources.files("pytest_rocmcompat.knowledge").joinpath(DATA).read_text(encoding="utf-8")
-    loaded: dict[str, object] = json.loads(text)
-    return loaded
+    return packaged_data.load(DATA)
 
 
 def generated() -> str:

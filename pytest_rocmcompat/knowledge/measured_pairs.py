@@ -12,14 +12,13 @@ own series were run.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from pytest_rocmcompat.knowledge import packaged_data
 from pytest_rocmcompat.stack.environment import normalize_library
 
 DATA = "data/api_pairs.json"
@@ -49,9 +48,7 @@ class PairFailure:
 
 @cache
 def _data() -> dict[str, object]:
-    text = resources.files("pytest_rocmcompat.knowledge").joinpath(DATA).read_text(encoding="utf-8")
-    loaded: dict[str, object] = json.loads(text)
-    return loaded
+    return packaged_data.load(DATA)
 
 
 def generated() -> str:
@@ -93,17 +90,17 @@ def _run(pair: dict[str, Any], dependent: str, dependency: str) -> dict[str, Any
     )
 
 
-def _measured(pair: dict[str, Any], pinned: str, series: tuple[int, int], feature: str) -> str | None:
-    """The dependency release ``pinned`` ran with in ``series``, if it did: ``""`` where the feature worked,
-    that release where it failed (a run wins over the window, either way); ``None`` where no run was made.
+@cache
+def _runs_of(key: tuple[str, str], pinned: str) -> tuple[tuple[tuple[int, int], str, dict[str, str | None]], ...]:
+    """(dependency series, release, each feature's exception or ``None``) of every smoke result ``pinned``
+    (``peft==0.13.2``) has in the pair ``key``; a run uv found no environment for has none.
     """
-    for r in pair["runs"]:
-        if r["mode"] != "pair" or r["pins"][0] != pinned or r.get("features") is None:
-            continue
-        release = r["pins"][1].split("==")[1]
-        if _bound(release) == series and feature in r["features"]:
-            return release if r["features"][feature] else ""
-    return None
+    return tuple(
+        (_bound(release), release, r["features"])
+        for r in _pairs()[key]["runs"]
+        if r["mode"] == "pair" and r["pins"][0] == pinned and r.get("features") is not None
+        for release in [r["pins"][1].split("==")[1]]
+    )
 
 
 def failures(dependent: str, dependent_version: str, dependency: str, dependency_version: str) -> list[PairFailure]:
@@ -126,13 +123,13 @@ def failures(dependent: str, dependent_version: str, dependency: str, dependency
         if bounds is None:
             continue  # it failed beside the dependency of its own day: not judged
         below, above = bounds["first_failing_below"], bounds["first_failing_above"]
-        pinned = f"{name}=={window['version']}"
-        measured = _measured(pair, pinned, theirs, feature)
-        if measured == "":
+        runs = _runs_of((name, other), f"{name}=={window['version']}")
+        here = next(((release, ran) for at, release, ran in runs if at == theirs and feature in ran), None)
+        if here is not None and here[1][feature] is None:
             continue  # this very pair ran and the feature worked: a run wins over the window's contiguity
         failed_at = (
-            measured
-            if measured is not None
+            here[0]  # this very pair ran and failed: judged so whatever the window says
+            if here is not None
             else below
             if below is not None and theirs <= _bound(below)
             else above
@@ -141,22 +138,15 @@ def failures(dependent: str, dependent_version: str, dependency: str, dependency
         )
         if failed_at is None:
             continue
-        ran = _run(pair, pinned, f"{other}=={failed_at}")
-        error = ((ran or {}).get("features") or {}).get(feature)
+        side = _bound(failed_at)
+        error = next((ran.get(feature) for at, _, ran in runs if at == side), None)
         if not error:
             continue  # no smoke result there (uv found no environment): not a run failure
-        side = _bound(failed_at)
+        # every exception the feature ended with at or beyond the failing series on that side
         beyond = [
-            r["features"][feature]
-            for r in pair["runs"]
-            if r["mode"] == "pair"
-            and r["pins"][0] == pinned
-            and (r.get("features") or {}).get(feature)
-            and (
-                _bound(r["pins"][1].split("==")[1]) <= side
-                if failed_at == below
-                else _bound(r["pins"][1].split("==")[1]) >= side
-            )
+            text
+            for at, _, ran in runs
+            if (text := ran.get(feature)) and (at <= side if failed_at == below else at >= side)
         ]
         found.append(
             PairFailure(

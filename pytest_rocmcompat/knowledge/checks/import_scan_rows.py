@@ -9,16 +9,15 @@ accelerate>=0.21.0.dev0`` for ``accelerate.utils.is_npu_available``). This modul
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from functools import cache
-from importlib import resources
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from pytest_rocmcompat.knowledge import packaged_data
 from pytest_rocmcompat.knowledge.checks.runtime_row import RuntimeRow
 
 DATA = "data/import_scan.json"
@@ -28,9 +27,8 @@ _LAST = "999999"  # the end of an open range
 @cache
 def import_scan_rows() -> dict[str, tuple[RuntimeRow, ...]]:
     """The generated rows per dependent distribution, in the file's order."""
-    text = resources.files("pytest_rocmcompat.knowledge").joinpath(DATA).read_text(encoding="utf-8")
     rows: dict[str, list[RuntimeRow]] = {}
-    for row in json.loads(text)["rows"]:
+    for row in packaged_data.load(DATA)["rows"]:
         until = row.get("until")
         rows.setdefault(str(row["dist"]), []).append(
             RuntimeRow(
