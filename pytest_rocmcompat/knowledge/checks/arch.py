@@ -10,7 +10,7 @@ from __future__ import annotations
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import cuda_targets, rocm_targets
+from pytest_rocmcompat.knowledge.checks import cuda_targets, hsa_override, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.wheel_targets import (
     TABLE,
@@ -52,6 +52,28 @@ PREDICTS = (
     # (https://github.com/ROCm/rocm-libraries/pull/5763, for https://github.com/ROCm/TheRock/issues/3044;
     # also https://github.com/ROCm/TheRock/issues/2579)
     r"|HSA_(?:STATUS_)?ERROR_INVALID_ISA"
+    # the loader refusing a code object the GPU has no machine entry for, which HIP then reports as
+    # hipErrorNoBinaryForGpu (AMD: GetMachInfo() failing "made LoadCodeObject() return
+    # HSA_STATUS_ERROR_INVALID_CODE_OBJECT, surfacing as hipErrorNoBinaryForGpu",
+    # https://github.com/ROCm/rocm-systems/pull/6309); rocm_kernel leaves this status to this check
+    r"|HSA_STATUS_ERROR_INVALID_CODE_OBJECT"
+)
+# A GPU the build has no code for runs a kernel only when the runtime was told to load another processor's
+# code in its place: HSA_OVERRIDE_GFX_VERSION, which guides tell users of such GPUs to export and launchers
+# export by themselves (AUTOMATIC1111's webui.sh for every Navi 1/Navi 2 GPU, and 9.0.0 for Renoir:
+# https://github.com/AUTOMATIC1111/stable-diffusion-webui/blob/80adb6979d46bbb832254004cac4f4f9bec9efb3/webui.sh),
+# so a stated stack, which names no environment, does not show it. That foreign code fails the way
+# hsa_override predicts (a wrong ISA, missing code objects, memory faults, illegal instructions), and beyond
+# it with the queue errors such code ends in: the memory aperture violation of an RX 5500 XT (gfx1012) made
+# to run gfx1030 code (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9283) and the
+# hardware exception of code built for another gfx target (iree-org/iree#17872, where the maintainers'
+# answer is a target "matching" the GPU: https://github.com/iree-org/iree/issues/17872). AMD on an
+# override left set: "Memory access fault by GPU node-2 on address (nil). Reason: unknown"
+# (https://github.com/ROCm/legacy-rocm-build/issues/5238). Predicted only by a certain finding (the stack
+# names a build without the GPU, or no official build has it) of a stated stack that states no override:
+# where the GPU may be served, a fault tells nothing, and on a live host the environment is known.
+FOREIGN_CODE_PREDICTS = (
+    hsa_override.PREDICTS + r"|HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION|HSA_STATUS_ERROR_EXCEPTION\b"
 )
 
 
@@ -115,8 +137,18 @@ def check(env: Environment) -> list[Finding]:
             link=link,
             markers=("gpus",),
             nodeids=GPU_SUITE,
+            predicts=FOREIGN_CODE_PREDICTS if _override_unstated(env, missing) else "",
         )
     ]
+
+
+def _override_unstated(env: Environment, missing: list[str]) -> bool:
+    """Whether foreign code may have run on a missing AMD GPU unseen: a stated stack (not a live probe) that
+    sets no ``HSA_OVERRIDE_GFX_VERSION`` (global or per node) while a GPU it lacks code for is a gfx one.
+    """
+    if env.source == "live" or not any(shown.startswith("gfx") for shown in missing):
+        return False
+    return not any(name.startswith(rocm_targets.OVERRIDE_VARIABLE) for name in env.env)
 
 
 def _at_risk(archs: list[str], link: str, untagged: Version | None = None) -> list[Finding]:
