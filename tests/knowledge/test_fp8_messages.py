@@ -179,6 +179,20 @@ BY_VARIANT = [
         "https://github.com/ROCm/aiter/issues/544",
         True,
     ),
+    # torch._scaled_mm's dispatch on an MI300X build without the OCP variants (TunableOp's GEMM)
+    (
+        "gfx942",
+        "RuntimeError: \"_tunable_scaled_gemm\" not implemented for 'Float8_e4m3fn'",
+        "https://github.com/stas00/ml-engineering/issues/91",
+        True,
+    ),
+    # ... which on an OCP GPU (RDNA4) is no variant mismatch
+    (
+        "gfx1201",
+        "RuntimeError: \"_tunable_scaled_gemm\" not implemented for 'Float8_e4m3fn'",
+        "https://github.com/stas00/ml-engineering/issues/91",
+        False,
+    ),
     # the same lowering error for gfx942's own FNUZ variant is no variant mismatch
     (
         "gfx942",
@@ -225,3 +239,11 @@ def test_variant_messages_are_predicted_where_the_gpu_lacks_that_variant(
     )
     pattern = f"{PREDICTS[numeric_formats.FP8_ID]}|{finding.predicts}"
     assert (compile_signature(pattern).search(message) is not None) is predicted
+
+
+def test_a_plain_fp8_matmul_refused_on_every_gpu_is_not_a_variant_mismatch() -> None:
+    (finding,) = numeric_formats.check_fp8(
+        apply_overrides(Environment(platform="rocm", python="3.11.7"), ["arch=gfx942"])
+    )
+    pattern = f"{PREDICTS[numeric_formats.FP8_ID]}|{finding.predicts}"
+    assert compile_signature(pattern).search("RuntimeError: \"addmm_cuda\" not implemented for 'Float8_e4m3fn'") is None

@@ -81,6 +81,11 @@ FP8_PREDICTS = (
 # supported on mi30x/mi325 are fp8e4b8 and fp8e5b16", https://github.com/triton-lang/triton/issues/6542).
 # hipBLASLt's bare HIPBLAS_STATUS_NOT_SUPPORTED names no dtype and is any heuristic miss: not predicted.
 _OCP_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3FN|5M2)'? to"
+# torch's dtype dispatch of a scaled GEMM built without the OCP variants, as an FNUZ-only GPU's build meets it
+# (torch._scaled_mm on an MI300X through TunableOp: '"_tunable_scaled_gemm" not implemented for
+# 'Float8_e4m3fn'', https://github.com/stas00/ml-engineering/issues/91); only the scaled family: a plain
+# matmul of fp8 tensors ("addmm_cuda" ...) is refused on every GPU
+_OCP_DISPATCH = r"\"\w{0,40}scaled\w{0,40}\" not implemented for 'Float8_e(?:4m3fn|5m2)'"
 _FNUZ_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3|5M2)FNUZ'? to"
 _ANY_CONVERSION = r"Unsupported conversion from '?f8E\w{1,16}'? to"
 # eighth round: libraries' gates asking for fp8 hardware at all, predicted only on a GPU without fp8, since
@@ -106,7 +111,7 @@ _FP8_ISA = (
     r"|Feature '[^'\n]{0,40}\.e[45]m[23]x2[^'\n]{0,40}' requires \.target sm_\d+"
 )
 LACKS_PREDICTS = {
-    "ocp": f"{_OCP_CONVERSION}|No match found in MFMA database",
+    "ocp": f"{_OCP_CONVERSION}|{_OCP_DISPATCH}|No match found in MFMA database",
     "fnuz": _FNUZ_CONVERSION,
     "all": f"{_ANY_CONVERSION}|{_FP8_GATES}|{_FP8_ISA}",
 }
