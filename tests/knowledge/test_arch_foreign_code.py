@@ -2,9 +2,10 @@
 
 A GPU the build has no code for runs a kernel only when ``HSA_OVERRIDE_GFX_VERSION`` made the runtime
 load another processor's code; launchers export it by themselves, so a stated stack does not show it.
-Its faults (``arch.FOREIGN_CODE_PREDICTS``) are predicted by the certain finding of a stated stack that
-sets no override, and by nothing else: not on a live host, not where the stack states the override, not
-by an uncertain finding (the GPU may be served, and then a fault tells nothing). The loader's own refusal
+Its faults (``arch.FOREIGN_CODE_PREDICTS``) are predicted where a stated stack names a torch build without
+the GPU and sets no override, and nowhere else: not on a live host, not where the stack states the override,
+not where it names no torch (its torch may be a build made for the GPU), not by an uncertain finding (the GPU
+may be served, and then a fault tells nothing). The loader's own refusal
 of a code object (``HSA_STATUS_ERROR_INVALID_CODE_OBJECT``) is predicted by every finding.
 """
 
@@ -100,6 +101,12 @@ def test_a_live_host_knows_its_environment() -> None:
     (finding,) = arch.check(env)
     assert finding.predicts == ""
     assert not signature(env).search(FOREIGN[0][0])
+
+
+def test_a_stack_naming_no_torch_does_not_claim_faults() -> None:
+    # no official wheel carries gfx1031, but the stack's torch may be a build made for it
+    (finding,) = arch.check(stated("platform=rocm", "arch=gfx1031", "rocm=6.2"))
+    assert not finding.uncertain and finding.predicts == ""
 
 
 def test_an_uncertain_finding_does_not_claim_faults() -> None:

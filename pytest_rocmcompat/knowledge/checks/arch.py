@@ -69,9 +69,12 @@ PREDICTS = (
 # hardware exception of code built for another gfx target (iree-org/iree#17872, where the maintainers'
 # answer is a target "matching" the GPU: https://github.com/iree-org/iree/issues/17872). AMD on an
 # override left set: "Memory access fault by GPU node-2 on address (nil). Reason: unknown"
-# (https://github.com/ROCm/legacy-rocm-build/issues/5238). Predicted only by a certain finding (the stack
-# names a build without the GPU, or no official build has it) of a stated stack that states no override:
-# where the GPU may be served, a fault tells nothing, and on a live host the environment is known.
+# (https://github.com/ROCm/legacy-rocm-build/issues/5238). Predicted only where the stack names the torch build
+# and it lacks the GPU, on a stated stack that states no override: where the GPU may be served (an uncertain
+# finding), or the stack names no torch at all (its torch may be a distribution's or a community build made
+# for the GPU, whose faults are ordinary bugs), a fault tells nothing; on a live host the environment is known.
+# (Measured on the incident corpus, 2026-11-28: claiming faults also where no official wheel carries the GPU
+# and no torch is named marked a working near-miss broken.)
 FOREIGN_CODE_PREDICTS = (
     hsa_override.PREDICTS + r"|HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION|HSA_STATUS_ERROR_EXCEPTION\b"
 )
@@ -137,7 +140,7 @@ def check(env: Environment) -> list[Finding]:
             link=link,
             markers=("gpus",),
             nodeids=GPU_SUITE,
-            predicts=FOREIGN_CODE_PREDICTS if _override_unstated(env, missing) else "",
+            predicts=FOREIGN_CODE_PREDICTS if targets and _override_unstated(env, missing) else "",
         )
     ]
 

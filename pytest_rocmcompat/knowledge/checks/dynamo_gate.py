@@ -12,6 +12,11 @@ runs, but its GPU kernels need Triton, which torch's Windows wheels do not insta
 requirement holds for ``platform_system == "Linux"`` only), so a GPU stack without the Windows fork
 (``triton-windows``) meets Inductor's "Cannot find a working triton installation" (torch/_inductor/scheduler.py;
 ``TritonMissing`` later): a risk, as a stack may leave out the fork it installed.
+
+A stack that names no torch but its GPU platform (and its ROCm/CUDA release, if stated) could hold any of
+the official torch releases built for it (``python_range.candidate_series``): where some of them refuse the
+stack's Python, torch.compile is at risk (*uncertain*), and only the gate's own message confirms it. A stack
+that states no release gets the risk only where every candidate refuses.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series
+from pytest_rocmcompat.knowledge.checks.python_range import candidate_series, python_minor, torch_series
 from pytest_rocmcompat.knowledge.declared_pins import EXACT  # libraries whose PyPI wheels pin torch exactly
+from pytest_rocmcompat.knowledge.wheel_targets import stated_build_series
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 ID = "dynamo-python-gate"
@@ -155,6 +161,8 @@ def _windows_gate(env: Environment) -> list[Finding]:
 def _python_gate(env: Environment) -> list[Finding]:
     """torch.compile refusing the stack's Python (:data:`FIRST_TORCH`)."""
     series, python = torch_series(env), python_minor(env)
+    if series is None and env.torch is None and python is not None:
+        return _python_gate_at_risk(env, python)
     if series is None or python is None or Version(series) > KNOWN_UNTIL or Version(series) < Version("2.0"):
         return []
     first = FIRST_TORCH.get(str(python))
@@ -168,5 +176,37 @@ def _python_gate(env: Environment) -> list[Finding]:
             link=SOURCE,
             uses=COMPILE_USES,
             nodeids=COMPILE_TESTS,
+        )
+    ]
+
+
+def _python_gate_at_risk(env: Environment, python: Version) -> list[Finding]:
+    """The uncertain finding of a stack naming no torch: some official torch releases built for its platform
+    (and stated ROCm/CUDA release) refuse its Python in torch.compile.
+    """
+    vendor = {"rocm": "amd", "cuda": "nvidia"}.get(env.platform or "")
+    first = FIRST_TORCH.get(str(python))
+    if vendor is None or first is None:
+        return []
+    stated = stated_build_series(env, vendor)
+    candidates = [s for s in candidate_series(vendor, stated) if Version("2.0") <= Version(s) <= KNOWN_UNTIL]
+    refusing = [s for s in candidates if Version(s) < Version(first)]
+    if not refusing or (stated is None and len(refusing) < len(candidates)):
+        return []  # with no release stated, a risk only where every candidate refuses (else: any Python is)
+    name = "ROCm" if vendor == "amd" else "CUDA"
+    built = f" built for {name} {env.rocm or env.cuda}" if stated else f" built for {name}"
+    span = refusing[0] if len(refusing) == 1 else f"{refusing[0]}-{refusing[-1]}"
+    which = "every one" if len(refusing) == len(candidates) else f"torch {span}"
+    return [
+        Finding(
+            check=ID,
+            reason=f"the stack names no torch, and of the torch releases{built} ({candidates[0]}-{candidates[-1]}), "
+            f"{which} refuses Python {python} in torch.compile (supported from torch {first})",
+            fix=f"name the torch release (torch=VERSION) to settle it; torch.compile on Python {python} needs "
+            f"torch >= {first}",
+            link=SOURCE,
+            uses=COMPILE_USES,
+            nodeids=COMPILE_TESTS,
+            uncertain=True,
         )
     ]

@@ -104,7 +104,7 @@ def _at_risk(env: Environment, python: Version) -> list[Finding]:
     if vendor is None:
         return []
     stated = stated_build_series(env, vendor)
-    candidates = _candidate_series(vendor, stated)
+    candidates = candidate_series(vendor, stated)
     if not candidates:
         return []
     fits = [s for s in candidates if Version(RANGES[s][0]) <= python <= Version(RANGES[s][1])]
@@ -126,7 +126,7 @@ def _at_risk(env: Environment, python: Version) -> list[Finding]:
     ]
 
 
-def _candidate_series(vendor: str, series: str | None) -> list[str]:
+def candidate_series(vendor: str, series: str | None) -> list[str]:
     """Torch series (tabled in :data:`RANGES`) with an official release build of ``vendor``, for ``series``."""
     specs = [SpecifierSet(spec) for _, spec, _, _ in release_rows(vendor, series)]
     return [s for s in RANGES if any(Version(f"{s}.0") in spec for spec in specs)]
