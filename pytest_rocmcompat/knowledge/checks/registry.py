@@ -16,6 +16,7 @@ from pytest_rocmcompat.knowledge.checks import (
     bitsandbytes_cuda,
     bitsandbytes_rocm,
     build_toolkit,
+    companion_pairing,
     cuda_driver,
     dynamo_gate,
     extension_torch,
@@ -142,7 +143,8 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
     if (settings or {}).get(requirements.ID) == "off" or env.source != "overridden":
         return []
     try:
-        return requirements.unnamed_findings(derive(env))
+        derived = derive(env)
+        return requirements.unnamed_findings(derived) + companion_pairing.unnamed(derived)
     except Exception:  # like evaluate: a check never stops a session
         return []
 

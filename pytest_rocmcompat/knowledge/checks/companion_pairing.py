@@ -1,0 +1,92 @@
+"""``requirement-not-met:<companion>``: torch's companion (torchvision, torchaudio) left unnamed beside a named torch.
+
+torchvision and torchaudio are built against one torch release and declare it exactly (torchvision
+0.20.1: ``torch==2.5.1``, read in the generated ``declared_data``); another release's compiled operators
+do not load beside it ("operator torchvision::nms does not exist", a CUDA-version check, an undefined
+symbol in its library). A stated stack that names torch but not the companion does not say which release
+is installed (pip upgrading torch alone, an image's companion kept, a wheel from another index), so a test
+that uses the companion is at a risk (*uncertain*, conditional) that only the companion's own load-failure
+messages confirm (``signature_only``): whatever its release, they mean that its compiled part does not fit
+the torch loaded. Only for a stated stack (``registry.evaluate_risks``); a torch release no companion
+release declares (a source or nightly build, or one newer than the data) is not judged.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from packaging.version import InvalidVersion, Version
+
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.environment import Environment
+
+# Each companion's messages for a compiled part that does not fit the torch loaded, beyond its own
+# (requirements.OWN_MESSAGES); verbatim in tests/knowledge/test_companion_unnamed.py: torchvision's
+# operators missing after its _C failed to load (torch/_ops.py, torch/library.py), torchvision's
+# extension.py refusal, its CUDA check, an undefined symbol in either companion's library.
+LOAD_FAILURES: dict[str, str] = {
+    "torchvision": r"operator torchvision::\w+ does not exist|No such operator torchvision::\w+"
+    r"|Couldn't load custom C\+\+ ops"
+    r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
+    r"|[\\/]torchvision[\\/][\w.]+\.so: undefined symbol: ",
+    "torchaudio": r"Detected that PyTorch and TorchAudio were compiled with different CUDA (?:major )?versions"
+    r"|[\\/]torchaudio[\\/](?:lib[\\/])?[\w.]+\.so: undefined symbol: ",
+}
+COMPANIONS = tuple(LOAD_FAILURES)
+
+
+def unnamed(env: Environment) -> list[Finding]:
+    """One risk per companion the stack does not name, beside the torch release it does."""
+    release = _torch_release(env)
+    if release is None:
+        return []
+    found = []
+    for dist in COMPANIONS:
+        if dist in env.libraries:
+            continue
+        paired = paired_releases(dist, release)
+        if not paired:
+            continue
+        shown = ", ".join(str(v) for v in paired)
+        rel = declared_data.release(dist, paired[-1])
+        found.append(
+            Finding(
+                check=f"{requirements.ID}:{dist}",
+                reason=f"{dist} is not named: only {dist} {shown} is built for torch {release} (declaring "
+                f"torch=={release}); another release's compiled operators do not load beside torch {env.torch}",
+                fix=f"install {dist}=={paired[-1]} from the index torch {env.torch} came from, or state its version",
+                link=rel.source if rel is not None else f"https://pypi.org/project/{dist}/",
+                uses=(dist,),
+                conditional=True,
+                uncertain=True,
+                predicts=f"{LOAD_FAILURES[dist]}|{requirements.OWN_MESSAGES[dist]}",
+                signature_only=True,
+            )
+        )
+    return found
+
+
+def _torch_release(env: Environment) -> Version | None:
+    """The stack's torch as a release (``2.5.1+rocm6.2`` -> ``2.5.1``); ``None`` for a dev, pre or unparsable one."""
+    version = env.torch_version
+    if version is None or version.is_devrelease or version.is_prerelease:
+        return None
+    try:
+        return Version(version.public)
+    except InvalidVersion:  # pragma: no cover - a parsed version's public part always parses
+        return None
+
+
+@cache
+def paired_releases(dist: str, torch: Version) -> tuple[Version, ...]:
+    """The releases of ``dist`` whose declared torch requirement is exactly ``torch`` (``torch==2.5.1``)."""
+    paired = []
+    for version in declared_data.versions(dist):
+        rel = declared_data.release(dist, version)
+        pins = declared_data.requirements_on(rel, "torch") if rel is not None else ()
+        exact = [s for req in pins for s in req.specifier if s.operator == "=="]
+        if exact and all(s.contains(torch) for s in exact):
+            paired.append(version)
+    return tuple(paired)

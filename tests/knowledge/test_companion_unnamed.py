@@ -1,0 +1,113 @@
+"""``requirement-not-met:<companion>``: torchvision or torchaudio unnamed beside a named torch is a risk.
+
+The stack names torch only; the companion installed may be any release. Only its own load-failure
+messages confirm the risk: the texts a mismatched torchvision printed on a real H100
+(``tests/data/torchvision_on_torch211_h100``, torch 2.11.0+cu130) and texts quoted from public reports;
+the matched release's own failure (a garbage JPEG) and an unrelated failure stay failures.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_rocmcompat.knowledge.checks import companion_pairing, requirements
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate, evaluate_risks
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.conftest import DATA
+from tests.knowledge.two_ways import predicted_and_unrelated
+
+RECORDED = {
+    p.stem: json.loads(p.read_text(encoding="utf-8"))
+    for p in sorted((DATA / "torchvision_on_torch211_h100").glob("*.json"))
+}
+# a neutral machine: the recorded H100 lists its own torchvision, which a stated stack would then name
+BASE = Environment(platform="cpu", python="3.12.3", os="Linux")
+H100 = Environment.load(str(DATA / "env_h100_archs.json"))
+RULE = f"{requirements.ID}:torchvision"
+# quoted from public reports (message, source)
+PUBLIC = (
+    ("RuntimeError: operator torchvision::nms does not exist", "https://github.com/pytorch/vision/issues/8985"),
+    ("RuntimeError: No such operator torchvision::nms", "https://github.com/pytorch/vision/issues/1405"),
+    (
+        "ImportError: /home/guobaozi/anaconda3/envs/PkuNet_apex/lib/python3.7/site-packages/torchvision/_C.so: "
+        "undefined symbol: _ZN3c105ErrorC1ENS_14SourceLocationERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+        "https://github.com/GOATmessi8/ASFF/issues/52",
+    ),
+)
+
+
+def risks(*stack: str, base: Environment = BASE) -> list:
+    env = apply_overrides(base, list(stack))
+    return [f for f in evaluate_risks(env) if f.check == RULE]
+
+
+def rule(*stack: str):
+    env = apply_overrides(BASE, list(stack))
+    (found,) = [r for r in compile_rules(evaluate(env) + evaluate_risks(env)) if r.id.startswith(RULE)]
+    return found
+
+
+def test_the_pairing_is_read_from_what_the_releases_declare() -> None:
+    assert companion_pairing.paired_releases("torchvision", companion_pairing.Version("2.11.0")) == (
+        companion_pairing.Version("0.26.0"),
+    )
+    assert companion_pairing.paired_releases("torchaudio", companion_pairing.Version("2.5.1")) == (
+        companion_pairing.Version("2.5.1"),
+    )
+
+
+def test_a_named_torch_without_torchvision_is_a_risk_for_tests_that_use_it() -> None:
+    (finding,) = risks("torch=2.11.0+cu130")
+    assert finding.uncertain and finding.conditional and finding.signature_only
+    assert finding.uses == ("torchvision",)
+    assert "only torchvision 0.26.0 is built for torch 2.11.0" in finding.reason
+    assert "torchvision==0.26.0" in finding.fix
+
+
+@pytest.mark.parametrize("version", ["0.20.1", "0.24.1", "0.27.0", "0.28.0"])
+def test_every_text_a_mismatched_release_printed_on_the_h100_confirms_it(version: str) -> None:
+    record = RECORDED[version]
+    torch = record["result"]["info"]["torch"]
+    found = rule(f"torch={torch}")
+    for text in (t for t in record["result"]["calls"].values() if t):
+        assert found.signature_matches(text), text
+
+
+def test_the_matched_releases_own_failure_does_not_confirm_it() -> None:
+    calls = RECORDED["0.26.0"]["result"]["calls"]
+    assert not rule("torch=2.11.0+cu130").signature_matches(calls["decode_jpeg"])
+
+
+@pytest.mark.parametrize(("message", "source"), PUBLIC, ids=[s for _, s in PUBLIC])
+def test_public_load_failures_confirm_it(message: str, source: str) -> None:
+    assert source.startswith("https://github.com/")
+    assert rule("torch=2.4.0+cu121").signature_matches(message)
+
+
+def test_another_packages_undefined_symbol_does_not() -> None:
+    text = "ImportError: /site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c10"
+    assert not rule("torch=2.4.0+cu121").signature_matches(text)
+
+
+def test_a_named_companion_or_an_unpaired_torch_is_not_a_risk() -> None:
+    assert risks("torch=2.5.1+cu124", "lib.torchvision=0.20.1") == []
+    assert risks("torch=2.6.0.dev20241112+cu124") == []  # a nightly: no release declares it
+    assert risks("torch=2.4.0a0+git1234") == []  # a source build
+
+
+def test_a_live_host_lists_what_is_installed() -> None:
+    # evaluate_risks is for stated stacks only: on a live host an unnamed companion is not installed
+    assert "torchvision" in H100.libraries
+    live = Environment(platform="cuda", python="3.12.3", os="Linux", torch="2.5.1+cu124")
+    assert [f for f in evaluate_risks(live) if f.check == RULE] == []
+
+
+def test_its_message_is_known_bad_and_an_unrelated_failure_stays_fail(pytester: pytest.Pytester) -> None:
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, "operator torchvision::nms does not exist", ("torch=2.5.1+cu124",), uses="torchvision", env=BASE
+    )
+    assert predicted["rocm_rule"].startswith(RULE)
+    assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
