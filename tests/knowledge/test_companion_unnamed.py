@@ -111,3 +111,31 @@ def test_its_message_is_known_bad_and_an_unrelated_failure_stays_fail(pytester: 
     )
     assert predicted["rocm_rule"].startswith(RULE)
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
+
+
+# xFormers' warning when its _C does not load, as two users quote it (torch named, xformers not)
+XFORMERS = (
+    (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
+        "https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/11395",
+        "torch=1.13.1+cu117",
+        "0.0.16",
+    ),
+    (
+        "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:",
+        "https://github.com/w1oves/Rein/issues/27",
+        "torch=2.0.1",
+        "0.0.22",
+    ),
+)
+
+
+@pytest.mark.parametrize(("message", "source", "torch", "paired"), XFORMERS, ids=[s for _, s, _, _ in XFORMERS])
+def test_xformers_unnamed_beside_torch_is_confirmed_by_its_load_warning(
+    message: str, source: str, torch: str, paired: str
+) -> None:
+    assert source.startswith("https://github.com/")
+    (finding,) = [f for f in evaluate_risks(apply_overrides(BASE, [torch])) if f.check.endswith(":xformers")]
+    assert f"xformers=={paired}" in finding.fix and finding.uses == ("xformers",)
+    assert compile_rules([finding])[0].signature_matches(message)
+    assert not compile_rules([finding])[0].signature_matches("operator torchvision::nms does not exist")

@@ -26,6 +26,12 @@ CUDA only without a CUDA torch), so ``cuda`` says nothing about ``nvcc`` there. 
 tag ``derived_facts`` adds to an untagged torch is a guess, not a stated build: never judged); a
 replay that restates ``torch=`` but not ``cuda=`` keeps the recorded torch's CUDA, which is no
 toolkit either.
+
+A stated CUDA stack that names no such toolkit (:func:`unstated`: no ``cuda=``, or one beside a torch whose
+build tag does not show its CUDA; a ``cuda=`` equal to the tag says they match) does not say which ``nvcc`` a test will
+build with: a risk (uncertain, conditional) for the tests of :data:`BUILDERS`, confirmed only by these
+checks' own refusals, which state the mismatch themselves (never listed as a problem of the stack:
+``registry.evaluate_risks``).
 """
 
 from __future__ import annotations
@@ -130,6 +136,31 @@ def check(env: Environment) -> list[Finding]:
     if refuses is not True:  # another major: torch's finding already reaches apex's tests
         found.append(_apex(env, kits))
     return found
+
+
+def unstated(env: Environment) -> list[Finding]:
+    """The risk of a stated CUDA stack that names no system toolkit apart from torch's CUDA (see the module doc)."""
+    cuda = env.platform == "cuda" or (env.torch_local or "").startswith("cu")
+    if not cuda or toolkits(env) is not None or (env.torch_local or "").startswith(("rocm", "cpu")):
+        return []
+    if "cuda" in stated_keys(env) and _tag_cuda(env) is not None:
+        return []  # a stated toolkit equal to torch's +cuXYZ: the stack says they match
+    built = f"torch {env.torch}" if env.torch else f"the stack's torch (CUDA {env.cuda})" if env.cuda else "torch"
+    return [
+        Finding(
+            check=f"{ID}:unstated",
+            reason=f"the stack does not name the CUDA toolkit (nvcc of CUDA_HOME) that extensions are built with; "
+            f"torch.utils.cpp_extension, DeepSpeed's op builder and apex refuse one that does not match {built}",
+            fix="state the toolkit (nvcc --version) to settle it; point CUDA_HOME at the CUDA release torch was "
+            "built with",
+            link=TORCH_SOURCE,
+            uses=BUILDERS,
+            conditional=True,
+            uncertain=True,
+            predicts=PREDICTS,
+            signature_only=True,
+        )
+    ]
 
 
 def _deepspeed(env: Environment, kits: Toolkits) -> Finding:

@@ -1,9 +1,10 @@
-"""``requirement-not-met:<companion>``: torch's companion (torchvision, torchaudio) left unnamed beside a named torch.
+"""``requirement-not-met:<companion>``: a compiled companion of torch left unnamed beside a named torch.
 
-torchvision and torchaudio are built against one torch release and declare it exactly (torchvision
-0.20.1: ``torch==2.5.1``, read in the generated ``declared_data``); another release's compiled operators
-do not load beside it ("operator torchvision::nms does not exist", a CUDA-version check, an undefined
-symbol in its library). A stated stack that names torch but not the companion does not say which release
+torchvision, torchaudio and xFormers' PyPI wheels are built against one torch release and declare it
+exactly (torchvision 0.20.1: ``torch==2.5.1``, xformers 0.0.23.post1: ``torch==2.1.2``, read in the
+generated ``declared_data``); another release's compiled operators do not load beside it ("operator
+torchvision::nms does not exist", a CUDA-version check, xFormers' "can't load C++/CUDA extensions", an
+undefined symbol in its library). A stated stack that names torch but not the companion does not say which release
 is installed (pip upgrading torch alone, an image's companion kept, a wheel from another index), so a test
 that uses the companion is at a risk (*uncertain*, conditional) that only the companion's own load-failure
 messages confirm (``signature_only``): whatever its release, they mean that its compiled part does not fit
@@ -33,6 +34,8 @@ LOAD_FAILURES: dict[str, str] = {
     r"|[\\/]torchvision[\\/][\w.]+\.so: undefined symbol: ",
     "torchaudio": r"Detected that PyTorch and TorchAudio were compiled with different CUDA (?:major )?versions"
     r"|[\\/]torchaudio[\\/](?:lib[\\/])?[\w.]+\.so: undefined symbol: ",
+    # xformers/_cpp_lib.py's warning when its _C does not load (it then names the torch it was built for)
+    "xformers": r"xFormers can't load C\+\+/CUDA extensions|[\\/]xformers[\\/][\w.]+\.so: undefined symbol: ",
 }
 COMPANIONS = tuple(LOAD_FAILURES)
 
@@ -54,14 +57,15 @@ def unnamed(env: Environment) -> list[Finding]:
         found.append(
             Finding(
                 check=f"{requirements.ID}:{dist}",
-                reason=f"{dist} is not named: only {dist} {shown} is built for torch {release} (declaring "
+                reason=f"{dist} is not named: only {dist} {shown} {'is' if len(paired) == 1 else 'are'} built for "
+                f"torch {release} (declaring "
                 f"torch=={release}); another release's compiled operators do not load beside torch {env.torch}",
                 fix=f"install {dist}=={paired[-1]} from the index torch {env.torch} came from, or state its version",
                 link=rel.source if rel is not None else f"https://pypi.org/project/{dist}/",
                 uses=(dist,),
                 conditional=True,
                 uncertain=True,
-                predicts=f"{LOAD_FAILURES[dist]}|{requirements.OWN_MESSAGES[dist]}",
+                predicts="|".join(filter(None, (LOAD_FAILURES[dist], requirements.OWN_MESSAGES.get(dist, "")))),
                 signature_only=True,
             )
         )

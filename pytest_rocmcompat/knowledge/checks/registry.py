@@ -133,18 +133,30 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
 
 
 def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
-    """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``).
+    """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
+    ``companion_pairing.unnamed``) or a CUDA toolkit it does not name (``build_toolkit.unstated``).
 
     Compiled into rules beside :func:`evaluate`'s findings, so a test that uses the package and fails
     with its known message ends known-bad; never listed as a problem of the stack. Only for a stated
     stack (``--rocm-set``): on a probed or recorded machine a package the stack does not name is not
     installed, and a test using it fails on its import, which no row predicts.
     """
-    if (settings or {}).get(requirements.ID) == "off" or env.source != "overridden":
+    if env.source != "overridden":
         return []
+    settings = settings or {}
+    sources = {
+        requirements.ID: (requirements.unnamed_findings, companion_pairing.unnamed),
+        build_toolkit.ID: (build_toolkit.unstated,),
+    }
     try:
         derived = derive(env)
-        return requirements.unnamed_findings(derived) + companion_pairing.unnamed(derived)
+        return [
+            finding
+            for check_id, risks in sources.items()
+            if settings.get(check_id) != "off"
+            for risk in risks
+            for finding in risk(derived)
+        ]
     except Exception:  # like evaluate: a check never stops a session
         return []
 
