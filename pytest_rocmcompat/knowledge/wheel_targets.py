@@ -75,10 +75,14 @@ _S_B112_ROCM = _B + "release/1.12/manywheel/build_docker.sh"
 TABLE: tuple[tuple[str, str, str, str], ...] = (
     ("cu92", ">=1.5,<1.6", _CU_PTX37, _S_B15),
     ("cu101", ">=1.5,<1.6", _CU_PTX37_75, _S_B15),
+    # CUDA 10.2 (PyPI's default wheel of 1.5-1.7) takes build.sh's same "10.*" branch as 10.1
+    ("cu102", ">=1.5,<1.6", _CU_PTX37_75, _S_B15),
     ("cu92", ">=1.6,<1.7", _CU_PTX37, _S_B465),
     ("cu101", ">=1.6,<1.7", _CU_PTX37_75, _S_B465),
+    ("cu102", ">=1.6,<1.7", _CU_PTX37_75, _S_B465),
     ("cu92", ">=1.7,<1.8", _CU_KEPLER, _S_B17),
     ("cu101", ">=1.7,<1.8", _CU_KEPLER + " sm_75", _S_B17),
+    ("cu102", ">=1.7,<1.8", _CU_KEPLER + " sm_75", _S_B17),
     ("cu110", ">=1.7,<1.8", _CU110, _S_B17),
     ("cu101", ">=1.8,<1.9", _CU_KEPLER, _S_B18),
     ("cu102", ">=1.8,<1.9", _CU_KEPLER, _S_B18),

@@ -7,6 +7,7 @@ from packaging.specifiers import SpecifierSet
 
 from pytest_rocmcompat.knowledge.checks import arch
 from pytest_rocmcompat.knowledge.checks.cuda_targets import capability
+from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.knowledge.wheel_targets import (
     NIGHTLY,
     TABLE,
@@ -132,6 +133,8 @@ _CU11 = (*_CU_KEPLER, "sm_75", "sm_80", "sm_86")
         ("1.5.1+cu101", ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "compute_37")),
         ("1.6.0+cu92", ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "compute_37")),  # builder#465 came 3 weeks before
         ("1.7.1+cu101", (*_CU_KEPLER, "sm_75")),
+        ("1.7.1+cu102", (*_CU_KEPLER, "sm_75")),  # the same "10.*" branch: PyPI's default 1.7.1 wheel
+        ("1.6.0+cu102", ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "compute_37")),
         ("1.7.1+cu110", (*_CU_KEPLER, "sm_75", "sm_80")),
         ("1.8.0+cu111", _CU11),  # lts/release/1.8: 11.[12] adds 7.5;8.0;8.6
         ("1.8.1+cu102", _CU_KEPLER),  # builder#668 dropped 7.5 for CUDA 10.x
@@ -205,13 +208,15 @@ def _stack(gpu_arch: str, torch: str) -> Environment:
         ("gfx1030", "1.12.1+rocm5.1.1", False),
         ("sm_86", "1.7.1+cu101", True),  # RTX 30xx on the CUDA 10.1 builds: nothing newer than sm_75
         ("sm_86", "1.7.1+cu110", False),  # sm_80 code runs on sm_86 (same major)
+        ("sm_86", "1.7.1", True),  # untagged: PyPI's default 1.7.1 wheel is the CUDA 10.2 build
+        ("sm_86", "1.6.0", False),  # ... and 1.6.0's carries compute_37 PTX
         ("sm_90", "1.13.1+cu117", True),  # H100 on CUDA 11.7 builds: sm_90 came with cu118
         ("sm_80", "1.10.2+cu102", True),  # A100 on the cu102 builds
         ("sm_86", "1.5.0+cu101", False),  # compute_37 PTX: JIT-compiled for any newer GPU
     ],
 )
 def test_arch_not_in_build_judges_old_builds_from_the_table(gpu_arch: str, torch: str, fires: bool) -> None:
-    found = arch.check(_stack(gpu_arch, torch))
+    found = arch.check(derive(_stack(gpu_arch, torch)))  # as evaluate() sees it: an untagged torch's build derived
     assert bool(found) == fires, [f.describe() for f in found]
     assert not any(f.uncertain for f in found)
     if fires:
