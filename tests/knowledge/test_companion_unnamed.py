@@ -139,3 +139,46 @@ def test_xformers_unnamed_beside_torch_is_confirmed_by_its_load_warning(
     assert f"xformers=={paired}" in finding.fix and finding.uses == ("xformers",)
     assert compile_rules([finding])[0].signature_matches(message)
     assert not compile_rules([finding])[0].signature_matches("operator torchvision::nms does not exist")
+
+
+# vLLM's _C built for another torch, as users quote it (torch named, vllm not)
+VLLM = (
+    (
+        "WARNING 06-13 11:42:20 _custom_ops.py:11] Failed to import from vllm._C with ImportError('/usr/local/lib/"
+        "python3.8/dist-packages/vllm/_C.abi3.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindESsSt8optionalIN3c10"
+        "11DispatchKeyEEPKcj')",
+        "https://github.com/vllm-project/vllm/issues/5501",
+    ),
+    (
+        "ImportError: /usr/local/lib/python3.10/dist-packages/vllm/_C.cpython-310-x86_64-linux-gnu.so: undefined "
+        "symbol: _ZN2at4_ops15to_dtype_layout4callERKNS_6TensorEN3c108optionalINS5_10ScalarTypeEEENS6_INS5_6LayoutEEENS6_"
+        "INS5_6DeviceEEENS6_IbEEbbNS6_INS5_12MemoryFormatEEE",
+        "https://github.com/vllm-project/vllm/issues/3147",
+    ),
+)
+
+
+@pytest.mark.parametrize(("message", "source"), VLLM, ids=[s for _, s in VLLM])
+def test_vllm_unnamed_beside_torch_is_confirmed_by_a_missing_torch_symbol(message: str, source: str) -> None:
+    assert source.startswith("https://github.com/vllm-project/")
+    (finding,) = [f for f in evaluate_risks(apply_overrides(BASE, ["torch=2.2.1+cu121"])) if f.check.endswith(":vllm")]
+    assert "vllm==0.4.1" in finding.fix and finding.uses == ("vllm",)
+    assert compile_rules([finding])[0].signature_matches(message)
+
+
+def test_a_missing_symbol_of_the_companions_own_code_is_not_claimed() -> None:
+    # a vLLM source build missing its own kernel (vllm-project/vllm#23925): a build problem, not the torch pair
+    own = "ImportError: /vllm/vllm/_C.abi3.so: undefined symbol: _Z24silu_and_mul_nvfp4_quantRN2at6TensorES1_S1_S1_"
+    (finding,) = [f for f in evaluate_risks(apply_overrides(BASE, ["torch=2.8.0+cu128"])) if f.check.endswith(":vllm")]
+    assert not compile_rules([finding])[0].signature_matches(own)
+    # nor vLLM's warning on a platform that has no _C at all (Ascend's plugin, macOS)
+    assert not compile_rules([finding])[0].signature_matches(
+        'WARNING 03-11 02:47:04 _custom_ops.py:21] Failed to import from vllm._C with ModuleNotFoundError("No module '
+        "named 'vllm._C'\")"
+    )
+
+
+def test_vllm_on_rocm_is_not_paired_from_pypi() -> None:
+    stated = apply_overrides(BASE, ["platform=rocm", "torch=2.5.1+rocm6.2"])
+    checks = {f.check for f in evaluate_risks(stated)}
+    assert f"{requirements.ID}:torchvision" in checks and f"{requirements.ID}:vllm" not in checks

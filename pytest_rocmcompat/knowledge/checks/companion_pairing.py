@@ -1,8 +1,8 @@
 """``requirement-not-met:<companion>``: a compiled companion of torch left unnamed beside a named torch.
 
-torchvision, torchaudio and xFormers' PyPI wheels are built against one torch release and declare it
-exactly (torchvision 0.20.1: ``torch==2.5.1``, xformers 0.0.23.post1: ``torch==2.1.2``, read in the
-generated ``declared_data``); another release's compiled operators do not load beside it ("operator
+torchvision, torchaudio, xFormers' and vLLM's PyPI wheels are built against one torch release and declare it
+exactly (torchvision 0.20.1: ``torch==2.5.1``, xformers 0.0.23.post1: ``torch==2.1.2``, vllm 0.5.0:
+``torch==2.3.0``, read in the generated ``declared_data``); another release's compiled operators do not load beside it ("operator
 torchvision::nms does not exist", a CUDA-version check, xFormers' "can't load C++/CUDA extensions", an
 undefined symbol in its library). A stated stack that names torch but not the companion does not say which release
 is installed (pip upgrading torch alone, an image's companion kept, a wheel from another index), so a test
@@ -26,18 +26,27 @@ from pytest_rocmcompat.stack.environment import Environment
 # Each companion's messages for a compiled part that does not fit the torch loaded, beyond its own
 # (requirements.OWN_MESSAGES); verbatim in tests/knowledge/test_companion_unnamed.py: torchvision's
 # operators missing after its _C failed to load (torch/_ops.py, torch/library.py), torchvision's
-# extension.py refusal, its CUDA check, an undefined symbol in either companion's library.
+# extension.py refusal, its CUDA check, an undefined torch symbol in a companion's library.
+# A torch symbol (namespace torch, c10 or at, as the Itanium ABI mangles them) missing from a companion's library:
+# built against another torch. A missing symbol of the companion's own code is a build problem, not claimed.
+_TORCH_SYMBOL = r"\.so: undefined symbol: _ZNK?(?:5torch|3c10|2at)\d"
 LOAD_FAILURES: dict[str, str] = {
     "torchvision": r"operator torchvision::\w+ does not exist|No such operator torchvision::\w+"
     r"|Couldn't load custom C\+\+ ops"
     r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
-    r"|[\\/]torchvision[\\/][\w.]+\.so: undefined symbol: ",
+    r"|[\\/]torchvision[\\/][\w.-]+" + _TORCH_SYMBOL,
     "torchaudio": r"Detected that PyTorch and TorchAudio were compiled with different CUDA (?:major )?versions"
-    r"|[\\/]torchaudio[\\/](?:lib[\\/])?[\w.]+\.so: undefined symbol: ",
+    r"|[\\/]torchaudio[\\/](?:lib[\\/])?[\w.-]+" + _TORCH_SYMBOL,
     # xformers/_cpp_lib.py's warning when its _C does not load (it then names the torch it was built for)
-    "xformers": r"xFormers can't load C\+\+/CUDA extensions|[\\/]xformers[\\/][\w.]+\.so: undefined symbol: ",
+    "xformers": r"xFormers can't load C\+\+/CUDA extensions|[\\/]xformers[\\/][\w.-]+" + _TORCH_SYMBOL,
+    # vLLM's _C (pinned to one torch release): "Failed to import from vllm._C with ImportError('.../vllm/_C.abi3.so:
+    # undefined symbol: ...')" alone is not claimed (vLLM prints it on platforms without _C too)
+    "vllm": r"[\\/]vllm[\\/][\w.-]+" + _TORCH_SYMBOL,
 }
 COMPANIONS = tuple(LOAD_FAILURES)
+# Companions whose pinned wheels are CUDA builds only: on ROCm vLLM is built from source (or comes in AMD's
+# images), so PyPI's pairing says nothing there
+PYPI_CUDA_ONLY = ("vllm",)
 
 
 def unnamed(env: Environment) -> list[Finding]:
@@ -47,7 +56,7 @@ def unnamed(env: Environment) -> list[Finding]:
         return []
     found = []
     for dist in COMPANIONS:
-        if dist in env.libraries:
+        if dist in env.libraries or (dist in PYPI_CUDA_ONLY and _rocm(env)):
             continue
         paired = paired_releases(dist, release)
         if not paired:
@@ -70,6 +79,10 @@ def unnamed(env: Environment) -> list[Finding]:
             )
         )
     return found
+
+
+def _rocm(env: Environment) -> bool:
+    return env.platform == "rocm" or (env.torch_local or "").startswith("rocm")
 
 
 def _torch_release(env: Environment) -> Version | None:
