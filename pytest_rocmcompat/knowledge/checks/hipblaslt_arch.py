@@ -44,10 +44,8 @@ default 'all' build in hipBLASLt" (that file's own note), nor is Vega or GCN.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Literal
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import rocm_targets
@@ -65,8 +63,6 @@ SOURCE_GATE_63 = "https://github.com/ROCm/pytorch/pull/2053"  # release/2.6: the
 # 6.3 hipBLASLt's targets only in torch builds for ROCm 6.3+ of torch 2.6 on (ROCm/pytorch#2053)
 GATE = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942"})
 GATE_63_FROM = Version("2.6")
-# torch's releases that prefer hipBLASLt for every GPU by themselves (pytorch/pytorch#127944; from 2.7 only listed ones)
-DEFAULT_ROUTE = SpecifierSet(">=2.4,<2.7")
 FIRST_RELEASE = Version("5.7")  # torch's hipBLASLt code is built for ROCm 5.7+ (pytorch#122106)
 # torch's list named gfx1150/gfx1151 only after 2.9 (added by ROCm/pytorch#2742 and pytorch#166133,
 # October 2025; the list they change has neither): a 2.9 or older torch refuses them on any ROCm
@@ -139,15 +135,6 @@ EVER = frozenset(
 # rocm-6.2.0 tensilelite/Tensile/TensileCreateLibrary.py#L1341), and its runtime loader finding no
 # library for it (rocblaslt tensile_host.cpp; in 7.x the path is a std::filesystem::path, printed
 # in quotes: rocm-libraries 003add5 projects/hipblaslt/library/src/amd_detail/rocblaslt/src/).
-# Failures only: torch's TORCH_CHECK in Blas.cpp ("a unsupported"), never Context.cpp's warning ("an unsupported
-# architecture! Overriding blas backend to hipblas"), after which torch runs hipBLAS and the test may pass
-FAILURES = (
-    r"Attempting to use hipBLASLt on a unsupported architecture!"
-    r"|Tensile::FATAL: Architecture gfx\w+ not supported"
-    r"|rocblaslt error: (?:Cannot read|Could not load) [^\n]{0,400}?TensileLibrary"
-    r"|rocblaslt error: Could not initialize Tensile library"
-    r"|No paths matched [^\n]{0,400}?HIPBLASLT_TENSILE_LIBPATH"
-)
 PREDICTS = (
     r"Attempting to use hipBLASLt on an? unsupported architecture!"
     r"|Tensile::FATAL: Architecture gfx\w+ not supported"
@@ -197,37 +184,6 @@ def check(env: Environment) -> list[Finding]:
         Finding(
             check=ID, reason=problem, fix=fix, link=link, uses=("hipblaslt",), conditional=True, uncertain=not unserved
         )
-    ]
-
-
-def default_route(env: Environment) -> list[Finding]:
-    """The risk for GPU tests where torch routes GEMMs to hipBLASLt by itself (2.4-2.6) or the torch is unknown.
-
-    :func:`check`'s finding with nothing asking reaches only tests that use hipBLASLt: torch's default only
-    warns and falls back, so GPU tests pass. One that fails with hipBLASLt's own arch refusal met it all
-    the same (torch's check on the addmm path, hipBLASLt's build or loader refusing the arch): an uncertain risk
-    (a pass stands) for GPU tests, confirmed only by those failures (:data:`FAILURES`, ``signature_only``), never
-    by torch's fallback warning, which a working stack prints too (measured on the incident corpus: a working
-    near-miss quoting it was marked broken); for a stated stack only (``registry.evaluate_risks``).
-    """
-    torch = env.torch_version
-    if torch is not None and not DEFAULT_ROUTE.contains(Version(torch.base_version)):
-        return []
-    which = f"torch {env.torch} routes" if torch is not None else "the stack names no torch; torch 2.4-2.6 route"
-    return [
-        dataclasses.replace(
-            finding,
-            check=f"{ID}:default-route",
-            reason=f"{which} every GPU's GEMMs to hipBLASLt by default, and {finding.reason}",
-            markers=("gpus",),
-            nodeids=GPU_SUITE,
-            conditional=False,
-            uncertain=True,
-            predicts=FAILURES,  # the fallback warning is no failure: a working stack prints it too
-            signature_only=True,
-        )
-        for finding in check(env)
-        if finding.conditional
     ]
 
 
