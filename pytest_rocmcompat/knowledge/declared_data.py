@@ -154,6 +154,21 @@ def requirements_on(rel: Release, dist: str, python: str | None = None) -> tuple
     return tuple(r for r in requirements(rel, python) if canonicalize_name(r.name) == wanted)
 
 
+@cache
+def pinned_to_torch(name: str, torch: Version) -> tuple[Version, ...]:
+    """The releases of ``name`` whose torch requirements are all exact pins admitting ``torch`` (``torch==2.5.1``):
+    the releases built for that torch. Releases declaring a floor or no torch tell nothing.
+    """
+    found = []
+    for version in versions(name):
+        rel = release(name, version)
+        pins = requirements_on(rel, "torch") if rel is not None else ()
+        exact = pins and all(any(s.operator == "==" for s in req.specifier) for req in pins)
+        if exact and all(req.specifier.contains(torch, prereleases=True) for req in pins):
+            found.append(version)
+    return tuple(found)
+
+
 def marker_holds(marker: Marker | None, python: str | None) -> bool:
     """Whether a requirement's marker holds on Linux x86_64 with ``python`` (False where it cannot be told)."""
     if marker is None:

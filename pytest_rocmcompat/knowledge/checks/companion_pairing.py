@@ -14,8 +14,6 @@ release declares (a source or nightly build, or one newer than the data) is not 
 
 from __future__ import annotations
 
-from functools import cache
-
 from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.knowledge import declared_data
@@ -96,14 +94,6 @@ def _torch_release(env: Environment) -> Version | None:
         return None
 
 
-@cache
 def paired_releases(dist: str, torch: Version) -> tuple[Version, ...]:
-    """The releases of ``dist`` whose declared torch requirement is exactly ``torch`` (``torch==2.5.1``)."""
-    paired = []
-    for version in declared_data.versions(dist):
-        rel = declared_data.release(dist, version)
-        pins = declared_data.requirements_on(rel, "torch") if rel is not None else ()
-        exact = [s for req in pins for s in req.specifier if s.operator == "=="]
-        if exact and all(s.contains(torch) for s in exact):
-            paired.append(version)
-    return tuple(paired)
+    """The releases of ``dist`` built for ``torch`` (their torch requirement an exact pin admitting it)."""
+    return declared_data.pinned_to_torch(dist, torch)

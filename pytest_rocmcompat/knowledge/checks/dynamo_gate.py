@@ -21,8 +21,6 @@ that states no release gets the risk only where every candidate refuses.
 
 from __future__ import annotations
 
-from functools import cache
-
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
@@ -99,19 +97,7 @@ def _releases_pinning(library: str, env: Environment) -> tuple[Version, ...]:
         return ()
     if env.system in ("Windows", "Darwin"):
         return ()  # the library's PyPI wheels are Linux builds
-    return _pinning(library, Version(torch.public))
-
-
-@cache
-def _pinning(library: str, torch: Version) -> tuple[Version, ...]:
-    found = []
-    for version in declared_data.versions(library):
-        rel = declared_data.release(library, version)
-        pins = declared_data.requirements_on(rel, "torch") if rel is not None else ()
-        exact = pins and all(any(s.operator == "==" for s in req.specifier) for req in pins)
-        if exact and all(req.specifier.contains(torch, prereleases=True) for req in pins):
-            found.append(version)
-    return tuple(found)
+    return declared_data.pinned_to_torch(library, Version(torch.public))
 
 
 def check(env: Environment) -> list[Finding]:
