@@ -14,7 +14,7 @@ release declares (a source or nightly build, or one newer than the data) is not 
 
 from __future__ import annotations
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import requirements
@@ -65,8 +65,8 @@ def unnamed(env: Environment) -> list[Finding]:
             Finding(
                 check=f"{requirements.ID}:{dist}",
                 reason=f"{dist} is not named: only {dist} {shown} {'is' if len(paired) == 1 else 'are'} built for "
-                f"torch {release} (declaring "
-                f"torch=={release}); another release's compiled operators do not load beside torch {env.torch}",
+                f"torch {release} (declaring torch=={release}); another release's compiled operators do not load "
+                f"beside torch {env.torch}",
                 fix=f"install {dist}=={paired[-1]} from the index torch {env.torch} came from, or state its version",
                 link=rel.source if rel is not None else f"https://pypi.org/project/{dist}/",
                 uses=(dist,),
@@ -88,10 +88,7 @@ def _torch_release(env: Environment) -> Version | None:
     version = env.torch_version
     if version is None or version.is_devrelease or version.is_prerelease:
         return None
-    try:
-        return Version(version.public)
-    except InvalidVersion:  # pragma: no cover - a parsed version's public part always parses
-        return None
+    return Version(version.public)
 
 
 def paired_releases(dist: str, torch: Version) -> tuple[Version, ...]:
