@@ -12,6 +12,7 @@ import pytest
 
 from pytest_rocmcompat.knowledge.checks import build_toolkit
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate_risks
+from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.test_build_toolkit import NOT_CLAIMED, VERBATIM
@@ -25,7 +26,7 @@ def risks(*stack: str, settings: dict[str, str] | None = None) -> list:
     return [f for f in evaluate_risks(apply_overrides(BASE, list(stack)), settings) if f.check == RULE]
 
 
-def signature(*stack: str):
+def signature(*stack: str) -> Rule:
     (rule,) = [r for r in compile_rules(risks(*stack)) if r.id == RULE]
     return rule
 

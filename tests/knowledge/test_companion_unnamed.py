@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import companion_pairing, requirements
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks import requirements
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate, evaluate_risks
+from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.conftest import DATA
@@ -44,19 +47,15 @@ def risks(*stack: str, base: Environment = BASE) -> list:
     return [f for f in evaluate_risks(env) if f.check == RULE]
 
 
-def rule(*stack: str):
+def rule(*stack: str) -> Rule:
     env = apply_overrides(BASE, list(stack))
     (found,) = [r for r in compile_rules(evaluate(env) + evaluate_risks(env)) if r.id.startswith(RULE)]
     return found
 
 
 def test_the_pairing_is_read_from_what_the_releases_declare() -> None:
-    assert companion_pairing.paired_releases("torchvision", companion_pairing.Version("2.11.0")) == (
-        companion_pairing.Version("0.26.0"),
-    )
-    assert companion_pairing.paired_releases("torchaudio", companion_pairing.Version("2.5.1")) == (
-        companion_pairing.Version("2.5.1"),
-    )
+    assert declared_data.pinned_to_torch("torchvision", Version("2.11.0")) == (Version("0.26.0"),)
+    assert declared_data.pinned_to_torch("torchaudio", Version("2.5.1")) == (Version("2.5.1"),)
 
 
 def test_a_named_torch_without_torchvision_is_a_risk_for_tests_that_use_it() -> None:

@@ -54,9 +54,9 @@ def unnamed(env: Environment) -> list[Finding]:
         return []
     found = []
     for dist in COMPANIONS:
-        if dist in env.libraries or (dist in PYPI_CUDA_ONLY and _rocm(env)):
+        if dist in env.libraries or (dist in PYPI_CUDA_ONLY and requirements.rocm_build(env)):
             continue
-        paired = paired_releases(dist, release)
+        paired = declared_data.pinned_to_torch(dist, release)
         if not paired:
             continue
         shown = ", ".join(str(v) for v in paired)
@@ -79,18 +79,9 @@ def unnamed(env: Environment) -> list[Finding]:
     return found
 
 
-def _rocm(env: Environment) -> bool:
-    return env.platform == "rocm" or (env.torch_local or "").startswith("rocm")
-
-
 def _torch_release(env: Environment) -> Version | None:
     """The stack's torch as a release (``2.5.1+rocm6.2`` -> ``2.5.1``); ``None`` for a dev, pre or unparsable one."""
     version = env.torch_version
     if version is None or version.is_devrelease or version.is_prerelease:
         return None
     return Version(version.public)
-
-
-def paired_releases(dist: str, torch: Version) -> tuple[Version, ...]:
-    """The releases of ``dist`` built for ``torch`` (their torch requirement an exact pin admitting it)."""
-    return declared_data.pinned_to_torch(dist, torch)

@@ -14,7 +14,7 @@ requirement holds for ``platform_system == "Linux"`` only), so a GPU stack witho
 ``TritonMissing`` later): a risk, as a stack may leave out the fork it installed.
 
 A stack that names no torch but its GPU platform (and its ROCm/CUDA release, if stated) could hold any of
-the official torch releases built for it (``python_range.candidate_series``): where some of them refuse the
+the official torch releases built for it (``python_range.unnamed_torch_candidates``): where some of them refuse the
 stack's Python, torch.compile is at risk (*uncertain*), and only the gate's own message confirms it. A stack
 that states no release gets the risk only where every candidate refuses.
 """
@@ -25,9 +25,8 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.python_range import candidate_series, python_minor, torch_series
+from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series, unnamed_torch_candidates
 from pytest_rocmcompat.knowledge.declared_pins import EXACT  # libraries whose PyPI wheels pin torch exactly
-from pytest_rocmcompat.knowledge.wheel_targets import stated_build_series
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 
 ID = "dynamo-python-gate"
@@ -170,17 +169,15 @@ def _python_gate_at_risk(env: Environment, python: Version) -> list[Finding]:
     """The uncertain finding of a stack naming no torch: some official torch releases built for its platform
     (and stated ROCm/CUDA release) refuse its Python in torch.compile.
     """
-    vendor = {"rocm": "amd", "cuda": "nvidia"}.get(env.platform or "")
+    found = unnamed_torch_candidates(env)
     first = FIRST_TORCH.get(str(python))
-    if vendor is None or first is None:
+    if found is None or first is None:
         return []
-    stated = stated_build_series(env, vendor)
-    candidates = [s for s in candidate_series(vendor, stated) if Version("2.0") <= Version(s) <= KNOWN_UNTIL]
+    candidates = [s for s in found.series if Version("2.0") <= Version(s) <= KNOWN_UNTIL]
     refusing = [s for s in candidates if Version(s) < Version(first)]
-    if not refusing or (stated is None and len(refusing) < len(candidates)):
+    if not refusing or (found.release is None and len(refusing) < len(candidates)):
         return []  # with no release stated, a risk only where every candidate refuses (else: any Python is)
-    name = "ROCm" if vendor == "amd" else "CUDA"
-    built = f" built for {name} {env.rocm or env.cuda}" if stated else f" built for {name}"
+    built = f" built for {found.platform}" + (f" {found.release}" if found.release else "")
     span = refusing[0] if len(refusing) == 1 else f"{refusing[0]}-{refusing[-1]}"
     which = "every one" if len(refusing) == len(candidates) else f"torch {span}"
     return [

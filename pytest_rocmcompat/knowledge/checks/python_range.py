@@ -13,6 +13,8 @@ stated ROCm/CUDA release (``knowledge/wheel_targets.py``), else every release ta
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
@@ -98,20 +100,38 @@ def _from_wheels(env: Environment, python: Version) -> list[Finding]:
     ]
 
 
-def _at_risk(env: Environment, python: Version) -> list[Finding]:
-    """The uncertain finding: some torch releases the stack could hold have no wheel for ``python``."""
+@dataclass(frozen=True)
+class Candidates:
+    """The official torch release series a stack that names no torch could hold on its GPU platform."""
+
+    platform: str  # "ROCm" or "CUDA"
+    release: str | None  # the ROCm/CUDA release the stack states, if any
+    series: list[str]
+
+
+def unnamed_torch_candidates(env: Environment) -> Candidates | None:
+    """:class:`Candidates` of a ROCm or CUDA stack (the builds for its stated release, else all); ``None`` off them."""
     vendor = {"rocm": "amd", "cuda": "nvidia"}.get(env.platform or "")
     if vendor is None:
-        return []
+        return None
     stated = stated_build_series(env, vendor)
-    candidates = candidate_series(vendor, stated)
-    if not candidates:
+    return Candidates(
+        "ROCm" if vendor == "amd" else "CUDA",
+        (env.rocm or env.cuda) if stated else None,
+        candidate_series(vendor, stated),
+    )
+
+
+def _at_risk(env: Environment, python: Version) -> list[Finding]:
+    """The uncertain finding: some torch releases the stack could hold have no wheel for ``python``."""
+    found = unnamed_torch_candidates(env)
+    if found is None or not found.series:
         return []
+    candidates = found.series
     fits = [s for s in candidates if Version(RANGES[s][0]) <= python <= Version(RANGES[s][1])]
     if len(fits) == len(candidates):
         return []
-    name = "ROCm" if vendor == "amd" else "CUDA"
-    built = f" built for {name} {env.rocm or env.cuda}" if stated else ""
+    built = f" built for {found.platform} {found.release}" if found.release else ""
     which = f"only torch {', '.join(fits)}" if fits else f"none of torch {candidates[0]}-{candidates[-1]}"
     return [
         Finding(

@@ -435,7 +435,7 @@ def _pypi_triton_for_rocm_torch(
 
 def _rocm_triton_pin_parts(env: Environment) -> tuple[str, str, str] | None:
     """``(distribution, version, "; marker" or "")`` of the ROCm Triton an official ``+rocm`` torch pins."""
-    pin = rocm_triton_pin(env.torch) if env.torch and _rocm_build(env) else None
+    pin = rocm_triton_pin(env.torch) if env.torch and rocm_build(env) else None
     if pin is None:
         return None
     requirement, _, marker = pin[0].partition(";")
@@ -505,10 +505,10 @@ def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str]
     paired = domain_pairing(dist, version)
     if paired is not None:
         return [(text, paired[1]) for text in paired[0]]
-    return list(declared_requires_all(dist, version, cuda_build=not _rocm_build(env)))
+    return list(declared_requires_all(dist, version, cuda_build=not rocm_build(env)))
 
 
-def _rocm_build(env: Environment) -> bool:
+def rocm_build(env: Environment) -> bool:
     """A ROCm torch (``+rocm`` tag, HIP, or the rocm platform): CUDA wheels' pins do not apply."""
     return env.torch_rocm is not None or env.platform == "rocm"
 
