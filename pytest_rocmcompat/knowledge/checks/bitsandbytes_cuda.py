@@ -8,14 +8,21 @@ function works. Which libraries each release carries is read from its Linux x86_
 its source at the tag (:data:`LOADERS`):
 
 - the CUDA version is ``torch.version.cuda`` (``major`` and ``minor`` joined: 12.4 -> ``124``)
-  from 0.40.2; before that it was the ``libcudart`` found on the library path (not judged here,
-  nor 0.40.1, whose override read the ``CUDA_VERSION`` variable that NVIDIA's images set);
+  from 0.40.2; from 0.37.0 to 0.40.0.post4 it was the ``libcudart`` found on the library path
+  (``get_cuda_version``: its ``cudaRuntimeGetVersion``, no override), judged only by a stated ``cuda``
+  (the toolkit on that path) and as a risk (*uncertain*: a conda or other ``libcudart`` may come
+  first); 0.40.1 is not judged (its override read the ``CUDA_VERSION`` variable that NVIDIA's images set);
 - ``_nocublaslt`` is added when the highest compute capability of the GPUs is below 7.5, up to 0.44;
 - a non-empty ``BNB_CUDA_VERSION`` replaces the version (each range's own string rule, below);
 - from 0.50.0 a missing version falls back to the nearest library of the same CUDA major (the
   highest below, else the lowest above); no cross-major fallback.
 
 Releases after the last tag read (:data:`LAST_READ`) are not judged: their rule is not sourced.
+
+A stated CUDA stack that names no bitsandbytes release (:func:`unnamed`) leaves the wheel open: where some
+judged release carries no library the loader would pick for torch's CUDA (or ``BNB_CUDA_VERSION``) on
+the stated GPUs, that is a risk (*uncertain*) for the tests that ``uses("bitsandbytes")``, claiming only
+bitsandbytes' own loader texts (:data:`PREDICTS`); another failure stays a failure.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from pytest_rocmcompat.knowledge.checks import cuda_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import build_tag_version, coerce_version, optional_version
 
 ID = "bitsandbytes-cuda-build"
@@ -70,6 +78,8 @@ class Loader:
     nocublaslt: bool
     override: Callable[[str, str], str]
     nearest: bool = False  # 0.50: the nearest library of the same CUDA major when the exact one is missing
+    until: Version | None = None  # the first release this rule no longer describes (when not the next loader's)
+    from_path: bool = False  # 0.37-0.40.0: the libcudart on the library path names the CUDA version, no override
 
     @property
     def link(self) -> str:
@@ -85,6 +95,7 @@ LOADERS: tuple[Loader, ...] = (
     Loader(Version("0.43.0"), "0.43.0", "cuda_setup/main.py", True, _rstrip),
     Loader(Version("0.41.0"), "0.41.0", "cuda_setup/main.py", True, _slice),
     Loader(Version("0.40.2"), "f3232d139164be384405d0cb788113ebb7d57cc2", "cuda_setup/main.py", True, _slice),
+    Loader(Version("0.37.0"), "0.37.0", "cuda_setup/main.py", True, _slice, until=Version("0.40.1"), from_path=True),
 )
 LAST_READ = Version("0.50.1")  # the newest tag whose loader was read
 
@@ -106,26 +117,114 @@ def check(env: Environment) -> list[Finding]:
     listed = env.libraries.get("bitsandbytes")
     release = declared_data.release("bitsandbytes", listed)
     version = optional_version(listed)
-    cuda = _torch_cuda(env)
-    if release is None or not release.native or version is None or version.local or cuda is None:
+    if release is None or not release.native or version is None or version.local:
         return []
-    loader = next((lo for lo in LOADERS if version >= lo.first), None)
-    if loader is None or version > LAST_READ:
+    judged = _judge(env, version, release.native, env.env.get("BNB_CUDA_VERSION", ""))
+    if judged is None:
         return []
-    picked = _picked(loader, cuda, _highest_capability(env.archs), env.env.get("BNB_CUDA_VERSION", ""), release.native)
-    if not picked:
-        return []
+    loader, cuda, picked = judged
     return [
         Finding(
             check=ID,
-            reason=f"bitsandbytes {listed} has no {' or '.join(picked)} for torch's CUDA {cuda.major}.{cuda.minor} "
-            f"(its wheel's CUDA libraries: {_shipped(release.native)})",
+            reason=f"bitsandbytes {listed} has no {' or '.join(picked)} for {_whose(loader)} CUDA "
+            f"{cuda.major}.{cuda.minor} (its wheel's CUDA libraries: {_shipped(release.native)})",
             fix="install a bitsandbytes release whose wheel carries a library for this CUDA version, "
             "or set BNB_CUDA_VERSION to one it carries (with that CUDA runtime on the library path)",
             link=loader.link,
             uses=("bitsandbytes",),
+            uncertain=loader.from_path,  # a conda or other libcudart may come first on the path
         )
     ]
+
+
+def unnamed(env: Environment) -> list[Finding]:
+    """The risk of a stated CUDA stack naming no bitsandbytes: releases whose wheel lacks the library it loads."""
+    if "bitsandbytes" in env.libraries:
+        return []
+    override = env.env.get("BNB_CUDA_VERSION", "")
+    missing: list[tuple[Version, Loader, Version, list[str]]] = []
+    for version in declared_data.versions("bitsandbytes"):
+        release = declared_data.release("bitsandbytes", version)
+        if release is None or not release.native or version.is_prerelease:
+            continue
+        judged = _judge(env, version, release.native, override)
+        if judged is not None:
+            missing.append((version, *judged))
+    if not missing:
+        return []
+    newest, loader, cuda, picked = missing[-1]
+    wanted = f"BNB_CUDA_VERSION={override}" if override and not loader.from_path else f"{_whose(loader)} CUDA {cuda}"
+    return [
+        Finding(
+            check=f"{ID}:unnamed",
+            reason=f"bitsandbytes is not named, and bitsandbytes {_runs([m[0] for m in missing])} carry no "
+            f"{' or '.join(picked)} for {wanted} (the library its loader picks)",
+            fix="state the bitsandbytes release, and install one whose wheel carries a library for this CUDA version"
+            + (f" (releases after {newest} do)" if newest != _judged_releases()[-1] else " (or build it from source)"),
+            link=loader.link,
+            uses=("bitsandbytes",),
+            conditional=True,
+            uncertain=True,
+            predicts=PREDICTS,
+            signature_only=True,
+        )
+    ]
+
+
+def _judge(
+    env: Environment, version: Version, native: tuple[str, ...], override: str
+) -> tuple[Loader, Version, list[str]] | None:
+    """For a release ``version`` carrying ``native``: its loader, the CUDA it names the library by, and the
+    names it may pick when the wheel has none of them; ``None`` when it has one or the release is not judged.
+    """
+    loader = next((lo for lo in LOADERS if version >= lo.first), None)
+    if loader is None or version > LAST_READ or (loader.until is not None and version >= loader.until):
+        return None
+    if loader.from_path:
+        stated = env.cuda and env.platform == "cuda" and "cuda" in stated_keys(env)  # not torch's own runtime
+        cuda = _major_minor(coerce_version(env.cuda)) if stated else None
+        override = ""  # these releases read no variable
+    else:
+        cuda = _torch_cuda(env) or _override_cuda(env, override)
+    if cuda is None:
+        return None
+    picked = _picked(loader, cuda, _highest_capability(env.archs), override, native)
+    return (loader, cuda, picked) if picked else None
+
+
+def _major_minor(version: Version | None) -> Version | None:
+    """``12.1.105`` -> ``12.1`` (the loader joins major and minor only)."""
+    return None if version is None else Version(f"{version.major}.{version.minor}")
+
+
+def _whose(loader: Loader) -> str:
+    return "the library path's" if loader.from_path else "torch's"
+
+
+def _override_cuda(env: Environment, override: str) -> Version | None:
+    """A CUDA stack's ``BNB_CUDA_VERSION=124`` read as CUDA 12.4 where nothing else says which CUDA torch has."""
+    if env.platform != "cuda" or env.torch_rocm is not None or not re.fullmatch(r"\d{3}", override):
+        return None
+    return Version(f"{override[:2]}.{override[2:]}")
+
+
+def _judged_releases() -> list[Version]:
+    """The releases some loader of :data:`LOADERS` describes, oldest first."""
+    return [
+        v for v in declared_data.versions("bitsandbytes") if LOADERS[-1].first <= v <= LAST_READ and not v.is_prerelease
+    ]
+
+
+def _runs(versions: list[Version]) -> str:
+    """Consecutive judged releases joined: ``0.40.2-0.43.0, 0.45.0``."""
+    judged = _judged_releases()
+    runs: list[list[Version]] = []
+    for v in versions:
+        if runs and judged.index(v) == judged.index(runs[-1][-1]) + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(str(r[0]) + (f"-{r[-1]}" if len(r) > 1 else "") for r in runs)
 
 
 def _picked(

@@ -134,7 +134,8 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
 
 def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
     """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
-    ``companion_pairing.unnamed``) or a CUDA toolkit it does not name (``build_toolkit.unstated``).
+    ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``) or a CUDA toolkit it does not name
+    (``build_toolkit.unstated``).
 
     Compiled into rules beside :func:`evaluate`'s findings, so a test that uses the package and fails
     with its known message ends known-bad; never listed as a problem of the stack. Only for a stated
@@ -147,6 +148,7 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
     sources = {
         requirements.ID: (requirements.unnamed_findings, companion_pairing.unnamed),
         build_toolkit.ID: (build_toolkit.unstated,),
+        bitsandbytes_cuda.ID: (bitsandbytes_cuda.unnamed,),
     }
     try:
         derived = derive(env)
