@@ -8,7 +8,12 @@ from PyPI's released files only (no repository, no install):
   out) with a ``py3`` wheel, else a Linux x86_64 wheel, else a source archive (DeepSpeed's, read whole): the modules ``import <pkg>`` executes (from ``<pkg>/__init__.py``, the
   package's own modules imported by statements directly in a module's body, transitively; not those
   under ``try``, ``if``, ``with``, ``def`` or ``class``), and in them every such unconditional
-  ``from <dependency>[.<module>] import <names>``;
+  ``from <dependency>[.<module>] import <names>``. An ``if is_<dependency>_available():`` (called with no
+  argument) runs whenever the dependency is installed, so its body counts as the module's (transformers
+  imports accelerate's and PEFT's names so); a lazy package's modules that its public names load are walked
+  too (:data:`ENTRY_MODULES`: transformers' ``trainer`` and ``modeling_utils``). Where the availability check has
+  a minimum version of its own (transformers >= 4.37's ``ACCELERATE_MIN_VERSION``), a row below it repeats what
+  the hand-written run-time rows already require;
 - the dependency's side, for the newest patch of each minor first released since ``--dependency-since``
   (default 2022-01-01) and of the minor before (torch: each minor from 1.13, :data:`DEPENDENCY_SINCE`, in its
   CPython 3.11 manylinux x86_64 wheel, of which only the zip directory, ZIP64 aware, and a few ``.py`` are
@@ -109,7 +114,23 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("unsloth", "transformers"),
     ("unsloth", "trl"),
     ("unsloth", "peft"),
+    # transformers imports accelerate's and PEFT's names under their availability checks
+    # (``if is_accelerate_available():``), in the modules its public names load (ENTRY_MODULES)
+    ("transformers", "accelerate"),
+    ("transformers", "peft"),
+    ("trl", "peft"),
 )
+# a lazy package's modules that its public names load, walked beside ``import <pkg>`` (a module a release
+# lacks is skipped): transformers' ``__init__`` only maps names to modules (``_LazyModule``), and ``Trainer``
+# loads ``trainer``, every model class ``modeling_utils``; TRL's (lazy from 0.8) its trainers; diffusers' its
+# model and pipeline bases
+ENTRY_MODULES: dict[str, tuple[str, ...]] = {
+    "transformers": ("transformers.trainer", "transformers.modeling_utils"),
+    "trl": tuple(
+        f"trl.trainer.{m}_trainer" for m in ("sft", "dpo", "ppo", "reward", "grpo", "kto", "orpo", "online_dpo")
+    ),
+    "diffusers": ("diffusers.models.modeling_utils", "diffusers.pipelines.pipeline_utils"),
+}
 # scanned with ``--pairs`` only: their rows' sources (pytorch/ao's files) are not yet among those the
 # run-time tables accept (tests/knowledge/test_requirements_runtime.py's ``_ROW_SOURCES``)
 OPT_IN_PAIRS: tuple[tuple[str, str], ...] = (("torchao", "torch"),)
@@ -187,10 +208,16 @@ def _resolve(current: str, is_package: bool, level: int, module: str | None) -> 
     return ".".join([*base, module] if module else base)
 
 
-def unconditional_imports(source: str, current: str, is_package: bool) -> tuple[list[str], list[tuple[str, str, int]]]:
+def unconditional_imports(
+    source: str, current: str, is_package: bool, guards: AbstractSet[str] = frozenset()
+) -> tuple[list[str], list[tuple[str, str, int]]]:
     """(modules imported, ``(module, name, line)`` of each name imported) by statements directly in
     the module body (not under ``try``/``if``/``with``/``def``/``class``); relative imports resolved.
     ``modules`` holds ``a.b`` for ``import a.b`` and the ``a`` of ``from a import x``.
+
+    ``guards``: availability checks (``is_accelerate_available``) whose ``if`` body runs whenever the
+    dependency is installed: the body of ``if <guard>():`` (called with no argument, so no version of its
+    own; not its ``else``) counts as the module body, recursively.
     """
     try:
         tree = ast.parse(source)
@@ -198,7 +225,9 @@ def unconditional_imports(source: str, current: str, is_package: bool) -> tuple[
         return [], []
     modules: list[str] = []
     names: list[tuple[str, str, int]] = []
-    for node in tree.body:
+    body = list(tree.body)
+    while body:
+        node = body.pop(0)
         if isinstance(node, ast.Import):
             modules.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -207,21 +236,44 @@ def unconditional_imports(source: str, current: str, is_package: bool) -> tuple[
                 continue
             modules.append(base)
             names.extend((base, alias.name, node.lineno) for alias in node.names if alias.name != "*")
+        elif isinstance(node, ast.If) and _availability_guard(node.test, guards):
+            body[:0] = node.body
     return modules, names
 
 
+def _availability_guard(test: ast.expr, guards: AbstractSet[str]) -> bool:
+    """``is_x_available()`` (a name or ``module.is_x_available``), no arguments, one of ``guards``."""
+    if not isinstance(test, ast.Call) or test.args or test.keywords:
+        return False
+    func = test.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in guards
+
+
+def availability_guards(deps: Iterable[str]) -> frozenset[str]:
+    """The availability checks of dependencies (import names): ``accelerate`` -> ``is_accelerate_available``."""
+    return frozenset(f"is_{dep}_available" for dep in deps)
+
+
 def reachable_imports(
-    package: str, members: Iterable[str], read: Callable[[list[str]], dict[str, str]], deps: Iterable[str]
+    package: str,
+    members: Iterable[str],
+    read: Callable[[list[str]], dict[str, str]],
+    deps: Iterable[str],
+    entries: Iterable[str] = (),
 ) -> list[Imported]:
-    """The unconditional imports from ``deps`` (import names) in the modules ``import <package>`` executes.
+    """The unconditional imports from ``deps`` (import names) in the modules ``import <package>`` executes,
+    and those ``entries`` execute (a lazy package's modules that its public names load), an import under a
+    dependency's availability check (:func:`availability_guards`) included.
 
     ``members``: the wheel's file names; ``read(paths)``: their texts (a batch per level of the walk).
     """
     files = set(members)
     roots = tuple(deps)
+    guards = availability_guards(roots)
     seen: set[str] = set()
     found: set[Imported] = set()
-    level = [package]
+    level = [package, *entries]
     while level:
         wanted: dict[str, str] = {}  # path -> module
         for module in level:
@@ -238,7 +290,7 @@ def reachable_imports(
             text = texts.get(path)
             if text is None:
                 continue
-            modules, names = unconditional_imports(text, module, path.endswith("/__init__.py"))
+            modules, names = unconditional_imports(text, module, path.endswith("/__init__.py"), guards)
             level.extend(modules)
             for base, name, line in names:
                 if base == package or base.startswith(package + "."):
@@ -750,7 +802,7 @@ def scan(
             _date, url, size = dependent_releases[name][version]
             wheel = archive(fetch, url, size)
             deps = [import_name(b) for a, b in pairs if a == name]
-            return reachable_imports(import_name(name), wheel.members, wheel.read, deps)
+            return reachable_imports(import_name(name), wheel.members, wheel.read, deps, ENTRY_MODULES.get(name, ()))
 
         jobs = [(name, v) for name in dependents for v in dependent_releases[name]]
         imports = dict(zip(jobs, pool.map(dependent, jobs), strict=True))

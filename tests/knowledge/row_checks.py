@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.import_scan_rows import import_scan_rows
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.knowledge.checks.requirement_tables import runtime_minimums
+from pytest_rocmcompat.knowledge.checks.runtime_row import RuntimeRow
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -26,10 +28,16 @@ def rule(base: Environment, *stack: str) -> Rule:
     return compiled
 
 
+def hand_rows(dist: str, version: str) -> list[RuntimeRow]:
+    """The hand-written run-time rows holding ``dist``'s release (``tools/import_scan.py``'s generated rows left out)."""
+    generated = set(import_scan_rows().get(dist, ()))
+    return [r for r in runtime_minimums(dist, version) if r not in generated]
+
+
 def row_message(stack: tuple[str, ...]) -> str:
-    """The message of the one row with a message that holds the stack's first package's release."""
+    """The message of the one hand-written row with a message that holds the stack's first package's release."""
     dist, version = stack[0].removeprefix("lib.").split("=")
-    (message,) = [r.message for r in runtime_minimums(dist, version) if r.message]
+    (message,) = [r.message for r in hand_rows(dist, version) if r.message]
     return message
 
 

@@ -29,7 +29,10 @@ CASES = [
     ({"transformers": "4.29.2", "accelerate": "0.19.0"}, None),  # before the tabled floors
     ({"transformers": "4.37.0", "accelerate": "0.20.3"}, "transformers 4.37.0 requires accelerate>=0.21.0"),
     ({"transformers": "4.37.0", "accelerate": "0.21.0"}, None),
-    ({"transformers": "4.44.2", "accelerate": "0.21.0"}, None),  # 0.26.0 from 4.45.0 only
+    # 4.43-4.44's Trainer imports accelerate's is_mlu_available (0.29.0 on) under its availability check (generated:
+    # tools/import_scan.py), met with these very versions in huggingface/transformers#32292's thread
+    ({"transformers": "4.44.2", "accelerate": "0.21.0"}, "transformers 4.44.2 requires accelerate>=0.29.0.dev0"),
+    ({"transformers": "4.44.2", "accelerate": "0.29.0"}, None),  # the hand-written 0.26.0 floor from 4.45.0 only
     ({"transformers": "4.45.0", "accelerate": "0.25.0"}, "transformers 4.45.0 requires accelerate>=0.26.0"),
     # the 0.26.0 floor is met, but Trainer._wrap_model passes keep_torch_compile (test_hf_api_rows.py)
     ({"transformers": "4.57.6", "accelerate": "0.26.0"}, "transformers 4.57.6 requires accelerate>=1.3.0"),

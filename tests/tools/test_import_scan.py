@@ -569,3 +569,55 @@ def test_torch_as_the_dependency(served_torch: dict[str, bytes]) -> None:
         r"No module named 'torch\.fx\.later'",  # no parent registers it
     )
     assert rows["inf"]["source"] == "https://pypi.org/project/depd/1.0.0/"
+
+
+_GUARDED = """
+from .utils import is_libb_available, is_other_available
+from . import utils
+
+if is_libb_available():
+    from libb.core import guarded_fn
+    if version_ok():
+        from libb.core import nested_fn
+else:
+    from libb.core import else_fn
+
+if utils.is_libb_available():
+    from libb.extra import attr_guarded
+
+if is_libb_available("1.1.0"):
+    from libb.extra import versioned
+
+if is_other_available():
+    from libb.extra import other_guard
+"""
+
+
+def test_an_import_under_the_dependencys_availability_check_runs_whenever_it_is_installed() -> None:
+    guards = scan_tool.availability_guards(["libb"])
+    assert guards == {"is_libb_available"}
+    _, names = scan_tool.unconditional_imports(_GUARDED, "depa.m", is_package=False, guards=guards)
+    imported = {name for _, name, _ in names}
+    assert {"guarded_fn", "attr_guarded"} <= imported
+    # a nested condition, the else branch, a check with a version of its own, another package's check: not run
+    assert not imported & {"nested_fn", "else_fn", "versioned", "other_guard"}
+    # without guards the old reading: nothing under an if
+    _, names = scan_tool.unconditional_imports(_GUARDED, "depa.m", is_package=False)
+    assert not {name for _, name, _ in names} & {"guarded_fn", "attr_guarded"}
+
+
+def test_entry_modules_of_a_lazy_package_are_walked_beside_its_init() -> None:
+    tree = {
+        "depa/__init__.py": "_import_structure = {'trainer': ['Trainer']}\n",
+        "depa/trainer.py": "from .utils import is_libb_available\nif is_libb_available():\n    from libb.core import old_fn\n",
+        "depa/utils.py": "def is_libb_available(): ...\n",
+    }
+
+    def read(paths: list[str]) -> dict[str, str]:
+        return {p: tree[p] for p in paths}
+
+    assert scan_tool.reachable_imports("depa", tree, read, ["libb"]) == []
+    found = scan_tool.reachable_imports("depa", tree, read, ["libb"], ["depa.trainer"])
+    assert [(i.module, i.name, i.path) for i in found] == [("libb.core", "old_fn", "depa/trainer.py")]
+    assert scan_tool.ENTRY_MODULES["transformers"] == ("transformers.trainer", "transformers.modeling_utils")
+    assert "trl.trainer.sft_trainer" in scan_tool.ENTRY_MODULES["trl"]

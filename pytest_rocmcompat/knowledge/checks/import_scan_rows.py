@@ -1,8 +1,9 @@
 """Run-time requirement rows generated from released files: ``data/import_scan.json``.
 
 ``tools/import_scan.py`` writes the file: for peft, trl, accelerate, sentence-transformers, DeepSpeed,
-transformers and diffusers releases, the names their ``import`` takes unconditionally from transformers,
-accelerate, huggingface-hub or torch that some releases of those lack (``peft 0.5.0:
+transformers, diffusers and unsloth releases, the names their ``import`` takes unconditionally (or under the
+dependency's own availability check) from transformers, accelerate, PEFT, TRL, huggingface-hub or torch that
+some releases of those lack (``peft 0.5.0:
 accelerate>=0.21.0.dev0`` for ``accelerate.utils.is_npu_available``). This module only reads it;
 :mod:`requirement_tables` merges the rows into ``RUNTIME_MINIMUMS`` (:func:`without_hand_written`).
 """
