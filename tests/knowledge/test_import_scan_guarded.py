@@ -98,3 +98,22 @@ def test_its_text_is_known_bad_and_an_unrelated_failure_stays_fail(pytester: pyt
     )
     assert predicted["rocm_rule"].startswith(requirements.ID)
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
+
+
+def test_trls_guarded_peft_import_meets_peft_0_10s_removal() -> None:
+    # TRL 0.4.2-0.7.1 import prepare_model_for_int8_training under `if is_peft_available():`; PEFT 0.10.0 removed it
+    # ("with PEFT v0.10.0, it has been removed", https://github.com/huggingface/peft/issues/1583)
+    (reason,) = _reasons("lib.trl=0.7.1", "lib.peft=0.10.0")
+    assert "trl 0.7.1 requires peft>=0.2.0.dev0,<0.10.0" in reason
+    assert "https://github.com/huggingface/trl/blob/v0.4.2/trl/trainer/sft_trainer.py" in reason
+    assert _reasons("lib.trl=0.7.1", "lib.peft=0.9.0") == []
+    assert _reasons("lib.trl=0.7.2", "lib.peft=0.10.0") == []  # 0.7.2 imports prepare_model_for_kbit_training
+    env = apply_overrides(BASE, ["lib.trl=0.7.1", "lib.peft=0.10.0"])
+    (rule,) = [r for r in compile_rules(evaluate(env)) if r.id == requirements.ID]
+    assert rule.signature_matches("ImportError: cannot import name 'prepare_model_for_int8_training' from 'peft'")
+
+
+def test_a_lazy_trls_trainers_are_scanned() -> None:
+    # TRL is lazy from 0.8: its trainers' imports (ENTRY_MODULES) give rows for 0.8-0.11 too
+    rows = [r for r in import_scan_rows()["trl"] if "PartialState" in r.message]
+    assert rows and all(r.until == "0.12.0" for r in rows)
