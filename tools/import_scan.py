@@ -119,6 +119,8 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("transformers", "accelerate"),
     ("transformers", "peft"),
     ("trl", "peft"),
+    # vLLM imports transformers' model configs and utilities at ``import vllm``; it declares only a lower bound
+    ("vllm", "transformers"),
 )
 # a lazy package's modules that its public names load, walked beside ``import <pkg>`` (a module a release
 # lacks is skipped): transformers' ``__init__`` only maps names to modules (``_LazyModule``), and ``Trainer``
@@ -168,6 +170,7 @@ SOURCES = {
     "diffusers": "https://github.com/huggingface/diffusers/blob/v{version}/src/{path}",
     "torchao": "https://github.com/pytorch/ao/blob/v{version}/{path}",
     "xformers": "https://github.com/facebookresearch/xformers/blob/v{version}/{path}",
+    "vllm": "https://github.com/vllm-project/vllm/blob/v{version}/{path}",
 }
 PYPI_PAGE = "https://pypi.org/project/{name}/{version}/"
 GAP = 32768  # members closer than this are fetched in one range request

@@ -16,6 +16,7 @@ from pytest_rocmcompat.knowledge.checks.import_scan_rows import import_scan_rows
 from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.row_checks import reasons
 from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.11.9", os="Linux")
@@ -45,11 +46,6 @@ REPORTS = (
 )
 
 
-def _reasons(*stack: str) -> list[str]:
-    env = apply_overrides(BASE, list(stack))
-    return [f.reason for f in evaluate(env) if f.check == requirements.ID]
-
-
 def test_the_rows_are_generated_with_their_source_at_the_tag() -> None:
     rows = {(r.requirement, r.since, r.until): r for r in import_scan_rows()["transformers"]}
     tp = rows[("accelerate>=1.4.0.dev0", "4.53.0", "4.53.1")]
@@ -70,11 +66,11 @@ def test_the_rows_are_generated_with_their_source_at_the_tag() -> None:
 def test_the_generated_row_finds_the_pair_the_hand_rows_let_through(
     transformers: str, accelerate: str, bound: str, fixed: str, enough: str
 ) -> None:
-    (reason,) = _reasons(f"lib.transformers={transformers}", f"lib.accelerate={accelerate}")
+    (reason,) = reasons(BASE, f"lib.transformers={transformers}", f"lib.accelerate={accelerate}")
     assert f"transformers {transformers} requires {bound}" in reason
     assert f"installed accelerate {accelerate}" in reason
-    assert _reasons(f"lib.transformers={transformers}", f"lib.accelerate={enough}") == []
-    assert not [r for r in _reasons(f"lib.transformers={fixed}", f"lib.accelerate={accelerate}") if bound in r]
+    assert reasons(BASE, f"lib.transformers={transformers}", f"lib.accelerate={enough}") == []
+    assert not [r for r in reasons(BASE, f"lib.transformers={fixed}", f"lib.accelerate={accelerate}") if bound in r]
 
 
 @pytest.mark.parametrize(("message", "source", "transformers", "accelerate"), REPORTS, ids=[s for _, s, *_ in REPORTS])
@@ -103,11 +99,11 @@ def test_its_text_is_known_bad_and_an_unrelated_failure_stays_fail(pytester: pyt
 def test_trls_guarded_peft_import_meets_peft_0_10s_removal() -> None:
     # TRL 0.4.2-0.7.1 import prepare_model_for_int8_training under `if is_peft_available():`; PEFT 0.10.0 removed it
     # ("with PEFT v0.10.0, it has been removed", https://github.com/huggingface/peft/issues/1583)
-    (reason,) = _reasons("lib.trl=0.7.1", "lib.peft=0.10.0")
+    (reason,) = reasons(BASE, "lib.trl=0.7.1", "lib.peft=0.10.0")
     assert "trl 0.7.1 requires peft>=0.2.0.dev0,<0.10.0" in reason
     assert "https://github.com/huggingface/trl/blob/v0.4.2/trl/trainer/sft_trainer.py" in reason
-    assert _reasons("lib.trl=0.7.1", "lib.peft=0.9.0") == []
-    assert _reasons("lib.trl=0.7.2", "lib.peft=0.10.0") == []  # 0.7.2 imports prepare_model_for_kbit_training
+    assert reasons(BASE, "lib.trl=0.7.1", "lib.peft=0.9.0") == []
+    assert reasons(BASE, "lib.trl=0.7.2", "lib.peft=0.10.0") == []  # 0.7.2 imports prepare_model_for_kbit_training
     env = apply_overrides(BASE, ["lib.trl=0.7.1", "lib.peft=0.10.0"])
     (rule,) = [r for r in compile_rules(evaluate(env)) if r.id == requirements.ID]
     assert rule.signature_matches("ImportError: cannot import name 'prepare_model_for_int8_training' from 'peft'")
