@@ -46,6 +46,7 @@ REPOS = {
     "xformers": "https://github.com/facebookresearch/xformers/blob/v{}/xformers/",
     "bitsandbytes": "https://pypi.org/project/bitsandbytes/{}/",  # no tag pattern used
     "unsloth": "https://pypi.org/project/unsloth/{}/",  # its tags do not name its PyPI releases
+    "vllm": "https://github.com/vllm-project/vllm/blob/v{}/vllm/",
 }
 
 

@@ -98,6 +98,7 @@ _ROW_SOURCES = (
     "https://github.com/state-spaces/mamba/",
     "https://github.com/UKPLab/sentence-transformers/",  # generated rows (tools/import_scan.py)
     "https://pypi.org/project/unsloth/",  # generated rows: unsloth's tags do not name its PyPI releases
+    "https://github.com/vllm-project/vllm/",  # generated rows (vllm -> transformers)
 )
 
 
