@@ -7,15 +7,17 @@ source at the tag. The risk claims only bitsandbytes' own loader texts, quoted b
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import bitsandbytes_cuda
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate, evaluate_risks
-from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.knowledge.checks.registry import evaluate
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.risk_checks import risk_rule, stated_risks
 from tests.knowledge.two_ways import predicted_and_unrelated
 
 BASE = Environment(platform="cpu", python="3.11.7", os="Linux")
@@ -37,15 +39,8 @@ REPORTS = (
 )
 
 
-def risks(*stack: str) -> list:
-    env = apply_overrides(BASE, list(stack))
-    return [f for f in evaluate_risks(env) if f.check == RULE]
-
-
-def rule(*stack: str) -> Rule:
-    env = apply_overrides(BASE, list(stack))
-    (found,) = [r for r in compile_rules(evaluate(env) + evaluate_risks(env)) if r.id.startswith(RULE)]
-    return found
+risks = partial(stated_risks, BASE, RULE)
+rule = partial(risk_rule, BASE, RULE)
 
 
 def test_the_old_wheels_lack_what_the_newer_carry() -> None:

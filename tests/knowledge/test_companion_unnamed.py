@@ -9,17 +9,18 @@ the matched release's own failure (a garbage JPEG) and an unrelated failure stay
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import pytest
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate, evaluate_risks
-from pytest_rocmcompat.knowledge.rules.model import Rule
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate_risks
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.conftest import DATA
+from tests.knowledge.risk_checks import risk_rule, stated_risks
 from tests.knowledge.two_ways import predicted_and_unrelated
 
 RECORDED = {
@@ -42,15 +43,8 @@ PUBLIC = (
 )
 
 
-def risks(*stack: str, base: Environment = BASE) -> list:
-    env = apply_overrides(base, list(stack))
-    return [f for f in evaluate_risks(env) if f.check == RULE]
-
-
-def rule(*stack: str) -> Rule:
-    env = apply_overrides(BASE, list(stack))
-    (found,) = [r for r in compile_rules(evaluate(env) + evaluate_risks(env)) if r.id.startswith(RULE)]
-    return found
+risks = partial(stated_risks, BASE, RULE)
+rule = partial(risk_rule, BASE, RULE)
 
 
 def test_the_pairing_is_read_from_what_the_releases_declare() -> None:
