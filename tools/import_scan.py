@@ -61,7 +61,7 @@ import sys
 import tarfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -228,9 +228,7 @@ def unconditional_imports(
         return [], []
     modules: list[str] = []
     names: list[tuple[str, str, int]] = []
-    body = list(tree.body)
-    while body:
-        node = body.pop(0)
+    for node in _module_level(tree.body, guards):
         if isinstance(node, ast.Import):
             modules.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -239,9 +237,16 @@ def unconditional_imports(
                 continue
             modules.append(base)
             names.extend((base, alias.name, node.lineno) for alias in node.names if alias.name != "*")
-        elif isinstance(node, ast.If) and _availability_guard(node.test, guards):
-            body[:0] = node.body
     return modules, names
+
+
+def _module_level(body: list[ast.stmt], guards: AbstractSet[str]) -> Iterator[ast.stmt]:
+    """The statements of ``body`` in order, those under an availability check of ``guards`` in its place."""
+    for node in body:
+        if isinstance(node, ast.If) and _availability_guard(node.test, guards):
+            yield from _module_level(node.body, guards)
+        else:
+            yield node
 
 
 def _availability_guard(test: ast.expr, guards: AbstractSet[str]) -> bool:

@@ -153,7 +153,11 @@ def unnamed(env: Environment) -> list[Finding]:
     if not missing:
         return []
     newest, loader, cuda, picked = missing[-1]
-    wanted = f"BNB_CUDA_VERSION={override}" if override and not loader.from_path else f"{_whose(loader)} CUDA {cuda}"
+    wanted = (
+        f"BNB_CUDA_VERSION={override}"
+        if override and not loader.from_path
+        else f"{_whose(loader)} CUDA {cuda.major}.{cuda.minor}"
+    )
     return [
         Finding(
             check=f"{ID}:unnamed",
@@ -182,7 +186,7 @@ def _judge(
         return None
     if loader.from_path:
         stated = env.cuda and env.platform == "cuda" and "cuda" in stated_keys(env)  # not torch's own runtime
-        cuda = _major_minor(coerce_version(env.cuda)) if stated else None
+        cuda = coerce_version(env.cuda) if stated else None
         override = ""  # these releases read no variable
     else:
         cuda = _torch_cuda(env) or _override_cuda(env, override)
@@ -190,11 +194,6 @@ def _judge(
         return None
     picked = _picked(loader, cuda, _highest_capability(env.archs), override, native)
     return (loader, cuda, picked) if picked else None
-
-
-def _major_minor(version: Version | None) -> Version | None:
-    """``12.1.105`` -> ``12.1`` (the loader joins major and minor only)."""
-    return None if version is None else Version(f"{version.major}.{version.minor}")
 
 
 def _whose(loader: Loader) -> str:
