@@ -16,7 +16,8 @@ or a bare version that is no tabled DKMS base (``6.8.0``). A bare tabled base (`
 DKMS base and a kernel release and stays the DKMS driver; ``6.12.12-2133686.22.04`` (``dkms status``:
 a tabled base, a build number) is the DKMS driver too. AMD's matrix has no row for in-kernel drivers:
 :mod:`rocm_kernel` judges them (an amdkfd without the GPU; WSL; a stated GPU that needs a recent
-kernel on a stack naming no kernel driver: a risk), under this check's id.
+kernel on a stack naming no kernel driver: a risk), under this check's id, and so does
+:mod:`rocm_pcie_atomics` (a stated GFX8 GPU, which amdkfd drives only on a host with PCIe atomics: a risk).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import re
 
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks import rocm_kernel
+from pytest_rocmcompat.knowledge.checks import rocm_kernel, rocm_pcie_atomics
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -144,7 +145,7 @@ def user_spaces(env: Environment) -> list[tuple[str, Version]]:
 def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
-    return in_kernel(env) or _matrix(env)
+    return [*(in_kernel(env) or _matrix(env)), *rocm_pcie_atomics.findings(env, ID)]
 
 
 def in_kernel(env: Environment) -> list[Finding]:
