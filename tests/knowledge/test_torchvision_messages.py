@@ -115,6 +115,27 @@ MESSAGES = (
         "https://github.com/pytorch/text/issues/2288",
         TEXT,
     ),
+    (  # _assert_has_ops' text pasted through a rich-text source (a typographic apostrophe); 0.16.2 on torch 2.1.2
+        "Couldn’t load custom C++ ops. This can happen if your PyTorch and torchvision versions are incompatible, "
+        "or if you had errors while compiling torchvision from source.",
+        "https://github.com/glucauze/sd-webui-faceswaplab/issues/168",
+        VISION,
+    ),
+    (  # its second sentence quoted alone (torchvision 0.11.2 beside torch 1.10.1)
+        "This can happen if your PyTorch and torchvision versions are incompatible.",
+        "https://github.com/Xilinx/Vitis-AI/issues/943",
+        VISION,
+    ),
+    (  # torchvision 0.4.2's cu101 _C beside torch 1.1.0 (CUDA 10.0)
+        "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory.",
+        "https://github.com/pytorch/vision/issues/3261",
+        VISION,
+    ),
+    (  # PyPI's CUDA 9.0 torchvision 0.3.0 beside a CPU torch
+        "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory",
+        "https://github.com/pyro-ppl/pyro/pull/1880",
+        VISION,
+    ),
 )
 
 
@@ -147,6 +168,13 @@ def test_real_mismatch_messages_are_predicted(message: str, source: str, stack: 
 def test_other_failures_are_not_predicted(message: str) -> None:
     (rule,) = _rules(*VISION)
     assert rule.signature is not None and not rule.signature.search(message)
+
+
+def test_a_missing_cuda_runtime_is_torchvisions_own_message_not_every_pairs() -> None:
+    """A libcudart of another CUDA is predicted where torchvision's _C is in the pair, not for torchaudio's."""
+    (audio,) = _rules(*AUDIO)
+    missing = "ImportError: libcudart.so.9.0: cannot open shared object file: No such file or directory"
+    assert audio.signature is not None and not audio.signature.search(missing)
 
 
 def test_through_pytest_register_fake_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:

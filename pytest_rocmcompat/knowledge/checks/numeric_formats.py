@@ -86,7 +86,13 @@ _OCP_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3FN|5M2)'? to"
 # 'Float8_e4m3fn'', https://github.com/stas00/ml-engineering/issues/91); only the scaled family: a plain
 # matmul of fp8 tensors ("addmm_cuda" ...) is refused on every GPU
 _OCP_DISPATCH = r"\"\w{0,40}scaled\w{0,40}\" not implemented for 'Float8_e(?:4m3fn|5m2)'"
-_FNUZ_CONVERSION = r"Unsupported conversion from '?f8E(?:4M3|5M2)FNUZ'? to"
+# Triton lowering a FNUZ conversion, and HIP's FNUZ fp8 types in device code for a GPU without them (amd_hip_fp8.h
+# defines them host-only where HIP_FP8_TYPE_FNUZ is 0, e.g. gfx950: "no matching constructor for initialization of
+# '__hip_fp8x4_e4m3_fnuz'", ROCm/rocm-systems#7509)
+_FNUZ_CONVERSION = (
+    r"Unsupported conversion from '?f8E(?:4M3|5M2)FNUZ'? to"
+    r"|no matching constructor for initialization of '__hip_fp8\w{0,12}_fnuz'"
+)
 _ANY_CONVERSION = r"Unsupported conversion from '?f8E\w{1,16}'? to"
 # eighth round: libraries' gates asking for fp8 hardware at all, predicted only on a GPU without fp8, since
 # their detection also refuses fp8 GPUs (torchao's on gfx950/gfx12: https://github.com/pytorch/ao/pull/4108;
@@ -98,6 +104,17 @@ _FP8_GATES = (
     r"Float8 (?:dynamic|static) activation quantization is only supported on CUDA ?(?:>=)?8\.9"
     r"|torchao FP8 activation quantization config '\w{1,80}' requires GPU compute capability >= 8\.9"
     r"|FP8 quantized models is only supported on GPUs with compute capability >= (?:8\.9|9\.0)"
+    # twenty-second round (each quoted in tests/knowledge/test_fp8_messages_gates.py): torchao's float8 inference
+    # check (torchao/float8/inference.py at v0.18.0, "... requires CUDA compute capability ≥8.9 or MI300+ or XPU."),
+    # TensorRT's builder on a GPU without fp8 (NVIDIA/TensorRT-LLM#1428 on A100, NVIDIA/Model-Optimizer#70 on an
+    # RTX A6000), FBGEMM's Triton fp8 GEMM on a ROCm GPU below gfx94x (fbgemm_gpu/experimental/gemm/triton_gemm/
+    # fp8_gemm.py), TensorRT-LLM's FP8 FMHA gate (NVIDIA/TensorRT-LLM#2855), FlashInfer's FA2 backend, the one a GPU
+    # without fp8 tensor cores gets (flashinfer-ai/flashinfer#1992), and the GEMM libraries' own refusal of an fp8
+    # matmul on such a GPU (torch._scaled_mm on an A100 before torch had a capability check: pytorch/pytorch#108411)
+    r"|Float8 [\w ]{1,80}requires CUDA compute capability (?:≥|>=) ?8\.9"
+    r"|Networks with FP8 [\w/ ]{1,30}require hardware with FP8 support"
+    r"|Unsupported GPU arch: \S+ for FP8|FP8 FMHA cannot be enabled except on"
+    r"|fp8 tensor core is not supported in fa2 backend|(?:CUBLAS|HIPBLAS)_STATUS_NOT_SUPPORTED"
 )
 # ninth round: compilers rejecting fp8 instructions for a GPU without them: clang's builtin target-feature check
 # (clang/test/CodeGenOpenCL/builtins-amdgcn-gfx9-4-generic-err.cl at
@@ -109,6 +126,10 @@ _FP8_GATES = (
 _FP8_ISA = (
     r"'__builtin_amdgcn_\w{0,40}(?:fp8|bf8)\w{0,40}' needs target feature fp8(?:-conversion)?-insts"
     r"|Feature '[^'\n]{0,40}\.e[45]m[23]x2[^'\n]{0,40}' requires \.target sm_\d+"
+    # LLVM's AMDGPU instruction selection on a GPU without the fp8 conversions (its own test,
+    # llvm/test/CodeGen/AMDGPU/llvm.amdgcn.cvt.f32.fp8.err.ll: gfx908/gfx90a "Cannot select: intrinsic
+    # %llvm.amdgcn.cvt.f32.fp8")
+    r"|[Cc]annot select: [^\n]{0,80}?intrinsic[ (]%?@?llvm\.amdgcn\.[\w.]{0,40}(?:fp8|bf8)"
 )
 LACKS_PREDICTS = {
     "ocp": f"{_OCP_CONVERSION}|{_OCP_DISPATCH}|No match found in MFMA database",

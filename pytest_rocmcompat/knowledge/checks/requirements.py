@@ -55,7 +55,7 @@ PREDICTS = (
     r"requires [^\n]{1,200}?, but you have |has requirement [^\n]{1,200}?, but you(?:'ll)? have "
     # torch.ops' missing op (torch < 2.0 named no namespace: "'_OpNamespace' object has no attribute", pytorch/vision#7146)
     r"|undefined symbol: |'_OpNamespace' (?:'\w+' )?object has no attribute|xFormers can't load C\+\+/CUDA extensions"
-    r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn't load custom C\+\+ ops"
+    r"|operator torchvision::\w+ does not exist|No such operator torchvision::\w+|Couldn['’]t load custom C\+\+ ops"
     r"|cannot import name '\w+' from 'torch[\w.]*'|module 'torch[\w.]*' has no attribute '\w+'"
     r"|Disabling PyTorch because PyTorch >= ?\S+ is required"
     # transformers' model classes once it disabled torch (utils/import_utils.py ``requires_backends``)
@@ -346,7 +346,12 @@ OWN_MESSAGES: dict[str, str] = {
     r"|partially initialized module 'torchvision'|"
     + _DLL.format(lib=r"[\\/]torchvision[\\/]")
     + r"|PyTorch has CUDA Version=\d+\.\d+ and torchvision has CUDA Version=\d"
-    + r"|Please reinstall the torchvision that matches your PyTorch install",
+    + r"|Please reinstall the torchvision that matches your PyTorch install"
+    # twenty-second round (tests/knowledge/test_torchvision_messages.py): _assert_has_ops' second sentence quoted
+    # alone (Xilinx/Vitis-AI#943), and a torchvision _C built for another CUDA than torch's, whose runtime
+    # library is not there (pytorch/vision#3261, pyro-ppl/pyro#1880, pytorch/pytorch#25173)
+    + r"|This can happen if your PyTorch and torchvision versions are incompatible"
+    + r"|libcudart\.so\.\d+(?:\.\d+)*: cannot open shared object file",
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
     # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);
