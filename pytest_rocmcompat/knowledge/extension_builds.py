@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.companion_defaults import BUILT_TOGETHER_SOURCE, pypi_default_label
 from pytest_rocmcompat.stack.versions import coerce_version
 
 _TORCHAO = "https://github.com/pytorch/ao/blob/v0.16.0/torchao/__init__.py"
@@ -84,10 +85,13 @@ class BuiltFor:
     consequence: str  # what happens when it does not match
     partial: bool = False  # only part of it fails (its GPU operators): a test may never meet it
     predicts: str = ""  # a failure this fact alone predicts (beyond the check's signature)
+    assumed: bool = False  # judged by the build PyPI's wheel is, the stack giving the package no label
 
 
-def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool | None) -> list[BuiltFor]:
-    """Every recorded build fact of ``dist`` at ``version``, judged against ``torch``.
+def built_for(
+    dist: str, version: str | None, torch: str | None, torch_abi: bool | None, system: str = ""
+) -> list[BuiltFor]:
+    """Every recorded build fact of ``dist`` at ``version``, judged against ``torch`` (on the OS ``system``).
 
     Empty when nothing is recorded or the extension was built locally (``+git`` versions).
     """
@@ -114,6 +118,8 @@ def built_for(dist: str, version: str | None, torch: str | None, torch_abi: bool
             )
         )
     runtime = _runtime_mismatch(dist, v, label, (t.local or "").lower())
+    if runtime is None and not label:
+        runtime = _unlabelled_companion(dist, v, (t.local or "").lower(), system)
     if runtime is not None:
         found.append(runtime)
     abi = _ABI_LABEL.search(label)
@@ -213,6 +219,33 @@ def _runtime_mismatch(dist: str, v: Version, label: str, torch_label: str) -> Bu
         f"its library links the ROCm {built[1]} HIP runtime (libamdhip64.so.{built[1]}), which a ROCm {torch[1]} "
         "torch does not bring",
     )  # fmt: skip
+
+
+# torchvision's own texts when its compiled part did not load (io/image.py, extension.py)
+_TORCHVISION_LOAD = r"Failed to load image Python extension|Couldn['’]t load custom C\+\+ ops"
+
+
+def _unlabelled_companion(dist: str, v: Version, torch_label: str, system: str) -> BuiltFor | None:
+    """PyPI's build of an unlabelled torchvision/torchaudio (:mod:`companion_defaults`) against a labelled torch."""
+    default = pypi_default_label(dist, str(v), system)
+    torch, built = gpu_runtime(torch_label), gpu_runtime(default or "")
+    if default is None or torch is None or built is None:
+        return None  # an unlabelled torch is PyPI's too: the same build
+    shown = f"PyPI's {dist} {v} wheel, which the stack gives no build label"
+    if torch[0] == "rocm":
+        fact = BuiltFor(
+            f"a CUDA {built[1]} torch ({shown})", BUILT_TOGETHER_SOURCE, False,
+            f"its library links torch's CUDA libraries (libc10_cuda.so, libcudart.so.{built[1]}), which a ROCm "
+            "torch does not have, so its compiled operators do not load",
+            partial=True,
+            predicts=f"{GPU_LIBS_MISSING}|{_TORCHVISION_LOAD}" if dist == "torchvision" else GPU_LIBS_MISSING,
+        )  # fmt: skip
+    else:
+        mismatch = _runtime_mismatch(dist, v, default, torch_label)
+        if mismatch is None:
+            return None
+        fact = replace(mismatch, wanted=f"{mismatch.wanted} ({shown})")
+    return replace(fact, assumed=True)
 
 
 def _cpu_gpu_mismatch(built: str, torch: str) -> BuiltFor:

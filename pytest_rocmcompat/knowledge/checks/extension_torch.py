@@ -51,7 +51,7 @@ def check(env: Environment) -> list[Finding]:
     for dist, version in sorted(env.libraries.items()):
         if dist == "torch" or (replaced and dist not in replaced):
             continue  # (the base machine's package beside a replayed stack: not part of that stack)
-        for fact in built_for(dist, version, env.torch, abi):
+        for fact in built_for(dist, version, env.torch, abi, env.system):
             if fact.matches:
                 continue
             found.append(
@@ -62,8 +62,9 @@ def check(env: Environment) -> list[Finding]:
                     f"against the installed torch), or the torch it was built for",
                     link=fact.source,
                     uses=(dist,),
-                    # only part of it fails (a CPU build's GPU operators): a risk a test may not meet
-                    uncertain=fact.partial,
+                    # only part of it fails (a CPU build's GPU operators): a risk a test may not meet; or
+                    # judged by PyPI's build of a package the stack gives no label, which it may have left out
+                    uncertain=fact.partial or fact.assumed,
                     predicts=fact.predicts,
                 )
             )

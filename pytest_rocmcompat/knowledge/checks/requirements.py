@@ -351,7 +351,7 @@ OWN_MESSAGES: dict[str, str] = {
     # alone (Xilinx/Vitis-AI#943), and a torchvision _C built for another CUDA than torch's, whose runtime
     # library is not there (pytorch/vision#3261, pyro-ppl/pyro#1880, pytorch/pytorch#25173)
     + r"|This can happen if your PyTorch and torchvision versions are incompatible"
-    + r"|libcudart\.so\.\d+(?:\.\d+)*: cannot open shared object file",
+    + r"|libcudart\.so\.[\d.]{1,12}: cannot open shared object file",
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
     # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);
