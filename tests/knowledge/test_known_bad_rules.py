@@ -54,6 +54,14 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx1100", "torch=2.8.0+rocm6.3"],
         [ROCM, "arch=gfx1100", "torch=2.8.0+rocm6.4"],
     ),
+    "gfx1151-rocm-before-7.2-cwsr-vgpr-crashes": (
+        [ROCM, "arch=gfx1151", "torch=2.9.1+rocm7.1"],
+        [ROCM, "arch=gfx1151", "torch=2.10.0+rocm7.2"],
+    ),
+    "gfx12-rocm-7.0-7.1-hipblaslt-expert-scheduling-faults": (
+        [ROCM, "arch=gfx1201", "torch=2.8.0+rocm7.0.2"],
+        [ROCM, "arch=gfx1201", "torch=2.7.1+rocm6.4.4"],
+    ),
     "gfx103x-torch-rocm7-unsloth-import-segfault": (
         [ROCM, "arch=gfx1030", "torch=2.9.1+rocm7.0", "lib.unsloth=2026.1.1"],
         [ROCM, "arch=gfx1030", "torch=2.7.1+rocm6.4", "lib.unsloth=2026.1.1"],
@@ -399,6 +407,24 @@ COVERAGE: dict[str, tuple[str, list[str]]] = {
 
 # rule id -> real error text quoted in the rule's public source: (URL, quote)
 QUOTES: dict[str, list[tuple[str, str]]] = {
+    "gfx1151-rocm-before-7.2-cwsr-vgpr-crashes": [
+        (  # ROCm 6.3.1 (Fedora's) on a Radeon 8060S: the first .cuda() tensor
+            "https://github.com/ROCm/legacy-rocm-build/issues/5824",
+            "Memory access fault by GPU node-1 (Agent handle: 0x1b376c50) on address 0x7f762a667000. Reason: Page "
+            "not present or supervisor privilege.",
+        ),
+        (  # ROCm 6.4/7.0 (TheRock) on a Ryzen AI Max+ 395 PRO, llama.cpp
+            "https://github.com/ROCm/legacy-rocm-build/issues/5151",
+            "amdgpu 0000:c3:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+        ),
+    ],
+    "gfx12-rocm-7.0-7.1-hipblaslt-expert-scheduling-faults": [
+        (  # RX 9070 XT, rocm/pytorch rocm7.0-7.1 images (6.4.4 works)
+            "https://github.com/ROCm/ROCm/issues/5581",
+            "Memory access fault by GPU node-1 (Agent handle: 0x3158d740) on address 0x731276071000. Reason: Page not "
+            "present or supervisor privilege.",
+        ),
+    ],
     "torch-2.5.1-rocm6.2-gfx906-memory-fault": [
         (
             "https://github.com/bigattichouse/worldmodel/blob/2ca5b27b04ee4e5c3e5cb3f5aa513448eeda747f/"
