@@ -86,23 +86,28 @@ def in_series(version: Version, series: Version) -> bool:
     return release[:n] == series.release and version.epoch == series.epoch
 
 
-_TAG = re.compile(r"^(rocm|cu|cuda)(\d+)(?:\.(\d+))?(?:\.(\d+))?$")
+# ``rocm7.0.0rc20250811`` (AMD's release-candidate wheels) and ``rocm7.10.0a20251120`` (TheRock's nightlies)
+# name a ROCm prerelease: kept as one, so that ranges compare it per bound (derived_facts.contains)
+_TAG = re.compile(r"^(rocm|cu|cuda)(\d+)(?:\.(\d+))?(?:\.(\d+))?((?:a|b|rc|dev)\d+)?$")
 
 
 def build_tag_version(local: str | None, kind: str) -> Version | None:
     """The toolkit version named in a torch local tag.
 
     ``build_tag_version("rocm6.2", "rocm")`` -> ``6.2``;
-    ``build_tag_version("cu121", "cuda")`` -> ``12.1``; otherwise ``None``.
+    ``build_tag_version("cu121", "cuda")`` -> ``12.1``; ``build_tag_version("rocm7.0.0rc20250811", "rocm")``
+    -> ``7.0.0rc20250811`` (a prerelease); otherwise ``None``.
     """
     if not local:
         return None
     match = _TAG.match(local)
     if not match:
         return None
-    prefix, major, minor, patch = match.groups()
+    prefix, major, minor, patch, pre = match.groups()
     if kind == "rocm" and prefix == "rocm":
-        return Version(".".join(p for p in (major, minor or "0", patch) if p))
+        return Version(".".join(p for p in (major, minor or "0", patch) if p) + (pre or ""))
+    if pre:
+        return None  # no CUDA build is labelled so
     if kind == "cuda" and prefix in ("cu", "cuda"):
         if minor is None and prefix == "cu" and len(major) >= 3:
             # cu121 -> 12.1, cu118 -> 11.8, cu130 -> 13.0

@@ -78,7 +78,7 @@ def test_conda_list_export(tmp_path: Path) -> None:
         "numpy": "1.26.4",
         "pytorch-mutex": "1.0",
         "torch": "2.3.1+cu121",  # conda's pytorch, its build's CUDA 12.1; pytorch-cuda is no package
-        "torchvision": "0.18.1",
+        "torchvision": "0.18.1+cu121",  # conda pairs it with that torch build: its label, not PyPI's wheel
         "transformers": "4.44.2",  # =pypi_0: installed by pip
     }
     assert stack.skipped == (f"{tmp_path}/conda.txt:8: jpeg=9e=h5eee18b_1 (not a PEP 440 version; a system library)",)

@@ -83,6 +83,12 @@ def test_coerce_version(text, expected) -> None:
         ("cu121", "cuda", "12.1"),
         ("cu118", "cuda", "11.8"),
         ("cu130", "cuda", "13.0"),
+        # AMD's release-candidate wheels (torch 2.7.1+rocm7.0.0rc20250811) and TheRock's
+        # nightlies (torch 2.10.0a0+rocm7.10.0a20251120): ROCm prereleases
+        ("rocm7.0.0rc20250811", "rocm", "7.0.0rc20250811"),
+        ("rocm7.10.0a20251120", "rocm", "7.10.0a20251120"),
+        ("rocm7.0.0rc20250811", "cuda", None),
+        ("cu128rc1", "cuda", None),
         ("cpu", "rocm", None),
         ("rocm6.2", "cuda", None),
         (None, "rocm", None),
