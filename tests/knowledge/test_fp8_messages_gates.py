@@ -11,13 +11,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import numeric_formats
-from pytest_rocmcompat.knowledge.checks.registry import PREDICTS
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.fp8_predicted import BASE, predicted
 from tests.knowledge.two_ways import predicted_and_unrelated
-
-BASE = Environment(platform="rocm", python="3.11.9", source="replay")
 
 # torchao's float8 inference check: https://github.com/pytorch/ao/blob/v0.18.0/torchao/float8/inference.py
 TORCHAO = "Float8 dynamic quantization requires CUDA compute capability ≥8.9 or MI300+ or XPU."
@@ -80,18 +76,11 @@ BY_GPU: list[tuple[str, str, str, bool]] = [
 ]
 
 
-def _predicted(platform: str, arch: str, message: str) -> bool:
-    env = apply_overrides(BASE, [f"platform={platform}", f"arch={arch}"])
-    pattern = PREDICTS[numeric_formats.FP8_ID]
-    pattern += "".join(f"|{f.predicts}" for f in numeric_formats.check_fp8(env) if f.predicts)
-    return compile_signature(pattern).search(message) is not None
-
-
-@pytest.mark.parametrize(("platform", "arch", "message", "predicted"), BY_GPU)
+@pytest.mark.parametrize(("platform", "arch", "message", "expected"), BY_GPU)
 def test_predicted_only_where_the_gpu_lacks_what_it_names(
-    platform: str, arch: str, message: str, predicted: bool
+    platform: str, arch: str, message: str, expected: bool
 ) -> None:
-    assert _predicted(platform, arch, message) is predicted
+    assert predicted(platform, arch, message) is expected
 
 
 def test_none_is_check_wide() -> None:
@@ -102,6 +91,6 @@ def test_none_is_check_wide() -> None:
 
 def test_through_pytest_the_message_is_known_bad(pytester: pytest.Pytester) -> None:
     stack = ("platform=cuda", "arch=sm_80", "torch=2.4.1+cu121")
-    predicted, unrelated = predicted_and_unrelated(pytester, TENSORRT, stack, uses="fp8", env=BASE)
-    assert predicted["rocm_rule"] == numeric_formats.FP8_ID
+    claimed, unrelated = predicted_and_unrelated(pytester, TENSORRT, stack, uses="fp8", env=BASE)
+    assert claimed["rocm_rule"] == numeric_formats.FP8_ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated

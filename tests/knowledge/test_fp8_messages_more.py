@@ -10,13 +10,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge.checks import numeric_formats
-from pytest_rocmcompat.knowledge.checks.registry import PREDICTS
 from pytest_rocmcompat.knowledge.rules.signature import compile_signature
-from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.fp8_predicted import BASE, predicted
 from tests.knowledge.two_ways import predicted_and_unrelated
-
-BASE = Environment(platform="rocm", python="3.11.9", source="replay")
 
 # clang's diagnostic, verbatim from its test (a target without fp8-conversion-insts / fp8-insts):
 # https://github.com/llvm/llvm-project/blob/2214e9c2599bce6585fc6bb022d8bd9f31bfff07/clang/test/CodeGenOpenCL/builtins-amdgcn-gfx9-4-generic-err.cl
@@ -51,24 +47,17 @@ NOT_CLAIMED = (
 )
 
 
-def _predicted(platform: str, arch: str, message: str) -> bool:
-    env = apply_overrides(BASE, [f"platform={platform}", f"arch={arch}"])
-    pattern = PREDICTS[numeric_formats.FP8_ID]
-    pattern += "".join(f"|{f.predicts}" for f in numeric_formats.check_fp8(env) if f.predicts)
-    return compile_signature(pattern).search(message) is not None
-
-
-@pytest.mark.parametrize(("platform", "arch", "message", "predicted"), BY_GPU)
+@pytest.mark.parametrize(("platform", "arch", "message", "expected"), BY_GPU)
 def test_predicted_only_where_the_gpu_lacks_what_it_names(
-    platform: str, arch: str, message: str, predicted: bool
+    platform: str, arch: str, message: str, expected: bool
 ) -> None:
-    assert _predicted(platform, arch, message) is predicted
+    assert predicted(platform, arch, message) is expected
 
 
 @pytest.mark.parametrize("message", NOT_CLAIMED)
 @pytest.mark.parametrize(("platform", "arch"), [("rocm", "gfx90a"), ("rocm", "gfx942"), ("cuda", "sm_86")])
 def test_a_failure_naming_no_format_gap_is_not_claimed(platform: str, arch: str, message: str) -> None:
-    assert not _predicted(platform, arch, message)
+    assert not predicted(platform, arch, message)
 
 
 def test_the_forms_are_per_variant_not_check_wide() -> None:
@@ -88,6 +77,6 @@ def test_the_forms_are_per_variant_not_check_wide() -> None:
 def test_through_pytest_the_message_is_known_bad(
     pytester: pytest.Pytester, message: str, stack: tuple[str, ...]
 ) -> None:
-    predicted, unrelated = predicted_and_unrelated(pytester, message, stack, uses="fp8", env=BASE)
-    assert predicted["rocm_rule"] == numeric_formats.FP8_ID
+    claimed, unrelated = predicted_and_unrelated(pytester, message, stack, uses="fp8", env=BASE)
+    assert claimed["rocm_rule"] == numeric_formats.FP8_ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
