@@ -42,6 +42,7 @@ from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sd
 from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.stack import pytorch_index
 from pytest_rocmcompat.stack.conda_files import finish, looks_like_conda_list, read_conda_export, read_conda_list
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.stack_model import StackFile, StackFileError, Target
@@ -121,6 +122,7 @@ class _Requirements:
     constraints: dict[str, _Pin] = field(default_factory=dict)
     not_checkable: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    pytorch_labels: set[str] = field(default_factory=set)  # the builds of PyTorch indexes named (pytorch_index)
 
 
 def parse_requirements(path: str, text: str, target: Target) -> StackFile:
@@ -149,6 +151,7 @@ def parse_requirements(path: str, text: str, target: Target) -> StackFile:
             )
         packages[pin.name] = version
         origin[pin.name] = pin.where
+    packages = pytorch_index.labelled(packages, found.pytorch_labels)
     return StackFile(path, "requirements", packages, None, tuple(found.not_checkable), tuple(found.skipped))
 
 
@@ -217,7 +220,11 @@ def _option(
         value = re.sub(r"^(-e|--editable)\s*=?\s*", "", line)
         found.not_checkable.append(f"{where}: editable {value} (an editable install has no released version)")
         return
-    option = re.split(r"[\s=]", line, maxsplit=1)[0]
+    option, *rest = re.split(r"[\s=]+", line, maxsplit=1)
+    if option in pytorch_index.INDEX_OPTIONS and rest:
+        label = pytorch_index.index_label(rest[0])
+        if label is not None:
+            found.pytorch_labels.add(label)
     if option in _IGNORED_OPTIONS:
         return
     raise StackFileError(f"{where}: unknown option {option!r} (a requirements file takes -r, -c, -e and pip's options)")
