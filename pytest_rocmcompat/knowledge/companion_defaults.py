@@ -10,9 +10,10 @@ unlabelled ``torchvision==0.16.0`` holds PyPI's CUDA 12.1 wheel beside it, or le
 writing the stack down: :func:`pypi_default_label` says which build PyPI's is, and the check that uses it
 (``extension-built-for-other-torch``) reports the mismatch as a risk.
 
-Only Linux is judged (a stack naming no OS is read as Linux x86_64, as :mod:`derived_facts` reads it):
-PyPI's Windows and macOS wheels are other builds, not read here. Prereleases, nightlies and source
-builds have no PyPI wheel.
+A stack naming no OS is read as Linux x86_64, as :mod:`derived_facts` reads it. PyPI's Windows wheels are
+CPU builds, the CUDA ones coming from PyTorch's own indexes (WINDOWS_SOURCE, as ``torch-cpu-build`` reads
+an untagged torch on Windows), so an unlabelled torchvision on Windows is the CPU build; macOS has no GPU
+build and is not judged. Prereleases, nightlies and source builds have no PyPI wheel.
 """
 
 from __future__ import annotations
@@ -27,23 +28,26 @@ from pytest_rocmcompat.stack.versions import coerce_version
 DEFAULT_SOURCE = "https://github.com/pytorch/test-infra/pull/1145"
 BUILT_TOGETHER_SOURCE = "https://github.com/pytorch/vision/issues/949"
 COMPANIONS = ("torchvision", "torchaudio")
-_OTHER_SYSTEMS = ("windows", "darwin", "macos")
+WINDOWS_SOURCE = "https://discuss.pytorch.org/t/index-url-to-install-pytorch/198253"
+_MACOS = ("darwin", "macos")
 
 
 def pypi_default_label(dist: str, version: str | None, system: str = "") -> str | None:
     """``"cu121"`` for ``torchvision`` ``0.16.0`` on Linux: the build of PyPI's wheel; ``None`` when unknown.
 
-    ``None`` also for a labelled version (it says its own build), a prerelease or a source build, a
-    Windows or macOS stack, and a release whose torch series has no known default build.
+    ``"cpu"`` on Windows; ``None`` for a labelled version (it says its own build), a prerelease or a source
+    build, a macOS stack, and a release whose torch series has no known default build.
     """
     v = coerce_version(version)
     if dist not in COMPANIONS or v is None or v.local or v.is_prerelease or v.is_devrelease:
         return None
-    if system.lower() in _OTHER_SYSTEMS:
+    if system.lower() in _MACOS:
         return None
     declared = declared_requires(dist, str(v))
     if declared is None:
         return None
+    if system.lower() == "windows":
+        return "cpu"
     series = _pinned_series(declared[0])
     found = pypi_default_build(series) if series else None
     return found[0] if found is not None else None

@@ -36,7 +36,8 @@ NEUTRAL = Environment(platform="cpu", python="3.10.14", os="Linux", source="repl
         ("torchvision", "0.20.1", "", "cu124"),  # torch 2.5: CUDA 12.4
         ("torchvision", "0.11.3", "", "cu102"),  # torch 1.10: CUDA 10.2
         ("torchvision", "0.16.0+rocm5.6", "", None),  # labelled: its own build
-        ("torchvision", "0.16.0", "Windows", None),  # other systems' wheels are not read
+        ("torchvision", "0.16.0", "Windows", "cpu"),  # PyPI's Windows wheels are CPU builds
+        ("torchvision", "0.16.0", "Darwin", None),  # macOS: no GPU build to tell apart
         ("torchvision", "0.19.0.dev20240601", "", None),  # a nightly has no PyPI wheel
         ("xformers", "0.0.28", "", None),  # not a domain library
     ],
@@ -58,6 +59,8 @@ def _risks(*stack: str, base: Environment = NEUTRAL) -> list[Finding]:
         (("platform=cuda", "torch=2.1.0+cu118", "lib.torchvision=0.16.0"), "built for CUDA 12"),
         (("platform=cpu", "torch=2.1.0+cpu", "lib.torchvision=0.16.0"), "built for a CUDA torch"),
         (("platform=cuda", "torch=2.0.1+cu118", "lib.torchvision=0.15.2"), "built for CUDA 11.7"),  # minor, < 0.16
+        # Windows: PyPI's CPU wheel beside a CUDA torch (its operators have no CUDA kernels)
+        (("platform=cuda", "torch=2.1.0+cu121", "lib.torchvision=0.16.0", "os=Windows"), "built for the CPU only"),
     ],
 )
 def test_a_labelled_torch_beside_pypis_wheel_of_another_build_is_a_risk(stack: tuple[str, ...], says: str) -> None:
@@ -74,7 +77,8 @@ def test_a_labelled_torch_beside_pypis_wheel_of_another_build_is_a_risk(stack: t
         ("platform=cuda", "torch=2.1.0", "lib.torchvision=0.16.0"),  # both PyPI's
         ("platform=cuda", "torch=2.0.1+cu117", "lib.torchvision=0.15.2"),
         ("platform=cuda", "torch=2.1.0+cu123", "lib.torchvision=0.16.0"),  # another minor, from 0.16 accepted
-        ("platform=rocm", "torch=2.1.0+rocm5.6", "lib.torchvision=0.16.0", "os=Windows"),
+        ("platform=cpu", "torch=2.1.0+cpu", "lib.torchvision=0.16.0", "os=Windows"),  # both CPU builds
+        ("platform=rocm", "torch=2.1.0+rocm5.6", "lib.torchvision=0.16.0", "os=Darwin"),
         ("platform=rocm", "torch=2.1.0+rocm5.6", "lib.torchvision=0.16.0+rocm5.6"),
     ],
 )
