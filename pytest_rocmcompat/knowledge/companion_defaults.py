@@ -23,11 +23,12 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires
 from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
+from pytest_rocmcompat.stack.pytorch_index import DOMAIN_LIBRARIES
 from pytest_rocmcompat.stack.versions import coerce_version
 
 DEFAULT_SOURCE = "https://github.com/pytorch/test-infra/pull/1145"
 BUILT_TOGETHER_SOURCE = "https://github.com/pytorch/vision/issues/949"
-COMPANIONS = ("torchvision", "torchaudio")
+COMPANIONS = DOMAIN_LIBRARIES
 WINDOWS_SOURCE = "https://discuss.pytorch.org/t/index-url-to-install-pytorch/198253"
 _MACOS = ("darwin", "macos")
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.stack.environment import normalize_library
+from pytest_rocmcompat.stack.pytorch_index import labelled
 from pytest_rocmcompat.stack.stack_model import StackFileError
 
 CONDA_EXPORT_HOW = "write the environment with `conda env export` (not --from-history)"
@@ -113,23 +114,16 @@ def add_entry(stack: CondaStack, entry: CondaEntry) -> None:
         stack.torch_build = entry.build
 
 
-# torch's domain libraries, whose conda builds the solver pairs with conda's torch build (the pytorch
-# channel's torchvision depends on the same pytorch-cuda/cpuonly selector; conda-forge's are built per
-# torch build): they take torch's label, so that no check reads them as PyPI's wheels (companion_defaults)
-_PAIRED = ("torchvision", "torchaudio")
-
-
 def finish(stack: CondaStack) -> dict[str, str]:
     """The packages: conda's (torch and its domain libraries with its build's label), pip's over them; sorted."""
     packages = dict(stack.conda)
     torch = packages.get("torch")
     if torch is not None and Version(torch).local is None:
         label = torch_build_label(stack.torch_build) or _selected_label(stack)
-        if label:
-            packages["torch"] = f"{torch}+{label}"
-            for name in _PAIRED:
-                if name in packages and Version(packages[name]).local is None:
-                    packages[name] = f"{packages[name]}+{label}"
+        # torch's domain libraries take its label too: the solver pairs their conda builds with conda's torch
+        # build (the pytorch channel's torchvision depends on the same pytorch-cuda/cpuonly selector;
+        # conda-forge's are built per torch build), so no check reads them as PyPI's wheels (companion_defaults)
+        packages = labelled(packages, {label} if label else set())
     packages.update(stack.pip)
     return dict(sorted(packages.items()))
 

@@ -17,7 +17,9 @@ from packaging.version import InvalidVersion, Version
 SOURCE = "https://pytorch.org/get-started/previous-versions/"
 # https://download.pytorch.org/whl/rocm6.2, .../whl/cu121, .../whl/cpu, .../whl/nightly/rocm6.3, .../whl/test/cu126
 _INDEX = re.compile(r"^https?://download\.pytorch\.org/whl/(?:nightly/|test/)?(cu\d{2,3}|rocm\d+(?:\.\d+){0,2}|cpu)/?$")
-SERVED = ("torch", "torchvision", "torchaudio")
+# torch's domain libraries, built per torch build and released with it (their labels follow torch's)
+DOMAIN_LIBRARIES = ("torchvision", "torchaudio")
+SERVED = ("torch", *DOMAIN_LIBRARIES)
 INDEX_OPTIONS = ("-i", "--index-url", "--extra-index-url")
 
 
@@ -28,9 +30,10 @@ def index_label(url: str) -> str | None:
 
 
 def labelled(packages: dict[str, str], labels: set[str]) -> dict[str, str]:
-    """``packages`` with PyTorch's index label on its unlabelled torch/torchvision/torchaudio pins.
+    """``packages`` with the one build label of ``labels`` on their unlabelled torch/torchvision/torchaudio.
 
-    Only where exactly one PyTorch build index is named (two name no single build: left alone).
+    For a PyTorch index named in a requirements file, and for conda's torch build (its domain libraries are
+    the same build); ``packages`` unchanged unless exactly one label is given (two name no single build).
     """
     if len(labels) != 1:
         return packages

@@ -39,7 +39,6 @@ DOC_SOURCE = "https://rocm.docs.amd.com/en/docs-6.2.2/conceptual/More-about-how-
 # Discrete GFX8 processors (LLVM's table: gfx801 Carrizo and gfx810 Stoney are APUs, whose atomics do
 # not cross PCIe; gfx701 Hawaii is the one GFX7 dGPU amdkfd ever drove, and it is exempt).
 NEEDS_ATOMICS = frozenset({"gfx802", "gfx803", "gfx805"})
-GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 
 
 def findings(env: Environment, check_id: str) -> list[Finding]:
@@ -64,7 +63,7 @@ def findings(env: Environment, check_id: str) -> list[Finding]:
             link=KFD_SOURCE,
             everything=every,
             markers=() if every else ("gpus",),
-            nodeids=() if every else GPU_SUITE,
+            nodeids=() if every else rocm_kernel.GPU_SUITE,
             uncertain=True,  # most hosts since Haswell/Zen do complete them
             predicts=rocm_kernel.UNSTATED_PREDICTS,
             signature_only=True,  # a GPU not brought up: never a fault, a hang or a code-object error
