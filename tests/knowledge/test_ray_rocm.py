@@ -181,6 +181,46 @@ NO_GPU_MESSAGES = [
         "Add suitable node types to this cluster to resolve this issue.",
         "https://github.com/ray-project/ray/blob/ray-2.56.0/python/ray/autoscaler/v2/event_logger.py",
     ),
+    # twenty-third round: the autoscaler's pending warning, the raylet's, vLLM's Ray executor
+    (
+        "(scheduler +2m13s) Warning: The following resource request cannot be scheduled right now: {'GPU': 0.125, "
+        "'CPU': 0.5}. This is likely due to all cluster resources being claimed by actors.",
+        "https://github.com/YeWR/EfficientZero/issues/44",
+    ),
+    (
+        "Warning: The following resource request cannot be scheduled right now: {'GPU': 1.0, 'CPU': 1.0}. This is "
+        "likely due to all cluster resources being claimed by actors.",
+        "https://github.com/OpenRLHF/OpenRLHF/issues/516",
+    ),
+    (
+        "  | Required resources for this actor or task: {GPU: 1.000000}",
+        "https://github.com/ray-project/ray/issues/21097",
+    ),
+    (  # the raylet's 2.x format (strings of the ray-2.9.3 wheel's raylet), a CPU and a GPU asked for
+        "The actor or task with ID ffffffffffffffff9c08bcf94d34ab010a5c459102000000 cannot be scheduled right now. "
+        "It requires {CPU: 1.000000}, {GPU: 1.000000} for placement, however the cluster currently cannot provide "
+        "the requested resources.",
+        "https://pypi.org/project/ray/2.9.3/",
+    ),
+    (
+        "ValueError: The number of required GPUs exceeds the total number of available GPUs in the placement group.",
+        "https://github.com/VITA-MLLM/VITA/issues/42",
+    ),
+    (
+        "(EngineCore_DP0 pid=504) ValueError: Current node has no GPU available. current_node_resource="
+        "{'accelerator_type:T4': 1.0, 'CPU': 112.0}. vLLM engine cannot start without GPU.",
+        "https://github.com/vllm-project/vllm/issues/29265",
+    ),
+    (
+        "ERROR 02-09 02:31:11 engine.py:389] Ray does not allocate any GPUs on the driver node. Consider adjusting "
+        "the Ray placement group or running the driver on a GPU node.",
+        "https://github.com/vllm-project/vllm/issues/12983",
+    ),
+    (  # gpustack/gpustack#4028's warning (vLLM's ray_utils.py) with a GPU count of 0
+        "WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds available GPUs (0). This may "
+        "result in Ray placement group allocation failures.",
+        "https://github.com/gpustack/gpustack/issues/4028",
+    ),
 ]
 
 
@@ -220,10 +260,46 @@ def test_the_pair_signature_claims_no_other_failure(message: str) -> None:
         "(autoscaler +2s) Warning: The following resource request cannot be scheduled right now: {'CPU': 1.0}.",
         "RuntimeError: No HIP GPUs are available",
         "ValueError: a genuinely different regression",
+        # vLLM's warning where Ray counts GPUs, too few of them (gpustack/gpustack#4028, verbatim)
+        "WARNING 12-25 11:51:11 [ray_utils.py:331] Tensor parallel size (16) exceeds available GPUs (8).",
+        # the raylet asking for a custom resource (ray-project/ray#19919's shape), not a GPU
+        "The actor or task with ID cb23 cannot be scheduled right now. It requires {CPU: 1.000000}, "
+        "{CustomResource1: 2.000000} for placement",
     ],
 )
 def test_the_no_gpu_signature_claims_no_other_failure(message: str) -> None:
     assert compile_signature(rocm_visibility.RAY_NO_GPU_PREDICTS).search(message) is None
+
+
+# ---------------------------------------------------------------- Ray before 2.10: no AMD manager
+@pytest.mark.parametrize("ray", ["2.9.3", "2.5.0", "1.13.0"])
+def test_ray_before_its_amd_support_is_a_risk_for_ray_tests(ray: str) -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx90a", f"lib.ray={ray}"])
+    (finding,) = [f for f in evaluate(env) if f.check == rocm_visibility.ID]
+    assert f"ray {ray} predates Ray's AMD GPU support (2.10.0)" in finding.reason
+    assert finding.uncertain and finding.signature_only and finding.uses == ("ray",)
+    assert finding.predicts == rocm_visibility.RAY_NO_GPU_PREDICTS
+    assert finding.link == rocm_visibility.RAY_BEFORE_AMD_SOURCE
+
+
+def test_before_amd_support_ray_reads_no_amd_variables_so_no_pair_is_refused() -> None:
+    stack = ["platform=rocm", "lib.ray=2.9.3", "env.HIP_VISIBLE_DEVICES=0", "env.CUDA_VISIBLE_DEVICES=1"]
+    (finding,) = [f for f in evaluate(apply_overrides(BASE, stack)) if f.check == rocm_visibility.ID]
+    assert "predates Ray's AMD GPU support" in finding.reason
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("platform=rocm", "lib.ray=2.10.0"),  # the first release with AMDGPUAcceleratorManager
+        ("platform=rocm", "lib.ray=2.10.0rc1"),  # its release candidate has that code too
+        ("platform=cuda", "lib.ray=2.9.3"),  # NVIDIA GPUs are counted through NVML
+    ],
+)
+def test_ray_with_amd_support_or_on_cuda_is_not_that_risk(stack: tuple[str, ...]) -> None:
+    unset = ["env.ROCR_VISIBLE_DEVICES=", "env.HIP_VISIBLE_DEVICES=", "env.CUDA_VISIBLE_DEVICES="]
+    env = apply_overrides(BASE, ["arch=gfx942", *stack, *unset])
+    assert [f.reason for f in evaluate(env) if f.check == rocm_visibility.ID] == []
 
 
 # ---------------------------------------------------------------- both ways, through pytest
@@ -244,3 +320,11 @@ def test_no_amdsmi_is_known_bad_only_with_the_autoscaler_message(pytester: pytes
     # an unconfirmed risk is no cause of another failure: a plain fail, no rule, no diagnosis
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
     assert "rocm_diagnosis" not in unrelated and "rocm_note" not in unrelated
+
+
+def test_ray_before_amd_support_is_known_bad_only_with_a_no_gpu_message(pytester: pytest.Pytester) -> None:
+    stack = ("platform=rocm", "arch=gfx90a", "torch=2.1.2+rocm5.6", "torch_archs=gfx90a", "lib.ray=2.9.3")
+    message = NO_GPU_MESSAGES[8][0].split("ValueError: ", 1)[1]
+    predicted, unrelated = predicted_and_unrelated(pytester, message, stack, uses="ray", error="ValueError")
+    assert predicted["rocm_rule"] == rocm_visibility.ID
+    assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated

@@ -24,7 +24,10 @@ refusals and verl's NOSET variables):
 * Ray >= 2.56.0 counts AMD GPUs through the ``amdsmi`` Python package (ray#62393), which Ray does not
   require: without it the count is 0, Ray falls back to its NVIDIA manager and GPU tasks stay
   infeasible ("No available node types can fulfill resource request ..."). A risk: a Ray test that asks
-  for no GPU passes.
+  for no GPU passes;
+* Ray before 2.10.0 has no AMD manager at all (ray#42026 added it): it counts GPUs through NVML only, so
+  on ROCm it sees 0 unless started with ``num_gpus``, and GPU tasks meet the same refusals (the raylet's
+  and autoscaler's "cannot be scheduled right now", vLLM's placement-group errors). A risk too.
 
 A stack that is no live probe (a ``--rocm-set`` replay, a recording, ``rocmcompat check``) that lists ``ray``
 2.10.0-2.60.x on ROCm but states none of the visibility variables (``ROCR_/HIP_/CUDA_VISIBLE_DEVICES``,
@@ -70,9 +73,10 @@ def check(env: Environment) -> list[Finding]:
     if env.platform != "rocm":
         return []
     # Ray reads the HIP/CUDA variables only through its AMD manager, chosen where it counts AMD GPUs
-    amdsmi = _ray_amdsmi(env)
-    pair, unstated = (_ray_pair(env), _ray_unstated(env)) if amdsmi is None else (None, None)
-    found = (_filters(env), pair, amdsmi, unstated)
+    # Ray before its AMD manager, or >= 2.56 without amdsmi, counts no AMD GPU and reads no AMD variable
+    uncounted = _ray_before_amd(env) or _ray_amdsmi(env)
+    pair, unstated = (_ray_pair(env), _ray_unstated(env)) if uncounted is None else (None, None)
+    found = (_filters(env), pair, uncounted, unstated)
     return [f for f in found if f is not None]
 
 
@@ -140,9 +144,30 @@ RAY_PAIR_RAISES = Version("2.48.0")  # ValueError for any HIP/CUDA pair
 RAY_PAIR_DIFFERS = Version("2.49.0")  # ... only for a pair that differs
 RAY_SPELLED = Version("2.52.0")  # "Inconsistant" -> "Inconsistent"
 RAY_AMDSMI = Version("2.56.0")  # AMD GPUs counted through the amdsmi package
+# ray#42026 (AMDGPUAcceleratorManager, first in 2.10.0): before it the managers are NVIDIA's (NVML), Intel's,
+# TPU, Neuron, HPU and NPU (ray/_private/accelerators/__init__.py of the 2.9.3 wheel), and GPU resources fall
+# back to NVIDIA's manager
+RAY_AMD = Version("2.10.0")
+RAY_BEFORE_AMD_SOURCE = "https://github.com/ray-project/ray/blob/ray-2.9.3/python/ray/_private/accelerators/__init__.py"
+RAY_AMD_PR = "https://github.com/ray-project/ray/pull/42026"
 RAY_HIP_ONLY = Version("2.57.0")  # only HIP_VISIBLE_DEVICES read
+# Twenty-third round, what a GPU request meets where Ray counts no GPU, each naming the GPU: the autoscaler's
+# pending warning (autoscaler/_private/autoscaler.py at ray-2.9.3, "The following resource request cannot be
+# scheduled right now: {}"); the raylet's warning, as 1.9-1.x ("Required resources for this actor or task:
+# {GPU: 1.000000}", ray-project/ray#21097) and 2.x print it (the ray-2.9.3 wheel's raylet binary: "... cannot be
+# scheduled right now. It requires {GPU: 1.000000} for placement"); and vLLM's Ray executor on a placement group
+# without the GPUs (vllm/executor/ray_utils.py: "The number of required GPUs exceeds the total number of available
+# GPUs in the placement group", "in the cluster" before 0.4; "Current node has no GPU available"; "Ray does not
+# allocate any GPUs on the driver node"; from 0.11 its warning "Tensor parallel size (N) exceeds available GPUs
+# (0)", only for a count of 0).
+_GPU_AMONG = r"(?:\{[^{}\n]{1,120}\}, ){0,8}\{GPU(?:_group_\w+)?: \d"  # {CPU: 1.000000}, {GPU: 1.000000}
 RAY_NO_GPU_PREDICTS = (
     r"No available node types can fulfill resource requests? (?:defaultdict\(<class 'float'>, )?\{[^{}]*'GPU'"
+    r"|The following resource request cannot be scheduled right now: (?:defaultdict\(<class 'float'>, )?\{[^{}]*'GPU'"
+    rf"|cannot be scheduled right now\. It requires {_GPU_AMONG}|Required resources for this actor or task: {_GPU_AMONG}"
+    r"|The number of required GPUs exceeds the total number of available GPUs in the (?:placement group|cluster)"
+    r"|Current node has no GPU available|Ray does not allocate any GPUs on the driver node"
+    r"|Tensor parallel size \(\d+\) exceeds available GPUs \(0\)"
 )
 _CUDA = "CUDA_VISIBLE_DEVICES"
 _HIP = "HIP_VISIBLE_DEVICES"
@@ -207,6 +232,26 @@ def _ray_amdsmi(env: Environment) -> Finding | None:
         predicts=RAY_NO_GPU_PREDICTS,
         signature_only=True,
         uncertain=True,  # a Ray test that asks for no GPU passes
+    )
+
+
+def _ray_before_amd(env: Environment) -> Finding | None:
+    """Ray before 2.10.0: no AMD accelerator manager, so it counts no AMD GPU."""
+    ray = coerce_version(env.libraries.get("ray"))
+    if ray is None or Version(ray.base_version) >= RAY_AMD:  # 2.10.0rc1 is 2.10's code
+        return None
+    return Finding(
+        check=ID,
+        reason=f"ray {env.libraries['ray']} predates Ray's AMD GPU support (2.10.0): it counts GPUs only through "
+        "NVIDIA's NVML, so on ROCm it sees 0 GPUs unless told how many, and tasks and actors asking for GPUs "
+        "cannot be scheduled",
+        fix="use ray >=2.10 (it counts AMD GPUs and sets ROCR_VISIBLE_DEVICES per task), or start Ray with "
+        "num_gpus=N (ray start --num-gpus N)",
+        link=RAY_BEFORE_AMD_SOURCE,
+        uses=("ray",),
+        predicts=RAY_NO_GPU_PREDICTS,
+        signature_only=True,
+        uncertain=True,  # a Ray started with num_gpus=N schedules GPU tasks; one asking for no GPU passes
     )
 
 
