@@ -134,6 +134,7 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
 
 def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
     """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
+    ``requirements.unnamed_dependency_findings``,
     ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``) or a CUDA toolkit it does not name
     (``build_toolkit.unstated``).
 
@@ -146,7 +147,11 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
         return []
     settings = settings or {}
     sources = {
-        requirements.ID: (requirements.unnamed_findings, companion_pairing.unnamed),
+        requirements.ID: (
+            requirements.unnamed_findings,
+            requirements.unnamed_dependency_findings,
+            companion_pairing.unnamed,
+        ),
         build_toolkit.ID: (build_toolkit.unstated,),
         bitsandbytes_cuda.ID: (bitsandbytes_cuda.unnamed,),
     }

@@ -257,6 +257,58 @@ def _unnamed(dist: str, env: Environment, markers: dict[str, str], replaced: set
     ]
 
 
+def unnamed_dependency_findings(env: Environment) -> list[Finding]:
+    """Risks of a named package whose run-time rows need a release of a package the stack does not name.
+
+    The mirror of :func:`unnamed_findings`: ``peft==0.14.0`` stated without transformers imports
+    ``EncoderDecoderCache``, which transformers has only from 4.43, so whichever transformers the user had may
+    be older. One uncertain, conditional finding per named package, for tests that use it or the unnamed one,
+    whose signature is those rows' own messages alone (CPython's text for the exact name and module, or a
+    hand row's quoted failure): only that failure confirms it. Like :func:`unnamed_findings`, for a stated
+    stack only (``registry.evaluate_risks``).
+    """
+    installed = dict(env.libraries) | ({"torch": env.torch} if env.torch else {})
+    replaced = replay_names(env)
+    # a replay's own names (the machine it runs on holds the rest, which the replayed stack need not have had);
+    # torch counts wherever there is one, as in _unmet
+    named = replaced | ({"torch"} if env.torch else set()) if replaced else set(installed)
+    found: list[Finding] = []
+    for dist, version in installed.items():
+        if dist not in named:
+            continue
+        rows = [
+            (row, name)
+            for row in runtime_minimums(dist, version)
+            if row.message and _judged(env, row)
+            for name in [_required_name(row.requirement)]
+            if name is not None and name not in named and name != dist
+        ]
+        if not rows:
+            continue
+        needs = "; ".join(dict.fromkeys(f"releases {_releases(row)} need {_bare(row.requirement)}" for row, _ in rows))
+        unnamed = tuple(dict.fromkeys(name for _, name in rows))
+        found.append(
+            Finding(
+                check=f"{ID}:{dist}:unnamed-dependency",  # a rule of its own, apart from the named pairs
+                reason=f"{dist} {version} is named but {', '.join(unnamed)} is not: {needs}",
+                fix=f"state (or pin) the {', '.join(unnamed)} release installed beside {dist} {version}, one these "
+                "rows accept",
+                link=rows[0][0].source,
+                uses=tuple(dict.fromkeys((dist, *unnamed))),
+                conditional=True,
+                uncertain=True,
+                predicts="|".join(dict.fromkeys(row.message for row, _ in rows)),
+                signature_only=True,
+            )
+        )
+    return found
+
+
+def _required_name(text: str) -> str | None:
+    m = _REQUIREMENT.match(text)
+    return normalize_library(m.group(1)) if m is not None else None
+
+
 def _releases(row: RuntimeRow) -> str:
     """``0.10.1 to <0.14.1`` (``0.18.9 on``): the releases a row covers."""
     return f"{row.since} to <{row.until}" if row.until else f"{row.since} on"
