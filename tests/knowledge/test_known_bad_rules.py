@@ -62,6 +62,10 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx1201", "torch=2.8.0+rocm7.0.2"],
         [ROCM, "arch=gfx1201", "torch=2.7.1+rocm6.4.4"],
     ),
+    "rocm-7.0-7.1-nccl-watchdog-breaks-graph-capture": (
+        [ROCM, "arch=gfx942", "torch=2.9.1+rocm7.1"],
+        [ROCM, "arch=gfx942", "torch=2.10.0+rocm7.2"],
+    ),
     "gfx103x-torch-rocm7-unsloth-import-segfault": (
         [ROCM, "arch=gfx1030", "torch=2.9.1+rocm7.0", "lib.unsloth=2026.1.1"],
         [ROCM, "arch=gfx1030", "torch=2.7.1+rocm6.4", "lib.unsloth=2026.1.1"],
@@ -423,6 +427,13 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
             "https://github.com/ROCm/ROCm/issues/5581",
             "Memory access fault by GPU node-1 (Agent handle: 0x3158d740) on address 0x731276071000. Reason: Page not "
             "present or supervisor privilege.",
+        ),
+    ],
+    "rocm-7.0-7.1-nccl-watchdog-breaks-graph-capture": [
+        (  # vLLM's AMD CI, distributed test groups on ROCm 7.0 and 7.1
+            "https://github.com/vllm-project/vllm/pull/31259",
+            "Process group watchdog thread terminated with exception: HIP error: operation not permitted when stream "
+            "is capturing",
         ),
     ],
     "torch-2.5.1-rocm6.2-gfx906-memory-fault": [
