@@ -26,6 +26,12 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # triton-rocm-linker-missing: PyPI's Triton 3.3 on a TheRock (wheel-only ROCm) toolbox; more in test_triton_rocm_linker.py
+    (
+        "triton-rocm-linker-missing",
+        "Exception: ROCm linker /opt/rocm/llvm/bin/ld.lld not found. Set 'TRITON_HIP_LLD_PATH' to its path.",
+        "https://github.com/kyuz0/amd-strix-halo-voice-toolbox/issues/1",
+    ),
     # nccl-nvls-init: NCCL 2.26.2 on 8x H100, NVLS multicast set-up failing in init; more in test_nccl_nvls.py
     (
         "nccl-nvls-init",

@@ -40,6 +40,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocm_sdk_family,
     rocm_visibility,
     torch_cpu_build,
+    triton_rocm_linker,
     wheel_python,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -78,6 +79,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     build_toolkit.ID: build_toolkit.check,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.check,
     measured_pair.ID: measured_pair.check,
+    triton_rocm_linker.ID: triton_rocm_linker.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -111,6 +113,7 @@ PREDICTS: dict[str, str] = {
     build_toolkit.ID: build_toolkit.PREDICTS,
     nvidia_driver_gpu.ID: nvidia_driver_gpu.PREDICTS,
     measured_pair.ID: measured_pair.PREDICTS,
+    triton_rocm_linker.ID: triton_rocm_linker.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
