@@ -4,10 +4,10 @@ Triton's AMD backend from 3.0 to 3.4 (``triton/backends/amd/compiler.py``, ``HIP
 read in PyPI's 3.0.0, 3.3.1 and 3.4.0 wheels) links every kernel's code object by running ``ld.lld``: the one
 ``TRITON_HIP_LLD_PATH`` names, else one beside the backend (``llvm/bin/ld.lld``, "used for pytorch wheels":
 PyTorch's ROCm Triton wheels package it there, triton-lang/triton#3662; PyPI's wheels do not), else
-``/opt/rocm/llvm/bin/ld.lld``, else
-``/usr/bin/ld.lld``; without any it raises "ROCm linker /opt/rocm/llvm/bin/ld.lld not found" (3.3 and 3.4 add
-"Set 'TRITON_HIP_LLD_PATH' to its path."; 3.4 also runs it for the cache key). From 3.5.0 it links in process
-(``amd.link_hsaco``), needing no linker.
+``/opt/rocm/llvm/bin/ld.lld``, else ``/usr/bin/ld.lld``; without any it raises "ROCm linker
+/opt/rocm/llvm/bin/ld.lld not found" (3.3 and 3.4 add "Set 'TRITON_HIP_LLD_PATH' to its path."; 3.3 and 3.4 also
+run it for the cache key, ``HIPBackend.hash``). From 3.5.0 it links in process (``amd.link_hsaco``), needing no
+linker.
 
 So the distribution ``triton`` 3.0-3.4 on a ROCm stack that states no system ROCm (its ROCm came in Python
 wheels: a ``+rocm`` torch, TheRock's ``rocm-sdk-*`` packages) fails the first Triton kernel it compiles, in
