@@ -245,7 +245,7 @@ def _ray_before_amd(env: Environment) -> Finding | None:
         reason=f"ray {env.libraries['ray']} predates Ray's AMD GPU support (2.10.0): it counts GPUs only through "
         "NVIDIA's NVML, so on ROCm it sees 0 GPUs unless told how many, and tasks and actors asking for GPUs "
         "cannot be scheduled",
-        fix="use ray >=2.10 (it counts AMD GPUs and sets ROCR_VISIBLE_DEVICES per task), or start Ray with "
+        fix="use ray >=2.10 (it counts AMD GPUs and sets the AMD visibility variable per task), or start Ray with "
         "num_gpus=N (ray start --num-gpus N)",
         link=RAY_BEFORE_AMD_SOURCE,
         uses=("ray",),
