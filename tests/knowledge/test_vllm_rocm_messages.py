@@ -29,6 +29,10 @@ MESSAGES: list[tuple[str, str]] = [
         "'gfx941', 'gfx942', 'gfx945', 'gfx1100', 'gfx950']",
         "https://github.com/gpustack/gpustack/issues/3880",
     ),
+    (  # vLLM 0.11.1rc7 on a Radeon 8060S (gfx1151): AITER's chip map before it named the problem
+        "vllm-server  | (APIServer pid=1) KeyError: 'gfx1151'",
+        "https://github.com/ROCm/aiter/issues/1415",
+    ),
     (  # vLLM with VLLM_ROCM_USE_AITER=1 on Strix Halo: AITER's JIT arch list
         "One of GPU archs of ['gfx1151'] is invalid or not supported with VLLM_ROCM_USE_AITER: 1",
         "https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/issues/73",
@@ -81,6 +85,7 @@ NOT_CLAIMED = (
     "triton.runtime.errors.OutOfResources: out of resource: registers",
     "Segmentation fault (core dumped)",
     "AssertionError: One of GPU archs of is invalid",
+    "KeyError: 'cuda'",  # a lookup failing on something other than the GPU's arch
 )
 
 

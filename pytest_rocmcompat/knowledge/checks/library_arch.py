@@ -188,6 +188,9 @@ PREDICTS = (
     # https://github.com/ROCm/aiter/blob/03474676fc51e434ab7ddd17f4155d6d83cf8071/aiter/jit/utils/chip_info.py
     r"|One of GPU archs of \[[^\]\n]{1,200}\] is invalid or not supported"
     r"|Unknown GPU architecture: gfx\w{1,8}\. Supported architec"
+    # twenty-third round: the same chip map before it named the problem, a bare lookup failing on the arch
+    # (chip_info.py ``gfx_mapping[...]``: "KeyError: 'gfx1151'", https://github.com/ROCm/aiter/issues/1415)
+    r"|KeyError: 'gfx\w{3,6}'"
     # ... and AITER loading an asm kernel's code object from hsa/<gfx>/, which holds none for an arch it does
     # not serve: up to v0.1.12 through HIP_CALL(hipModuleLoad(...)), "[AITER] %s:%d fail to call %s --->
     # [HIP error](%s)" (the call's own text as %s), from v0.1.13 AITER_CHECK(file.is_open(), "failed to
