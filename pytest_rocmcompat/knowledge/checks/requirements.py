@@ -100,9 +100,7 @@ def check(env: Environment) -> list[Finding]:
     markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
     # (dist, requirement, installed target, source, the failure a run-time row quotes or "", a run-time row)
     broken: list[tuple[str, str, str, str, str, bool]] = []
-    installed = dict(env.libraries)
-    if env.torch:
-        installed["torch"] = env.torch  # the torch field wins (it is what --rocm-set torch= changes)
+    installed = _installed(env)
     replaced = replay_names(env)
     for dist, version in installed.items():
         if replaced and dist not in replaced:
@@ -211,7 +209,7 @@ def unnamed_findings(env: Environment) -> list[Finding]:
     Not part of :func:`check`: ``registry.evaluate_risks`` compiles them into rules for a stated stack
     only, never listed as the stack's problems (most stacks that state torch would get one).
     """
-    installed = set(env.libraries) | ({"torch"} if env.torch else set())
+    installed = _installed(env)
     markers: dict[str, str] = {}
     replaced = replay_names(env)
     return [f for dist in RUNTIME_MINIMUMS if dist not in installed for f in _unnamed(dist, env, markers, replaced)]
@@ -267,7 +265,7 @@ def unnamed_dependency_findings(env: Environment) -> list[Finding]:
     hand row's quoted failure): only that failure confirms it. Like :func:`unnamed_findings`, for a stated
     stack only (``registry.evaluate_risks``).
     """
-    installed = dict(env.libraries) | ({"torch": env.torch} if env.torch else {})
+    installed = _installed(env)
     replaced = replay_names(env)
     # a replay's own names (the machine it runs on holds the rest, which the replayed stack need not have had);
     # torch counts wherever there is one, as in _unmet
@@ -302,6 +300,14 @@ def unnamed_dependency_findings(env: Environment) -> list[Finding]:
             )
         )
     return found
+
+
+def _installed(env: Environment) -> dict[str, str]:
+    """The stack's packages by name, torch's field among them (it wins: it is what ``--rocm-set torch=`` changes)."""
+    installed = dict(env.libraries)
+    if env.torch:
+        installed["torch"] = env.torch
+    return installed
 
 
 def _required_name(text: str) -> str | None:

@@ -74,7 +74,7 @@ def check(env: Environment) -> list[Finding]:
         return []
     # Ray reads the HIP/CUDA variables only through its AMD manager, chosen where it counts AMD GPUs
     # Ray before its AMD manager, or >= 2.56 without amdsmi, counts no AMD GPU and reads no AMD variable
-    uncounted = _ray_before_amd(env) or _ray_amdsmi(env)
+    uncounted = _ray_uncounted(env)
     pair, unstated = (_ray_pair(env), _ray_unstated(env)) if uncounted is None else (None, None)
     found = (_filters(env), pair, uncounted, unstated)
     return [f for f in found if f is not None]
@@ -216,48 +216,46 @@ def _ray_pair_problem(ray: Version, variables: dict[str, str]) -> tuple[str, str
     return None
 
 
-def _ray_amdsmi(env: Environment) -> Finding | None:
-    """Ray >= 2.56.0 without the ``amdsmi`` Python package: it counts no AMD GPU."""
+def _ray_uncounted(env: Environment) -> Finding | None:
+    """Ray counting no AMD GPU: before its AMD manager (2.10.0), or >= 2.56.0 without the ``amdsmi`` package."""
     ray = coerce_version(env.libraries.get("ray"))
-    if ray is None or ray < RAY_AMDSMI or "amdsmi" in env.libraries:
+    if ray is None:
+        return None
+    if Version(ray.base_version) < RAY_AMD:  # 2.10.0rc1 is 2.10's code
+        why = (
+            "predates Ray's AMD GPU support (2.10.0): it counts GPUs only through NVIDIA's NVML, so on ROCm it sees "
+            "0 GPUs unless told how many, and tasks and actors asking for GPUs cannot be scheduled"
+        )
+        fix = (
+            "use ray >=2.10 (it counts AMD GPUs and sets the AMD visibility variable per task), or start Ray with "
+            "num_gpus=N (ray start --num-gpus N)"
+        )
+        link = RAY_BEFORE_AMD_SOURCE
+    elif ray >= RAY_AMDSMI and "amdsmi" not in env.libraries:
+        why = (
+            "counts AMD GPUs only through the amdsmi Python package, which the stack does not list (Ray does not "
+            "require it): without it Ray sees 0 GPUs, so tasks and actors asking for GPUs cannot be scheduled"
+        )
+        fix = "install the amdsmi Python package of the stack's ROCm release (Ray's hint: pip install amdsmi)"
+        link = RAY_AMDSMI_SOURCE
+    else:
         return None
     return Finding(
         check=ID,
-        reason=f"ray {env.libraries['ray']} counts AMD GPUs only through the amdsmi Python package, which "
-        "the stack does not list (Ray does not require it): without it Ray sees 0 GPUs, so tasks and actors "
-        "asking for GPUs cannot be scheduled",
-        fix="install the amdsmi Python package of the stack's ROCm release (Ray's hint: pip install amdsmi)",
-        link=RAY_AMDSMI_SOURCE,
+        reason=f"ray {env.libraries['ray']} {why}",
+        fix=fix,
+        link=link,
         uses=("ray",),
         predicts=RAY_NO_GPU_PREDICTS,
         signature_only=True,
-        uncertain=True,  # a Ray test that asks for no GPU passes
-    )
-
-
-def _ray_before_amd(env: Environment) -> Finding | None:
-    """Ray before 2.10.0: no AMD accelerator manager, so it counts no AMD GPU."""
-    ray = coerce_version(env.libraries.get("ray"))
-    if ray is None or Version(ray.base_version) >= RAY_AMD:  # 2.10.0rc1 is 2.10's code
-        return None
-    return Finding(
-        check=ID,
-        reason=f"ray {env.libraries['ray']} predates Ray's AMD GPU support (2.10.0): it counts GPUs only through "
-        "NVIDIA's NVML, so on ROCm it sees 0 GPUs unless told how many, and tasks and actors asking for GPUs "
-        "cannot be scheduled",
-        fix="use ray >=2.10 (it counts AMD GPUs and sets the AMD visibility variable per task), or start Ray with "
-        "num_gpus=N (ray start --num-gpus N)",
-        link=RAY_BEFORE_AMD_SOURCE,
-        uses=("ray",),
-        predicts=RAY_NO_GPU_PREDICTS,
-        signature_only=True,
-        uncertain=True,  # a Ray started with num_gpus=N schedules GPU tasks; one asking for no GPU passes
+        # a Ray test that asks for no GPU passes (and, before 2.10, one whose Ray was started with num_gpus=N)
+        uncertain=True,
     )
 
 
 # ---------------------------------------------------------------- Ray on ROCm, the variables unstated
 _NOSET = "RAY_EXPERIMENTAL_NOSET_"
-_RAY_READ = (Version("2.10.0"), Version("2.61.0"))  # the releases whose amd_gpu.py was read (2.10.0-2.60.0)
+_RAY_READ = (RAY_AMD, Version("2.61.0"))  # the releases whose amd_gpu.py was read (2.10.0-2.60.0)
 # Ray's refusal of ROCR_VISIBLE_DEVICES (2.45.0 on), in every release's amd_gpu.py
 RAY_ROCR_PREDICTS = r"Please use HIP_VISIBLE_DEVICES instead of ROCR_VISIBLE_DEVICES"
 # torch's own refusal, TORCH_ROCR_PREDICTS (SOURCE_TORCH; pytorch#142292, first in torch 2.6.0's

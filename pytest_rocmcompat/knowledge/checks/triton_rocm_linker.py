@@ -25,6 +25,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_TESTS, COMPILE_USES
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.requirements import rocm_build
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -38,7 +39,7 @@ PREDICTS = r"ROCm linker /opt/rocm/llvm/bin/ld\.lld not found"
 
 
 def check(env: Environment) -> list[Finding]:
-    if env.platform != "rocm" and env.torch_rocm is None:
+    if not rocm_build(env):
         return []
     version = coerce_version(env.libraries.get("triton"))
     if version is None or not EXTERNAL_LINKER[0] <= Version(version.base_version) < EXTERNAL_LINKER[1]:
