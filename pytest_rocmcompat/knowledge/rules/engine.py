@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Set
 from typing import NamedTuple
 
+from pytest_rocmcompat.knowledge.dependency_reach import DependencyReach
 from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -51,11 +52,16 @@ class ActiveRules:
         # One pass rejects most node ids before any per-rule pattern runs.
         self._any_glob = re.compile("|".join(p.pattern for p, _ in self._globbed)) if self._globbed else None
         self._order = {r.id: i for i, r in enumerate(self.active)}
+        # a test that uses a library also runs what that library requires (verl -> Ray, PEFT -> transformers)
+        self._reach = DependencyReach(env)
 
     def match(self, test: ItemFacts) -> list[Rule]:
-        """Active rules that reach this test, in definition order, without repeats."""
+        """Active rules that reach this test, in definition order, without repeats.
+
+        A rule for ``uses("X")`` reaches a test that uses a library requiring X (:mod:`..dependency_reach`).
+        """
         markers = test.markers & self._by_marker.keys()
-        uses = test.uses & self._by_use.keys()
+        uses = (self._reach.expand(test.uses) if test.uses else test.uses) & self._by_use.keys()
         globbed = self._any_glob is not None and self._any_glob.match(test.nodeid) is not None
         if not (self._everything or markers or uses or globbed or test.known_issues):
             return []  # the common case: nothing can reach this test
