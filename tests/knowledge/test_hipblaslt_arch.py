@@ -151,3 +151,48 @@ def test_the_signature_claims_hipblaslt_s_own_messages(message: str) -> None:
 )
 def test_the_signature_stays_narrow(message: str) -> None:
     assert compile_signature(hipblaslt_arch.PREDICTS).search(message) is None
+
+
+@pytest.mark.parametrize(
+    ("stack", "gpu", "link"),
+    [
+        # torch's list names gfx908 only from 2.9 (pytorch/pytorch#159092), on any ROCm
+        (("arch=gfx908", "torch=2.7.1+rocm6.3"), "gfx908", hipblaslt_arch.SOURCE_GFX908),
+        (("arch=gfx908", "rocm=7.0.2", "torch=2.8.0+rocm6.4"), "gfx908", hipblaslt_arch.SOURCE_GFX908),
+        # gfx1103 only from 2.11 (pytorch/pytorch#172180); gfx1152/1153/1250 in no list of 2.10 or older
+        (("arch=gfx1103", "torch=2.10.0+rocm7.0"), "gfx1103", hipblaslt_arch.SOURCE_GFX1103),
+        (("arch=gfx1152", "rocm=7.1", "torch=2.10.0+rocm7.1"), "gfx1152", hipblaslt_arch.SOURCE_GFX1103),
+        # the MI300 engineering parts left torch's list in release/2.6 (ROCm/pytorch#2053)
+        (("arch=gfx940", "torch=2.7.1+rocm6.3"), "gfx940", hipblaslt_arch.SOURCE_GATE_63),
+    ],
+)
+def test_torch_s_own_list_refuses_a_gpu_by_torch_release(stack: tuple[str, ...], gpu: str, link: str) -> None:
+    (finding,) = _found(*stack, ASK)
+    assert not finding.uncertain and f"does not serve {gpu} on any ROCm release" in finding.reason
+    assert finding.link == link
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("arch=gfx908", "torch=2.9.0+rocm6.4", ASK),
+        ("arch=gfx908", "rocm=7.0", "torch=2.10.0+rocm7.0", ASK),
+        ("arch=gfx1103", "rocm=7.1", "torch=2.11.0+rocm7.1", ASK),
+        ("arch=gfx940", "torch=2.5.1+rocm6.2", ASK),  # still in 2.5's list (pytorch/pytorch#128753)
+    ],
+)
+def test_a_torch_whose_list_names_the_gpu_is_served(stack: tuple[str, ...]) -> None:
+    assert _found(*stack) == []
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("arch=gfx908", "rocm=6.4", ASK),  # no torch named: 2.9+ lists it, older ones do not
+        ("arch=gfx1103", "rocm=7.0", ASK),
+        ("arch=gfx1250", "rocm=7.1", "torch=2.12.0+rocm7.1", ASK),  # no list read names it from 2.11 on
+    ],
+)
+def test_an_unknown_torch_or_an_unread_list_is_a_risk(stack: tuple[str, ...]) -> None:
+    (finding,) = _found(*stack)
+    assert finding.uncertain and finding.markers == ("gpus",)

@@ -34,6 +34,11 @@ so a torch 2.9 or older refuses it too; hipBLASLt's own default ("all") targets 
 its later accepted ``SUPPORTED_ARCHITECTURES`` do), so a newer torch on a release after 6.3 may or
 may not find kernels for it (*uncertain*).
 
+torch's list also changes by torch release, whatever the ROCm (:func:`_torch_list`, from 2.5, when the list
+arrived): gfx908 is named only from torch 2.9 (pytorch/pytorch#159092, "enable hipblaslt on gfx908 for ROCm >=
+6.3"), gfx1103 only from 2.11 (pytorch/pytorch#172180), gfx1152/gfx1153/gfx1250 in no list read (refused up to
+2.10, a risk after), and the MI300 engineering parts gfx940/gfx941 in none from release/2.6 on.
+
 hipBLASLt's own default targets after 6.3 could not be read at the release tags (the monorepo is
 too large to mirror here and the index holds no tag version), so they are not tabled: :data:`LINES`
 holds the lists read at development commits of each code line (0.11 before 6.4, 0.14 after it,
@@ -75,6 +80,20 @@ GFX950_FROM = Version("7.0")
 # '#if ROCM_VERSION >= 60402 "gfx1150", "gfx1151"' (ROCm/pytorch#2742); hipBLASLt 0.12.1 for ROCm
 # 6.4.2: "Support for gfx1151" (CHANGELOG)
 STRIX_FROM = Version("6.4.2")
+# torch's lists by torch release, beyond the ROCM_VERSION gates (session 21, sources quoted in the tests):
+# - gfx908 only from torch 2.9: "[ROCm] enable hipblaslt on gfx908 for ROCm >= 6.3" (pytorch/pytorch#159092,
+#   merged 2025-07-25); release/2.6's list (ROCm/pytorch#2053) names no gfx908
+# - gfx1103 only from torch 2.11: "[ROCm] Enable hipBLASLt on gfx1103" (pytorch/pytorch#172180, merged 2026-01-15:
+#   "I found hipBLASLt was not enabled on gfx1103"); gfx1152, gfx1153 and gfx1250 (in hipBLASLt's own later lists)
+#   are in no torch list read (2.10's, ROCm/pytorch#2742): refused before 2.11, unknown after
+# - gfx940/gfx941 (MI300 engineering parts) in no list from release/2.6 on (ROCm/pytorch#2053: "gfx90a", "gfx942")
+LIST_FROM = Version("2.5")  # torch's list arrived with pytorch/pytorch#128753
+GFX908_FROM = Version("2.9")
+SOURCE_GFX908 = "https://github.com/pytorch/pytorch/pull/159092"
+APU_1103_FROM = Version("2.11")
+SOURCE_GFX1103 = "https://github.com/pytorch/pytorch/pull/172180"
+UNLISTED_NEW = frozenset({"gfx1152", "gfx1153", "gfx1250"})
+EARLY_MI300 = frozenset({"gfx940", "gfx941"})
 SOURCE_CHANGELOG = "https://github.com/ROCm/rocm-libraries/blob/0337fe01754968f5d6e9d0a01cb9065f686aad94/projects/hipblaslt/CHANGELOG.md"
 Status = Literal["served", "unserved", "maybe"]
 
@@ -203,6 +222,13 @@ def _problem(unserved: list[str], maybe: list[str], lacking: list[tuple[str, Sta
 
 def _link(release: str | None, lacking: list[tuple[str, Status]]) -> str:
     """The tabled release's targets; hipBLASLt's own lists for GPUs none (or no default) names; else torch's."""
+    if release in TARGETS and any(arch not in TARGETS[release][0] for arch, _ in lacking):
+        return TARGETS[release][1]
+    by_torch = {"gfx908": SOURCE_GFX908, "gfx1103": SOURCE_GFX1103, **dict.fromkeys(UNLISTED_NEW, SOURCE_GFX1103)}
+    if lacking and lacking[0][0] in by_torch:
+        return by_torch[lacking[0][0]]
+    if lacking and lacking[0][0] in EARLY_MI300:
+        return SOURCE_GATE_63
     if release in TARGETS:
         return TARGETS[release][1]
     if lacking and all(arch not in EVER or (arch, status) == (NAVI33, "maybe") for arch, status in lacking):
@@ -217,6 +243,8 @@ def _gpus(gpus: list[rocm_targets.EffectiveArch]) -> list[tuple[str, str]]:
 
 def _where(release: str | None, loaded: Version | None, unserved: list[str], torch: Version | None) -> str:
     """The releases the reason names: the tabled series, the loaded release, or any."""
+    if any(_torch_list(arch, torch) == "unserved" for arch in unserved):
+        return "any ROCm release"  # the torch release's own list refuses it
     if release in TARGETS:
         return f"ROCm {release}"
     if loaded is None or any(_everywhere(arch, torch) for arch in unserved):
@@ -227,7 +255,9 @@ def _where(release: str | None, loaded: Version | None, unserved: list[str], tor
 def _everywhere(arch: str, torch: Version | None) -> bool:
     """``arch`` is refused on every ROCm release: no list names it, or the torch predates its entry."""
     late = arch in LATE or arch == NAVI33
-    return arch not in EVER or (late and _since(torch, LATE_FROM, "unserved") == "unserved")
+    if arch not in EVER or _torch_list(arch, torch) == "unserved":
+        return True
+    return late and _since(torch, LATE_FROM, "unserved") == "unserved"
 
 
 def _status(arch: str, release: str | None, torch: Version | None, loaded: Version | None = None) -> Status:
@@ -236,12 +266,15 @@ def _status(arch: str, release: str | None, torch: Version | None, loaded: Versi
         return "served"  # torch builds for ROCm before 5.7 have no hipBLASLt path at all
     if arch not in EVER:
         return "unserved"
+    listed = _torch_list(arch, torch)
     if release is None:
-        return "served" if arch in GATE else "maybe"
+        return listed or ("served" if arch in GATE else "maybe")
     if release in TARGETS:
         if arch not in TARGETS[release][0] or (arch not in GATE and release != "6.3"):
             return "unserved"  # torch lists the other targets only for ROCm 6.3+
-        return "served" if arch in GATE else _since(torch, GATE_63_FROM, "maybe")
+        return listed or ("served" if arch in GATE else _since(torch, GATE_63_FROM, "maybe"))
+    if listed is not None:
+        return listed
     if arch in LATE:  # a release after the table: torch's list decides
         return _strix(_since(torch, LATE_FROM, "unserved"), loaded)
     if arch == NAVI33:  # torch 2.10+ routes it; hipBLASLt's default builds never name it
@@ -249,6 +282,24 @@ def _status(arch: str, release: str | None, torch: Version | None, loaded: Versi
     if arch == "gfx950" and Version(release) < GFX950_FROM:
         return "unserved"  # ROCm 6.4: torch's lists name gfx950 only for ROCM_VERSION >= 60500
     return "served"
+
+
+def _torch_list(arch: str, torch: Version | None) -> Status | None:
+    """What torch's own list says of ``arch`` by torch release (``None``: the ROCm gates decide; a torch
+    before 2.5 has no list, pytorch/pytorch#128753).
+    """
+    if torch is not None and Version(torch.base_version) < LIST_FROM:
+        return None
+    if arch == "gfx908":
+        older = torch is None or Version(torch.base_version) < GFX908_FROM
+        return _since(torch, GFX908_FROM, "unserved") if older else None
+    if arch == "gfx1103":
+        return _since(torch, APU_1103_FROM, "unserved")
+    if arch in UNLISTED_NEW:  # no list read names them: refused before 2.11, unknown from it
+        return "unserved" if torch is not None and Version(torch.base_version) < APU_1103_FROM else "maybe"
+    if arch in EARLY_MI300 and torch is not None and Version(torch.base_version) >= GATE_63_FROM:
+        return "unserved"
+    return None
 
 
 def _strix(status: Status, loaded: Version | None) -> Status:
