@@ -26,6 +26,12 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # deepspeed-rocm-ops: DeepSpeed 0.9.3 in a ROCm 5.5 container whose torch names no ROCm; more in test_deepspeed_rocm.py
+    (
+        "deepspeed-rocm-ops",
+        "AssertionError: Could not detect ROCm version",
+        "https://github.com/deepspeedai/DeepSpeed/issues/3715",
+    ),
     # triton-rocm-linker-missing: PyPI's Triton 3.3 on a TheRock (wheel-only ROCm) toolbox; more in test_triton_rocm_linker.py
     (
         "triton-rocm-linker-missing",

@@ -18,6 +18,7 @@ from pytest_rocmcompat.knowledge.checks import (
     build_toolkit,
     companion_pairing,
     cuda_driver,
+    deepspeed_rocm,
     dynamo_gate,
     extension_torch,
     gpu_vendor_builds,
@@ -80,6 +81,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     nvidia_driver_gpu.ID: nvidia_driver_gpu.check,
     measured_pair.ID: measured_pair.check,
     triton_rocm_linker.ID: triton_rocm_linker.check,
+    deepspeed_rocm.ID: deepspeed_rocm.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -114,6 +116,7 @@ PREDICTS: dict[str, str] = {
     nvidia_driver_gpu.ID: nvidia_driver_gpu.PREDICTS,
     measured_pair.ID: measured_pair.PREDICTS,
     triton_rocm_linker.ID: triton_rocm_linker.PREDICTS,
+    deepspeed_rocm.ID: deepspeed_rocm.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
