@@ -66,6 +66,10 @@ CASES: dict[str, tuple[list[str], list[str]]] = {
         [ROCM, "arch=gfx942", "torch=2.9.1+rocm7.1"],
         [ROCM, "arch=gfx942", "torch=2.10.0+rocm7.2"],
     ),
+    "rocm-7.0.0-hip-launch-host-func-capture-refused": (
+        [ROCM, "arch=gfx942", "rocm=7.0.1"],
+        [ROCM, "arch=gfx942", "rocm=7.0.2"],
+    ),
     "gfx103x-torch-rocm7-unsloth-import-segfault": (
         [ROCM, "arch=gfx1030", "torch=2.9.1+rocm7.0", "lib.unsloth=2026.1.1"],
         [ROCM, "arch=gfx1030", "torch=2.7.1+rocm6.4", "lib.unsloth=2026.1.1"],
@@ -434,6 +438,13 @@ QUOTES: dict[str, list[tuple[str, str]]] = {
             "https://github.com/vllm-project/vllm/pull/31259",
             "Process group watchdog thread terminated with exception: HIP error: operation not permitted when stream "
             "is capturing",
+        ),
+    ],
+    "rocm-7.0.0-hip-launch-host-func-capture-refused": [
+        (  # AMD's known-issue entry for ROCm 7.0.0 (the HIP error it returns)
+            "https://github.com/ROCm/ROCm/issues/5337",
+            "Applications using ``hipLaunchHostFunc`` with stream capture APIs might fail to capture graphs during "
+            "stream capture, and return `hipErrorStreamCaptureUnsupported`.",
         ),
     ],
     "torch-2.5.1-rocm6.2-gfx906-memory-fault": [
