@@ -76,7 +76,10 @@ def test_cycles_end() -> None:
 def test_the_engine_matches_a_rule_on_a_required_library() -> None:
     rules = [Rule("ray-example", "an example rule on Ray", applies_to=AppliesTo(everything=False, uses=("ray",)))]
     active = ActiveRules(rules, Environment(platform="rocm", python="3.11", libraries={"verl": "0.4.1"}))
-    assert [r.id for r in active.match(ItemFacts("t::a", frozenset(), frozenset({"verl"})))] == ["ray-example"]
+    (through,) = active.match(ItemFacts("t::a", frozenset(), frozenset({"verl"})))
+    assert through.id == "ray-example" and through.at_risk  # reached through verl's requirement: a risk
+    (direct,) = active.match(ItemFacts("t::d", frozenset(), frozenset({"verl", "ray"})))
+    assert direct.id == "ray-example" and not direct.at_risk  # the test says it uses Ray itself
     assert active.match(ItemFacts("t::b", frozenset(), frozenset({"transformers"}))) == []
     assert active.match(ItemFacts("t::c", frozenset(), frozenset())) == []
 
@@ -114,3 +117,57 @@ def test_rays_no_gpu_reaches_a_verl_test_both_ways(pytester: pytest.Pytester) ->
     assert cases["test_predicted"]["rocm_rule"] == rocm_visibility.ID
     assert cases["test_unrelated"].get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in cases["test_unrelated"]
     assert "rocm_rule" not in cases["test_no_ray"]
+
+
+_MATRIX = """
+name: reach
+known_bad:
+  - id: ray-example
+    when: {platform: rocm}
+    applies_to: {uses: [ray]}
+    action: xfail
+    signature: "Ray's own known text"
+    reason: an example rule on Ray
+    links: [https://example.org/ray]
+"""
+
+_REACH_TESTS = """
+import pytest
+
+@pytest.mark.uses("verl")
+def test_verl_passes():
+    pass
+
+@pytest.mark.uses("ray")
+def test_ray_passes():
+    pass
+
+@pytest.mark.uses("verl")
+def test_verl_known():
+    raise RuntimeError("Ray's own known text")
+
+@pytest.mark.uses("verl")
+def test_verl_other():
+    raise ValueError("a genuinely different regression")
+"""
+
+
+def test_a_rule_reached_through_a_requirement_is_a_risk(pytester: pytest.Pytester) -> None:
+    """Its text still makes the failure known-bad; a pass stands (no stale rule), another failure gets no cause."""
+    from pytest_rocmcompat.stack.overrides import apply_overrides
+    from tests.knowledge.two_ways import junit_properties
+
+    env = apply_overrides(Environment(python="3.11.7"), ["platform=rocm", "arch=gfx942", "lib.verl=0.4.1"])
+    (pytester.path / "env.json").write_text(env.to_json(), encoding="utf-8")
+    pytester.makefile(".yaml", matrix=_MATRIX)
+    pytester.makepyfile(test_reach=_REACH_TESTS)
+    pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-matrix", "matrix.yaml", "--rocm-no-bundled", "-p", "no:cacheprovider",
+        "--junitxml", "junit.xml",
+    )  # fmt: skip
+    cases = junit_properties(pytester.path / "junit.xml")
+    assert cases["test_verl_known"]["rocm_outcome"] == "known-bad"
+    assert cases["test_ray_passes"]["rocm_outcome"] == "stale-rule"  # reached directly: a pass contradicts it
+    assert cases["test_verl_passes"].get("rocm_outcome", "pass") == "pass"
+    assert cases["test_verl_other"].get("rocm_outcome", "fail") == "fail"
+    assert "rocm_note" not in cases["test_verl_other"] and "rocm_diagnosis" not in cases["test_verl_other"]

@@ -10,6 +10,7 @@ import fnmatch
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Set
+from dataclasses import replace
 from typing import NamedTuple
 
 from pytest_rocmcompat.knowledge.dependency_reach import DependencyReach
@@ -54,21 +55,25 @@ class ActiveRules:
         self._order = {r.id: i for i, r in enumerate(self.active)}
         # a test that uses a library also runs what that library requires (verl -> Ray, PEFT -> transformers)
         self._reach = DependencyReach(env)
+        self._risks: dict[str, Rule] = {}
 
     def match(self, test: ItemFacts) -> list[Rule]:
         """Active rules that reach this test, in definition order, without repeats.
 
-        A rule for ``uses("X")`` reaches a test that uses a library requiring X (:mod:`..dependency_reach`).
+        A rule for ``uses("X")`` also reaches a test that uses a library requiring X (:mod:`..dependency_reach`),
+        as a risk (``at_risk``): its signature still makes a matching failure ``known-bad``, but a pass stands
+        and it is no likely cause of another failure, since the test may not take the path that breaks.
         """
         markers = test.markers & self._by_marker.keys()
-        uses = (self._reach.expand(test.uses) if test.uses else test.uses) & self._by_use.keys()
+        direct = test.uses & self._by_use.keys()
+        required = (self._reach.expand(test.uses) & self._by_use.keys()) - direct if test.uses else direct
         globbed = self._any_glob is not None and self._any_glob.match(test.nodeid) is not None
-        if not (self._everything or markers or uses or globbed or test.known_issues):
+        if not (self._everything or markers or direct or required or globbed or test.known_issues):
             return []  # the common case: nothing can reach this test
         found: dict[str, Rule] = {r.id: r for r in self._everything}
         for m in markers:
             found.update((r.id, r) for r in self._by_marker[m])
-        for u in uses:
+        for u in direct:
             found.update((r.id, r) for r in self._by_use[u])
         if globbed:
             found.update((r.id, r) for p, r in self._globbed if p.match(test.nodeid))
@@ -76,7 +81,20 @@ class ActiveRules:
             rule = self.by_id.get(rule_id)
             if rule is not None and rule.id in self._order:  # named and active
                 found[rule.id] = rule
+        for u in required:
+            for r in self._by_use[u]:
+                if r.id not in found:
+                    found[r.id] = self._as_risk(r)
         return sorted(found.values(), key=lambda r: self._order[r.id])
+
+    def _as_risk(self, rule: Rule) -> Rule:
+        """``rule`` reaching a test only through a library it requires: a risk (one copy per rule)."""
+        if rule.at_risk:
+            return rule
+        weak = self._risks.get(rule.id)
+        if weak is None:
+            weak = self._risks[rule.id] = replace(rule, at_risk=True)
+        return weak
 
 
 def _glob(pattern: str) -> str:
