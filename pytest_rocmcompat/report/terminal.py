@@ -118,6 +118,8 @@ def write_applied_rules(tr: TerminalReporter, state: CompatState, selected: set[
     for nodeid, rule_ids in state.applied.items():
         if nodeid not in selected:  # deselected after the rules were matched (a later plugin)
             continue
+        through = state.through.get(nodeid, {})
         for rule_id in rule_ids:
             rule = state.rules.by_id[rule_id]
-            tr.write_line(safe_text(f"{nodeid}: {rule.action.upper()} {rule.describe()}"))
+            via = f" (reached because {through[rule_id]}: a risk for this test)" if through.get(rule_id) else ""
+            tr.write_line(safe_text(f"{nodeid}: {rule.action.upper()} {rule.describe()}{via}"))

@@ -65,6 +65,9 @@ def apply_rules(
     rules = state.rules.match(ItemFacts(nodeid, names, uses, known))
     if rules:
         state.applied[nodeid] = [r.id for r in rules]
+        weak = {r.id: state.rules.through(uses, r) for r in rules if r.at_risk and not state.rules.by_id[r.id].at_risk}
+        if weak:
+            state.through[nodeid] = weak
         if matched is not None:
             matched[nodeid] = rules
         names.update(classify.attach(item, rules))  # the markers it added: skip, isolated

@@ -74,6 +74,8 @@ class CompatState:
     report_path: str | None
     problems: list[Finding] = field(default_factory=list)  # built-in checks' findings
     applied: dict[str, list[str]] = field(default_factory=dict)  # nodeid -> rule ids at collection
+    # nodeid -> {rule id: "verl requires ray"} for rules reaching the test only through a required library
+    through: dict[str, dict[str, str]] = field(default_factory=dict)
     # Finished tests: counts for all, details only for the notable (not a plain pass), so a
     # large passing suite keeps no per-test objects alive.
     counts: Counter = field(default_factory=Counter)  # (suite, Outcome) -> n

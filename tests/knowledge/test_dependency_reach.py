@@ -171,3 +171,12 @@ def test_a_rule_reached_through_a_requirement_is_a_risk(pytester: pytest.Pyteste
     assert cases["test_verl_passes"].get("rocm_outcome", "pass") == "pass"
     assert cases["test_verl_other"].get("rocm_outcome", "fail") == "fail"
     assert "rocm_note" not in cases["test_verl_other"] and "rocm_diagnosis" not in cases["test_verl_other"]
+    # --collect-only says how the rule reaches each test
+    listing = pytester.runpytest(
+        "--rocm-env", "env.json", "--rocm-matrix", "matrix.yaml", "--rocm-no-bundled", "-p", "no:cacheprovider",
+        "--collect-only", "-q",
+    ).stdout.str()  # fmt: skip
+    assert "test_reach.py::test_verl_passes: XFAIL [ray-example]" in listing
+    assert "(reached because verl requires ray: a risk for this test)" in listing
+    ray_line = next(line for line in listing.splitlines() if line.startswith("test_reach.py::test_ray_passes:"))
+    assert "reached because" not in ray_line

@@ -87,6 +87,15 @@ class ActiveRules:
                     found[r.id] = self._as_risk(r)
         return sorted(found.values(), key=lambda r: self._order[r.id])
 
+    def through(self, uses: Set[str], rule: Rule) -> str:
+        """How ``rule`` reaches a test that uses ``uses`` through a requirement (``verl requires ray``), or ``""``."""
+        wanted = set(rule.applies_to.uses)
+        for used in sorted(uses):
+            needed = sorted(wanted & self._reach.expand(frozenset({used})) - {used})
+            if needed:
+                return f"{used} requires {', '.join(needed)}"
+        return ""
+
     def _as_risk(self, rule: Rule) -> Rule:
         """``rule`` reaching a test only through a library it requires: a risk (one copy per rule)."""
         if rule.at_risk:
