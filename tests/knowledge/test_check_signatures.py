@@ -26,6 +26,12 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # pypi-namesake: PyPI's apex (a Pyramid toolkit) imported for NVIDIA's apex.amp; more in test_pypi_namesake.py
+    (
+        "pypi-namesake",
+        "TypeError: Class advice impossible in Python3.  Use the @implementer class decorator instead.",
+        "https://github.com/hukkelas/DeepPrivacy/issues/7",
+    ),
     # deepspeed-rocm-ops: DeepSpeed 0.9.3 in a ROCm 5.5 container whose torch names no ROCm; more in test_deepspeed_rocm.py
     (
         "deepspeed-rocm-ops",

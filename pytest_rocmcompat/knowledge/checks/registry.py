@@ -32,6 +32,7 @@ from pytest_rocmcompat.knowledge.checks import (
     numpy_abi,
     nvidia_driver_gpu,
     onnxruntime_builds,
+    pypi_namesake,
     python_range,
     rccl_arch,
     requirements,
@@ -82,6 +83,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     measured_pair.ID: measured_pair.check,
     triton_rocm_linker.ID: triton_rocm_linker.check,
     deepspeed_rocm.ID: deepspeed_rocm.check,
+    pypi_namesake.ID: pypi_namesake.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -117,6 +119,7 @@ PREDICTS: dict[str, str] = {
     measured_pair.ID: measured_pair.PREDICTS,
     triton_rocm_linker.ID: triton_rocm_linker.PREDICTS,
     deepspeed_rocm.ID: deepspeed_rocm.PREDICTS,
+    pypi_namesake.ID: pypi_namesake.PREDICTS,
 }
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
