@@ -12,6 +12,7 @@ A release the file does not list is unknown (``None``), never "declares nothing"
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -137,8 +138,15 @@ def release(name: str, version: str | Version | None) -> Release | None:
 
 def requirements(rel: Release, python: str | None = None) -> tuple[Requirement, ...]:
     """``rel``'s requirements that hold on Linux x86_64 (with ``python`` if given), extras left out."""
+    return requirements_of(rel.requires or (), python)
+
+
+def requirements_of(texts: Iterable[str], python: str | None = None) -> tuple[Requirement, ...]:
+    """The ``Requires-Dist`` ``texts`` that hold on Linux x86_64 (with ``python`` if given), extras and
+    unparseable ones left out.
+    """
     found = []
-    for text in rel.requires or ():
+    for text in texts:
         try:
             req = Requirement(text)
         except InvalidRequirement:

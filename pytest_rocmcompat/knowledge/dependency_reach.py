@@ -28,9 +28,6 @@ from collections import Counter
 from collections.abc import Iterable, Set
 from functools import cache
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.declared_pins import CUDA_WHEELS
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -74,15 +71,15 @@ class DependencyReach:
 
     def _declared(self, name: str) -> Iterable[str]:
         env = self._env
+        python = env.python or None
         if name in env.requires:
-            return _names(env.requires[name], env.python or None)
+            return (normalize_library(r.name) for r in declared_data.requirements_of(env.requires[name], python))
         if name in CUDA_WHEELS and (env.torch_rocm is not None or env.platform == "rocm"):
             return ()  # PyPI's wheel is a CUDA build: its requirements are not the ROCm build's
-        version = env.torch if name == "torch" else env.libraries.get(name)
-        release = declared_data.release(name, version)
+        release = declared_data.release(name, env.libraries.get(name))  # torch is never asked (NOT_FOLLOWED)
         if release is not None and release.requires is not None:
-            return (normalize_library(r.name) for r in declared_data.requirements(release, env.python or None))
-        return typical_needs(name, env.python or None)
+            return (normalize_library(r.name) for r in declared_data.requirements(release, python))
+        return typical_needs(name, python)
 
 
 @cache
@@ -97,16 +94,3 @@ def typical_needs(name: str, python: str | None) -> frozenset[str]:
             newest = {normalize_library(r.name) for r in declared_data.requirements(release, python)}
             counts.update(newest)
     return frozenset(n for n, k in counts.items() if 2 * k >= len(versions)) | frozenset(newest)
-
-
-def _names(texts: Iterable[str], python: str | None) -> list[str]:
-    """The distributions a list of ``Requires-Dist`` texts names, extras and other platforms left out."""
-    found = []
-    for text in texts:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if declared_data.marker_holds(req.marker, python):
-            found.append(normalize_library(canonicalize_name(req.name)))
-    return found

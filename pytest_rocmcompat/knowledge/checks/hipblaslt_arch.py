@@ -94,6 +94,13 @@ APU_1103_FROM = Version("2.11")
 SOURCE_GFX1103 = "https://github.com/pytorch/pytorch/pull/172180"
 UNLISTED_NEW = frozenset({"gfx1152", "gfx1153", "gfx1250"})
 EARLY_MI300 = frozenset({"gfx940", "gfx941"})
+# where torch's list by torch release is read, per GPU (:func:`_torch_list`)
+TORCH_LIST_SOURCES = {
+    "gfx908": SOURCE_GFX908,
+    "gfx1103": SOURCE_GFX1103,
+    **dict.fromkeys(UNLISTED_NEW, SOURCE_GFX1103),
+    **dict.fromkeys(EARLY_MI300, SOURCE_GATE_63),
+}
 SOURCE_CHANGELOG = "https://github.com/ROCm/rocm-libraries/blob/0337fe01754968f5d6e9d0a01cb9065f686aad94/projects/hipblaslt/CHANGELOG.md"
 Status = Literal["served", "unserved", "maybe"]
 
@@ -224,11 +231,8 @@ def _link(release: str | None, lacking: list[tuple[str, Status]]) -> str:
     """The tabled release's targets; hipBLASLt's own lists for GPUs none (or no default) names; else torch's."""
     if release in TARGETS and any(arch not in TARGETS[release][0] for arch, _ in lacking):
         return TARGETS[release][1]
-    by_torch = {"gfx908": SOURCE_GFX908, "gfx1103": SOURCE_GFX1103, **dict.fromkeys(UNLISTED_NEW, SOURCE_GFX1103)}
-    if lacking and lacking[0][0] in by_torch:
-        return by_torch[lacking[0][0]]
-    if lacking and lacking[0][0] in EARLY_MI300:
-        return SOURCE_GATE_63
+    if lacking and lacking[0][0] in TORCH_LIST_SOURCES:
+        return TORCH_LIST_SOURCES[lacking[0][0]]
     if release in TARGETS:
         return TARGETS[release][1]
     if lacking and all(arch not in EVER or (arch, status) == (NAVI33, "maybe") for arch, status in lacking):
@@ -288,16 +292,16 @@ def _torch_list(arch: str, torch: Version | None) -> Status | None:
     """What torch's own list says of ``arch`` by torch release (``None``: the ROCm gates decide; a torch
     before 2.5 has no list, pytorch/pytorch#128753).
     """
-    if torch is not None and Version(torch.base_version) < LIST_FROM:
+    base = None if torch is None else Version(torch.base_version)
+    if base is not None and base < LIST_FROM:
         return None
-    if arch == "gfx908":
-        older = torch is None or Version(torch.base_version) < GFX908_FROM
-        return _since(torch, GFX908_FROM, "unserved") if older else None
+    if arch == "gfx908":  # named from 2.9: unknown for an unknown torch, no verdict of its own after
+        return "maybe" if base is None else ("unserved" if base < GFX908_FROM else None)
     if arch == "gfx1103":
         return _since(torch, APU_1103_FROM, "unserved")
     if arch in UNLISTED_NEW:  # no list read names them: refused before 2.11, unknown from it
-        return "unserved" if torch is not None and Version(torch.base_version) < APU_1103_FROM else "maybe"
-    if arch in EARLY_MI300 and torch is not None and Version(torch.base_version) >= GATE_63_FROM:
+        return "unserved" if base is not None and base < APU_1103_FROM else "maybe"
+    if arch in EARLY_MI300 and base is not None and base >= GATE_63_FROM:
         return "unserved"
     return None
 

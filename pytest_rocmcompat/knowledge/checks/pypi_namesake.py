@@ -25,11 +25,12 @@ SOURCE = "https://pypi.org/project/apex/"
 APEX_PYRAMID = (Version("0.9"), Version("0.10"))  # PyPI's 0.9.7dev-0.9.10dev, GitHub's 0.9.11.dev0
 # zope.interface's refusal raised by the Pyramid apex's import (two spaces after "Python3." in the
 # original), and what code written for NVIDIA's apex then meets
+_NVIDIA_MODULES = "amp|optimizers|normalization|parallel|contrib|transformer|fp16_utils"
 PREDICTS = (
     r"Class advice impossible in Python3\.\s+Use the @implementer class decorator"
-    r"|cannot import name '(?:amp|optimizers|normalization|parallel|contrib|transformer|fp16_utils)' from 'apex'"
-    r"|No module named 'apex\.(?:amp|optimizers|normalization|parallel|contrib|transformer|fp16_utils|mlp|fused_dense)"
-    r"|module 'apex' has no attribute '(?:amp|optimizers|normalization|parallel|contrib|transformer|fp16_utils)'"
+    rf"|cannot import name '(?:{_NVIDIA_MODULES})' from 'apex'"
+    rf"|No module named 'apex\.(?:{_NVIDIA_MODULES}|mlp|fused_dense)"
+    rf"|module 'apex' has no attribute '(?:{_NVIDIA_MODULES})'"
 )
 
 

@@ -66,7 +66,7 @@ class ActiveRules:
         """
         markers = test.markers & self._by_marker.keys()
         direct = test.uses & self._by_use.keys()
-        required = (self._reach.expand(test.uses) & self._by_use.keys()) - direct if test.uses else direct
+        required = (self._reach.expand(test.uses) & self._by_use.keys()) - direct  # an empty uses expands to itself
         globbed = self._any_glob is not None and self._any_glob.match(test.nodeid) is not None
         if not (self._everything or markers or direct or required or globbed or test.known_issues):
             return []  # the common case: nothing can reach this test
