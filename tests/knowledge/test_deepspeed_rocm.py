@@ -74,6 +74,10 @@ def test_each_release_range_gets_its_own_finding() -> None:
         deepspeed_rocm.SOURCE_HIPBLAS,
     ]
     assert _links(*ROCM, "rocm=5.2", "lib.deepspeed=0.6.5") == [deepspeed_rocm.SOURCE_VERSION_DEV]
+    # a probed container torch: its HIP version is known, but DeepSpeed reads only "rocm" in torch.__version__
+    assert _links(*ROCM, "rocm=5.7", "hip=5.7.31921", "torch=2.1.0a0+git1234", "lib.deepspeed=0.12.6") == [
+        deepspeed_rocm.SOURCE_DETECT
+    ]
     (finding,) = _found(*ROCM, "torch=2.7.1+rocm6.3", "lib.deepspeed=0.17.5")
     assert finding.uncertain and finding.signature_only and finding.uses == ("deepspeed",)
 

@@ -101,8 +101,8 @@ def _rocm_release_read(env: Environment, which: str, release: Version) -> list[F
                 PREDICTS_VERSION_DEV,
             )
         ]
-    if env.torch_rocm is not None or "rocm" in (env.torch or ""):
-        return []  # the fallback reads torch's "+rocmX.Y"
+    if "rocm" in (env.torch or ""):
+        return []  # the fallback reads torch's "+rocmX.Y" (DeepSpeed's own test; a probed HIP version is not read)
     return [
         _risk(
             f"{which} reads the ROCm release from $ROCM_HOME/.info/version-dev, else from torch's version, which "
