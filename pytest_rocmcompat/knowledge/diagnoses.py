@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from pytest_rocmcompat.knowledge.driver_texts import DRIVER_TEXTS
+from pytest_rocmcompat.knowledge.driver_texts import ACCESS_DENIED, DRIVER_TEXTS
 from pytest_rocmcompat.outcomes import (
     PROP_DIAGNOSIS,  # "<id>: <cause>; fix: <fix>; see <link>" on the report and in JUnit
 )
@@ -131,6 +131,15 @@ TABLE: tuple[tuple[str, str, str, str, str], ...] = (
         "a library needs torch dtypes this torch release does not have (it is older than the library expects)",
         "upgrade torch, or install the library release made for this torch",
         "https://github.com/pytorch/ao/issues/2919",
+    ),
+    (
+        "gpu-device-access-denied",
+        ACCESS_DENIED,  # rocminfo's and Python's texts (verbatim in tests/knowledge/test_rocm_access_denied.py)
+        "the GPU's device files (/dev/kfd, /dev/dri/renderD*) are closed to this user or container, so ROCm finds "
+        "no GPU; the driver and the stack may be fine",
+        "add the user to the group that owns them (sudo usermod -aG render,video $USER, then log in again); "
+        "start containers with --device=/dev/kfd --device=/dev/dri --group-add video --group-add render",
+        "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html#configuring-permissions-for-gpu-access",
     ),
     (
         "no-gpu-visible",

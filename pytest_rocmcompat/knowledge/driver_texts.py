@@ -25,6 +25,23 @@ DRIVER_TEXTS = (
     r"|could not insert 'amdgpu'|error processing package amdgpu-dkms"
     r"|Consult /var/lib/dkms/amdgpu/\S+/make\.log|[Dd]river not initialized \(amdgpu not found in modules\)"
 )
+# A GPU closed to the user, not one the driver failed to bring up: rocminfo's CheckInitialState ("Unable to
+# open /dev/kfd read-write: %s" with EACCES's strerror; its group check's "%s is not member of \"%s\" group,
+# the default DRM access group", ROCMINFO_ACCESS_SOURCE; as users quote it, ROCm/ROCm-docker#116), amd-smi's
+# group and device-node checks from ROCm 7 ("User is missing the following required groups", "Permission
+# needed to access required GPU device node(s)", "/dev/dri/card0: Permission denied; owner=...",
+# AMDSMI_ACCESS_SOURCE) and Python's PermissionError opening a device file. A failure showing one is
+# explained by access (the render/video group, a container started without --group-add), whatever else it
+# prints after it (rocminfo's HSA failure, torch's "No HIP GPUs are available"): the ROCm device checks'
+# ``explained_by``, and the ``gpu-device-access-denied`` diagnosis.
+_NODE = r"/dev/(?:kfd|dri/(?:card|renderD)\d+)"
+ACCESS_DENIED = (
+    rf"{_NODE}(?: read-write)?: Permission denied|Permission denied: '{_NODE}'"
+    r"|is not member of \"\w+\" group, the default DRM access group|User is missing the following required groups"
+    r"|Permission needed to access required GPU device node"
+)
+ROCMINFO_ACCESS_SOURCE = "https://github.com/ROCm/rocminfo/blob/026828a8a1e968c6121d81394fc4310d2f4757f8/rocminfo.cc"
+AMDSMI_ACCESS_SOURCE = "https://github.com/ROCm/amdsmi/issues/184"
 KFD_ATOMICS_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdkfd/kfd_device.c"
 AMDGPU_INIT_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/gpu/drm/amd/amdgpu/amdgpu_kms.c"
 DRIVER_CORE_SOURCE = "https://github.com/torvalds/linux/blob/v6.8/drivers/base/dd.c"

@@ -18,7 +18,8 @@ from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.stack.versions import parse_specifier
 
-FORMAT = 4  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics; 4: at_risk
+FORMAT = 5  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics; 4: at_risk;
+# 5: explained_by
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
@@ -74,6 +75,7 @@ def _rule_to_plain(rule: Rule) -> dict[str, Any]:
         "fresh": rule.fresh,
         "at_risk": rule.at_risk,
         "signature": None if rule.signature is None else rule.signature.pattern,
+        "explained_by": None if rule.explained_by is None else rule.explained_by.pattern,
         "links": list(rule.links),
         "fixed_in": [list(f) for f in rule.fixed_in],
         "when": {
@@ -95,7 +97,7 @@ def _rule_to_plain(rule: Rule) -> dict[str, Any]:
 def _rule_from_plain(data: dict[str, Any]) -> Rule:
     w = data["when"]
     everything, nodeids, markers, uses = data["applies_to"]
-    signature = data["signature"]
+    signature, explained_by = data["signature"], data["explained_by"]
     return Rule(
         id=_str(data["id"]),
         reason=_str(data["reason"]),
@@ -119,6 +121,7 @@ def _rule_from_plain(data: dict[str, Any]) -> Rule:
         contested=_bool(data["contested"]),
         fresh=_bool(data["fresh"]),
         at_risk=_bool(data["at_risk"]),
+        explained_by=None if explained_by is None else Signature(_str(explained_by)),
     )
 
 

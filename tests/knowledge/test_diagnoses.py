@@ -59,6 +59,11 @@ QUOTED: dict[str, list[str]] = {
         "Memory access fault by GPU node-2 (Agent handle: 0x56468ab3bb50) on address 0x7fe55fb03000. "
         "Reason: Page not present or supervisor privilege.",
     ],
+    # rocminfo and amd-smi on device files closed to the user (test_rocm_access_denied.py has all, with sources)
+    "gpu-device-access-denied": [
+        "Unable to open /dev/kfd read-write: Permission denied",
+        "PermissionError: [Errno 13] Permission denied: '/dev/kfd'",
+    ],
     # the kernel's own texts (kfd_device.c, amdgpu_kms.c, firmware_loader: test_rocm_kernel_texts.py has all)
     "amdgpu-driver-init": [
         "kfd kfd: amdgpu: skipped device 1002:67e3, PCI rejects atomics 730<0",

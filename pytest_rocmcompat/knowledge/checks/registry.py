@@ -47,6 +47,7 @@ from pytest_rocmcompat.knowledge.checks import (
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
+from pytest_rocmcompat.knowledge.driver_texts import ACCESS_DENIED
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -121,6 +122,13 @@ PREDICTS: dict[str, str] = {
     deepspeed_rocm.ID: deepspeed_rocm.PREDICTS,
     pypi_namesake.ID: pypi_namesake.PREDICTS,
 }
+# Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
+# signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
+# (driver_texts.ACCESS_DENIED) prints too, on any stack.
+EXPLAINED_BY: dict[str, str] = dict.fromkeys(
+    (arch.ID, gpu_vendor_builds.ID, hsa_override.ID, rocm_driver.ID, rocm_gpu_support.ID, rocm_visibility.ID),
+    ACCESS_DENIED,
+)
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
 SOURCE_FILE = "built-in check"
@@ -210,6 +218,7 @@ def compile_rules(findings: list[Finding], settings: Mapping[str, str] | None = 
                 links=links,
                 file=SOURCE_FILE,
                 at_risk=all(f.uncertain for f in group),
+                explained_by=Signature(EXPLAINED_BY[check_id]) if check_id in EXPLAINED_BY else None,
             )
         )
     return rules

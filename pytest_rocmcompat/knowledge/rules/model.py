@@ -119,6 +119,8 @@ class Rule:
     contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
     fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
     at_risk: bool = False  # a check's uncertain finding (``Finding.uncertain``): a pass is no stale rule
+    # texts that explain a failure otherwise (a GPU closed to the user): a failure showing one is not this rule's
+    explained_by: Signature | None = None
 
     @property
     def location(self) -> str:
@@ -139,5 +141,11 @@ class Rule:
         return f"[{self.id}] {self.reason}{link}"
 
     def signature_matches(self, text: str) -> bool:
-        """Whether failure text is this rule's failure; a rule without signature matches any."""
-        return self.signature is None or self.signature.search(text) is not None
+        """Whether failure text is this rule's failure; a rule without signature matches any.
+
+        A failure that also shows one of ``explained_by``'s texts is not: its own text names another cause
+        (checked only after the signature matched, so it costs nothing on other failures).
+        """
+        if self.signature is not None and self.signature.search(text) is None:
+            return False
+        return self.explained_by is None or self.explained_by.search(text) is None
