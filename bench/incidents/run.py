@@ -84,6 +84,8 @@ class Replay:
     # the rule(s) or check(s) that applied to the test but whose signature did not match its
     # error text (issue 25 item 7: a signature written from a paraphrase, not the real message)
     unmatched: str | None = None
+    # the risk(s) (uncertain findings) that reached the test but whose signature did not match its error text
+    risks_unmatched: str | None = None
 
     @property
     def recognised(self) -> bool:
@@ -340,6 +342,7 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
     case = read_run(str(junit)).cases[0]
     diagnosis = case.signature if case.rule is None else None
     unmatched = unmatched_rules(junit)
+    risks = unmatched_rules(junit, _RISK_UNMATCHED)
     return Replay(
         inc["id"],
         inc["split"],
@@ -351,19 +354,22 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
         was_cited,
         inc.get("class") or "unclassified",
         unmatched,
+        risks,
     )
 
 
 _UNMATCHED = re.compile(r"^rule (.+?) applies but its signature did not match")
+_RISK_UNMATCHED = re.compile(r"^risk (.+?) reaches this test but its signature did not match")
 
 
-def unmatched_rules(junit: Path) -> str | None:
-    """The rule ids of the JUnit note 'rule X applies but its signature did not match', if any."""
+def unmatched_rules(junit: Path, note: re.Pattern[str] = _UNMATCHED) -> str | None:
+    """The rule ids of the JUnit note 'rule X applies but its signature did not match' (or, with
+    ``_RISK_UNMATCHED``, 'risk X reaches this test but ...'), if any."""
     import xml.etree.ElementTree as ET
 
     for prop in ET.parse(junit).getroot().iter("property"):
         if prop.get("name") == "rocm_note":
-            m = _UNMATCHED.match(prop.get("value") or "")
+            m = note.match(prop.get("value") or "")
             if m:
                 return m.group(1)
     return None
@@ -460,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
         why = r.rule or (f"diagnosis {r.diagnosis}" if r.diagnosis else "")
         if r.unmatched:  # the rule applied, its signature did not match the real message
             why = f"SIGNATURE-MISS {r.unmatched} {why}".rstrip()
+        if r.risks_unmatched:  # a risk reached it, its signature did not match
+            why = f"RISK-MISS {r.risks_unmatched} {why}".rstrip()
         print(f"{mark} {r.split:8} {r.verdict:6} {r.outcome:10} {r.id}  {why}")
     summary = summarise(results)
     by_class = summarise_classes(results)

@@ -101,6 +101,9 @@ def classify(
             return matched
         if all(r.at_risk for r in xfail_rules):  # an unconfirmed risk is no cause of another failure
             diagnose_failure(item, report, text)
+            # said, not blamed: the stack is at risk of the rule's failure, and this failure is not it
+            risks = ", ".join(r.id for r in xfail_rules)
+            _prop(item, report, PROP_NOTE, f"risk {risks} reaches this test but its signature did not match")
             return None
         diagnosed = diagnose_failure(item, report, text) is not None
         certain = [r for r in xfail_rules if not r.at_risk]  # an unconfirmed risk is no cause here either
