@@ -28,6 +28,18 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 VERBATIM: list[tuple[str, str, str]] = [
     # pypi-namesake: PyPI's apex (a Pyramid toolkit) imported for NVIDIA's apex.amp; more in test_pypi_namesake.py
     (
+        "apex-rocm-build",
+        "ModuleNotFoundError: No module named 'fused_layer_norm_cuda'",
+        "https://github.com/NVIDIA/apex/issues/499",
+    ),
+    (
+        "apex-rocm-build",
+        'raise RuntimeError("--cuda_ext was requested, but nvcc was not found.  Are you sure your environment has nvcc '
+        'available?  If you're installing within a container from https://hub.docker.com/r/pytorch/pytorch, only images '
+        'whose names contain 'devel' will provide nvcc.")',
+        "https://github.com/NVIDIA/apex/blob/fedfe0d7159711198a77ca1a6ba8cc20d665ddce/setup.py#L40",
+    ),
+    (
         "pypi-namesake",
         "TypeError: Class advice impossible in Python3.  Use the @implementer class decorator instead.",
         "https://github.com/hukkelas/DeepPrivacy/issues/7",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from pytest_rocmcompat.knowledge.checks import (
+    apex_rocm,
     arch,
     bitsandbytes_cuda,
     bitsandbytes_rocm,
@@ -85,6 +86,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     triton_rocm_linker.ID: triton_rocm_linker.check,
     deepspeed_rocm.ID: deepspeed_rocm.check,
     pypi_namesake.ID: pypi_namesake.check,
+    apex_rocm.ID: apex_rocm.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -121,6 +123,7 @@ PREDICTS: dict[str, str] = {
     triton_rocm_linker.ID: triton_rocm_linker.PREDICTS,
     deepspeed_rocm.ID: deepspeed_rocm.PREDICTS,
     pypi_namesake.ID: pypi_namesake.PREDICTS,
+    apex_rocm.ID: apex_rocm.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
