@@ -34,7 +34,7 @@ VERBATIM: list[tuple[str, str, str]] = [
     ),
     (
         "apex-rocm-build",
-        "raise RuntimeError(\"--cuda_ext was requested, but nvcc was not found.  Are you sure your environment has nvcc "
+        'raise RuntimeError("--cuda_ext was requested, but nvcc was not found.  Are you sure your environment has nvcc '
         "available?  If you're installing within a container from https://hub.docker.com/r/pytorch/pytorch, only images "
         "whose names contain 'devel' will provide nvcc.\")",
         "https://github.com/NVIDIA/apex/blob/fedfe0d7159711198a77ca1a6ba8cc20d665ddce/setup.py#L40",
