@@ -8,7 +8,7 @@ import pytest
 
 from pytest_rocmcompat.knowledge.checks import apex_rocm
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.registry import evaluate
+from pytest_rocmcompat.knowledge.checks.registry import evaluate, evaluate_risks
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated
@@ -27,9 +27,9 @@ NO_NVCC = (
 JIT = "RuntimeError: Error building extension 'fused_layer_norm_cuda'"
 
 
-def _found(*stack: str) -> list[Finding]:
-    env = apply_overrides(NEUTRAL, list(stack))
-    return [f for f in evaluate(env) if f.check == apex_rocm.ID]
+def _found(*stack: str, base: Environment = NEUTRAL) -> list[Finding]:
+    env = apply_overrides(base, list(stack)) if stack else base
+    return [f for f in (*evaluate(env), *evaluate_risks(env)) if f.check == apex_rocm.ID]
 
 
 def test_sources_are_pinned() -> None:
@@ -41,6 +41,17 @@ def test_a_rocm_stack_naming_no_apex_is_a_risk_for_apex_tests_only() -> None:
     assert finding.uncertain and finding.signature_only and finding.conditional
     assert finding.uses == ("apex",) and not finding.everything
     assert "does not say which apex" in finding.reason and "release/1.N.0" in finding.fix
+
+
+def test_naming_no_apex_is_a_risk_only_of_a_stated_stack() -> None:
+    """A probed or recorded machine lists what it has: no apex there is no apex, not an unknown one."""
+    (risk,) = _found("platform=rocm", "arch=gfx90a")
+    assert risk.uncertain and "does not say which apex" in risk.reason
+    assert [
+        f for f in evaluate(apply_overrides(NEUTRAL, ["platform=rocm", "arch=gfx90a"])) if f.check == apex_rocm.ID
+    ] == []
+    recorded = Environment(platform="rocm", python="3.11.7", os="Linux", source="recorded")
+    assert _found(base=recorded) == []
 
 
 def test_nvidia_apex_on_rocm() -> None:

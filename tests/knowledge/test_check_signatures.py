@@ -412,32 +412,6 @@ VERBATIM: list[tuple[str, str, str]] = [
         'assert arch // 10 == 10, "FP8 is only supported on SM100 (compute capability 10.x) for FA4 CuTe."',
         "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced/flash_attn/cute/interface.py#L765",
     ),
-    # fp8-format-arch: torchao's own fp8 gates, as its source raises them
-    (
-        "fp8-format-arch",
-        '"Float8 dynamic activation quantization is only supported on CUDA>=8.9 and MI300+"',
-        "https://github.com/pytorch/ao/blob/36027d82d1ad9949597ea16002ff4940374b1b94/torchao/quantization/quant_api.py#L1309",
-    ),
-    (
-        "fp8-format-arch",
-        '"Float8 dynamic quantization requires CUDA compute capability ≥8.9 or MI300+ or XPU."',
-        "https://github.com/pytorch/ao/blob/36027d82d1ad9949597ea16002ff4940374b1b94/torchao/float8/inference.py#L304",
-    ),
-    (
-        "fp8-format-arch",
-        '), "Float8 static activation quantization is only supported on CUDA 8.9 and above"',
-        "https://github.com/pytorch/ao/blob/478d15b6b7d83aaadfafd07bda18d66399e1c2e1/torchao/quantization/quant_api.py#L1019",
-    ),
-    (
-        "fp8-format-arch",
-        'assert is_sm_at_least_90(), "Float8 quantization is only supported on CUDA>=9.0"',
-        "https://github.com/pytorch/ao/blob/c376285f60ec0e9b5ffa5c02a1996e57d42e0b07/torchao/quantization/quant_api.py#L1368",
-    ),
-    (
-        "fp8-format-arch",
-        '"PerRow quantization only works for CUDA>=9.0 and MI300+"',
-        "https://github.com/pytorch/ao/blob/478d15b6b7d83aaadfafd07bda18d66399e1c2e1/torchao/quantization/quant_api.py#L864",
-    ),
     # hsa-override-invalid
     (
         "hsa-override-invalid",

@@ -12,9 +12,11 @@ or a branch made for another torch fails there ("Error building extension 'fused
 What fails is apex's compiled part: its extension modules missing (``No module named 'amp_C'``,
 NVIDIA's and ROCm's module names, :data:`EXTENSIONS`), their build failing, or NVIDIA's setup refusing
 a torch without CUDA. A ROCm stack whose tests use apex therefore meets a risk (*uncertain*, its own
-messages only): naming no apex, or NVIDIA's ``0.1``, it cannot say a ROCm/apex with its ops is there; a
-ROCm/apex ``1.N`` beside a torch ``2.M`` of another release is built from a branch made for another torch.
-A ROCm/apex of torch's own release, or an apex the stack does not name as either, is not judged.
+messages only) where it lists NVIDIA's ``0.1`` or a ROCm/apex ``1.N`` beside a torch ``2.M`` of another
+release (built from a branch made for another torch), and, as one of ``registry.evaluate_risks``'
+unnamed packages (:func:`unnamed`), where a stated stack (``--rocm-set``) names no apex: it cannot say a
+ROCm/apex with its ops is there (a probed or recorded machine lists what it has). A ROCm/apex of torch's own
+release, or an apex the stack does not name as either, is not judged.
 """
 
 from __future__ import annotations
@@ -45,32 +47,37 @@ _NVIDIA = Version("0.1")
 
 
 def check(env: Environment) -> list[Finding]:
-    if env.platform != "rocm":
-        return []
+    """The risk of a listed apex that is no ROCm/apex of torch's release."""
     stated = env.libraries.get("apex")
     version = coerce_version(stated)
-    if (
-        version is not None
-        and pypi_namesake.APEX_PYRAMID[0] <= Version(version.base_version) < pypi_namesake.APEX_PYRAMID[1]
-    ):
+    if env.platform != "rocm" or version is None:
+        return []
+    if pypi_namesake.APEX_PYRAMID[0] <= Version(version.base_version) < pypi_namesake.APEX_PYRAMID[1]:
         return []  # PyPI's Pyramid toolkit: pypi-namesake's, certain
     reason = _reason(env, stated, version)
-    if reason is None:
+    return [] if reason is None else [_finding(reason)]
+
+
+def unnamed(env: Environment) -> list[Finding]:
+    """The risk of a stated ROCm stack naming no apex (``registry.evaluate_risks`` calls it for stated stacks only)."""
+    if env.platform != "rocm" or "apex" in env.libraries:
         return []
-    return [
-        Finding(
-            check=ID,
-            reason=reason,
-            fix="build ROCm/apex from source on its branch for your torch (release/1.N.0 for torch 2.N), with its ops "
-            "(pip install . --no-build-isolation, or APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OPS=1), not NVIDIA's apex",
-            link=ROCM_README,
-            uses=("apex",),
-            conditional=True,  # only tests that use apex
-            uncertain=True,  # a ROCm/apex built with its ops for this torch works
-            predicts=PREDICTS,
-            signature_only=True,  # apex's compiled part missing or not building: nothing else
-        )
-    ]
+    return [_finding(_reason(env, None, None) or "")]
+
+
+def _finding(reason: str) -> Finding:
+    return Finding(
+        check=ID,
+        reason=reason,
+        fix="build ROCm/apex from source on its branch for your torch (release/1.N.0 for torch 2.N), with its ops "
+        "(pip install . --no-build-isolation, or APEX_BUILD_CPP_OPS=1 APEX_BUILD_CUDA_OPS=1), not NVIDIA's apex",
+        link=ROCM_README,
+        uses=("apex",),
+        conditional=True,  # only tests that use apex
+        uncertain=True,  # a ROCm/apex built with its ops for this torch works
+        predicts=PREDICTS,
+        signature_only=True,  # apex's compiled part missing or not building: nothing else
+    )
 
 
 def _reason(env: Environment, stated: str | None, version: Version | None) -> str | None:

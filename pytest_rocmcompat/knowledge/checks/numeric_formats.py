@@ -71,10 +71,6 @@ FP8_PREDICTS = (
     r"|FP8 models require a GPU with Compute Capability 8\.9 or higher"
     # torchtitan's float8 gate (torchtitan/components/quantization/float8.py): https://github.com/pytorch/torchtitan/pull/3760
     r"|float8 is only supported on SM89 or later"
-    # torchao's own fp8 gates (is_sm_at_least_89/90, is_MI300; is_MI350 only from 2025): quant_api.py's Float8
-    # activation, PerRow/PerTensor and weight checks (478d15b, c376285), float8/inference.py's (8366465)
-    r"|Float8 (?:dynamic |static )?(?:activation )?quantization (?:is only supported on CUDA|requires CUDA compute)"
-    r"|Per(?:Row|Tensor) quantization only works for CUDA"
 )
 
 

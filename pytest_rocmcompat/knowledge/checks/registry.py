@@ -155,7 +155,7 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
 def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
     """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
     ``requirements.unnamed_dependency_findings``,
-    ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``) or a CUDA toolkit it does not name
+    ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``, ``apex_rocm.unnamed``) or a CUDA toolkit it does not name
     (``build_toolkit.unstated``).
 
     Compiled into rules beside :func:`evaluate`'s findings, so a test that uses the package and fails
@@ -174,6 +174,7 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
         ),
         build_toolkit.ID: (build_toolkit.unstated,),
         bitsandbytes_cuda.ID: (bitsandbytes_cuda.unnamed,),
+        apex_rocm.ID: (apex_rocm.unnamed,),
     }
     try:
         derived = derive(env)
