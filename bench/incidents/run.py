@@ -341,8 +341,7 @@ def replay(inc: dict, workdir: Path, cited: set[str] | None = None) -> Replay:
         )
     case = read_run(str(junit)).cases[0]
     diagnosis = case.signature if case.rule is None else None
-    unmatched = unmatched_rules(junit)
-    risks = unmatched_rules(junit, _RISK_UNMATCHED)
+    unmatched, risks = unmatched_rules(junit)
     return Replay(
         inc["id"],
         inc["split"],
@@ -362,17 +361,20 @@ _UNMATCHED = re.compile(r"^rule (.+?) applies but its signature did not match")
 _RISK_UNMATCHED = re.compile(r"^risk (.+?) reaches this test but its signature did not match")
 
 
-def unmatched_rules(junit: Path, note: re.Pattern[str] = _UNMATCHED) -> str | None:
-    """The rule ids of the JUnit note 'rule X applies but its signature did not match' (or, with
-    ``_RISK_UNMATCHED``, 'risk X reaches this test but ...'), if any."""
+def unmatched_rules(junit: Path) -> tuple[str | None, str | None]:
+    """The rule ids of the JUnit note 'rule X applies but its signature did not match', and the risk ids of
+    'risk X reaches this test but its signature did not match' (``None`` where there is none), read in one parse.
+    """
     import xml.etree.ElementTree as ET
 
+    found: list[str | None] = [None, None]
     for prop in ET.parse(junit).getroot().iter("property"):
         if prop.get("name") == "rocm_note":
-            m = note.match(prop.get("value") or "")
-            if m:
-                return m.group(1)
-    return None
+            for i, note in enumerate((_UNMATCHED, _RISK_UNMATCHED)):
+                m = note.match(prop.get("value") or "")
+                if m and found[i] is None:
+                    found[i] = m.group(1)
+    return found[0], found[1]
 
 
 def replay_all(incidents: list[dict], jobs: int = 2) -> list[Replay]:

@@ -44,15 +44,19 @@ PREDICTS = (
     r"|--\w+ was requested, but nvcc was not found"
 )
 _NVIDIA = Version("0.1")
+UNNAMED_REASON = (
+    "apex on ROCm is only ROCm/apex built from source with its ops (NVIDIA's apex has no ROCm build, PyPI's "
+    "'apex' is another project); the stack does not say which apex it has"
+)
 
 
 def check(env: Environment) -> list[Finding]:
     """The risk of a listed apex that is no ROCm/apex of torch's release."""
     stated = env.libraries.get("apex")
     version = coerce_version(stated)
-    if env.platform != "rocm" or version is None:
+    if env.platform != "rocm" or stated is None or version is None:
         return []
-    if pypi_namesake.APEX_PYRAMID[0] <= Version(version.base_version) < pypi_namesake.APEX_PYRAMID[1]:
+    if pypi_namesake.is_pyramid_apex(version):
         return []  # PyPI's Pyramid toolkit: pypi-namesake's, certain
     reason = _reason(env, stated, version)
     return [] if reason is None else [_finding(reason)]
@@ -62,7 +66,7 @@ def unnamed(env: Environment) -> list[Finding]:
     """The risk of a stated ROCm stack naming no apex (``registry.evaluate_risks`` calls it for stated stacks only)."""
     if env.platform != "rocm" or "apex" in env.libraries:
         return []
-    return [_finding(_reason(env, None, None) or "")]
+    return [_finding(UNNAMED_REASON)]
 
 
 def _finding(reason: str) -> Finding:
@@ -80,14 +84,10 @@ def _finding(reason: str) -> Finding:
     )
 
 
-def _reason(env: Environment, stated: str | None, version: Version | None) -> str | None:
-    if version is None:
-        return (
-            "apex on ROCm is only ROCm/apex built from source with its ops (NVIDIA's apex has no ROCm build, PyPI's "
-            "'apex' is another project); the stack does not say which apex it has"
-        )
+def _reason(env: Environment, stated: str, version: Version) -> str | None:
+    """Why a listed apex ``stated`` (parsed ``version``) is at risk on this ROCm stack, or ``None``."""
     base = Version(version.base_version)
-    if base.release[:2] == _NVIDIA.release[:2] and base.major == 0:
+    if base.release[:2] == _NVIDIA.release[:2]:
         return f"apex {stated} is NVIDIA's, whose setup.py has no ROCm branch: its extensions do not build on ROCm"
     torch = coerce_version(env.torch)
     if base.major != 1 or torch is None or torch.major != 2:

@@ -34,10 +34,15 @@ PREDICTS = (
 )
 
 
+def is_pyramid_apex(version: Version) -> bool:
+    """Whether an ``apex`` release is PyPI's Pyramid toolkit (0.9.x), not NVIDIA's or ROCm's apex."""
+    return APEX_PYRAMID[0] <= Version(version.base_version) < APEX_PYRAMID[1]
+
+
 def check(env: Environment) -> list[Finding]:
     stated = env.libraries.get("apex")
     version = coerce_version(stated)
-    if version is None or not APEX_PYRAMID[0] <= Version(version.base_version) < APEX_PYRAMID[1]:
+    if version is None or not is_pyramid_apex(version):
         return []
     return [
         Finding(
