@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_variable, register_secret
+from pytest_rocmcompat.stack.amd_driver import DKMS_PACKAGE, driver_version
 from pytest_rocmcompat.stack.arch import arch_vendor, is_valid_arch, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, PLATFORMS, Environment, normalize_library
 from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
@@ -69,8 +70,12 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             gpus = _with_archs(gpus, archs)
         elif key == "os":
             changes["os"] = _os(where, value)
-        elif key == "driver" and value and _KERNEL_RELEASE.match(value):
-            changes[key] = value  # an in-kernel amdgpu: the probe records the kernel release (6.5.0-14-generic)
+        elif key == "driver" and value and _verbatim_driver(driver_version(value)):
+            # an in-kernel amdgpu (the probe records the kernel release, 6.5.0-14-generic) or AMD's DKMS package
+            # version (6.8.5.60200-2009582.22.04), also read out of the line a tool prints it on
+            changes[key] = driver_version(value)
+        elif key == "driver" and value:
+            changes[key] = _version(where, driver_version(value))
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
             if key == "torch":
@@ -148,6 +153,11 @@ def _shown(key: str, value: str, text: str) -> str:
 # A Linux kernel release as ``uname -r`` prints it (what the probe records as ``driver`` for the
 # distribution's in-kernel amdgpu): a dotted numeric head and a distribution suffix.
 _KERNEL_RELEASE = re.compile(r"^[3-9]\.\d{1,3}(?:\.\d{1,4})?[-+_~][A-Za-z0-9][A-Za-z0-9._+~-]{0,80}$")
+
+
+def _verbatim_driver(value: str) -> bool:
+    """A ``driver`` kept as written, not as a PEP 440 version: a kernel release or a DKMS package version."""
+    return bool(_KERNEL_RELEASE.match(value) or DKMS_PACKAGE.match(value))
 
 
 _SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "Darwin", "macos": "Darwin"}

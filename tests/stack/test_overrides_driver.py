@@ -38,3 +38,41 @@ def test_a_dkms_version_is_still_judged() -> None:
 def test_anything_else_is_refused_with_the_assignment_named(value: str) -> None:
     with pytest.raises(OverrideError, match=r"--rocm-set 'driver="):
         apply_overrides(BASE, [f"driver={value}"])
+
+
+# The ROCm 6.0 DKMS driver (kernel base 6.3.6, AMD's matrix: ROCm 5.6-6.2 user space) as users paste the line
+# that shows it; under a ROCm 6.4 torch each must be judged as that driver.
+QUOTED_ROCM_60_DRIVER = [
+    "ROCk module version 6.3.6 is loaded",  # rocminfo
+    "version:        6.3.6",  # modinfo amdgpu
+    "amdgpu/6.3.6-1697589.22.04, 6.5.0-14-generic, x86_64: installed",  # dkms status (the kernel after it is not it)
+    "amdgpu/6.3.6-1697589.22.04: added",
+    "amdgpu-dkms/jammy,now 1:6.3.6.60000-1697589.22.04 all [installed]",  # apt list --installed
+    "ii  amdgpu-dkms  1:6.3.6.60000-1697589.22.04  all  amdgpu driver in DKMS format.",  # dpkg -l
+    "amdgpu-dkms-6.3.6.60000-1697589.el9.noarch",  # rpm -qa
+    "1:6.3.6.60000-1697589.22.04",  # the package version with its Debian epoch
+    "6.3.6.60000-1697589.22.04",
+]
+
+
+@pytest.mark.parametrize("quoted", QUOTED_ROCM_60_DRIVER)
+def test_a_pasted_driver_line_is_read_as_its_version(quoted: str) -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx90a", f"driver={quoted}", "torch=2.7.1+rocm6.4"])
+    assert env.driver is not None and env.driver.startswith("6.3.6") and " " not in env.driver
+    assert rocm_driver.kmd_release(quoted) == "6.0"  # the check reads the line itself the same way
+    (finding,) = [f for f in evaluate(env) if f.check == rocm_driver.ID]
+    assert "the ROCm 6.0 kernel driver" in finding.reason and "which supports ROCm 5.6-6.2" in finding.reason
+
+
+@pytest.mark.parametrize("quoted", ["ROCk module version 6.8.5 is loaded", "version: 6.8.5"])
+def test_a_pasted_line_of_a_supported_driver_says_nothing(quoted: str) -> None:
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx90a", f"driver={quoted}", "torch=2.5.1+rocm6.2"])
+    assert env.driver == "6.8.5"
+    assert [f for f in evaluate(env) if f.check == rocm_driver.ID] == []
+
+
+@pytest.mark.parametrize("numbering", ["22.40.5", "23.20"])
+def test_radeon_software_numbering_is_no_kernel_release(numbering: str) -> None:
+    # Radeon Software for Linux's 22.40/23.20 are driver bundles, not Linux 22.x/23.x kernels
+    assert rocm_driver.kernel_release(numbering) is None
+    assert rocm_driver.kernel_release("7.0.0-1-generic") == "7.0.0"  # Linux 7 (2026) still is one

@@ -28,6 +28,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import rocm_kernel, rocm_pcie_atomics
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.stack.amd_driver import driver_version
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -98,12 +99,12 @@ def kernel_release(driver: str | None) -> str | None:
     ``None`` for AMD's drivers (a tabled DKMS base, bare or with ``dkms status``'s build number; a
     package version of four or more fields; the AMD GPU Driver's ``30.x``) and for anything else.
     """
-    match = _KERNEL.match(str(driver or "").strip())
+    match = _KERNEL.match(driver_version(driver))
     if match is None:
         return None
     head, rest = match.group(1), match.group(2)
     major = int(head.split(".")[0])
-    if not 3 <= major < 30:
+    if not 3 <= major < 10:  # Linux 3.x-9.x (7.0 came in 2026); 22.40, 23.20: Radeon Software for Linux's numbering
         return None
     if head in DKMS_BASE and (rest is None or _DKMS_BUILD.fullmatch(rest)):
         return None  # AMD's DKMS driver (a bare tabled base stays it: it is both)
@@ -114,7 +115,7 @@ def kmd_release(driver: str | None) -> str | None:
     """The KMD release of the probed amdgpu version (``"6.2"`` for ``6.8.5``), or ``None``."""
     if kernel_release(driver) is not None:
         return None  # the distribution's in-kernel driver: not in AMD's matrix
-    v = coerce_version(driver)
+    v = coerce_version(driver_version(driver))
     if v is None:
         return None
     parts = v.release
@@ -161,7 +162,8 @@ def _matrix(env: Environment) -> list[Finding]:
     """AMD's user/kernel-space matrix for a DKMS driver."""
     if not env.driver:
         return []
-    kmd = kmd_release(env.driver)
+    stated = driver_version(env.driver)
+    kmd = kmd_release(stated)
     if kmd is None or kmd not in SUPPORTED:
         return []
     low, high, final = SUPPORTED[kmd]
@@ -171,11 +173,11 @@ def _matrix(env: Environment) -> list[Finding]:
         return []
     shown = ", ".join(what if what.startswith("ROCm") else f"{what} (ROCm {s})" for what, s in bad)
     if not kmd.startswith("30."):
-        driver = f"amdgpu {env.driver} (the ROCm {kmd} kernel driver)"
-    elif str(env.driver).startswith("3"):
-        driver = f"AMD GPU Driver {env.driver}"
+        driver = f"amdgpu {stated} (the ROCm {kmd} kernel driver)"
+    elif stated.startswith("3"):
+        driver = f"AMD GPU Driver {stated}"
     else:  # its DKMS package's kernel base (6.14.14) or package version
-        driver = f"amdgpu {env.driver} (the AMD GPU Driver {kmd})"
+        driver = f"amdgpu {stated} (the AMD GPU Driver {kmd})"
     return [
         Finding(
             check=ID,
