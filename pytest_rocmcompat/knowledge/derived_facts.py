@@ -203,6 +203,14 @@ def _fill(
         notes.append(f"derived: {fact} {version} {why}")
 
 
+def torch_release_pins(torch: str, python: str | None) -> list[tuple[str, str, str]]:
+    """:func:`_torch_pins` of ``torch``'s release, whatever its build label: every build of one release is
+    made from the same sources, so the PyPI wheel's pins name the libraries that release was built against.
+    """
+    version = coerce_version(torch)
+    return _torch_pins(version.public, python) if version is not None else []
+
+
 def _torch_pins(torch: str, python: str | None) -> list[tuple[str, str, str]]:
     """(distribution, exact version, source) of every ``==`` pin torch's Linux x86_64 wheel declares."""
     release = declared_data.release("torch", torch)

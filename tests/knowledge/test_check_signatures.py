@@ -26,6 +26,13 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # nccl-lacks-symbol: torch 2.2's wheel (NCCL 2.19's registration API) loading an older libnccl.so.2
+    (
+        "nccl-lacks-symbol",
+        "ImportError: /root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: "
+        "undefined symbol: ncclCommRegister",
+        "https://github.com/THU-MIG/yolov10/issues/306",
+    ),
     # pypi-namesake: PyPI's apex (a Pyramid toolkit) imported for NVIDIA's apex.amp; more in test_pypi_namesake.py
     (
         "apex-rocm-build",
