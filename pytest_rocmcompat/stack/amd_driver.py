@@ -13,12 +13,14 @@ import re
 __all__ = ["DKMS_PACKAGE", "driver_version"]
 
 # The amdgpu version as users paste the line that shows it, each reduced to the version (:func:`driver_version`):
-# rocminfo's "ROCk module version 6.8.5 is loaded" (ROCMINFO_ROCK_SOURCE), ``modinfo amdgpu``'s
+# rocminfo's "ROCk module version 6.8.5 is loaded" (ROCMINFO_ROCK_SOURCE), the kernel log's "[drm] amdgpu
+# version: 6.16.6" and amd-smi's "AMDGPU version", ``modinfo amdgpu``'s
 # "version:        6.8.5", ``dkms status``' "amdgpu/6.8.5-2009582.22.04, 6.5.0-14-generic, x86_64: installed"
 # (the module's version, not the kernel after it), rpm's "amdgpu-dkms-6.8.5.60200-2009582.el9.noarch", and
 # dpkg's or apt's "amdgpu-dkms/jammy,now 1:6.8.5.60200-2009582.22.04 all" (a Debian epoch ``1:`` before it)
 _QUOTED_DRIVER = (
     re.compile(r"ROCk module version (\S+) is loaded"),
+    re.compile(r"\bamdgpu version: *(\d\S*)", re.IGNORECASE),
     re.compile(r"^\s*version:\s*(\S+)", re.MULTILINE),
     re.compile(r"\bamdgpu/(\d[^,:\s]*)"),
     re.compile(r"\bamdgpu-dkms-(?:\d+:)?(\d+(?:\.\d+)+)-"),

@@ -31,6 +31,7 @@ def _found(*stack: str) -> list[str]:
         ("30.30.3", "30.30"),
         ("6.8.0", None),  # an in-kernel driver (a kernel release): unknown, no finding
         ("30.20.0", None),  # no published list for it here
+        ("6.16.6", None),  # ROCm 7.1.1's DKMS base (the AMD GPU Driver 30.20): no list either
         ("garbage", None),
         # ROCm 7.0's DKMS package amdgpu-dkms_6.14.14.30100000 (rocm_driver.SOURCE_DKMS_30): AMD GPU Driver 30.10
         ("6.14.14", "30.10"),
@@ -59,6 +60,10 @@ def test_kmd_release(driver: str, release: str | None) -> None:
         ("Linux 6.5.0-14-generic", "6.5.0"),  # env.os' form
         ("Linuxversion6.14.0-24-generic(buildd@lcy02-amd64-012)", "6.14.0"),  # amd-smi's banner, spaces removed
         ("6.8.0", "6.8.0"),  # bare, no tabled DKMS base
+        ("6.16.6", None),  # ROCm 7.1.1's DKMS base, not Linux 6.16.6 (legacy-rocm-build#5624's dkms status)
+        ("6.16.6-2255209.24.04", None),
+        ("[drm] amdgpu version: 6.16.6", None),  # the kernel log's line
+        ("6.16.6-arch1-1", "6.16.6"),  # a distribution suffix: the kernel
         # AMD's drivers and anything else
         ("6.8.5", None),  # bare tabled base: both a DKMS base and a kernel, stays the DKMS driver
         ("6.12.12-2133686.22.04", None),  # tabled base and AMD's build number

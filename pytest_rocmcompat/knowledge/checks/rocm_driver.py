@@ -40,6 +40,7 @@ SOURCE_30 = "https://github.com/ROCm/amdgpu-docs/pull/97"
 SOURCE_DKMS = "https://repo.radeon.com/amdgpu/"
 # ROCm 7.0's DKMS driver is the AMD GPU Driver 30.10: kernel base 6.14.14, 8-digit field 30100000.
 SOURCE_DKMS_30 = "https://repo.radeon.com/amdgpu/7.0/ubuntu/pool/main/a/amdgpu-dkms/amdgpu-dkms_6.14.14.30100000-2204008.24.04_all.deb"
+SOURCE_DKMS_71 = "https://github.com/ROCm/legacy-rocm-build/issues/5624"
 # What a runtime meets on a driver it does not support: no usable device, the HSA runtime's
 # errors at initialisation or queue creation, faults and hangs the driver reports, and the HIP
 # error codes of a missing or too old driver (hipGetErrorName, hipamd/src/hip_error.cpp:
@@ -86,6 +87,10 @@ DKMS_BASE: dict[str, str] = {
     "6.10.5": "6.3",
     "6.12.12": "6.4",  # amdgpu-dkms_6.12.12.60400 ... 60404 (repo.radeon.com/amdgpu/6.4 ... 6.4.4)
     "6.14.14": "30.10",  # SOURCE_DKMS_30 (ROCm 7.0)
+    # ROCm 7.1.1's: "amdgpu/6.16.6-2255209.24.04" in dkms status, "[drm] amdgpu version: 6.16.6" (SOURCE_DKMS_71);
+    # the AMD GPU Driver 30.20, whose supported user spaces are not read here (SUPPORTED has no row: not judged,
+    # but no longer taken for a Linux 6.16 kernel)
+    "6.16.6": "30.20",
 }
 # ``dkms status``'s ``amdgpu/6.12.12-2133686.22.04``: the base, then AMD's build number (and distribution)
 _DKMS_BUILD = re.compile(r"-\d{6,}(?:\.\d+)*$")
@@ -128,7 +133,8 @@ def kmd_release(driver: str | None) -> str | None:
     if len(parts) >= 4 and 10000 <= parts[-1] <= 99999:  # 6.8.5.60200: the ROCm build it came with
         build = parts[-1]
         return f"{build // 10000}.{build // 100 % 100}"
-    return DKMS_BASE.get(".".join(str(p) for p in parts[:3]))
+    release = DKMS_BASE.get(".".join(str(p) for p in parts[:3]))
+    return None if release is not None and release.startswith("30.") and release not in SUPPORTED else release
 
 
 def user_spaces(env: Environment) -> list[tuple[str, Version]]:
