@@ -32,6 +32,8 @@ TRITON = ("platform=cuda", "torch=2.1.2+cu121", "lib.triton=3.0.0")
 TRITON_29 = ("platform=cuda", "torch=2.9.1+cu128", "lib.triton=3.6.0")
 TRITON_ROCM = ("platform=rocm", "arch=gfx942", "torch=2.9.1+rocm6.4", "lib.pytorch-triton-rocm=3.6.0")
 TRITON_WIN = ("platform=cuda", "os=Windows", "torch=2.7.1+cu128", "lib.triton-windows=3.4.0.post20")
+# torch 2.4.0 declares nvidia-cudnn-cu12==9.1.0.70 (PyPI): cuDNN 8.9 beside it is older than its build's
+CUDNN = ("platform=cuda", "torch=2.4.0", "lib.nvidia-cudnn-cu12=8.9.2.26")
 
 # (message, source, stack)
 CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
@@ -172,6 +174,49 @@ CORPUS: list[tuple[str, str, tuple[str, ...]]] = [
         "https://github.com/MyNiuuu/MOFA-Video/pull/20",
         AUDIO_WIN,
     ),
+    # ---- cuDNN older than torch's build: torch's check (its wording of 2022 and of 2018-2019), cuDNN's loaders ----
+    (
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime "
+        "version (8, 4, 1). PyTorch already comes bundled with cuDNN. One option to resolving this error is to "
+        "ensure PyTorch can find the bundled cuDNN.Looks like your LD_LIBRARY_PATH contains incompatible version "
+        "of cudnnPlease either remove it from the path or install cudnn (8, 5, 0)",
+        "https://github.com/gladiaio/gladia/issues/928",
+        CUDNN,
+    ),
+    (
+        "cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but found runtime version (8, 3, 3). "
+        "PyTorch already comes bundled with cuDNN. One option to resolving this error is to ensure PyTorch can find "
+        "the bundled cuDNN.",
+        "https://github.com/RaleLee/Co-GAT/issues/2",
+        CUDNN,
+    ),
+    (
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against "
+        "(8, 0, 3)",
+        "https://github.com/pytorch/functorch/issues/926",
+        CUDNN,
+    ),
+    (
+        "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 6021 but linked against 5110",
+        "https://github.com/pytorch/pytorch/issues/5369",
+        CUDNN,
+    ),
+    (
+        "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}",
+        "https://github.com/daswer123/xtts-finetune-webui/issues/18",
+        CUDNN,
+    ),
+    (
+        "Invalid handle. Cannot load symbol cudnnCreateTensorDescriptor",
+        "https://github.com/daswer123/xtts-finetune-webui/issues/18",
+        CUDNN,
+    ),
+    (
+        "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object "
+        "file: No such file or directory",
+        "https://github.com/ultrasev/stream-whisper/issues/28",
+        CUDNN,
+    ),
 ]
 
 
@@ -216,6 +261,11 @@ OTHERS: list[tuple[str, tuple[str, ...]]] = [
     ("torch._inductor.exc.TritonMissing: Cannot find a working triton installation.", VISION),
     ("AttributeError: 'KernelMetadata' object has no attribute 'cluster_dims'", AUDIO),
     ("UserWarning: Failed to load image Python extension: foo", TRITON),
+    # cuDNN's loader failing on the driver or NVRTC, not on cuDNN (open-mmlab/mmdetection3d#2132, vladmandic/sdnext#539)
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file", CUDNN),
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file", CUDNN),
+    # the cuDNN texts are not a torchvision pair's
+    ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found", VISION),
 ]
 
 

@@ -428,6 +428,17 @@ OWN_MESSAGES: dict[str, str] = {
     + r"|whereas TorchAudio has CUDA version \d|Please install the TorchAudio version that matches your PyTorch version"
     + r"|No such operator torchaudio::\w+|Could not run 'torchaudio::\w+' with arguments",
     **dict.fromkeys((*TRITON, *TRITON_FORKS), _TRITON),
+    # cuDNN older than the one torch was built against (twenty-sixth round, test_pair_messages.py): torch's own
+    # check (torch/backends/cudnn/__init__.py: "cuDNN version incompatibility: PyTorch was compiled  against
+    # {compile} but found runtime version {runtime}", two spaces since pytorch/pytorch#80877; "... mismatch ...
+    # but linked against" before), cuDNN 8's sub-library loader and cuDNN 9's ("Unable to load any of {...}",
+    # "Invalid handle. Cannot load symbol cudnn..."), and the loader not finding the major the build links
+    **dict.fromkeys(
+        ("nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13"),
+        r"cuDNN version (?:incompatibility|mismatch): PyTorch was compiled +against \S"
+        r"|Unable to load any of \{libcudnn\w*\.so|Invalid handle\. Cannot load symbol cudnn\w+"
+        r"|libcudnn\w*\.so\.\d+: cannot open shared object file",
+    ),
     # numba's import-time gate on its NumPy and llvmlite (numba/__init__.py _ensure_critical_deps and
     # _ensure_llvm, read in PyPI's numba 0.60.0 wheel): "Numba needs NumPy 2.0 or less. Got NumPy 2.1."
     "numba": r"Numba needs NumPy \d+\.\d+ or (?:less|greater)\. Got NumPy \d+\.\d+"
