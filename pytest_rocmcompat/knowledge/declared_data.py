@@ -52,6 +52,7 @@ class Release:
     wheel_tags: tuple[str, ...] = ()  # the Python tags of its wheels (``cp310``, ``cp313-cp313t``, ``py3``)
     sdist: bool = False  # it also published a source archive (pip builds from it where no wheel fits)
     native: tuple[str, ...] = ()  # the ``*.so`` files in its Linux x86_64 wheel's package folder (data's NATIVE)
+    platforms: tuple[str, ...] = ()  # the platform tags of its wheels (``manylinux_2_28_x86_64``, ``win_amd64``)
 
     @property
     def source(self) -> str:
@@ -124,6 +125,7 @@ def release(name: str, version: str | Version | None) -> Release | None:
         return None
     text, entry = hit
     requires, tags, native = entry.get("requires"), entry.get("python"), entry.get("native")
+    platforms = entry.get("platforms")
     return Release(
         name=canonicalize_name(name),
         version=text,
@@ -133,6 +135,7 @@ def release(name: str, version: str | Version | None) -> Release | None:
         wheel_tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
         sdist=entry.get("sdist") is True,
         native=tuple(str(n) for n in native) if isinstance(native, list) else (),
+        platforms=tuple(str(p) for p in platforms) if isinstance(platforms, list) else (),
     )
 
 

@@ -168,7 +168,8 @@ _OS = re.compile(r"^(?P<system>[A-Za-z]+)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-
 # as ``Linux ubuntu-22.04.3`` (the system first, as every reader of ``os`` expects; the release after it)
 _DISTRIBUTION = re.compile(
     r"^(?P<name>ubuntu|debian(?: gnu/linux)?|fedora(?: linux)?|rhel|red hat enterprise linux|centos(?: stream)?"
-    r"|rocky(?: linux)?|almalinux|opensuse(?: leap| tumbleweed)?|sles|arch(?: linux)?|manjaro|linux ?mint|pop!?_os)"
+    r"|rocky(?: linux)?|almalinux|opensuse(?: leap| tumbleweed)?|sles|arch(?: linux)?|manjaro|linux ?mint|pop!?_os"
+    r"|amazon(?: linux)?|oracle(?: linux)?)"
     r"(?:[ -]?(?P<version>\d{1,4}(?:\.\d{1,4}){0,2}))?(?P<rest>\s+[A-Za-z0-9 ()._-]{0,60})?$",
     re.IGNORECASE,
 )
@@ -189,6 +190,10 @@ _ALIASES = {
     "pop-os": "pop_os",
     "opensuse-leap": "opensuse",
     "opensuse-tumbleweed": "opensuse",
+    "amazon": "amazonlinux",
+    "amazon-linux": "amazonlinux",
+    "oracle": "oraclelinux",
+    "oracle-linux": "oraclelinux",
 }
 
 

@@ -26,6 +26,13 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # wheel-needs-newer-glibc: a build for glibc 2.28 on Ubuntu 18.04 (2.27); more in test_wheel_glibc.py
+    (
+        "wheel-needs-newer-glibc",
+        "./libtorch_cpu.so: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.28' not found (required by "
+        "./libtorch_cpu.so)",
+        "https://github.com/pytorch/pytorch/issues/129555",
+    ),
     # nccl-lacks-symbol: torch 2.2's wheel (NCCL 2.19's registration API) loading an older libnccl.so.2
     (
         "nccl-lacks-symbol",

@@ -45,6 +45,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocm_visibility,
     torch_cpu_build,
     triton_rocm_linker,
+    wheel_glibc,
     wheel_python,
 )
 from pytest_rocmcompat.knowledge.checks.finding import Finding
@@ -74,6 +75,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     gpu_vendor_builds.ID: gpu_vendor_builds.check,
     torch_cpu_build.ID: torch_cpu_build.check,
     wheel_python.ID: wheel_python.check,
+    wheel_glibc.ID: wheel_glibc.check,
     hipblaslt_arch.ID: hipblaslt_arch.check,
     numpy_abi.ID: numpy_abi.check,
     rocm_sdk_family.ID: rocm_sdk_family.check,
@@ -112,6 +114,7 @@ PREDICTS: dict[str, str] = {
     gpu_vendor_builds.ID: gpu_vendor_builds.PREDICTS,
     torch_cpu_build.ID: torch_cpu_build.PREDICTS,
     wheel_python.ID: wheel_python.PREDICTS,
+    wheel_glibc.ID: wheel_glibc.PREDICTS,
     hipblaslt_arch.ID: hipblaslt_arch.PREDICTS,
     numpy_abi.ID: numpy_abi.PREDICTS,
     rocm_sdk_family.ID: rocm_sdk_family.PREDICTS,
