@@ -134,6 +134,10 @@ def test_the_real_texts_are_claimed_for_a_glibc_that_lacks_the_version() -> None
     (focal,) = _found("os=Ubuntu 20.04", "lib.vllm=0.20.0")
     assert _claims(focal, PYG_2004) and not _claims(focal, LIBTORCH_1804)
     assert not _claims(focal, "version `GLIBCXX_3.4.30' not found")  # libstdc++'s, not glibc's
+    assert _claims(centos7, "ERROR: No matching distribution found for torch==2.7.0")
+    assert not _claims(centos7, "ERROR: No matching distribution found for some-other-package")
+    (sglang,) = _found("os=RHEL 8", "lib.sglang=0.5.11")
+    assert _claims(sglang, "ERROR: Could not find a version that satisfies the requirement SGLang==0.5.11")
 
 
 def test_torch_reaches_every_test_a_library_only_its_own(pytester: pytest.Pytester) -> None:

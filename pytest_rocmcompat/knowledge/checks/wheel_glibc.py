@@ -18,6 +18,8 @@ machine is taken as x86_64.
 
 from __future__ import annotations
 
+import re
+
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data, distro_glibc
@@ -34,20 +36,25 @@ BUILD_FLOORS: dict[tuple[str, tuple[str, ...]], str] = {
 NEWEST_GLIBC_MINOR = 45  # the loader's message is predicted for glibc 2.(distribution + 1) ... 2.45
 
 
-def predicts(glibc: Version) -> str:
-    """The failures of a build for a glibc newer than ``glibc``: the loader naming such a version, pip's and
-    uv's refusal of the wheel's platform tag, and pip finding no release to install.
+def predicts(glibc: Version, name: str = r"[\w.-]+") -> str:
+    """The failures of a build of ``name`` for a glibc newer than ``glibc``: the loader naming such a version,
+    pip's and uv's refusal of the wheel's platform tag, and pip finding no release of ``name`` to install.
     """
     newer = "|".join(str(m) for m in range(glibc.minor + 1, NEWEST_GLIBC_MINOR + 1))
     return (
         rf"version [`'\"‘]GLIBC_2\.(?:{newer})['\"’]? not found"
         r"|is not a supported wheel on this platform|has no wheels with a matching platform tag"
-        r"|No matching distribution found for [\w.-]+|Could not find a version that satisfies the requirement [\w.-]+"
+        rf"|No matching distribution found for {name}\b|Could not find a version that satisfies the requirement {name}\b"
     )
 
 
-# Every glibc a tabled distribution ships: the check-wide signature (each finding claims only its own)
+# Every glibc a tabled distribution ships, any package: the check-wide signature (each finding claims only its own)
 PREDICTS = predicts(Version("2.12"))
+
+
+def _spelled(name: str) -> str:
+    """``name`` as pip may print it: ``-``, ``_`` and ``.`` alike, any case."""
+    return "(?i:" + "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]+", name)) + ")"
 
 
 def wheel_floor(name: str, version: str) -> tuple[Version, declared_data.Release] | None:
@@ -102,7 +109,7 @@ def check(env: Environment) -> list[Finding]:
                 everything=torch,  # every test imports torch
                 uses=() if torch else (name,),
                 uncertain=release.sdist,  # a source build may succeed
-                predicts=predicts(glibc),
+                predicts=predicts(glibc, _spelled(name)),
                 signature_only=True,
             )
         )
