@@ -33,6 +33,29 @@ def test_uvs_conflict_report_is_a_broken_pair() -> None:
     assert len(requirements.PREDICTS) <= 2000  # every signature's cap
 
 
+# Other resolvers' reports of a pinned pair, verbatim (twenty-sixth round)
+OTHER_RESOLVERS = [
+    ("Because torchvision (0.8.2+cu101) depends on torch (1.7.1)", "https://github.com/pytorch/vision/issues/4819"),
+    ("  SolverProblemError", "https://github.com/pytorch/vision/issues/4347"),  # Poetry's exception, its header
+    ("Package pytorch conflicts for:", "https://github.com/pytorch/pytorch/issues/77463"),  # conda's classic solver
+    (
+        "pdm.termui: Candidate rejected: torchvision@0.18.1+cu121 because it introduces a new requirement "
+        "torch==2.3.1 that conflicts with other requirements:",
+        "https://github.com/pdm-project/pdm/issues/2962",
+    ),
+    (
+        "    └─ torchvision =* * is not installable because there are no viable options",
+        "https://github.com/conda-forge/pytorch-cpu-feedstock/issues/390",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "source"), OTHER_RESOLVERS)
+def test_other_resolvers_reports_are_a_broken_pair(text: str, source: str) -> None:
+    assert source.startswith("https://github.com/")
+    assert re.search(requirements.PREDICTS, text)
+
+
 def test_uvs_missing_wheel_report_is_no_wheel_for_python() -> None:
     assert re.search(wheel_python.PREDICTS, UV_NO_WHEEL)
 
@@ -43,6 +66,7 @@ def test_uvs_missing_wheel_report_is_no_wheel_for_python() -> None:
         "Because torch==2.5.1+cpu has no wheels with a matching platform tag",  # a platform, not the Python
         "RuntimeError: a genuinely different regression",
         "the project depends on numpy",  # prose, no pinned release
+        "Because of this, torch (the library) depends on nothing",  # prose with parentheses, no pinned release
     ],
 )
 def test_other_texts_are_not_claimed(text: str) -> None:

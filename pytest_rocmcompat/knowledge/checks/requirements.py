@@ -89,6 +89,11 @@ PREDICTS = (
     # and a peft importing a transformers module an older release lacks (huggingface/setfit#625)
     r"|requires `accelerate>=[\d.]+`|The version of PEFT you are using is not compatible"
     r"|No module named 'transformers\.[\w.]+'"
+    # twenty-sixth round (test_uv_resolver_texts.py): Poetry's report and exception (pytorch/vision#4819, #4347),
+    # conda's classic "Package X conflicts for:" (pytorch/pytorch#77463), PDM's rejected candidate
+    # (pdm-project/pdm#2962), libmamba's (conda-forge/pytorch-cpu-feedstock#390)
+    r"|Because [\w.-]+ \([^)\n]{1,40}\) depends on [\w.-]+ \(|SolverProblemError|Package \S+ conflicts for:"
+    r"|introduces a new requirement \S+ that conflicts|is not installable because there are no viable options"
 )
 
 
