@@ -26,6 +26,34 @@ UNRELATED = 'raise ValueError("a genuinely different regression")'
 # (check id, message as the source quotes it, source). Where a source wraps the message over
 # lines, it is quoted as one line; nothing else is changed.
 VERBATIM: list[tuple[str, str, str]] = [
+    # arch-not-in-build, twenty-sixth round: the HIP runtime's, rocBLAS', hipBLASLt's and the assembler's texts
+    (
+        "arch-not-in-build",
+        ":1:hip_fatbin.cpp           :536 : 95859869688 us:  No compatible code objects found for: gfx1030, value of "
+        "HIP_FORCE_SPIRV_CODEOBJECT: 0",
+        "https://github.com/ROCm/MIVisionX/issues/1437",
+    ),
+    (
+        "arch-not-in-build",
+        "rocblaslt error: Could not initialize Tensile host:",
+        "https://github.com/ROCm/hipBLASLt/issues/831",
+    ),
+    (
+        "arch-not-in-build",
+        "rocBLAS error: Could not initialize Tensile host:",
+        "https://github.com/CS1o/Stable-Diffusion-Info/issues/6",
+    ),
+    ("arch-not-in-build", "Illegal seek for GPU arch : gfx1103", "https://github.com/ROCm/ROCm/issues/2719"),
+    (
+        "arch-not-in-build",
+        "hipModuleLoad failed: Kernels.so-000-gfx906.hsaco",
+        "https://github.com/ROCm/TheRock/issues/6175",
+    ),
+    (
+        "arch-not-in-build",
+        "<instantiation>:4:3: error: instruction not supported on this GPU",
+        "https://github.com/ROCm/MIOpen/issues/117",
+    ),
     # wheel-needs-newer-glibc: a build for glibc 2.28 on Ubuntu 18.04 (2.27); more in test_wheel_glibc.py
     (
         "wheel-needs-newer-glibc",
