@@ -14,6 +14,8 @@ accelerate, TRL, DeepSpeed). The signature keeps every other failure of those te
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
@@ -131,8 +133,18 @@ _FP8_ISA = (
     # %llvm.amdgcn.cvt.f32.fp8")
     r"|[Cc]annot select: [^\n]{0,80}?intrinsic[ (]%?@?llvm\.amdgcn\.[\w.]{0,40}(?:fp8|bf8)"
 )
+# twenty-sixth round: a torch built for ROCm before 6.5 refusing OCP fp8 in _scaled_mm (ScaledBlas.cpp, ROCM_SCALED_SOURCE:
+# TORCH_CHECK(ROCM_VERSION >= 60500, "Float8_e4m3fn is only supported for ROCm 6.5 and above"; Comfy-Org/ComfyUI#10388
+# on gfx1201 with torch 2.9.0+rocm6.4), and an older ROCm torch's dtype mapping given OCP fp8 on MI300 ("Cannot convert
+# ScalarType Float8_e4m3fn to hipDataType", HIPDataType.h: sgl-project/sglang#5147)
+_OCP_BUILD = (
+    r"Float8_e(?:4m3fn|5m2) is only supported for ROCm [\d.]+ and above"
+    r"|Cannot convert ScalarType Float8_e(?:4m3fn|5m2) to (?:hip|cuda)DataType"
+)
+ROCM_SCALED_SOURCE = "https://github.com/pytorch/pytorch/blob/0174dfabc023f11a8f78c79c301b49c8d7e02c8b/aten/src/ATen/native/cuda/ScaledBlas.cpp"
+ROCM_OCP = Version("6.5")  # the first ROCm a torch build's _scaled_mm takes OCP fp8 with
 LACKS_PREDICTS = {
-    "ocp": f"{_OCP_CONVERSION}|{_OCP_DISPATCH}|No match found in MFMA database",
+    "ocp": f"{_OCP_CONVERSION}|{_OCP_DISPATCH}|No match found in MFMA database|{_OCP_BUILD}",
     "fnuz": _FNUZ_CONVERSION,
     "all": f"{_ANY_CONVERSION}|{_FP8_GATES}|{_FP8_ISA}",
 }
@@ -170,6 +182,12 @@ def check_fp8(env: Environment) -> list[Finding]:
         elif r.vendor == "amd":
             problems.append(f"{r.name} ({r.family}) has only OCP fp8 (float8_e4m3fn/e5m2), not FNUZ")
             lacks.add("fnuz")
+            built = env.torch_rocm
+            if built is not None and built < ROCM_OCP:  # its only fp8 is one this torch build's _scaled_mm refuses
+                problems.append(
+                    f"torch {env.torch} is built for ROCm {built}, whose _scaled_mm takes OCP fp8 from ROCm 6.5"
+                )
+                lacks.add("ocp")
         else:
             continue
         link = S_HIPBLASLT_FP8 if r.vendor == "amd" else arch_table.S_NV_TE
