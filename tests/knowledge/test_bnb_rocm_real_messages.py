@@ -58,6 +58,13 @@ NO_LIBRARY_TEXTS = [
         "D:\\ai\\tool\\bitsandbytes\\csrc\\ops.cu",
         f"{BNB}/issues/91",
     ),
+    # twenty-sixth round: the CUDA wheel's kernel check under ZLUDA on an AMD GPU (a symbol its binary lacks), and
+    # 0.43's diagnostics reading a ROCm torch's HIP version ("61") as a CUDA version (MI210, ROCm 6.0.2)
+    (
+        "Error named symbol not found at line 90 in file D:\\a\\bitsandbytes\\bitsandbytes\\csrc\\ops.cu",
+        "https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu-forge/issues/16",
+    ),
+    ("WARNING: CUDA versions lower than 11 are currently not supported for LLM.int8().", f"{BNB}/issues/1245"),
     # the bitsandbytes-rocm fork (0.35.4) when its libbitsandbytes_hip_nocublaslt.so is absent
     ("CUDA SETUP: Setup Failed!", f"{BRONCOTC}/issues/2"),
     ("raise Exception('CUDA SETUP: Setup Failed!')", f"{BRONCOTC}/blob/1b52f4243f94cd1b81dd1cad5a9465d9d7add858/bitsandbytes/cextension.py"),

@@ -87,6 +87,10 @@ https://github.com/bitsandbytes-foundation/bitsandbytes/issues/91 (bitsandbytes'
 image is available for execution on the device at line 167 in file ...\\csrc\\ops.cu"),
 https://github.com/oobabooga/one-click-installers/issues/94 (an AMD user's "libbitsandbytes_cpu.so: undefined
 symbol: cadam32bit_grad_fp32"), and the ROCm ones above (#1799, #1464, ROCm/bitsandbytes#29, amd/playbooks#250).
+Twenty-sixth round: https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1245 (0.43's diagnostics on an
+MI210 reading the HIP version as a CUDA one, "CUDA versions lower than 11 are currently not supported for LLM.int8()")
+and https://github.com/lshqqytiger/stable-diffusion-webui-amdgpu-forge/issues/16 (the CUDA wheel under ZLUDA,
+"Error named symbol not found at line 90 in file ...\\csrc\\ops.cu").
 """
 
 from __future__ import annotations
@@ -149,10 +153,13 @@ _NO_LIBRARY_SYMBOL = (
 )
 # bitsandbytes' own kernel check (``CUDA_CHECK_RETURN``/``BNB_CHECK_RETURN``: "Error %s at line %d in file
 # %s", csrc/ops.cuh, ops_hip.cuh, compat.cuh) with HIP's text for a library without code for the GPU
-# (hipErrorInvalidDeviceFunction, hipErrorNoBinaryForGpu), in the files that use it: bitsandbytes' own, so
+# (hipErrorInvalidDeviceFunction, hipErrorNoBinaryForGpu; a symbol or image its binary lacks for this runtime,
+# "named symbol not found": the CUDA wheel under ZLUDA, lshqqytiger/stable-diffusion-webui-amdgpu-forge#16), in the
+# files that use it: bitsandbytes' own, so
 # it confirms even an unnamed release (another library's "HIP error: invalid device function" does not).
 _NO_GPU_CODE = (
-    r"Error (?:invalid device function|no kernel image is available for execution on the device) at line \d+ "
+    r"Error (?:invalid device function|no kernel image is available for execution on the device|named symbol not found"
+    r"|device kernel image is invalid) at line \d+ "
     r"in file \S*csrc[/\\](?:ops\.(?:hip|cu)|pythonInterface\.cpp)"
 )
 # What a bitsandbytes without a library for the GPU runtime prints (each verbatim in its source:
@@ -173,6 +180,9 @@ NO_LIBRARY = (
     r"|No libcudart\.so found! Install CUDA|torch\.version\.cuda\.split|not available in CPU-only version of bitsandbytes"
     r"|libbitsandbytes_cpu\.so|Configured (?:CUDA|ROCm) binary not found|No compatible \S+ binary found at"
     r"|bitsandbytes library load error|(?:CUDA|ROCm) SETUP ERROR: Missing dependency"
+    # twenty-sixth round (tests/knowledge/test_bnb_rocm_real_messages.py): 0.43's diagnostics reading a ROCm torch's
+    # HIP version as a CUDA one (diagnostics/cuda.py: bitsandbytes-foundation/bitsandbytes#1245, MI210)
+    r"|CUDA versions lower than 11 are currently not supported for LLM\.int8\(\)"
     # a bitsandbytes library the dynamic loader cannot open or link (PREDICTS had any mention of the file:
     # 0.35-0.39's "CUDA SETUP: Loading binary .../libbitsandbytes_cuda118.so..." is printed on every import
     # that loads one, cextension.py at 0.39.1, so a bitsandbytes test failing for another reason was claimed)
