@@ -5,8 +5,8 @@ functions ``src/nccl.h.in`` (``src/nccl.h`` in old trees) declares (``ncclResult
 ``const char* ncclGetLastError(``). Functions
 already in the oldest tag read are left out (their first release is not known from the clone).
 
-    python tools/nccl_api_by_release.py /path/to/nccl            # the table, as Python, with the date
-    python tools/nccl_api_by_release.py /path/to/nccl --json
+    python -m tools.nccl_api_by_release /path/to/nccl            # the table, as Python, with the date
+    python -m tools.nccl_api_by_release /path/to/nccl --json
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from tools.git_read import git
+
 _TAG = re.compile(r"^v(2\.\d+\.\d+)-1$")  # NCCL 2 (libnccl.so.2); 1.x was another library
 # a declaration at the start of a line: its return type (ncclResult_t, const char*, void, ...), then the name
 _DECLARED = re.compile(r"^[ \t]*(?:const[ \t]+)?[A-Za-z_]\w*[ \t*]+(nccl[A-Z]\w*)[ \t]*\(", re.MULTILINE)
 HEADERS = ("src/nccl.h.in", "src/nccl.h")
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
-
 def release_tags(repo: Path) -> list[tuple[Version, str]]:
     """(release, tag) of every ``vX.Y.Z-1`` tag, oldest first."""
-    found = [(Version(m.group(1)), tag) for tag in _git(repo, "tag").split() if (m := _TAG.match(tag))]
+    found = [(Version(m.group(1)), tag) for tag in git(repo, "tag").split() if (m := _TAG.match(tag))]
     return sorted(found)
 
 
@@ -41,7 +39,7 @@ def declared(repo: Path, tag: str) -> set[str]:
     """The API functions the public header at ``tag`` declares (none when it has no such header)."""
     for header in HEADERS:
         try:
-            text = _git(repo, "show", f"{tag}:{header}")
+            text = git(repo, "show", f"{tag}:{header}")
         except subprocess.CalledProcessError:
             continue
         return set(_DECLARED.findall(text))

@@ -70,12 +70,11 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             gpus = _with_archs(gpus, archs)
         elif key == "os":
             changes["os"] = _os(where, value)
-        elif key == "driver" and value and _verbatim_driver(driver_version(value)):
-            # an in-kernel amdgpu (the probe records the kernel release, 6.5.0-14-generic) or AMD's DKMS package
-            # version (6.8.5.60200-2009582.22.04), also read out of the line a tool prints it on
-            changes[key] = driver_version(value)
         elif key == "driver" and value:
-            changes[key] = _version(where, driver_version(value))
+            # the version, also read out of the line a tool prints it on; an in-kernel amdgpu (the probe records the
+            # kernel release, 6.5.0-14-generic) or AMD's DKMS package version (6.8.5.60200-2009582.22.04) as written
+            stated = driver_version(value)
+            changes[key] = stated if _verbatim_driver(stated) else _version(where, stated)
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
             if key == "torch":

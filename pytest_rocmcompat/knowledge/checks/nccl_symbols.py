@@ -89,10 +89,18 @@ SINCE: dict[str, str] = {
 }
 
 
-def lacking(nccl: Version) -> list[str]:
-    """The API functions of :data:`SINCE` that NCCL ``nccl`` does not have, oldest first."""
+_SINCE = {name: Version(since) for name, since in SINCE.items()}
+
+
+def lacking(nccl: Version, built: Version | None = None) -> list[str]:
+    """The API functions of :data:`SINCE` that NCCL ``nccl`` does not have, oldest first; with ``built`` (the
+    NCCL a build was made against), only those that NCCL has.
+    """
     release = Version(nccl.base_version)
-    return sorted((f for f, since in SINCE.items() if release < Version(since)), key=lambda f: Version(SINCE[f]))
+    return sorted(
+        (f for f, since in _SINCE.items() if release < since and (built is None or since <= built)),
+        key=_SINCE.__getitem__,
+    )
 
 
 def predicts(functions: list[str]) -> str:
@@ -119,8 +127,7 @@ def check(env: Environment) -> list[Finding]:
     nccl = coerce_version(env.nccl)
     if nccl is None or env.platform == "rocm" or nccl.major != 2:
         return []
-    build = built_against(env)  # a torch links no function of an NCCL newer than the one it was built with
-    missing = [f for f in lacking(nccl) if build is None or Version(SINCE[f]) <= build]
+    missing = lacking(nccl, built_against(env))  # a torch links no function of an NCCL newer than its build's
     if not missing:
         return []
     first = missing[0]

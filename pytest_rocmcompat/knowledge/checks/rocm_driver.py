@@ -118,23 +118,27 @@ def kernel_release(driver: str | None) -> str | None:
 
 def kmd_release(driver: str | None) -> str | None:
     """The KMD release of the probed amdgpu version (``"6.2"`` for ``6.8.5``), or ``None``."""
-    if kernel_release(driver) is not None:
+    stated = driver_version(driver)
+    if kernel_release(stated) is not None:
         return None  # the distribution's in-kernel driver: not in AMD's matrix
-    v = coerce_version(driver_version(driver))
+    v = coerce_version(stated)
     if v is None:
         return None
     parts = v.release
     if v.major >= 30:  # the AMD GPU Driver's own numbering
-        series = f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}"
-        return series if series in SUPPORTED else None
+        return _listed(f"{parts[0]}.{parts[1] if len(parts) > 1 else 0}")
     if len(parts) >= 4 and 30_000_000 <= parts[-1] <= 99_999_999:  # 6.14.14.30100000: AMD GPU Driver 30.10.0
-        series = f"{parts[-1] // 1_000_000}.{parts[-1] // 10_000 % 100}"
-        return series if series in SUPPORTED else None
+        return _listed(f"{parts[-1] // 1_000_000}.{parts[-1] // 10_000 % 100}")
     if len(parts) >= 4 and 10000 <= parts[-1] <= 99999:  # 6.8.5.60200: the ROCm build it came with
         build = parts[-1]
         return f"{build // 10000}.{build // 100 % 100}"
     release = DKMS_BASE.get(".".join(str(p) for p in parts[:3]))
-    return None if release is not None and release.startswith("30.") and release not in SUPPORTED else release
+    return _listed(release) if release is not None and release.startswith("30.") else release
+
+
+def _listed(series: str) -> str | None:
+    """An AMD GPU Driver series (``30.10``) where AMD's statement of its user spaces is tabled, else ``None``."""
+    return series if series in SUPPORTED else None
 
 
 def user_spaces(env: Environment) -> list[tuple[str, Version]]:
@@ -168,7 +172,7 @@ def _matrix(env: Environment) -> list[Finding]:
     """AMD's user/kernel-space matrix for a DKMS driver."""
     if not env.driver:
         return []
-    stated = driver_version(env.driver)
+    stated = driver_version(env.driver)  # the version as the reason shows it
     kmd = kmd_release(stated)
     if kmd is None or kmd not in SUPPORTED:
         return []

@@ -19,6 +19,7 @@ machine is taken as x86_64.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -57,18 +58,29 @@ def _spelled(name: str) -> str:
     return "(?i:" + "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]+", name)) + ")"
 
 
-def wheel_floor(name: str, version: str) -> tuple[Version, declared_data.Release] | None:
-    """The oldest glibc any Linux x86_64 wheel of the release accepts, and the release; ``None`` if not known."""
+class Floor(NamedTuple):
+    """The oldest glibc any Linux x86_64 wheel of a release accepts, the release, and the source that says so."""
+
+    glibc: Version
+    release: declared_data.Release
+    link: str
+
+
+def wheel_floor(name: str, version: str) -> Floor | None:
+    """The release's :class:`Floor`: its wheels' manylinux tags, raised for torch by :data:`BUILD_FLOORS`;
+    ``None`` if not known.
+    """
     release = declared_data.release(name, version)
     if release is None:
         return None
     floors = [g for tag in release.platforms if (g := distro_glibc.tag_glibc(tag)) is not None]
     if not floors:
         return None
-    floor = min(floors)
-    if normalize_library(name) == "torch":
-        floor = max(floor, _build_floor(version) or floor)
-    return floor, release
+    tagged = min(floors)
+    built = _build_floor(version) if normalize_library(name) == "torch" else None
+    if built is not None and built >= tagged:
+        return Floor(built, release, TORCH_26_SOURCE)
+    return Floor(tagged, release, release.source)
 
 
 def _build_floor(torch: str) -> Version | None:
@@ -93,9 +105,9 @@ def check(env: Environment) -> list[Finding]:
     found: list[Finding] = []
     for name, version in sorted(packages.items()):
         floor = wheel_floor(name, version)
-        if floor is None or floor[0] <= glibc:
+        if floor is None or floor.glibc <= glibc:
             continue
-        needed, release = floor
+        needed, release = floor.glibc, floor.release
         torch = name == "torch"
         then = "pip builds it from its sdist, if it can" if release.sdist else "pip finds no wheel to install"
         found.append(
@@ -105,7 +117,7 @@ def check(env: Environment) -> list[Finding]:
                 f"{then}, and a copy installed anyway fails to load",
                 fix=f"use a distribution with glibc >= {needed} (or a container of one), or a {name} release whose "
                 f"wheels accept glibc {glibc}",
-                link=TORCH_26_SOURCE if torch and _build_floor(version) == needed else release.source,
+                link=floor.link,
                 everything=torch,  # every test imports torch
                 uses=() if torch else (name,),
                 uncertain=release.sdist,  # a source build may succeed
