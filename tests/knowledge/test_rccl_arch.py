@@ -86,6 +86,11 @@ def _found(*stack: str) -> list[Finding]:
         (("arch=gfx1151", "rocm=6.3.0"), "ROCm 6.3 has no device code for gfx1151"),
         (("arch=gfx1201", "torch=2.4.1+rocm6.1"), "ROCm 6.1 has no device code for gfx1201"),
         (("arch=gfx942", "rocm=5.6.1"), "ROCm 5.6 has no device code for gfx942"),
+        # the releases before 5.4, generated from the tags: gfx1030 and gfx90a first in 4.3, gfx803 in 3.5
+        (("arch=gfx1031", "rocm=5.2.3"), "RCCL of ROCm 5.2 has no device code for gfx1031"),
+        (("arch=gfx1030", "torch=1.9.0+rocm4.2"), "ROCm 4.2 has no device code for gfx1030"),
+        (("arch=gfx1100", "rocm=5.3.0"), "ROCm 5.3 has no device code for gfx1100"),
+        (("arch=gfx803", "rocm=3.3.0"), "ROCm 3.3 has no device code for gfx803"),
         # 6.3 dropped Polaris and Vega 10
         (("arch=gfx900", "rocm=6.3.2"), "ROCm 6.3 has no device code for gfx900"),
         (("arch=gfx803", "torch=2.6.0+rocm6.3"), "ROCm 6.3 has no device code for gfx803"),
@@ -111,7 +116,9 @@ def test_a_gpu_the_release_s_rccl_lacks_is_found(stack: tuple[str, ...], problem
         ("arch=gfx1031", "torch=2.5.1+rocm6.2", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"),  # loads gfx1030's code
         ("arch=gfx1151", "rocm=7.12.0"),  # TheRock's releases (7.9 and later): not judged
         ("arch=gfx1151", "torch=2.10.0a0+rocm7.11.0a20251211"),  # TheRock's own builds: not judged
-        ("arch=gfx1031", "rocm=5.2.3"),  # before the table
+        ("arch=gfx1030", "rocm=4.3.1"),
+        ("arch=gfx803", "torch=1.8.1+rocm4.0.1"),
+        ("arch=gfx1031", "rocm=3.0"),  # before the table (3.3)
         # no ROCm release named: a risk (tests/knowledge/test_rccl_arch_unstated.py)
         ("rocm=6.2",),  # no arch named
         ("arch=gfx1031", "torch=2.5.1+cu124", "rocm=6.2"),  # a CUDA torch loads no RCCL

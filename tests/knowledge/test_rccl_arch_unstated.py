@@ -38,6 +38,9 @@ def _found(*stack: str) -> list[tuple[bool, str]]:
         (("nccl=2.17.1",), True, "RCCL of ROCm 5.7 has no device code for gfx1031"),
         (("lib.rccl=2.18.3",), True, "RCCL of ROCm 6.0 has no device code for gfx1031"),  # a package's version
         (("nccl=2.20.5", "rocm=6.2"), False, "RCCL of ROCm 6.2 has no device code for gfx1031"),  # the release named
+        # an RCCL of before 5.4, as its tag's version.mk numbers it (generated): the release it shipped with
+        (("nccl=2.12.12",), True, "RCCL of ROCm 5.2 has no device code for gfx1031"),
+        (("nccl=2.16.5",), True, "RCCL of ROCm 5.6 has no device code for gfx1031"),
         ((), True, "gfx1031 in none of ROCm 5.4, 5.5, 5.6, 5.7, 6.0, 6.1, 6.2, 6.3, 6.4, 7.0, 7.1, 7.2"),
     ],
 )
@@ -54,7 +57,8 @@ def test_a_gpu_only_some_releases_serve_is_a_risk_naming_them() -> None:
 @pytest.mark.parametrize(
     "stack",
     [
-        ("arch=gfx90a",),  # every tabled release serves it
+        ("arch=gfx90a",),  # every release since 5.4 serves it (4.3 was its first: an older one is not assumed)
+        ("arch=gfx1100",),  # likewise: its first RCCL is 5.4's
         ("arch=gfx1031", "nccl=2.28.3"),  # an RCCL of TheRock's releases (7.11 on): not judged
         ("arch=gfx1031", "rocm=7.11"),
         ("arch=gfx1030", "nccl=2.20.5"),

@@ -92,7 +92,9 @@ def test_the_rccl_releases_map_to_tabled_series_in_order() -> None:
     releases = list(rccl_arch.RCCL_RELEASES.items())
     assert releases[-3:] == [("2.22.3", "6.4"), ("2.26.6", "7.0"), ("2.27.7", "7.1")]
     series = [tuple(int(p) for p in s.split(".")) for _, s in releases]
-    assert series == sorted(series) and len(set(series)) == len(series)
+    assert series == sorted(series)  # a newer RCCL never shipped with an older ROCm
+    # a series may ship two numberings (5.6: CHANGELOG's 2.16.2, the tag's version.mk 2.16.5), never more
+    assert all(series.count(one) <= 2 for one in series)
     assert rccl_arch.RCCL_RELEASES_SOURCE.startswith("https://github.com/ROCm/rocm-systems/blob/")
 
 

@@ -30,6 +30,14 @@ def _found(*stack: str, certain: bool = False) -> list[str]:
         (("arch=gfx942", "rocm=5.6.1"), "ROCm 5.6 has no Tensile kernels for gfx942"),
         (("arch=gfx803", "torch=2.3.0+rocm6.0"), "ROCm 6.0 has no Tensile kernels for gfx803"),
         (("arch=gfx1101", "rocm=5.4.3"), "ROCm 5.4 has no Tensile kernels for gfx1101"),
+        # the releases before 5.4, generated from the tags: RDNA2's gfx1030 and MI200 first in 4.3,
+        # RDNA3 first in 5.4, gfx1011 only in 4.3-5.1; RDNA2 variants in no list
+        (("arch=gfx1030", "torch=1.9.0+rocm4.2"), "ROCm 4.2 has no Tensile kernels for gfx1030"),
+        (("arch=gfx90a", "rocm=4.2.0"), "ROCm 4.2 has no Tensile kernels for gfx90a"),
+        (("arch=gfx1100", "rocm=5.3.3"), "ROCm 5.3 has no Tensile kernels for gfx1100"),
+        (("arch=gfx1011", "rocm=5.2.0"), "ROCm 5.2 has no Tensile kernels for gfx1011"),
+        (("arch=gfx1031", "torch=1.13.1+rocm5.2"), "ROCm 5.2 has no Tensile kernels for gfx1031"),
+        (("arch=gfx1032", "rocm=3.10.0"), "ROCm 3.10 has no Tensile kernels for gfx1032"),
         # RDNA2 variants are in no list; an override to a target of no list is no help either
         (("arch=gfx1032", "rocm=6.2.4"), "no Tensile kernels for gfx1032"),
         (("arch=gfx1150", "rocm=7.0.2", "env.HSA_OVERRIDE_GFX_VERSION=11.0.3"), "gfx1150 (as gfx1103 by"),
@@ -52,7 +60,11 @@ def test_a_gpu_the_release_does_not_build_for_is_found(stack: tuple[str, ...], p
         ("arch=gfx1103", "rocm=6.1", "env.HSA_OVERRIDE_GFX_VERSION=11.0.0"),
         ("arch=gfx1103", "rocm=7.2.0"),  # a release after the table: not judged
         ("arch=gfx1103", "torch=2.10.0a0+rocm7.11.0a20251211"),  # TheRock's own builds: not judged
-        ("arch=gfx1030", "rocm=5.2.3"),  # before the table: not judged
+        ("arch=gfx1030", "rocm=5.2.3"),  # built since 4.3
+        ("arch=gfx1011", "rocm=4.5.2"),
+        ("arch=gfx803", "torch=1.8.1+rocm3.10"),
+        ("arch=gfx1031", "torch=1.13.1+rocm5.2", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"),
+        ("arch=gfx1030", "rocm=3.0.0"),  # before the table (3.3): not judged
         ("rocm=6.1",),  # no arch: not judged
         ("arch=gfx1103",),  # no ROCm release: not judged
     ],

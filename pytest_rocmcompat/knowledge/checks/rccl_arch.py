@@ -2,8 +2,8 @@
 
 RCCL (the ``nccl`` backend of torch.distributed on ROCm) is one HIP fat binary whose collective
 kernels are built for the processors of its default target list (``DEFAULT_GPUS`` of
-``CMakeLists.txt``, before 5.7 ``DEFAULT_AMDGPU_TARGETS``): :data:`TARGETS`. Verified per release:
-5.4-6.2 at the RCCL tags; 6.3 at branch release/rocm-rel-6.3.0.1; 7.0-7.2 at an RCCL development
+``CMakeLists.txt``, 4.3-5.6 ``DEFAULT_AMDGPU_TARGETS``, before that ``AMDGPU_TARGETS``): :data:`TARGETS`.
+Generated from the RCCL tags of 3.3-6.2 (:mod:`knowledge.library_targets`); by hand: 6.3 at branch release/rocm-rel-6.3.0.1; 7.0-7.2 at an RCCL development
 commit whose list adds gfx950 (RCCL 2.26.6 "for ROCm 7.0.0": "Added new GPU target gfx950", and no
 later target until gfx1151 in RCCL 2.28.3 "for ROCm 7.12", a TheRock release); Gentoo's
 rccl-7.1.0/7.2.0 ebuilds, built from the rocm-7.1.0/7.2.0 tags, name the same eleven processors.
@@ -16,8 +16,9 @@ follow it is not established, so the CMake default, the superset, is what is jud
 
 No list names an RDNA2 part other than gfx1030 (gfx1031/gfx1032/...), an APU (gfx90c, gfx1035,
 gfx1103, gfx1150/1151) or RDNA1 (gfx1010): on such a GPU communicator set-up succeeds and the first
-collective's launch fails. The list changed at 5.7 (gfx940-942 added), 6.3 (gfx803/gfx900 dropped,
-gfx1200/1201 added) and 7.0 (gfx950 added, gfx940/941 gone).
+collective's launch fails. The list changed at 3.5 (gfx803 added), 4.3 (gfx90a and gfx1030 added),
+5.4 (gfx1100-1102), 5.7 (gfx940-942), 6.3 (gfx803/gfx900 dropped, gfx1200/1201 added) and 7.0
+(gfx950 added, gfx940/941 gone).
 
 The release judged is the one whose RCCL the stack loads: a ``+rocmX.Y`` torch wheel bundles the
 ``librccl.so`` of the ROCm it was built against, whole (pytorch's ``.ci/manywheel/build_rocm.sh``
@@ -25,15 +26,19 @@ copies it from ``/opt/rocm``; ``PYTORCH_ROCM_ARCH`` narrows only rocBLAS/hipBLAS
 else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named processor's
 code: the overridden arch is judged. Only collective tests meet it (``uses("nccl")``,
 ``uses("torch.distributed")``, the bundled collective suite): a conditional finding. Releases
-outside the table (before 5.4; TheRock's own builds, 7.9 and later, which ship per-GPU-family RCCL
+outside the table (before 3.3; TheRock's own builds, 7.9 and later, which ship per-GPU-family RCCL
 packages) are not judged. A stack naming only its RCCL (``nccl=2.22.3``, as torch reports it on ROCm)
 is judged by the release that RCCL first shipped with (:data:`RCCL_RELEASES`), as a risk
 (*uncertain*: a distribution's or a source build of that RCCL may target more GPUs); one naming no
-release at all gets a risk where some or all tabled releases' RCCL lack the GPU.
+release at all gets a risk where some or all of the releases since 5.4 (torch 2's ROCm wheels,
+:data:`UNSTATED_FROM`) have an RCCL lacking the GPU.
 """
 
 from __future__ import annotations
 
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge import library_targets
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
@@ -42,7 +47,6 @@ from pytest_rocmcompat.stack.versions import coerce_version
 ID = "rccl-arch-not-in-release"
 COLLECTIVE_USES = ("nccl", "torch.distributed")  # as the NCCL/RCCL rules of known_bad.yaml select tests
 COLLECTIVE_SUITE = ("suites/collectives", "*/suites/collectives/*")
-_TAG = "https://github.com/ROCm/rccl/blob/rocm-{}/CMakeLists.txt"
 SOURCE_63 = "https://github.com/ROCm/rccl/blob/4e1360452592e37772ed381a75a7dfd60d303261/CMakeLists.txt"  # release/rocm-rel-6.3.0.1
 # RCCL development branch at the 7.0 release line: DEFAULT_GPUS with gfx950, without gfx940/941
 SOURCE_7 = "https://github.com/ROCm/rccl/blob/5ae60006a01ca46f5c8b28cb77386e25d1851bbb/CMakeLists.txt"
@@ -50,19 +54,12 @@ SOURCE_WHEEL = (
     "https://github.com/pytorch/pytorch/blob/0155a3fe32cfca4e1099d66a35bb98df0e2b7bf9/.ci/manywheel/build_rocm.sh"
 )
 
-_54 = ("gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1030", "gfx1100", "gfx1101", "gfx1102")
-_57 = (*_54, "gfx940", "gfx941", "gfx942")
-_63 = (*(t for t in _57 if t not in ("gfx803", "gfx900")), "gfx1200", "gfx1201")
+_GENERATED = library_targets.series_rows("rccl")  # 3.3-6.2, from the tags
+_63 = (*(t for t in _GENERATED["6.2"][0] if t not in ("gfx803", "gfx900")), "gfx1200", "gfx1201")
 _70 = (*(t for t in _63 if t not in ("gfx940", "gfx941")), "gfx950")  # SOURCE_7's eleven, reordered
 # ROCm release series -> (processors its RCCL is built for, source); the same list at every patch tag
 TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
-    "5.4": (_54, _TAG.format("5.4.0")),
-    "5.5": (_54, _TAG.format("5.5.0")),
-    "5.6": (_54, _TAG.format("5.6.0")),
-    "5.7": (_57, _TAG.format("5.7.0")),
-    "6.0": (_57, _TAG.format("6.0.0")),
-    "6.1": (_57, _TAG.format("6.1.0")),
-    "6.2": (_57, _TAG.format("6.2.0")),
+    **_GENERATED,
     "6.3": (_63, SOURCE_63),
     # derived, not read at the tag (module docstring): linked to the CHANGELOG it was derived from
     "6.4": (
@@ -73,6 +70,9 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "7.1": (_70, SOURCE_7),
     "7.2": (_70, SOURCE_7),
 }
+# A stack naming no release is judged against the releases of torch 2's ROCm wheels (2.0: rocm5.4.2) on
+UNSTATED_FROM = "5.4"
+_UNSTATED = {series: row for series, row in TARGETS.items() if Version(series) >= Version(UNSTATED_FROM)}
 
 # RCCL's warning for a failed HIP call naming a missing kernel: "Cuda failure '%s'" (src/include/checks.h,
 # as NCCL prints it, and as torch quotes it after "Last error:"), "HIP failure: '%s'" (rcclCudaErrorHandler
@@ -93,27 +93,27 @@ PREDICTS = (
 )
 
 
-# RCCL release -> the ROCm release series it first shipped with (CHANGELOG.md's "RCCL 2.22.3 for ROCm 6.4.0"
-# headings, RCCL_RELEASES_SOURCE): a stack that names only RCCL (``nccl``, the version torch reports on
-# ROCm, or a ``rccl`` package) is judged by that release's list. 2.22.3 shipped with 6.4.0-6.4.2, 2.27.7
-# with 7.1.0, 7.1.1 and 7.2.0 (7.1 and 7.2 share one list); 2.28.3 and later ship with TheRock's
-# releases (7.11 on), not judged.
+# RCCL release -> the ROCm release series it first shipped with: a stack that names only RCCL (``nccl``,
+# the version torch reports on ROCm, or a ``rccl`` package) is judged by that release's list. Generated
+# from the tags' ``makefiles/version.mk`` (what the library reports) for 3.3-6.2; the CHANGELOG.md's
+# "RCCL X for ROCm Y" headings (RCCL_RELEASES_SOURCE) name a few releases otherwise (2.16.2 for 5.6, whose
+# tag says 2.16.5; 2.12.10 for 5.2.3 and 5.3.0, whose tags say 2.12.12) and every later one: 2.22.3 shipped with 6.4.0-6.4.2, 2.27.7 with
+# 7.1.0, 7.1.1 and 7.2.0 (7.1 and 7.2 share one list); 2.28.3 and later ship with TheRock's releases
+# (7.11 on), not judged.
 RCCL_RELEASES_SOURCE = (
     "https://github.com/ROCm/rocm-systems/blob/0005e8e83d9e0fdc68a43b127152c74604fc52f5/projects/rccl/CHANGELOG.md"
 )
-RCCL_RELEASES: dict[str, str] = {
-    "2.13.4": "5.4",
-    "2.15.5": "5.5",
+_FROM_CHANGELOG = {
+    "2.12.10": "5.2",
     "2.16.2": "5.6",
-    "2.17.1": "5.7",
-    "2.18.3": "6.0",
-    "2.18.6": "6.1",
-    "2.20.5": "6.2",
     "2.21.5": "6.3",
     "2.22.3": "6.4",
     "2.26.6": "7.0",
     "2.27.7": "7.1",
 }
+RCCL_RELEASES: dict[str, str] = dict(
+    sorted({**library_targets.rccl_first_series(), **_FROM_CHANGELOG}.items(), key=lambda item: Version(item[0]))
+)
 
 
 def check(env: Environment) -> list[Finding]:
@@ -163,9 +163,9 @@ def _unstated(env: Environment) -> list[Finding]:
     """A stack naming no ROCm release: a GPU some tabled releases' RCCL lack is a risk (*uncertain*)."""
     lacking: list[str] = []
     for gpu in rocm_targets.amd_gpus(env):
-        serving = [series for series, (targets, _) in TARGETS.items() if not rocm_targets.unserved([gpu], targets)]
-        if len(serving) < len(TARGETS):
-            where = f"only in ROCm {', '.join(serving)}" if serving else "in none of ROCm " + ", ".join(TARGETS)
+        serving = [series for series, (targets, _) in _UNSTATED.items() if not rocm_targets.unserved([gpu], targets)]
+        if len(serving) < len(_UNSTATED):
+            where = f"only in ROCm {', '.join(serving)}" if serving else "in none of ROCm " + ", ".join(_UNSTATED)
             lacking.append(f"{gpu.shown} {where}")
     if not lacking:
         return []
@@ -176,7 +176,7 @@ def _unstated(env: Environment) -> list[Finding]:
             + "; ".join(lacking),
             fix="name the ROCm release (--set rocm=X.Y, or a +rocm torch) to settle it, and use one whose RCCL "
             "is built for this GPU",
-            link=_TAG.format("6.2.0"),
+            link=TARGETS["6.2"][1],
             uses=COLLECTIVE_USES,
             nodeids=COLLECTIVE_SUITE,
             conditional=True,

@@ -5,7 +5,8 @@ GPU's processor; a release built without that processor prints ``rocBLAS error: 
 .../TensileLibrary.dat: No such file or directory for GPU arch : gfxNNNN`` and aborts
 (``library/src/tensile_host.cpp``). Which processors a release is built for is its
 ``CMakeLists.txt``'s default target list, per ROCm release (``TARGET_LIST_ROCM_X.Y``, chosen by
-``ROCM_PLATFORM_VERSION``): :data:`TARGETS`, from the rocBLAS tag of each release (5.4-6.2), the
+``ROCM_PLATFORM_VERSION``; before 5.4 one list, ``gpus``/``target_list``): :data:`TARGETS`, generated from
+the rocBLAS tags of each release 3.3-6.2 (:mod:`knowledge.library_targets`), then by hand from the
 rocBLAS development branch that introduced the 6.3 list, and ``projects/rocblas`` of
 ROCm/rocm-libraries (the 7.0 and 7.1 lists; 6.3 also covers 6.4 there, and 7.1 covers 7.2: a
 ``ROCM_PLATFORM_VERSION`` from 7.1 below 7.13 selects ``TARGET_LIST_ROCM_7.1``, and rocBLAS 5.2.0
@@ -15,22 +16,25 @@ no source lists it.
 
 The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torch wheel's bundled
 libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
-processor's kernels, so the overridden arch is judged. Releases outside the table (before 5.4,
+processor's kernels, so the overridden arch is judged. Releases outside the table (before 3.3,
 after 7.2, or an unknown series) are not judged. The lists are Linux's default build; a stack that
 names no arch is not judged. A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
-no HIP version) gets an *uncertain* finding for a GPU that only some tabled releases carry: a
-failure this check predicts confirms it (known-bad), a pass stands.
+no HIP version) gets an *uncertain* finding for a GPU that only some of the releases since 5.4 (those of
+torch 2's ROCm wheels, :data:`UNSTATED_FROM`) carry: a failure this check predicts confirms it
+(known-bad), a pass stands.
 """
 
 from __future__ import annotations
 
+from packaging.version import Version
+
+from pytest_rocmcompat.knowledge import library_targets
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
 
 ID = "rocblas-arch-not-in-release"
 GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
-_TAG = "https://github.com/ROCm/rocBLAS/blob/rocm-{}/CMakeLists.txt"
 SOURCE_63 = "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/CMakeLists.txt"
 SOURCE_7 = "https://github.com/ROCm/rocm-libraries/blob/05ecf2875ac3720a9f32fa7f741809efdd644019/projects/rocblas/CMakeLists.txt"
 # rocBLAS 5.5.0 (after ROCm 7.2): 7.1 <= ROCM_PLATFORM_VERSION < 7.13 selects TARGET_LIST_ROCM_7.1
@@ -42,28 +46,22 @@ SOURCE_MESSAGE = (
     "https://github.com/ROCm/rocBLAS/blob/b520bc83fa67045bed4544f33ba83ce3a7c39c44/library/src/tensile_host.cpp"
 )
 
-_54 = ("gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1010", "gfx1012", "gfx1030", "gfx1100", "gfx1102")
-_55 = (*_54, "gfx1101")
-_57 = (*_55, "gfx940", "gfx941", "gfx942")
-_60 = tuple(t for t in _57 if t != "gfx803")  # ROCm 6.0 dropped gfx803
-_63 = (*_60, "gfx1151", "gfx1200", "gfx1201")
+_GENERATED = library_targets.series_rows("rocblas")  # 3.3-6.2, from the tags
+_63 = (*_GENERATED["6.2"][0], "gfx1151", "gfx1200", "gfx1201")
 _70 = (*(t for t in _63 if t not in ("gfx940", "gfx941")), "gfx950", "gfx1150")
 _71 = (*_70, "gfx1103")
 # ROCm release series -> (processors its rocBLAS Tensile library is built for, source)
 TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
-    "5.4": (_54, _TAG.format("5.4.0")),
-    "5.5": (_55, _TAG.format("5.5.0")),
-    "5.6": (_55, _TAG.format("5.6.0")),
-    "5.7": (_57, _TAG.format("5.7.0")),
-    "6.0": (_60, _TAG.format("6.0.0")),
-    "6.1": (_60, _TAG.format("6.1.0")),
-    "6.2": (_60, _TAG.format("6.2.0")),
+    **_GENERATED,
     "6.3": (_63, SOURCE_63),
     "6.4": (_63, SOURCE_7),  # rocm-libraries: TARGET_LIST_ROCM_6.3 for every release before 7.0
     "7.0": (_70, SOURCE_7),
     "7.1": (_71, SOURCE_7),
     "7.2": (_71, SOURCE_72),  # TARGET_LIST_ROCM_7.1; no 7.2 list exists (nor a new processor in 5.2.0)
 }
+# A stack naming no release is judged against the releases of torch 2's ROCm wheels (2.0: rocm5.4.2) on
+UNSTATED_FROM = "5.4"
+_UNSTATED = {series: row for series, row in TARGETS.items() if Version(series) >= Version(UNSTATED_FROM)}
 
 # rocBLAS' own messages (tensile_host.cpp: the Tensile library file missing for the processor, or
 # failing to load, quoted with or without its 'rocBLAS error: ' prefix; the library then failing to initialise), and HIP's missing-code-object errors for
@@ -82,7 +80,7 @@ PREDICTS = (
 )
 
 
-_SPAN = f"{next(iter(TARGETS))}-{next(reversed(TARGETS))}"
+_SPAN = f"{next(iter(_UNSTATED))}-{next(reversed(_UNSTATED))}"
 
 
 def check(env: Environment) -> list[Finding]:
@@ -119,8 +117,8 @@ def _at_risk(gpus: list[rocm_targets.EffectiveArch]) -> list[Finding]:
     risky = []
     for gpu in gpus:
         effective = rocm_targets.base(gpu.effective)
-        carrying = [series for series, (targets, _) in TARGETS.items() if effective in targets]
-        if len(carrying) == len(TARGETS):
+        carrying = [series for series, (targets, _) in _UNSTATED.items() if effective in targets]
+        if len(carrying) == len(_UNSTATED):
             continue
         risky.append(
             f"{effective}: in ROCm {', '.join(carrying)} only" if carrying else f"{effective}: in none of ROCm {_SPAN}"
