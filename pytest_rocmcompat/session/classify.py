@@ -84,13 +84,15 @@ def classify(
         if report.when == "call"
         else []
     )
-    if not xfail_rules or hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
+    if hasattr(report, "wasxfail"):  # the test's own pytest.xfail wins
         if report.failed:
             diagnose_failure(item, report, failure_text(report))
         return None
-    if report.failed:
-        text = failure_text(report)
-        matched = _first_matching(xfail_rules, text, report)
+    text = failure_text(report) if report.failed else ""
+    if report.failed and report.when == "call":
+        matched = _first_matching(xfail_rules, text, report) if xfail_rules else None
+        if matched is None:
+            matched = _named_arch_match(item, report, text, xfail_rules)
         if matched is not None:
             report.outcome = "skipped"
             report.wasxfail = _XFAIL_PREFIX + matched.describe()
@@ -99,6 +101,11 @@ def classify(
             if matched.signature is not None:
                 _prop(item, report, PROP_SIGNATURE, matched.signature.pattern)
             return matched
+    if not xfail_rules:
+        if report.failed:
+            diagnose_failure(item, report, text)
+        return None
+    if report.failed:
         if all(r.at_risk for r in xfail_rules):  # an unconfirmed risk is no cause of another failure
             diagnose_failure(item, report, text)
             # said, not blamed: the stack is at risk of the rule's failure, and this failure is not it
@@ -154,6 +161,17 @@ def _stack_problem_as_cause(item: pytest.Item, report: pytest.TestReport, rules:
         return f"; likely cause: {cause}"
     _prop(item, report, PROP_DIAGNOSIS, cause)
     return ""
+
+
+def _named_arch_match(item: pytest.Item, report: pytest.TestReport, text: str, tried: list[Rule]) -> Rule | None:
+    """A rule the GPU processor the failure names brings (the stack states none), whose signature matches."""
+    from pytest_rocmcompat.session.named_arch import named_arch_rules  # failures only
+
+    arch, offered = named_arch_rules(item, text, tried)
+    matched = _first_matching(offered, text, report) if offered else None
+    if matched is not None:
+        _prop(item, report, PROP_NOTE, f"GPU arch {arch} read from the failure text (the stack does not state it)")
+    return matched
 
 
 def _first_matching(rules: list[Rule], text: str, report: pytest.TestReport) -> Rule | None:

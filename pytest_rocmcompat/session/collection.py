@@ -49,6 +49,12 @@ def known_issue_ids(item: pytest.Item, state: CompatState, marks: Iterable[pytes
     return tuple(ids)
 
 
+def item_facts(item: pytest.Item, marks: list[pytest.Mark], names: set[str], known: tuple[str, ...]) -> ItemFacts:
+    """What rule matching reads of ``item``: node id, marker names, the libraries it ``uses``, ``known_issue`` ids."""
+    uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
+    return ItemFacts(item.nodeid, names, uses, known)
+
+
 def apply_rules(
     item: pytest.Item, marks: list[pytest.Mark], state: CompatState, matched: dict[str, list[Rule]] | None
 ) -> set[str]:
@@ -61,11 +67,13 @@ def apply_rules(
     if not (state.rules.active or known):
         return names
     nodeid = item.nodeid
-    uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
-    rules = state.rules.match(ItemFacts(nodeid, names, uses, known))
+    facts = item_facts(item, marks, names, known)
+    rules = state.rules.match(facts)
     if rules:
         state.applied[nodeid] = [r.id for r in rules]
-        weak = {r.id: state.rules.through(uses, r) for r in rules if r.at_risk and not state.rules.by_id[r.id].at_risk}
+        weak = {
+            r.id: state.rules.through(facts.uses, r) for r in rules if r.at_risk and not state.rules.by_id[r.id].at_risk
+        }
         if weak:
             state.through[nodeid] = weak
         if matched is not None:

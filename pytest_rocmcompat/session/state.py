@@ -85,6 +85,8 @@ class CompatState:
     collected: list[str] = field(default_factory=list)  # node ids, in collection order
     finished: set[str] = field(default_factory=set)  # node ids with a final result
     not_run: list[str] = field(default_factory=list)  # collected, never finished (interrupted, -x)
+    # GPU processor named by a failure -> the rules active with it (session.named_arch), built on first need
+    by_named_arch: dict[str, ActiveRules] = field(default_factory=dict)
 
     def mark_not_run(self, nodeids: list[str], reason: str) -> None:
         """Collected tests that never ran count as skipped, each with ``reason``.
@@ -163,11 +165,7 @@ def build_state(config: pytest.Config) -> CompatState:
         from pytest_rocmcompat.safe_io.escape import terminal_text
 
         raise pytest.UsageError(terminal_text(f"rocmcompat: {exc}")) from None
-    settings = matrix.checks if matrix is not None else {}
-    problems = evaluate_checks(env, settings)
-    # the matrix's own rules first: their signatures are more specific than a check's
-    risks = evaluate_risks(env, settings)  # rules only: never listed as the stack's problems
-    rules = ActiveRules((*(matrix.rules if matrix else ()), *compile_rules([*problems, *risks], settings)), env)
+    problems, rules = judge(env, matrix)
     location = None
     if matrix is not None and matrix.axis_names:
         from pytest_rocmcompat.matrix.locate import locate
@@ -178,6 +176,17 @@ def build_state(config: pytest.Config) -> CompatState:
         strict = bool(config.getini("rocm_strict"))
     report = config.getoption("rocm_report") or _ini_path(config, "rocm_report")
     return CompatState(env, matrix, rules_source, location, rules, strict, report, problems)
+
+
+def judge(env: Environment, matrix: Matrix | None) -> tuple[list[Finding], ActiveRules]:
+    """The built-in checks' findings for ``env`` and every rule active there (the matrix's, then the checks')."""
+    settings = matrix.checks if matrix is not None else {}
+    problems = evaluate_checks(env, settings)
+    # the matrix's own rules first: their signatures are more specific than a check's
+    risks = evaluate_risks(env, settings)  # rules only: never listed as the stack's problems
+    return problems, ActiveRules(
+        (*(matrix.rules if matrix else ()), *compile_rules([*problems, *risks], settings)), env
+    )
 
 
 def _ini_path(config: pytest.Config, name: str) -> str | None:

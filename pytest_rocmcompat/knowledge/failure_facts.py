@@ -1,0 +1,65 @@
+"""Facts a failure's own text states about the machine it ran on: the GPU's processor.
+
+A stack replayed from a report, or a stack file, often leaves the GPU out, while the failure names it: the
+libraries print the processor they looked for. Only messages that name the GPU the process runs on are
+read, never a list of targets a build supports (vLLM's "Supported ROCm architectures are: ..."):
+
+- rocBLAS' Tensile loader, ``... No such file or directory for GPU arch : gfx1031`` and its warning
+  ``No paths matched /opt/rocm/lib/rocblas/library/*gfx1031*co`` (``library/src/tensile_host.cpp``,
+  ROCBLAS_SOURCE);
+- the HIP runtime: ``No compatible code objects found for: gfx1030`` (``hip_fatbin.cpp``) and the device
+  list of ``hipErrorNoBinaryForGpu``, ``amdgcn-amd-amdhsa--gfx1031 - [Not Found]`` (HIP_SOURCE);
+- AITER's chip map, ``Unknown GPU architecture: gfx1151`` (AITER_SOURCE); RCCL's ``unsupported
+  architecture (gfx1151) for collective`` (RCCL_SOURCE); vLLM's build, ``None of the detected ROCm
+  architectures: gfx1031 is supported`` (one detected processor only);
+- torch's capability warnings, ``NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible
+  with the current PyTorch installation`` and ``Found GPU0 Tesla K80 which is of cuda capability 3.7``
+  / ``which is of compute capability (CC) 12.0`` (``torch/cuda/__init__.py``, TORCH_SOURCE).
+
+Under ``HSA_OVERRIDE_GFX_VERSION`` the runtime reports the processor it was told; the checks apply the
+stack's override to the arch either way. Two different processors named: no fact (a multi-GPU host).
+"""
+
+from __future__ import annotations
+
+import re
+
+ROCBLAS_SOURCE = "https://github.com/ROCm/rocBLAS/blob/rocm-6.2.0/library/src/tensile_host.cpp"
+HIP_SOURCE = "https://github.com/ROCm/clr/blob/rocm-6.2.0/hipamd/src/hip_code_object.cpp"
+AITER_SOURCE = (
+    "https://github.com/ROCm/aiter/blob/03474676fc51e434ab7ddd17f4155d6d83cf8071/aiter/jit/utils/chip_info.py"
+)
+RCCL_SOURCE = "https://github.com/ROCm/rocm-systems/issues/7184"
+TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.7.0/torch/cuda/__init__.py"
+
+_GFX = r"(gfx[0-9a-f]{3,4})\b"
+_AMD = re.compile(
+    r"for GPU arch : "
+    + _GFX
+    + r"|No paths matched [^\n]{0,400}?\*"
+    + _GFX
+    + r"\*co"
+    + r"|No compatible code objects found for: "
+    + _GFX
+    + r"|amdgcn-amd-amdhsa--"
+    + _GFX
+    + r"[^\s]* - \[Not Found\]"
+    + r"|Unknown GPU architecture: "
+    + _GFX
+    + r"|unsupported architecture \("
+    + _GFX
+    + r"\) for collective"
+    + r"|None of the detected ROCm architectures: "
+    + _GFX
+    + r" is supported"
+)
+_SM = re.compile(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation")
+_CC = re.compile(r"which is of (?:cuda|compute) capability (?:\(CC\) )?(\d{1,2})\.(\d)\b")
+
+
+def gpu_arch_named(text: str) -> str | None:
+    """The one GPU processor the failure names (``"gfx1031"``, ``"sm_120"``), or ``None`` (none, or several)."""
+    named = {group for m in _AMD.finditer(text) for group in m.groups() if group}
+    named.update(m.group(1) for m in _SM.finditer(text))
+    named.update(f"sm_{major}{minor}" for major, minor in _CC.findall(text))
+    return named.pop() if len(named) == 1 else None

@@ -1,0 +1,74 @@
+"""knowledge.failure_facts: the GPU processor a failure's text names, from the libraries' own messages."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named
+
+
+@pytest.mark.parametrize(
+    ("text", "arch"),
+    [
+        # rocBLAS' Tensile loader (tensile_host.cpp) and its no-code-object warning
+        (
+            "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: "
+            "No such file or directory for GPU arch : gfx1031",
+            "gfx1031",
+        ),
+        (
+            "rocBLAS warning: No paths matched /opt/rocm/lib/rocblas/library/*gfx1032*co. Make sure that "
+            "ROCBLAS_TENSILE_LIBPATH is set correctly.",
+            "gfx1032",
+        ),
+        # the HIP runtime: hip_fatbin.cpp, and hipErrorNoBinaryForGpu's device list (hip_code_object.cpp)
+        (
+            ":1:hip_fatbin.cpp           :536 : 95859869688 us:  No compatible code objects found for: gfx1030, "
+            "value of HIP_FORCE_SPIRV_CODEOBJECT: 0",
+            "gfx1030",
+        ),
+        (
+            "hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\n  Devices:\n"
+            "    amdgcn-amd-amdhsa--gfx1010:xnack- - [Not Found]\n  Bundled Code Objects:\n"
+            "    host-x86_64-unknown-linux - [Unsupported]\n    hipv4-amdgcn-amd-amdhsa--gfx900 - [code object v4 is amdgcn-amd-amdhsa--gfx900]",
+            "gfx1010",
+        ),
+        ("ValueError: Unknown GPU architecture: gfx1151. Supported architectures: gfx942, gfx950", "gfx1151"),
+        ("RCCL: unsupported architecture (gfx1103) for collective AllReduce", "gfx1103"),
+        (
+            "None of the detected ROCm architectures: gfx1031 is supported. Supported ROCm architectures are: gfx906",
+            "gfx1031",
+        ),
+        # torch's capability warnings
+        (
+            "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
+            "installation.",
+            "sm_120",
+        ),
+        ("Found GPU0 Tesla K80 which is of cuda capability 3.7.", "sm_37"),
+        ("Found GPU0 NVIDIA GeForce RTX 5080 which is of compute capability (CC) 12.0.", "sm_120"),
+    ],
+)
+def test_the_processor_the_failure_names(text: str, arch: str) -> None:
+    assert gpu_arch_named(text) == arch
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "HIP error: invalid device function",  # names none
+        "Supported ROCm architectures are: gfx906;gfx908;gfx90a",  # a build's list, not the GPU
+        "None of the detected ROCm architectures: gfx1030;gfx1031 is supported",  # two detected: no single GPU
+        # two processors named (a multi-GPU host): no fact
+        "for GPU arch : gfx1030\nfor GPU arch : gfx1100",
+        "The minimum cuda capability supported by this library is 3.7",
+        "compiled for gfx1100 and gfx1101",
+    ],
+)
+def test_no_single_processor_no_fact(text: str) -> None:
+    assert gpu_arch_named(text) is None
+
+
+def test_the_same_processor_named_twice_is_one_fact() -> None:
+    text = "No compatible code objects found for: gfx1031\nrocBLAS ... for GPU arch : gfx1031"
+    assert gpu_arch_named(text) == "gfx1031"

@@ -1,0 +1,81 @@
+"""A failure naming a GPU processor the stack leaves out is judged with it (session.named_arch), through pytest."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.stack.environment import GPU, Environment
+from tests.knowledge.two_ways import run_source
+
+# a ROCm host whose GPU's arch is not stated (a replayed report), and one whose arch is
+UNSTATED = Environment(platform="rocm", gpus=(GPU(0, "AMD GPU", "", None, "amd"),), python="3.11.7", os="Linux")
+STATED = Environment(platform="rocm", gpus=(GPU(0, "AMD GPU", "gfx1100", None, "amd"),), python="3.11.7", os="Linux")
+TENSILE = (
+    "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory "
+    "for GPU arch : {arch}"
+)
+SOURCE = """
+import pytest
+
+@pytest.mark.gpus(1)
+def test_gemm():
+    raise RuntimeError({text!r})
+
+@pytest.mark.gpus(1)
+def test_other():
+    raise ValueError("a genuinely different regression: Unknown GPU architecture: gfx1031 in the test's own table")
+"""
+
+
+def _run(pytester: pytest.Pytester, text: str, stack: tuple[str, ...], env: Environment) -> dict[str, dict[str, str]]:
+    return run_source(pytester, SOURCE.format(text=text), stack, env=env)
+
+
+def test_the_named_processor_brings_the_release_s_finding(pytester: pytest.Pytester) -> None:
+    # ROCm 5.2's rocBLAS has no Tensile kernels for gfx1031 (nor has any official torch): the failure says the
+    # GPU is one
+    cases = _run(pytester, TENSILE.format(arch="gfx1031"), ("rocm=5.2.3",), UNSTATED)
+    gemm = cases["test_gemm"]
+    assert gemm.get("rocm_outcome") == "known-bad", gemm
+    assert gemm.get("rocm_rule") in ("arch-not-in-build", "rocblas-arch-not-in-release"), gemm
+    assert "GPU arch gfx1031 read from the failure text" in gemm.get("rocm_note", "")
+    # a different failure that merely names the processor does not match the finding's signature
+    assert cases["test_other"].get("rocm_outcome") != "known-bad"
+
+
+def test_a_processor_the_release_serves_claims_nothing(pytester: pytest.Pytester) -> None:
+    cases = _run(pytester, TENSILE.format(arch="gfx1030"), ("rocm=5.2.3",), UNSTATED)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+def test_a_stated_arch_is_not_replaced_by_the_text(pytester: pytest.Pytester) -> None:
+    # the probe's (or the user's) arch stands: gfx1100 is served by torch 2.1's ROCm 5.6 build, whatever the text says
+    cases = _run(pytester, TENSILE.format(arch="gfx1031"), ("torch=2.1.2+rocm5.6", "rocm=5.6.1"), STATED)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+def test_the_stack_s_override_still_applies(pytester: pytest.Pytester) -> None:
+    # HSA_OVERRIDE_GFX_VERSION=10.3.0 loads gfx1030's kernels, which 5.2 has
+    cases = _run(
+        pytester, TENSILE.format(arch="gfx1031"), ("rocm=5.2.3", "env.HSA_OVERRIDE_GFX_VERSION=10.3.0"), UNSTATED
+    )
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+def test_a_processor_of_the_other_vendor_is_ignored(pytester: pytest.Pytester) -> None:
+    cuda = Environment(platform="cuda", gpus=(GPU(0, "NVIDIA GPU", "", None, "nvidia"),), python="3.11.7", os="Linux")
+    cases = _run(pytester, TENSILE.format(arch="gfx1031"), ("rocm=5.2.3",), cuda)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+def test_torch_s_capability_warning_names_an_nvidia_gpu(pytester: pytest.Pytester) -> None:
+    # torch 2.6's cu124 wheels carry no sm_120 code: the warning names the RTX 5090's capability
+    cuda = Environment(platform="cuda", gpus=(GPU(0, "NVIDIA GPU", "", None, "nvidia"),), python="3.11.7", os="Linux")
+    text = (
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation."
+        "\nRuntimeError: CUDA error: no kernel image is available for execution on the device"
+    )
+    cases = _run(pytester, text, ("torch=2.6.0+cu124",), cuda)
+    gemm = cases["test_gemm"]
+    assert gemm.get("rocm_outcome") == "known-bad" and gemm.get("rocm_rule") == "arch-not-in-build", gemm
+    assert "GPU arch sm_120 read from the failure text" in gemm.get("rocm_note", "")
