@@ -11,7 +11,8 @@ read, never a list of targets a build supports (vLLM's "Supported ROCm architect
   list of ``hipErrorNoBinaryForGpu``, ``amdgcn-amd-amdhsa--gfx1031 - [Not Found]`` (HIP_SOURCE);
 - AITER's chip map, ``Unknown GPU architecture: gfx1151`` (AITER_SOURCE); RCCL's ``unsupported
   architecture (gfx1151) for collective`` (RCCL_SOURCE); vLLM's build, ``None of the detected ROCm
-  architectures: gfx1031 is supported`` (one detected processor only);
+  architectures: gfx1031 is supported`` (one detected processor only); TensorFlow's ``Ignoring visible gpu
+  device (...) with AMDGPU version : gfx803`` (``gpu_device.cc``, TF_SOURCE);
 - torch's capability warnings, ``NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible
   with the current PyTorch installation`` and ``Found GPU0 Tesla K80 which is of cuda capability 3.7``
   / ``which is of compute capability (CC) 12.0`` (``torch/cuda/__init__.py``, TORCH_SOURCE).
@@ -30,29 +31,22 @@ AITER_SOURCE = (
     "https://github.com/ROCm/aiter/blob/03474676fc51e434ab7ddd17f4155d6d83cf8071/aiter/jit/utils/chip_info.py"
 )
 RCCL_SOURCE = "https://github.com/ROCm/rocm-systems/issues/7184"
+TF_SOURCE = "https://github.com/xuhuisheng/rocm-gfx803/issues/33"
 TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.7.0/torch/cuda/__init__.py"
 
 _GFX = r"(gfx[0-9a-f]{3,4})\b"
-_AMD = re.compile(
-    r"for GPU arch : "
-    + _GFX
-    + r"|No paths matched [^\n]{0,400}?\*"
-    + _GFX
-    + r"\*co"
-    + r"|No compatible code objects found for: "
-    + _GFX
-    + r"|amdgcn-amd-amdhsa--"
-    + _GFX
-    + r"[^\s]* - \[Not Found\]"
-    + r"|Unknown GPU architecture: "
-    + _GFX
-    + r"|unsupported architecture \("
-    + _GFX
-    + r"\) for collective"
-    + r"|None of the detected ROCm architectures: "
-    + _GFX
-    + r" is supported"
+# each names the processor of the GPU the process runs on ({gfx}: its capture group)
+_AMD_TEXTS = (
+    r"for GPU arch : {gfx}",
+    r"No paths matched [^\n]{{0,400}}?\*{gfx}\*co",
+    r"No compatible code objects found for: {gfx}",
+    r"amdgcn-amd-amdhsa--{gfx}[^\s]* - \[Not Found\]",
+    r"Unknown GPU architecture: {gfx}",
+    r"unsupported architecture \({gfx}\) for collective",
+    r"None of the detected ROCm architectures: {gfx} is supported",
+    r"with AMDGPU version : {gfx}",
 )
+_AMD = re.compile("|".join(text.format(gfx=_GFX) for text in _AMD_TEXTS))
 _SM = re.compile(r"with CUDA capability (sm_\d{2,3}) is not compatible with the current PyTorch installation")
 _CC = re.compile(r"which is of (?:cuda|compute) capability (?:\(CC\) )?(\d{1,2})\.(\d)\b")
 

@@ -33,6 +33,26 @@ from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named
             "    host-x86_64-unknown-linux - [Unsupported]\n    hipv4-amdgcn-amd-amdhsa--gfx900 - [code object v4 is amdgcn-amd-amdhsa--gfx900]",
             "gfx1010",
         ),
+        # the same device list at AMD_LOG_LEVEL=3, ROCm 5.2 with HSA_OVERRIDE_GFX_VERSION=10.3.0 naming the
+        # overridden processor (https://github.com/ROCm/ROCm/issues/1180)
+        (
+            ":1:hip_code_object.cpp      :464 : 59032132347 us: 215311: [tid:0x7fcf63de6880]     "
+            "amdgcn-amd-amdhsa--gfx1030 - [Not Found]",
+            "gfx1030",
+        ),
+        # rocBLAS 3.5-5.1's warning on a gfx1031 (https://github.com/JuliaGPU/AMDGPU.jl/issues/314)
+        (
+            "rocBLAS warning: No paths matched /home/leios/.julia/artifacts/1fd1782850f6482c5bdbeec69cb3d1e43d949a3c/"
+            "lib/rocblas/library/*gfx1031*co. Make sure that ROCBLAS_TENSILE_LIBPATH is set correctly.",
+            "gfx1031",
+        ),
+        # TensorFlow dropping a GPU of a processor its build lacks (https://github.com/xuhuisheng/rocm-gfx803/issues/33)
+        (
+            "2023-07-24 11:06:52.592658: I tensorflow/core/common_runtime/gpu/gpu_device.cc:2011] Ignoring visible "
+            "gpu device (device: 0, name: Radeon RX 590 Series, pci bus id: 0000:07:00.0) with AMDGPU version : "
+            "gfx803. The supported AMDGPU versions are gfx1030, gfx900, gfx906, gfx908, gfx90a.",
+            "gfx803",
+        ),
         ("ValueError: Unknown GPU architecture: gfx1151. Supported architectures: gfx942, gfx950", "gfx1151"),
         ("RCCL: unsupported architecture (gfx1103) for collective AllReduce", "gfx1103"),
         (

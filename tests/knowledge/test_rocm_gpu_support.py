@@ -93,10 +93,19 @@ def test_a_supported_or_unknown_pair_is_silent(stack: tuple[str, ...]) -> None:
 
 
 def test_what_rocblas_already_reports_is_left_to_it() -> None:
-    """gfx1201 on 6.1: unknown to the runtime too, but rocBLAS' check names it; one finding, not two."""
-    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx1201", "rocm=6.1.0"])
+    """gfx1103 on 6.1: the runtime knows it, rocBLAS has no kernels for it; one finding, rocBLAS'."""
+    env = apply_overrides(BASE, ["platform=rocm", "arch=gfx1103", "rocm=6.1.0"])
     checks = {f.check for f in evaluate(env)}
     assert rocblas_arch.ID in checks and rocm_gpu_support.ID not in checks
+
+
+def test_a_gpu_the_runtime_drops_is_the_runtime_s_finding_alone() -> None:
+    """gfx1201 on 6.1 (and gfx942 on 5.6): unknown to the runtime, so never enumerated and rocBLAS never
+    runs; one finding, this check's (whose texts include rocBLAS'), not two."""
+    for stack in (["arch=gfx1201", "rocm=6.1.0"], ["arch=gfx942", "rocm=5.6.1"]):
+        env = apply_overrides(BASE, ["platform=rocm", *stack])
+        checks = {f.check for f in evaluate(env)}
+        assert rocm_gpu_support.ID in checks and rocblas_arch.ID not in checks, stack
 
 
 def test_torch_s_bundled_runtime_is_judged_before_the_system_rocm() -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
+from pytest_rocmcompat.knowledge.checks import nightly_triton
 from pytest_rocmcompat.knowledge.checks.arch import untagged_rocm_release
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import (
     COMPILE_TESTS,
@@ -131,7 +132,12 @@ def check(env: Environment) -> list[Finding]:
                 broken[seen[target]] = (d, r, t, s, f"{m}|{message}" if m else message, rt)
     # risks: PyPI's triton beside (or instead of) the ROCm Triton, where the install order decides which owns the
     # module; a ROCm Triton beside a torch named without its build tag, against the official ROCm wheels' pin
-    risky = _pypi_triton_for_rocm_torch(env, markers, replaced) + _bare_release_rocm_triton(env, markers, replaced)
+    # and a torch nightly beside a Triton of neither its series' release nor the one before (nightly_triton)
+    risky = [
+        *_pypi_triton_for_rocm_torch(env, markers, replaced),
+        *_bare_release_rocm_triton(env, markers, replaced),
+        *nightly_triton.mismatches(env, replaced),
+    ]
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
 

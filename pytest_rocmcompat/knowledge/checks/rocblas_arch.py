@@ -18,7 +18,8 @@ The release judged is the one whose rocBLAS the stack loads: a ``+rocmX.Y`` torc
 libraries, else the system ``rocm``. ``HSA_OVERRIDE_GFX_VERSION`` makes the runtime load the named
 processor's kernels, so the overridden arch is judged. Releases outside the table (before 3.3,
 after 7.2, or an unknown series) are not judged. The lists are Linux's default build; a stack that
-names no arch is not judged. A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
+names no arch is not judged, nor a GPU the release's HIP runtime has no entry for (it is never
+enumerated, so rocBLAS never runs: ``rocm-gpu-unsupported`` names it). A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
 no HIP version) gets an *uncertain* finding for a GPU that only some of the releases since 5.4 (those of
 torch 2's ROCm wheels, :data:`UNSTATED_FROM`) carry: a failure this check predicts confirms it
 (known-bad), a pass stands.
@@ -31,6 +32,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge import library_targets
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import RUNTIME
 from pytest_rocmcompat.stack.environment import Environment
 
 ID = "rocblas-arch-not-in-release"
@@ -93,7 +95,11 @@ def check(env: Environment) -> list[Finding]:
     if release not in TARGETS:
         return []
     targets, link = TARGETS[release]
-    missing = rocm_targets.unserved(gpus, targets)
+    # a GPU the release's HIP runtime has no entry for is never enumerated: rocm-gpu-unsupported names it
+    known = RUNTIME.get(release, (None, ""))[0]
+    missing = rocm_targets.unserved(
+        [gpu for gpu in gpus if known is None or rocm_targets.base(gpu.effective) in known], targets
+    )
     if not missing:
         return []
     return [

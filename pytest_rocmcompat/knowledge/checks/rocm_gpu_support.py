@@ -11,9 +11,10 @@ Two facts, each from the release itself (:mod:`rocm_gpu_support_data`, sources p
 
 "Not listed" alone is no finding: AMD's tables name few consumer GPUs, and many unlisted ones
 (RX 7800/7600, RX 6700, RDNA1) run fine on libraries built for them; ⚠️ *Deprecated* (gfx906 in
-6.1-6.3) still works. A GPU the release's rocBLAS has no Tensile kernels for is left to
-``rocblas-arch-not-in-release`` (:mod:`rocblas_arch`), which already names it; a torch build
-without code for it to ``arch-not-in-build``.
+6.1-6.3) still works. A GPU the runtime knows but the release's rocBLAS has no Tensile kernels for
+is left to ``rocblas-arch-not-in-release`` (:mod:`rocblas_arch`), which names it; one the runtime does
+not know is this check's alone (its texts are a superset of rocBLAS'); a torch build without code for
+it is ``arch-not-in-build``'s.
 
 The release judged is the ROCm user space the tests run: a ``+rocmX.Y`` torch wheel's bundled
 runtime, else the system ``rocm``; with ``HSA_OVERRIDE_GFX_VERSION`` the runtime reports (and
@@ -83,12 +84,12 @@ def check(env: Environment) -> list[Finding]:
 
 def _problem(release: str, arch: str, shown: str) -> tuple[str, str] | None:
     """What the release lacks for ``arch`` (and its source); ``None``: supported, or decided elsewhere."""
-    if _rocblas_decides(release, arch):
-        return None
-    if release in RUNTIME:
+    if release in RUNTIME:  # first: a GPU the runtime drops never reaches rocBLAS (which leaves it to this check)
         known, source = RUNTIME[release]
         if arch not in known:
             return f"the HIP runtime of ROCm {release} has no entry for {shown}: it enumerates no such device", source
+    if _rocblas_decides(release, arch):
+        return None
     listed = LISTED.get(release)
     if listed is not None and arch in listed.unsupported:
         supported = " ".join(sorted(listed.supported))
