@@ -1,58 +1,17 @@
-"""What collection decides about each test: its marks (walked once per parent node), the
-``known_issue`` rule ids it names (checked against the loaded rules) and the known-bad rules
-that reach it, attached as skip/xfail/isolate markers by ``classify``.
+"""What collection decides about each test: the known-bad rules that reach it (matched on what
+:mod:`.item_facts` reads of it), attached as skip/xfail/isolate markers by ``classify``.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
-
 import pytest
-from _pytest.nodes import Node
 
-from pytest_rocmcompat.knowledge.rules.engine import ItemFacts, uses_of
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.session import classify
+from pytest_rocmcompat.session.item_facts import Inherited, item_facts, known_issue_ids, marks_of
 from pytest_rocmcompat.session.state import CompatState
 
-_NO_USES: frozenset[str] = frozenset()
-Inherited = dict[int, list[pytest.Mark]]
-
-
-def marks_of(item: pytest.Item, inherited: Inherited) -> list[pytest.Mark]:
-    """``list(item.iter_markers())`` (closest first), with the parents' part computed once per parent."""
-    return [*item.own_markers, *_chain_marks(item.parent, inherited)]
-
-
-def _chain_marks(node: Node | None, inherited: Inherited) -> list[pytest.Mark]:
-    if node is None:
-        return []
-    marks = inherited.get(id(node))
-    if marks is None:
-        marks = inherited[id(node)] = [*node.own_markers, *_chain_marks(node.parent, inherited)]
-    return marks
-
-
-def known_issue_ids(item: pytest.Item, state: CompatState, marks: Iterable[pytest.Mark]) -> tuple[str, ...]:
-    """The rule ids of the test's ``known_issue`` marks; an id no loaded rule has is a usage error."""
-    ids = []
-    for mark in (m for m in marks if m.name == "known_issue"):
-        for rule_id in (*mark.args, *([mark.kwargs["rule_id"]] if "rule_id" in mark.kwargs else [])):
-            if rule_id not in state.rules.by_id:
-                close = difflib.get_close_matches(str(rule_id), list(state.rules.by_id), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                raise pytest.UsageError(
-                    f"rocmcompat: {item.nodeid}: known_issue({rule_id!r}) names no rule of {state.rules_source}{hint}"
-                )
-            ids.append(str(rule_id))
-    return tuple(ids)
-
-
-def item_facts(item: pytest.Item, marks: list[pytest.Mark], names: set[str], known: tuple[str, ...]) -> ItemFacts:
-    """What rule matching reads of ``item``: node id, marker names, the libraries it ``uses``, ``known_issue`` ids."""
-    uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
-    return ItemFacts(item.nodeid, names, uses, known)
+__all__ = ["Inherited", "apply_rules", "marks_of"]
 
 
 def apply_rules(

@@ -15,7 +15,7 @@ import pytest
 
 from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.session import collection
+from pytest_rocmcompat.session import item_facts
 from pytest_rocmcompat.session.state import judge, state_of
 from pytest_rocmcompat.stack.overrides import apply_overrides
 
@@ -34,13 +34,13 @@ def named_arch_rules(item: pytest.Item, text: str, tried: list[Rule]) -> tuple[s
     if active is None:
         _, active = judge(apply_overrides(state.env, [f"arch={arch}"]), state.matrix)
         state.by_named_arch[arch] = active
-    marks = collection.marks_of(item, {})
+    marks = item_facts.marks_of(item, {})
     names = {m.name for m in marks}
-    known = collection.known_issue_ids(item, state, marks) if "known_issue" in names else ()
+    known = item_facts.known_issue_ids(item, state, marks) if "known_issue" in names else ()
     seen = {(r.id, r.signature.pattern if r.signature else None) for r in tried}
     offered = [
         r
-        for r in active.match(collection.item_facts(item, marks, names, known))
+        for r in active.match(item_facts.item_facts(item, marks, names, known))
         if r.signature is not None and r.action in ("xfail", "isolate") and (r.id, r.signature.pattern) not in seen
     ]
     return arch, offered
