@@ -1,4 +1,4 @@
-"""Facts a failure's own text states about the machine it ran on: the GPU's processor.
+"""Facts a failure's own text states about the machine it ran on: the GPU's processor, the ROCm release.
 
 A stack replayed from a report, or a stack file, often leaves the GPU out, while the failure names it: the
 libraries print the processor they looked for. Only messages that name the GPU the process runs on are
@@ -19,6 +19,10 @@ read, never a list of targets a build supports (vLLM's "Supported ROCm architect
 
 Under ``HSA_OVERRIDE_GFX_VERSION`` the runtime reports the processor it was told; the checks apply the
 stack's override to the arch either way. Two different processors named: no fact (a multi-GPU host).
+
+The ROCm release: a path under the versioned install directory, ``/opt/rocm-5.7.1/lib/rocblas/...``
+(each release installs into ``/opt/rocm-X.Y.Z``, several side by side in a multi-version install:
+ROCM_PATH_SOURCE), or the HIP SDK's ``AMD\\ROCm\\6.2\\`` directory on Windows. Two releases named: no fact.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ AITER_SOURCE = (
 RCCL_SOURCE = "https://github.com/ROCm/rocm-systems/issues/7184"
 TF_SOURCE = "https://github.com/xuhuisheng/rocm-gfx803/issues/33"
 TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.7.0/torch/cuda/__init__.py"
+
+ROCM_PATH_SOURCE = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/install/native-install/multi-version-install.html"
 
 _GFX = r"(gfx[0-9a-f]{3,4})\b"
 # each names the processor of the GPU the process runs on ({gfx}: its capture group)
@@ -56,4 +62,13 @@ def gpu_arch_named(text: str) -> str | None:
     named = {group for m in _AMD.finditer(text) for group in m.groups() if group}
     named.update(m.group(1) for m in _SM.finditer(text))
     named.update(f"sm_{major}{minor}" for major, minor in _CC.findall(text))
+    return named.pop() if len(named) == 1 else None
+
+
+_ROCM_DIR = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?=/|\s|$|['\":])|AMD\\ROCm\\(\d+\.\d+)\\")
+
+
+def rocm_release_named(text: str) -> str | None:
+    """The one ROCm release whose install directory the failure's paths name (``"5.7.1"``), or ``None``."""
+    named = {a or b for a, b in _ROCM_DIR.findall(text)}
     return named.pop() if len(named) == 1 else None

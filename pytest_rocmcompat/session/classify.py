@@ -92,7 +92,7 @@ def classify(
     if report.failed and report.when == "call":
         matched = _first_matching(xfail_rules, text, report) if xfail_rules else None
         if matched is None:
-            matched = _named_arch_match(item, report, text, xfail_rules)
+            matched = _failure_facts_match(item, report, text, xfail_rules)
         if matched is not None:
             report.outcome = "skipped"
             report.wasxfail = _XFAIL_PREFIX + matched.describe()
@@ -163,14 +163,14 @@ def _stack_problem_as_cause(item: pytest.Item, report: pytest.TestReport, rules:
     return ""
 
 
-def _named_arch_match(item: pytest.Item, report: pytest.TestReport, text: str, tried: list[Rule]) -> Rule | None:
-    """A rule the GPU processor the failure names brings (the stack states none), whose signature matches."""
-    from pytest_rocmcompat.session.named_arch import named_arch_rules  # failures only
+def _failure_facts_match(item: pytest.Item, report: pytest.TestReport, text: str, tried: list[Rule]) -> Rule | None:
+    """A rule what the failure states of the stack (its GPU's arch, its ROCm release) brings, whose signature matches."""
+    from pytest_rocmcompat.session.facts_from_failure import rules_from_failure_facts  # failures only
 
-    arch, offered = named_arch_rules(item, text, tried)
+    facts, offered = rules_from_failure_facts(item, text, tried)
     matched = _first_matching(offered, text, report) if offered else None
     if matched is not None:
-        _prop(item, report, PROP_NOTE, f"GPU arch {arch} read from the failure text (the stack does not state it)")
+        _prop(item, report, PROP_NOTE, f"{facts} read from the failure text (the stack does not state it)")
     return matched
 
 

@@ -85,8 +85,8 @@ class CompatState:
     collected: list[str] = field(default_factory=list)  # node ids, in collection order
     finished: set[str] = field(default_factory=set)  # node ids with a final result
     not_run: list[str] = field(default_factory=list)  # collected, never finished (interrupted, -x)
-    # GPU processor named by a failure -> the rules active with it (session.named_arch), built on first need
-    by_named_arch: dict[str, ActiveRules] = field(default_factory=dict)
+    # facts a failure states (("arch=gfx1031",)) -> the rules active with them (session.facts_from_failure)
+    by_failure_facts: dict[tuple[str, ...], ActiveRules] = field(default_factory=dict)
 
     def mark_not_run(self, nodeids: list[str], reason: str) -> None:
         """Collected tests that never ran count as skipped, each with ``reason``.

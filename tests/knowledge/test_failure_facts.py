@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named
+from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named, rocm_release_named
 
 
 @pytest.mark.parametrize(
@@ -92,3 +92,28 @@ def test_no_single_processor_no_fact(text: str) -> None:
 def test_the_same_processor_named_twice_is_one_fact() -> None:
     text = "No compatible code objects found for: gfx1031\nrocBLAS ... for GPU arch : gfx1031"
     assert gpu_arch_named(text) == "gfx1031"
+
+
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        ("rocBLAS error: Cannot read /opt/rocm-5.7.1/lib/rocblas/library/TensileLibrary.dat: No such file", "5.7.1"),
+        ("ROCM_PATH=/opt/rocm-6.0.2 hipcc: error", "6.0.2"),
+        ("'C:\\Program Files\\AMD\\ROCm\\6.2\\bin\\clang.exe' failed", "6.2"),
+        ("/opt/rocm-6.2.0/lib/libamdhip64.so and /opt/rocm-6.2.0/lib/librocblas.so", "6.2.0"),  # one release, twice
+    ],
+)
+def test_the_release_the_failure_s_paths_name(text: str, release: str) -> None:
+    assert rocm_release_named(text) == release
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/opt/rocm/lib/librocblas.so",  # the unversioned link
+        "/opt/rocm-6.2.0/lib and /opt/rocm-6.1.0/lib",  # two installs named
+        "/opt/rocm-6.2.0-56789/lib",  # not the release directory's form
+    ],
+)
+def test_no_single_release_no_fact(text: str) -> None:
+    assert rocm_release_named(text) is None

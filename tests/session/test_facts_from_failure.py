@@ -1,4 +1,4 @@
-"""A failure naming a GPU processor the stack leaves out is judged with it (session.named_arch), through pytest."""
+"""A failure stating what the stack leaves out is judged with it (session.facts_from_failure), through pytest."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_the_named_processor_brings_the_release_s_finding(pytester: pytest.Pytes
     gemm = cases["test_gemm"]
     assert gemm.get("rocm_outcome") == "known-bad", gemm
     assert gemm.get("rocm_rule") in ("arch-not-in-build", "rocblas-arch-not-in-release"), gemm
-    assert "GPU arch gfx1031 read from the failure text" in gemm.get("rocm_note", "")
+    assert "arch=gfx1031 read from the failure text" in gemm.get("rocm_note", "")
     # a different failure that merely names the processor does not match the finding's signature
     assert cases["test_other"].get("rocm_outcome") != "known-bad"
 
@@ -78,4 +78,23 @@ def test_torch_s_capability_warning_names_an_nvidia_gpu(pytester: pytest.Pyteste
     cases = _run(pytester, text, ("torch=2.6.0+cu124",), cuda)
     gemm = cases["test_gemm"]
     assert gemm.get("rocm_outcome") == "known-bad" and gemm.get("rocm_rule") == "arch-not-in-build", gemm
-    assert "GPU arch sm_120 read from the failure text" in gemm.get("rocm_note", "")
+    assert "arch=sm_120 read from the failure text" in gemm.get("rocm_note", "")
+
+
+def test_the_release_and_the_arch_both_from_the_text(pytester: pytest.Pytester) -> None:
+    # the stack names neither: the path says ROCm 5.3.3 and rocBLAS the GPU, gfx1100, which 5.3's rocBLAS lacks
+    text = (
+        "rocBLAS error: Cannot read /opt/rocm-5.3.3/lib/rocblas/library/TensileLibrary.dat: No such file or "
+        "directory for GPU arch : gfx1100"
+    )
+    cases = _run(pytester, text, (), UNSTATED)
+    gemm = cases["test_gemm"]
+    assert gemm.get("rocm_outcome") == "known-bad" and gemm.get("rocm_rule") == "rocblas-arch-not-in-release", gemm
+    assert "arch=gfx1100, rocm=5.3.3 read from the failure text" in gemm.get("rocm_note", "")
+
+
+def test_a_stated_release_is_not_replaced_by_the_path(pytester: pytest.Pytester) -> None:
+    # the stack says 5.4 (whose rocBLAS has gfx1100); a leftover /opt/rocm-5.3.3 path in the text changes nothing
+    text = "Cannot read /opt/rocm-5.3.3/lib/rocblas/library/TensileLibrary.dat: No such file for GPU arch : gfx1100"
+    cases = _run(pytester, text, ("rocm=5.4.3", "torch=2.1.2+rocm5.6"), STATED)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
