@@ -10,6 +10,7 @@ from pytest_rocmcompat.safe_io.redact import REDACTED, is_secret_name, redact_va
 from pytest_rocmcompat.stack.amd_driver import DKMS_PACKAGE, driver_version
 from pytest_rocmcompat.stack.arch import arch_vendor, is_valid_arch, normalize_arch
 from pytest_rocmcompat.stack.environment import GPU, PLATFORMS, Environment, normalize_library
+from pytest_rocmcompat.stack.os_names import recorded_os
 from pytest_rocmcompat.stack.versions import InvalidVersion, parse_version
 
 VERSION_KEYS = ("rocm", "hip", "cuda", "driver", "torch", "python", "nccl", "driver_cuda")
@@ -159,67 +160,15 @@ def _verbatim_driver(value: str) -> bool:
     return bool(_KERNEL_RELEASE.match(value) or DKMS_PACKAGE.match(value))
 
 
-_SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "Darwin", "macos": "Darwin"}
-_OS = re.compile(r"^(?P<system>[A-Za-z]+)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-9._+~-]{0,80}))?$")
-
-
-# A Linux distribution as users name it (``Ubuntu 22.04.3 LTS``, ``Debian 12``, ``Fedora 40``): recorded
-# as ``Linux ubuntu-22.04.3`` (the system first, as every reader of ``os`` expects; the release after it)
-_DISTRIBUTION = re.compile(
-    r"^(?P<name>ubuntu|debian(?: gnu/linux)?|fedora(?: linux)?|rhel|red hat enterprise linux|centos(?: stream)?"
-    r"|rocky(?: linux)?|almalinux|opensuse(?: leap| tumbleweed)?|sles|arch(?: linux)?|manjaro|linux ?mint|pop!?_os"
-    r"|amazon(?: linux)?|oracle(?: linux)?)"
-    r"(?:[ -]?(?P<version>\d{1,4}(?:\.\d{1,4}){0,2}))?(?P<rest>\s+[A-Za-z0-9 ()._-]{0,60})?$",
-    re.IGNORECASE,
-)
-# what the rest of a distribution's name may say that changes the kernel: WSL's (no amdkfd)
-_WSL_WORDS = re.compile(r"\bwsl2?\b|microsoft|\bwindows\b", re.IGNORECASE)
-# a distribution named after the WSL it runs under
-_WSL_LEAD = re.compile(r"^(?:wsl2?|windows subsystem for linux)\b\s*[:/-]?\s*(?=[A-Za-z])", re.IGNORECASE)
-_WSL_ONLY = re.compile(r"wsl2?|windows subsystem for linux", re.IGNORECASE)
-# one short name per distribution, however /etc/os-release or a user spells it
-_ALIASES = {
-    "debian-gnu-linux": "debian",
-    "fedora-linux": "fedora",
-    "red-hat-enterprise-linux": "rhel",
-    "rocky-linux": "rocky",
-    "arch-linux": "arch",
-    "linux-mint": "linuxmint",
-    "linuxmint": "linuxmint",
-    "pop-os": "pop_os",
-    "opensuse-leap": "opensuse",
-    "opensuse-tumbleweed": "opensuse",
-    "amazon": "amazonlinux",
-    "amazon-linux": "amazonlinux",
-    "oracle": "oraclelinux",
-    "oracle-linux": "oraclelinux",
-}
-
-
 def _os(where: str, value: str) -> str:
-    """``Windows``, ``macOS``, ``Linux 6.5.0-14-generic`` (``platform.system()`` and release, as the probe
-    records them), or a Linux distribution (``Ubuntu 22.04`` -> ``Linux ubuntu-22.04``): which PyPI wheels
-    and environment markers apply to the stack, and which kernels it may run.
-    """
-    text = value.strip()
-    if _WSL_ONLY.fullmatch(text):
-        return "Linux wsl"  # WSL with no distribution named: its kernel is WSL's all the same
-    lead = _WSL_LEAD.match(text)  # "WSL2 Ubuntu 22.04", "WSL: Ubuntu 24.04": the distribution, under WSL
-    distribution = _DISTRIBUTION.match(text[lead.end() :] + " (WSL)" if lead else text)
-    if distribution is not None:
-        name = re.sub(r"[^a-z0-9]+", "-", distribution.group("name").lower()).strip("-")
-        name = _ALIASES.get(name, name)
-        version, rest = distribution.group("version"), distribution.group("rest") or ""
-        wsl = "-wsl" if _WSL_WORDS.search(rest) else ""  # kept: the WSL kernel has no amdkfd (rocm_kernel.is_wsl)
-        return f"Linux {name}-{version}{wsl}" if version else f"Linux {name}{wsl}"
-    m = _OS.match(value.strip())
-    system = _SYSTEMS.get(m.group("system").lower()) if m else None
-    if m is None or system is None:
+    """The ``os`` an assignment names (:func:`.os_names.recorded_os`); anything else is a usage error."""
+    recorded = recorded_os(value)
+    if recorded is None:
         raise OverrideError(
             f"{where}: expected Linux, Windows or macOS, optionally with its release (Linux 6.8.0-45-generic), "
             "or a Linux distribution and its version (Ubuntu 22.04)"
         )
-    return f"{system} {m.group('release')}" if m.group("release") else system
+    return recorded
 
 
 def _version(where: str, value: str) -> str:

@@ -40,6 +40,27 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("Windows Subsystem for Linux Ubuntu 22.04", "Linux ubuntu-22.04-wsl"),
         ("WSL2", "Linux wsl"),
         ("wsl", "Linux wsl"),
+        # as reports paste it (session 24: twelve of a blind batch's stacks were refused before)
+        ("Linux-6.8.0-45-generic-x86_64-with-glibc2.35", "Linux 6.8.0-45-generic"),  # platform.platform()
+        ("Windows-10-10.0.19045-SP0", "Windows 10"),
+        ("macOS-14.5-arm64-arm-64bit", "Darwin 14.5"),
+        ("Ubuntu 24.04.1 LTS (GNU/Linux 6.8.0-45-generic x86_64)", "Linux ubuntu-24.04.1"),  # the login banner
+        ("Windows 10 Pro", "Windows 10"),
+        ("Windows 11 Home", "Windows 11"),
+        ("Docker (Ubuntu 22.04)", "Linux ubuntu-22.04"),
+        ("Linux (Ubuntu 22.04)", "Linux ubuntu-22.04"),
+        ("Kubuntu 24.04", "Linux ubuntu-24.04"),  # an Ubuntu flavour: Ubuntu's release and libraries
+        ("Ubuntu Server 22.04", "Linux ubuntu-22.04"),
+        ("Windows 11 WSL2 Ubuntu 22.04", "Linux ubuntu-22.04-wsl"),
+        ("Windows (WSL2)", "Linux wsl"),
+        # distributions no table names: a Linux all the same
+        ("NixOS", "Linux nixos"),
+        ("Gentoo", "Linux gentoo"),
+        ("EndeavourOS", "Linux endeavouros"),
+        ("Void Linux", "Linux void-linux"),
+        ("openEuler 22.03", "Linux openeuler-22.03"),
+        ("Alpine 3.19", "Linux alpine-3.19"),
+        ("Rocky Linux 9.3 (Blue Onyx)", "Linux rocky-9.3"),
     ],
 )
 def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
@@ -57,7 +78,20 @@ def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["", "FreeBSD", "Linux 6.8 generic", "Windows;rm -rf /", "Linux/" + "x" * 200, "WSL2 FreeBSD", "WSL;rm -rf /"],
+    [
+        "",
+        "FreeBSD",
+        "Linux 6.8 generic",
+        "Windows;rm -rf /",
+        "Linux/" + "x" * 200,
+        "WSL2 FreeBSD",
+        "WSL;rm -rf /",
+        "Linx",
+        "garbage!!",
+        "Docker (FreeBSD)",
+        "Ubuntu 22.04; rm -rf /",
+        "Ubuntu " + "x" * 300,
+    ],
 )
 def test_anything_else_is_refused_naming_the_assignment(value: str) -> None:
     with pytest.raises(OverrideError, match=r"--rocm-set 'os=.*expected Linux, Windows or macOS"):
