@@ -30,12 +30,17 @@ _TARGET = re.compile(r"^(sm_\d{2,3}[af]?|compute_\d{2,3}[af]?|gfx[0-9a-f]{3,4}(-
 
 
 def parse_assignment(text: str) -> tuple[str, str]:
-    """``"lib.torchao=0.7.0"`` -> ``("lib.torchao", "0.7.0")``."""
+    """``"lib.torchao=0.7.0"`` -> ``("lib.torchao", "0.7.0")``; a value in one pair of quotes, as a shell line or an
+    ``.env`` file writes it (``os="Ubuntu 22.04"`` copied into a stack list), is read without them.
+    """
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key:
         raise OverrideError(f"--rocm-set {text!r}: expected KEY=VALUE with KEY one of {', '.join(KEYS)}")
-    return key, value.strip()
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1].strip()
+    return key, value
 
 
 def apply_overrides(env: Environment, assignments: list[str]) -> Environment:

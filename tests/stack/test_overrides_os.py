@@ -61,6 +61,9 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("openEuler 22.03", "Linux openeuler-22.03"),
         ("Alpine 3.19", "Linux alpine-3.19"),
         ("Rocky Linux 9.3 (Blue Onyx)", "Linux rocky-9.3"),
+        # in the quotes of the shell line it was copied from
+        ('"Ubuntu 22.04"', "Linux ubuntu-22.04"),
+        ("'Arch Linux'", "Linux arch"),
     ],
 )
 def test_the_system_is_recorded_as_the_probe_writes_it(given: str, recorded: str) -> None:
@@ -91,6 +94,8 @@ def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
         "Docker (FreeBSD)",
         "Ubuntu 22.04; rm -rf /",
         "Ubuntu " + "x" * 300,
+        '"Ubuntu 22.04',  # an unmatched quote
+        "\"'",
     ],
 )
 def test_anything_else_is_refused_naming_the_assignment(value: str) -> None:
