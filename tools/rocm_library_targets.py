@@ -31,6 +31,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from packaging.version import Version
 
@@ -103,9 +104,17 @@ def first_series(repo: Path) -> dict[str, str]:
     return found
 
 
-def series_targets(repo: Path) -> dict[str, dict[str, object]]:
-    """ROCm series -> {targets (union over its tags, in first-seen order), tags read, commit of the first}."""
-    rows: dict[str, dict[str, object]] = {}
+class SeriesRow(TypedDict):
+    """One ROCm series' row: the union of its tags' targets (first-seen order), the tags read, the first's commit."""
+
+    targets: list[str]
+    tags: list[str]
+    commit: str
+
+
+def series_targets(repo: Path) -> dict[str, SeriesRow]:
+    """ROCm series -> its :class:`SeriesRow`, oldest first."""
+    rows: dict[str, SeriesRow] = {}
     for release, tag in release_tags(repo):
         series = f"{release.major}.{release.minor}"
         try:
@@ -115,9 +124,11 @@ def series_targets(repo: Path) -> dict[str, dict[str, object]]:
         targets = default_targets(cmake, Version(series))
         if not targets:
             continue
-        row = rows.setdefault(series, {"targets": [], "tags": [], "commit": git(repo, "rev-list", "-n1", tag).strip()})
-        row["targets"] = list(dict.fromkeys([*row["targets"], *targets]))  # type: ignore[misc]
-        row["tags"].append(tag)  # type: ignore[attr-defined]
+        if series not in rows:
+            rows[series] = SeriesRow(targets=[], tags=[], commit=git(repo, "rev-list", "-n1", tag).strip())
+        row = rows[series]
+        row["targets"] = list(dict.fromkeys([*row["targets"], *targets]))
+        row["tags"].append(tag)
     return rows
 
 

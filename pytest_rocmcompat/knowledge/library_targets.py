@@ -10,15 +10,24 @@ shipped with. Pure data access; the checks (:mod:`checks.rocblas_arch`, :mod:`ch
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
+
+from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import packaged_data
 
 DATA = "data/library_targets.json"
+# A stack naming no ROCm release is judged against the releases of torch 2's ROCm wheels (2.0: rocm5.4.2) on
+UNSTATED_FROM = "5.4"
 
 
 @cache
+def _data() -> dict[str, Any]:
+    return packaged_data.load(DATA)
+
+
 def _libraries() -> dict[str, dict[str, object]]:
-    libraries: dict[str, dict[str, object]] = packaged_data.load(DATA)["libraries"]
+    libraries: dict[str, dict[str, object]] = _data()["libraries"]
     return libraries
 
 
@@ -41,4 +50,9 @@ def rccl_first_series() -> dict[str, str]:
 
 def generated_on() -> str:
     """The date the data file was regenerated."""
-    return str(packaged_data.load(DATA)["generated"])
+    return str(_data()["generated"])
+
+
+def unstated_rows(table: dict[str, tuple[tuple[str, ...], str]]) -> dict[str, tuple[tuple[str, ...], str]]:
+    """The rows of a per-series ``table`` a stack naming no ROCm release is judged against (:data:`UNSTATED_FROM` on)."""
+    return {series: row for series, row in table.items() if Version(series) >= Version(UNSTATED_FROM)}

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.session import classify
-from pytest_rocmcompat.session.item_facts import Inherited, item_facts, known_issue_ids, marks_of
+from pytest_rocmcompat.session.item_facts import Inherited, item_facts, marks_of
 from pytest_rocmcompat.session.state import CompatState
 
 __all__ = ["Inherited", "apply_rules", "marks_of"]
@@ -21,12 +21,11 @@ def apply_rules(
 
     ``matched`` (the result hook's table, when there is one) learns which rules reached which test.
     """
-    names = {m.name for m in marks}
-    known = known_issue_ids(item, state, marks) if "known_issue" in names else ()
-    if not (state.rules.active or known):
+    facts = item_facts(item, marks, state)
+    names = set(facts.markers)
+    if not (state.rules.active or facts.known_issues):
         return names
     nodeid = item.nodeid
-    facts = item_facts(item, marks, names, known)
     rules = state.rules.match(facts)
     if rules:
         state.applied[nodeid] = [r.id for r in rules]

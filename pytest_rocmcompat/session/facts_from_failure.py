@@ -16,7 +16,7 @@ import pytest
 
 from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named, rocm_release_named
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.session import item_facts
+from pytest_rocmcompat.session.item_facts import item_facts, marks_of
 from pytest_rocmcompat.session.state import judge, state_of
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
@@ -52,13 +52,11 @@ def rules_from_failure_facts(item: pytest.Item, text: str, tried: list[Rule]) ->
     if active is None:
         _, active = judge(apply_overrides(state.env, list(assignments)), state.matrix)
         state.by_failure_facts[assignments] = active
-    marks = item_facts.marks_of(item, {})
-    names = {m.name for m in marks}
-    known = item_facts.known_issue_ids(item, state, marks) if "known_issue" in names else ()
+    facts = item_facts(item, marks_of(item, {}), state)
     seen = {(r.id, r.signature.pattern if r.signature else None) for r in tried}
     offered = [
         r
-        for r in active.match(item_facts.item_facts(item, marks, names, known))
+        for r in active.match(facts)
         if r.signature is not None and r.action in ("xfail", "isolate") and (r.id, r.signature.pattern) not in seen
     ]
     return ", ".join(assignments), offered

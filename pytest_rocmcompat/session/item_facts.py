@@ -46,7 +46,11 @@ def known_issue_ids(item: pytest.Item, state: CompatState, marks: Iterable[pytes
     return tuple(ids)
 
 
-def item_facts(item: pytest.Item, marks: list[pytest.Mark], names: set[str], known: tuple[str, ...]) -> ItemFacts:
-    """What rule matching reads of ``item``: node id, marker names, the libraries it ``uses``, ``known_issue`` ids."""
+def item_facts(item: pytest.Item, marks: list[pytest.Mark], state: CompatState) -> ItemFacts:
+    """What rule matching reads of ``item`` (its ``marks``): node id, marker names, the libraries it ``uses``,
+    ``known_issue`` ids (checked against ``state``'s rules).
+    """
+    names = {m.name for m in marks}
+    known = known_issue_ids(item, state, marks) if "known_issue" in names else ()
     uses = uses_of(a for m in marks if m.name == "uses" for a in m.args) if "uses" in names else _NO_USES
     return ItemFacts(item.nodeid, names, uses, known)

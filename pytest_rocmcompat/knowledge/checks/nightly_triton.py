@@ -48,14 +48,19 @@ def nightly_range(torch: str | None) -> tuple[Series, Series | None] | None:
     return oldest, release_triton_series(version.minor)
 
 
-def mismatches(env: Environment, replaced: set[str] | None) -> list[tuple[str, str, str, str, str, bool]]:
+def mismatches(
+    env: Environment, replaced: set[str] | None, *, rocm: bool
+) -> list[tuple[str, str, str, str, str, bool]]:
     """The stack's Triton distributions outside a torch nightly's range, as ``requirements`` pairs
-    (dependent, requirement, installed, source, quoted failure, run-time row).
+    (dependent, requirement, installed, source, quoted failure, run-time row); ``rocm``: a ROCm build of torch,
+    whose nightlies pin ``pytorch-triton-rocm``.
     """
     bounds = nightly_range(env.torch)
     if bounds is None:
         return []
     oldest, newest = bounds
+    upper = f",<{newest[0]}.{newest[1] + 1}" if newest is not None else ""
+    wanted = f"{'pytorch-triton-rocm' if rocm else 'pytorch-triton'}>={oldest[0]}.{oldest[1]}{upper}"
     found = []
     for dist in TRITON:
         if dist not in env.libraries or (replaced and dist not in replaced):
@@ -66,9 +71,6 @@ def mismatches(env: Environment, replaced: set[str] | None) -> list[tuple[str, s
         series = (version.major, version.minor)
         if series >= oldest and (newest is None or series <= newest):
             continue
-        upper = f",<{newest[0]}.{newest[1] + 1}" if newest is not None else ""
-        pinned = "pytorch-triton-rocm" if env.torch_rocm is not None or env.platform == "rocm" else "pytorch-triton"
-        wanted = f"{pinned}>={oldest[0]}.{oldest[1]}{upper}"
         shown = f"{dist} {env.libraries[dist]} (a nightly pins the Triton of its series' release or the one before)"
         found.append((f"torch {env.torch}", wanted, shown, NIGHTLY_PIN_SOURCE, "", False))
     return found

@@ -31,7 +31,7 @@ packages) are not judged. A stack naming only its RCCL (``nccl=2.22.3``, as torc
 is judged by the release that RCCL first shipped with (:data:`RCCL_RELEASES`), as a risk
 (*uncertain*: a distribution's or a source build of that RCCL may target more GPUs); one naming no
 release at all gets a risk where some or all of the releases since 5.4 (torch 2's ROCm wheels,
-:data:`UNSTATED_FROM`) have an RCCL lacking the GPU.
+:data:`.library_targets.UNSTATED_FROM`) have an RCCL lacking the GPU.
 """
 
 from __future__ import annotations
@@ -70,9 +70,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "7.1": (_70, SOURCE_7),
     "7.2": (_70, SOURCE_7),
 }
-# A stack naming no release is judged against the releases of torch 2's ROCm wheels (2.0: rocm5.4.2) on
-UNSTATED_FROM = "5.4"
-_UNSTATED = {series: row for series, row in TARGETS.items() if Version(series) >= Version(UNSTATED_FROM)}
+_UNSTATED = library_targets.unstated_rows(TARGETS)  # a stack naming no release: torch 2's ROCm releases
 
 # RCCL's warning for a failed HIP call naming a missing kernel: "Cuda failure '%s'" (src/include/checks.h,
 # as NCCL prints it, and as torch quotes it after "Last error:"), "HIP failure: '%s'" (rcclCudaErrorHandler

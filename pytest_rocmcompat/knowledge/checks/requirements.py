@@ -136,7 +136,7 @@ def check(env: Environment) -> list[Finding]:
     risky = [
         *_pypi_triton_for_rocm_torch(env, markers, replaced),
         *_bare_release_rocm_triton(env, markers, replaced),
-        *nightly_triton.mismatches(env, replaced),
+        *nightly_triton.mismatches(env, replaced, rocm=rocm_build(env)),
     ]
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 

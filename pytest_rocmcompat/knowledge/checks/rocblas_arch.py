@@ -21,18 +21,16 @@ after 7.2, or an unknown series) are not judged. The lists are Linux's default b
 names no arch is not judged, nor a GPU the release's HIP runtime has no entry for (it is never
 enumerated, so rocBLAS never runs: ``rocm-gpu-unsupported`` names it). A stack whose ROCm release is unknown (no ``rocm``, no ``+rocm`` torch,
 no HIP version) gets an *uncertain* finding for a GPU that only some of the releases since 5.4 (those of
-torch 2's ROCm wheels, :data:`UNSTATED_FROM`) carry: a failure this check predicts confirms it
+torch 2's ROCm wheels, :data:`.library_targets.UNSTATED_FROM`) carry: a failure this check predicts confirms it
 (known-bad), a pass stands.
 """
 
 from __future__ import annotations
 
-from packaging.version import Version
-
 from pytest_rocmcompat.knowledge import library_targets
 from pytest_rocmcompat.knowledge.checks import rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import RUNTIME
+from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import runtime_drops
 from pytest_rocmcompat.stack.environment import Environment
 
 ID = "rocblas-arch-not-in-release"
@@ -61,9 +59,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], str]] = {
     "7.1": (_71, SOURCE_7),
     "7.2": (_71, SOURCE_72),  # TARGET_LIST_ROCM_7.1; no 7.2 list exists (nor a new processor in 5.2.0)
 }
-# A stack naming no release is judged against the releases of torch 2's ROCm wheels (2.0: rocm5.4.2) on
-UNSTATED_FROM = "5.4"
-_UNSTATED = {series: row for series, row in TARGETS.items() if Version(series) >= Version(UNSTATED_FROM)}
+_UNSTATED = library_targets.unstated_rows(TARGETS)  # a stack naming no release: torch 2's ROCm releases
 
 # rocBLAS' own messages (tensile_host.cpp: the Tensile library file missing for the processor, or
 # failing to load, quoted with or without its 'rocBLAS error: ' prefix; the library then failing to initialise), and HIP's missing-code-object errors for
@@ -96,9 +92,8 @@ def check(env: Environment) -> list[Finding]:
         return []
     targets, link = TARGETS[release]
     # a GPU the release's HIP runtime has no entry for is never enumerated: rocm-gpu-unsupported names it
-    known = RUNTIME.get(release, (None, ""))[0]
     missing = rocm_targets.unserved(
-        [gpu for gpu in gpus if known is None or rocm_targets.base(gpu.effective) in known], targets
+        [gpu for gpu in gpus if not runtime_drops(release, rocm_targets.base(gpu.effective))], targets
     )
     if not missing:
         return []

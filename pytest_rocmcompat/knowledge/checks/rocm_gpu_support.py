@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pytest_rocmcompat.knowledge.checks import rocblas_arch, rocm_targets
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import LISTED, RUNTIME
+from pytest_rocmcompat.knowledge.checks.rocm_gpu_support_data import LISTED, RUNTIME, runtime_drops
 from pytest_rocmcompat.stack.environment import Environment
 
 ID = "rocm-gpu-unsupported"
@@ -84,10 +84,9 @@ def check(env: Environment) -> list[Finding]:
 
 def _problem(release: str, arch: str, shown: str) -> tuple[str, str] | None:
     """What the release lacks for ``arch`` (and its source); ``None``: supported, or decided elsewhere."""
-    if release in RUNTIME:  # first: a GPU the runtime drops never reaches rocBLAS (which leaves it to this check)
-        known, source = RUNTIME[release]
-        if arch not in known:
-            return f"the HIP runtime of ROCm {release} has no entry for {shown}: it enumerates no such device", source
+    if runtime_drops(release, arch):  # first: a GPU the runtime drops never reaches rocBLAS (which leaves it here)
+        what = f"the HIP runtime of ROCm {release} has no entry for {shown}: it enumerates no such device"
+        return what, RUNTIME[release][1]
     if _rocblas_decides(release, arch):
         return None
     listed = LISTED.get(release)

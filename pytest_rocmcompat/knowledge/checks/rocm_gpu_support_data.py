@@ -84,3 +84,10 @@ RUNTIME: dict[str, tuple[frozenset[str], str]] = {
     "6.1": (frozenset(_R60.split()), _CLR.format("6.1.0")),
     "6.2": (frozenset(_R62.split()), _CLR.format("6.2.0")),
 }
+
+
+def runtime_drops(release: str, arch: str) -> bool:
+    """Whether the HIP runtime of ``release`` has no entry for the processor ``arch`` (it enumerates no such
+    device); ``False`` for a release not recorded.
+    """
+    return release in RUNTIME and arch not in RUNTIME[release][0]
