@@ -17,6 +17,8 @@
   and Triton versions torch's own ``Requires-Dist`` pins (markers evaluated for Linux x86_64
   and the stack's Python), for an untagged torch and for the tagged build that is the same
   wheel (``2.5.1+cu124``); another build (``+cu118``) is not that wheel and gets none;
+- **the highest CUDA an NVIDIA driver supports** (:mod:`nvidia_driver_cuda`): ``driver=535.104.05``
+  on a CUDA stack gives ``driver_cuda`` 12.2, what ``nvidia-smi`` prints beside it;
 - **the GPUs a process sees** (:func:`stack.visibility.visible_gpus`): for a stack that states its
   devices and its ``ROCR_VISIBLE_DEVICES`` / ``HIP_VISIBLE_DEVICES`` / ``CUDA_VISIBLE_DEVICES``, the
   devices those index lists leave (an APU's hidden integrated GPU is judged by no check or rule; a
@@ -41,6 +43,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.nvidia_driver_cuda import SOURCE as DRIVER_SOURCE
+from pytest_rocmcompat.knowledge.nvidia_driver_cuda import driver_cuda
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import coerce_version
 from pytest_rocmcompat.stack.visibility import NOTE as VISIBILITY_NOTE
@@ -136,6 +140,10 @@ def derive(env: Environment) -> Environment:
         if version is None or env.platform not in platforms or coerce_version(version) is None:
             continue
         _fill(env, fact, version, f"from {dist} ({source})", changes, libraries, notes)
+    cuda_of_driver = driver_cuda(env.driver) if _nvidia(env) and env.driver_cuda is None else None
+    if cuda_of_driver is not None:
+        changes["driver_cuda"] = cuda_of_driver
+        notes.append(f"derived: driver_cuda {cuda_of_driver} from NVIDIA driver {env.driver} ({DRIVER_SOURCE})")
     visible = visible_gpus(env)
     if visible is not None:
         changes["gpus"] = visible[0]
@@ -174,6 +182,11 @@ def derive(env: Environment) -> Environment:
 
 # the note an untagged torch taken as the default PyPI wheel carries (:func:`torch_tag_derived`)
 _UNTAGGED_TORCH = "derived: torch "
+
+
+def _nvidia(env: Environment) -> bool:
+    """Whether ``env.driver`` is an NVIDIA driver: a CUDA stack (platform, or a ``+cu`` torch)."""
+    return env.platform == "cuda" or (env.torch_local or "").startswith("cu")
 
 
 def torch_tag_derived(env: Environment) -> bool:

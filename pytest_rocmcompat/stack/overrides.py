@@ -110,6 +110,8 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
     origin = "; ".join(shown)
     if env.source == "replay":
         origin = f"{env.origin} + {origin}"
+    elif env.source == "overridden" and env.origin:  # assignments added to a stated stack keep its own
+        origin = f"{env.origin}; {origin}"
     return replace(
         env,
         **changes,

@@ -69,3 +69,41 @@ def check(env: Environment) -> list[Finding]:
                 )
             )
     return found
+
+
+# The linker's refusal of a library that calls torch's C++ API (namespaces c10, at, torch, caffe2: the
+# mangled names ``_ZN3c10``, ``_ZNK3c10``, ``_ZN2at``, ``_ZN5torch``) with a symbol the installed torch
+# does not export: the library was built against another torch; or the GPU runtime of another major it
+# links is missing (tests/knowledge/test_unstated_risks.py quotes the reports)
+TORCH_ABI = (
+    r"undefined symbol: _ZNK?(?:3c10|2at|5torch|6caffe2)\w"
+    # a build for another CUDA/ROCm major: the runtime it links by soname is not there (as in PREDICTS)
+    r"|lib(?:cudart|cublas|cusparse|amdhip64|hipblas|rocblas|hipsolver)\.so\.[\d.]{1,12}: cannot open shared object file"
+)
+ABI_SOURCE = "https://pytorch.org/tutorials/advanced/cpp_extension.html"
+
+
+def unknown_builds(env: Environment) -> list[Finding]:
+    """The risk that a compiled extension of a stated stack was built against another torch: which torch a
+    build without a label (a wheel built from source, a ``pip install`` of an sdist, another index's wheel) was
+    made for is recorded nowhere, so only the linker's refusal of a torch symbol (:data:`TORCH_ABI`, which states
+    it) confirms it. For a stated stack naming torch (``registry.evaluate_risks``); every test, since the
+    library that fails may be loaded by another (transformers importing flash-attn).
+    """
+    if not env.torch or "torch" not in replay_names(env):
+        return []
+    return [
+        Finding(
+            check=f"{ID}:unknown-build",
+            reason=f"a compiled extension built against another torch than {env.torch} cannot be loaded; "
+            "which torch a build without a label was made for is recorded nowhere",
+            fix=f"reinstall the extension the error names built against torch {env.torch} (pip install "
+            "--no-build-isolation --no-cache-dir, or its wheel for this torch series), or the torch it was built for",
+            link=ABI_SOURCE,
+            everything=True,
+            conditional=True,
+            uncertain=True,
+            predicts=TORCH_ABI,
+            signature_only=True,
+        )
+    ]

@@ -39,6 +39,14 @@ PREDICTS = (
     r"|Numba needs NumPy 1\.\d+ or less"
 )
 
+# NumPy's own refusals of a NumPy 1.x build, which state the mismatch themselves (the first two lines of
+# PREDICTS: the 2.x loader's message and the 1.x headers' failed C-API lookup)
+OWN_MESSAGES = (
+    r"compiled using NumPy 1\.x cannot be run in|_(?:ARRAY|UFUNC)_API not found"
+    r"|numpy\.core\.(?:multiarray|umath|_multiarray_umath) failed to import"
+)
+SOURCE = "https://github.com/numpy/numpy/blob/v2.0.0/doc/source/dev/depending_on_numpy.rst"
+
 
 def check(env: Environment) -> list[Finding]:
     numpy = optional_version(env.libraries.get("numpy"))
@@ -55,6 +63,31 @@ def check(env: Environment) -> list[Finding]:
             continue  # its own numpy requirement excludes this numpy: requirement-not-met says so
         found.append(_finding(dist, listed, row, env.libraries["numpy"]))
     return found
+
+
+def unknown_builds(env: Environment) -> list[Finding]:
+    """The risk that any other compiled package was built against NumPy 1.x: which NumPy a binary was built
+    against is not in its metadata, so only NumPy's own refusal of such a build (:data:`OWN_MESSAGES`, which
+    states it) confirms it. For a stated stack that names numpy 2 (``registry.evaluate_risks``; a replay's
+    other numpy is the machine's, not the stack's).
+    """
+    numpy = optional_version(env.libraries.get("numpy"))
+    if numpy is None or numpy.release[:1] < (2,) or "numpy" not in replay_names(env):
+        return []
+    return [
+        Finding(
+            check=f"{ID}:unknown-build",
+            reason=f"numpy {env.libraries['numpy']} cannot import a compiled package built against NumPy 1.x; "
+            "which NumPy a package's binary was built against is not in its metadata",
+            fix="upgrade the package NumPy names to a release built against NumPy 2, or pin numpy<2",
+            link=SOURCE,
+            everything=True,
+            conditional=True,
+            uncertain=True,
+            predicts=OWN_MESSAGES,
+            signature_only=True,
+        )
+    ]
 
 
 def _finding(dist: str, listed: str, row: FirstNumpy2, numpy: str) -> Finding:

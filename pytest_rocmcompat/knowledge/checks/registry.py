@@ -162,7 +162,9 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
     """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
     ``requirements.unnamed_dependency_findings``,
     ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``, ``apex_rocm.unnamed``) or a CUDA toolkit it does not name
-    (``build_toolkit.unstated``).
+    (``build_toolkit.unstated``) a driver it does not name (``cuda_driver.unstated``), or a NumPy 1.x build beside a
+    stated NumPy 2 (``numpy_abi.unknown_builds``) or an extension's unrecorded build beside a stated
+    torch (``extension_torch.unknown_builds``).
 
     Compiled into rules beside :func:`evaluate`'s findings, so a test that uses the package and fails
     with its known message ends known-bad; never listed as a problem of the stack. Only for a stated
@@ -179,6 +181,9 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
             companion_pairing.unnamed,
         ),
         build_toolkit.ID: (build_toolkit.unstated,),
+        cuda_driver.ID: (cuda_driver.unstated,),
+        numpy_abi.ID: (numpy_abi.unknown_builds,),
+        extension_torch.ID: (extension_torch.unknown_builds,),
         bitsandbytes_cuda.ID: (bitsandbytes_cuda.unnamed,),
         apex_rocm.ID: (apex_rocm.unnamed,),
     }

@@ -24,6 +24,8 @@ MAX_PATTERN_CHARS = 2000
 _UNBOUNDED = 4096  # a repeat with a maximum above this counts as unbounded
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # terminal colour and cursor codes
 _WRAPPED = re.compile(r"[ \t]*\n[ \t]*|[ \t]{2,}")  # a line break (with its indentation), or a run of blanks
+# pytest's marker before each line of an exception's message in a failure report ("E       NumPy 2.0.0 as ...")
+_PYTEST_E = re.compile(r"^E {2,}", re.M)
 
 
 class SignatureTimeout(Exception):
@@ -52,12 +54,13 @@ class Signature:
         """The first match in ``text`` or ``None``; :class:`SignatureTimeout` past the budget.
 
         Failure text as terminals and loggers print it is tried too: colour codes removed and
-        runs of whitespace (a message wrapped over lines, ``different\nCUDA versions``) read as
-        one space, so a signature written from the message as its source spells it still matches.
+        runs of whitespace (a message wrapped over lines, ``different\nCUDA versions``, or over pytest's
+        ``E`` lines) read as one space, so a signature written from the message as its source spells it
+        still matches.
         """
         found = self._search(text)
         if found is None:
-            plain = _WRAPPED.sub(" ", _ANSI.sub("", text))
+            plain = plain_text(text)
             if plain != text:
                 found = self._search(plain)
         return found
@@ -74,6 +77,13 @@ class Signature:
             return compiled.search(text, timeout=MATCH_BUDGET_S)
         except TimeoutError:
             raise SignatureTimeout(self.pattern) from None
+
+
+def plain_text(text: str) -> str:
+    """``text`` as one line of words: colour codes and pytest's ``E`` line markers removed, each line break
+    and run of blanks read as one space.
+    """
+    return _WRAPPED.sub(" ", _PYTEST_E.sub("", _ANSI.sub("", text)))
 
 
 @cache
