@@ -23,7 +23,9 @@ from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "cuda-newer-than-driver"
 SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/#minor-version-compatibility"
-MINOR_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/#application-considerations-for-minor-version-compatibility"
+MINOR_SOURCE = (
+    "https://docs.nvidia.com/deploy/cuda-compatibility/#application-considerations-for-minor-version-compatibility"
+)
 # What torch and the CUDA runtime print when the driver is older than the build's CUDA (a
 # warning at CUDA initialisation, captured with the test's output, or the error itself). Seventh
 # round: the driver's PTX JIT refusing PTX from a newer toolkit (cudaErrorUnsupportedPtxVersion,
