@@ -32,16 +32,21 @@ NUMPY1_BUILD = (
     "1.x and 2.x\nversions of NumPy, modules must be compiled with NumPy 2.0."
 )
 SOURCE = """
+import pytest
+
+{marker}
 def test_predicted():
     raise RuntimeError({text!r})
 
+{marker}
 def test_unrelated():
     raise ValueError({unrelated!r})
 """
 
 
-def _run(pytester: pytest.Pytester, text: str, stack: tuple[str, ...]) -> dict[str, dict[str, str]]:
-    return run_source(pytester, SOURCE.format(text=text, unrelated=UNRELATED), stack, env=BASE)
+def _run(pytester: pytest.Pytester, text: str, stack: tuple[str, ...], uses: str = "") -> dict[str, dict[str, str]]:
+    marker = f"@pytest.mark.uses({uses!r})" if uses else ""
+    return run_source(pytester, SOURCE.format(marker=marker, text=text, unrelated=UNRELATED), stack, env=BASE)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +116,8 @@ def test_the_unstated_driver_risk_needs_a_stated_cuda_stack() -> None:
 
 
 def test_a_numpy1_build_beside_a_stated_numpy2(pytester: pytest.Pytester) -> None:
-    cases = _run(pytester, NUMPY1_BUILD, ("platform=cuda", "torch=2.3.1", "lib.numpy=2.0.1", "driver=550.54.15"))
+    stack = ("platform=cuda", "torch=2.3.1", "lib.numpy=2.0.1", "lib.opencv-python=4.9.0.80", "driver=550.54.15")
+    cases = _run(pytester, NUMPY1_BUILD, stack)
     assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
     assert cases["test_predicted"].get("rocm_rule", "").startswith("numpy2-abi"), cases["test_predicted"]
     assert cases["test_unrelated"].get("rocm_outcome") != "known-bad"
@@ -122,8 +128,14 @@ def test_numpy1_settles_it(pytester: pytest.Pytester) -> None:
     assert cases["test_predicted"].get("rocm_outcome") != "known-bad", cases["test_predicted"]
 
 
+def test_a_stack_of_numpy2_builds_settles_it(pytester: pytest.Pytester) -> None:
+    # torch 2.3 is built against NumPy 2 and the stack names nothing else: no package of it is a NumPy 1.x build
+    cases = _run(pytester, NUMPY1_BUILD, ("platform=cuda", "torch=2.3.0+cu121", "lib.numpy=2.0.0rc1"))
+    assert cases["test_predicted"].get("rocm_outcome") != "known-bad", cases["test_predicted"]
+
+
 def test_the_numpy_the_failure_names_where_the_stack_names_none(pytester: pytest.Pytester) -> None:
-    cases = _run(pytester, NUMPY1_BUILD, ("platform=cuda", "torch=2.3.1", "driver=550.54.15"))
+    cases = _run(pytester, NUMPY1_BUILD, ("platform=cuda", "torch=2.3.1", "lib.pandas=2.1.4", "driver=550.54.15"))
     predicted = cases["test_predicted"]
     assert predicted.get("rocm_outcome") == "known-bad", predicted
     assert "lib.numpy=2.0.0 read from the failure text" in predicted.get("rocm_note", ""), predicted
@@ -155,10 +167,18 @@ TORCH_ABI_TEXTS = (
 
 @pytest.mark.parametrize("text", TORCH_ABI_TEXTS)
 def test_an_extension_built_for_another_torch(pytester: pytest.Pytester, text: str) -> None:
-    cases = _run(pytester, text, ("platform=cuda", "torch=2.3.1", "driver=550.54.15"))
+    cases = _run(pytester, text, ("platform=cuda", "torch=2.3.1", "driver=550.54.15"), uses="flash_attn")
     assert cases["test_predicted"].get("rocm_outcome") == "known-bad", cases["test_predicted"]
     assert cases["test_predicted"].get("rocm_rule", "").startswith("extension-built-for-other-torch")
     assert cases["test_unrelated"].get("rocm_outcome") != "known-bad"
+
+
+def test_an_extension_the_stack_names_is_judged_by_its_build_alone(pytester: pytest.Pytester) -> None:
+    # flash-attn 2.5.8 beside torch 2.3.0 works (it has release wheels for torch 2.3): the stack settles it, and
+    # a failure naming the extension's symbols is the install's, not the stack's
+    stack = ("platform=cuda", "torch=2.3.0+cu121", "lib.flash_attn=2.5.8", "driver=550.54.15")
+    cases = _run(pytester, TORCH_ABI_TEXTS[0], stack, uses="flash_attn")
+    assert cases["test_predicted"].get("rocm_outcome") != "known-bad", cases["test_predicted"]
 
 
 def test_a_symbol_that_is_not_torch_s_is_not_an_extension_s_torch() -> None:
@@ -178,3 +198,30 @@ def test_no_extension_risk_without_a_stated_torch() -> None:
     assert extension_torch.unknown_builds(apply_overrides(BASE, ["platform=cuda", "torch=2.3.1"]))
     machine = Environment(platform="cpu", python="3.11.7", os="Linux", torch="2.13.0+cpu")
     assert not extension_torch.unknown_builds(apply_overrides(machine, ["platform=cuda", "lib.flash-attn=2.5.8"]))
+
+
+# xFormers' own check (xformers/_cpp_lib.py), as users reported it
+XFORMERS_OTHER_TORCH = (
+    # a CUDA build under a ROCm torch: facebookresearch/xformers#1070 (2024-07-15), unslothai/unsloth#11639
+    "WARNING:xformers:WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    "    PyTorch 2.3.1+cu121 with CUDA 1201 (you have 2.3.1+rocm6.0)",
+    "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    "    PyTorch 2.10.0+cu128 with CUDA 1208 (you have 2.11.0+rocm7.13.0)\n"
+    "    Python  3.10.19 (you have 3.13.11)",
+)
+# the same torch on both sides: not a build for another torch (its Python differs, or the build is broken):
+# facebookresearch/xformers#1250 (2025-04-30)
+XFORMERS_SAME_TORCH = (
+    "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+    "    PyTorch 2.6.0+cu118 with CUDA 1107 (you have 2.6.0+cu118)\n"
+    "    Python  3.10.17 (you have 3.10.17)"
+)
+
+
+def test_xformers_names_the_torch_it_was_built_for() -> None:
+    from pytest_rocmcompat.knowledge.checks.extension_torch import TORCH_ABI
+    from pytest_rocmcompat.knowledge.rules.signature import Signature
+
+    abi = Signature(TORCH_ABI)
+    assert all(abi.search(text) for text in XFORMERS_OTHER_TORCH)
+    assert abi.search(XFORMERS_SAME_TORCH) is None

@@ -79,19 +79,34 @@ TORCH_ABI = (
     r"undefined symbol: _ZNK?(?:3c10|2at|5torch|6caffe2)\w"
     # a build for another CUDA/ROCm major: the runtime it links by soname is not there (as in PREDICTS)
     r"|lib(?:cudart|cublas|cusparse|amdhip64|hipblas|rocblas|hipsolver)\.so\.[\d.]{1,12}: cannot open shared object file"
+    # xFormers' own check of its build (xformers/_cpp_lib.py, v0.0.32.post2), where the torch it names is not the
+    # installed one (the same torch twice is another failure: its Python differs, or the build is broken)
+    r"|xFormers was built for:\s+PyTorch (\d[\w.]*)\+?(\w*) with CUDA \w+ \(you have (?!\1\+?\2\))"
+    r"|xFormers was built for a different version of PyTorch or Python"
 )
 ABI_SOURCE = "https://pytorch.org/tutorials/advanced/cpp_extension.html"
 
 
+# Compiled extensions that link torch's C++ API (PyPI names): the tests that use one the stack leaves out
+LINKS_TORCH = (
+    "apex", "auto-gptq", "causal-conv1d", "deepspeed", "detectron2", "exllamav2", "fbgemm-gpu", "flash-attn",
+    "flash-attn-3", "flashinfer-python", "grouped-gemm", "mamba-ssm", "mmcv", "natten", "pyg-lib", "pytorch3d",
+    "sgl-kernel", "torch-cluster", "torch-scatter", "torch-sparse", "torch-spline-conv", "torch-tensorrt",
+    "torchao", "torchaudio", "torchvision", "transformer-engine", "vllm", "xformers",
+)  # fmt: skip
+
+
 def unknown_builds(env: Environment) -> list[Finding]:
-    """The risk that a compiled extension of a stated stack was built against another torch: which torch a
+    """The risk that a compiled extension the stack leaves out was built against another torch: which torch a
     build without a label (a wheel built from source, a ``pip install`` of an sdist, another index's wheel) was
     made for is recorded nowhere, so only the linker's refusal of a torch symbol (:data:`TORCH_ABI`, which states
-    it) confirms it. For a stated stack naming torch (``registry.evaluate_risks``); every test, since the
-    library that fails may be loaded by another (transformers importing flash-attn).
+    it) confirms it. For a stated stack naming torch (``registry.evaluate_risks``), in the tests that use an
+    extension of :data:`LINKS_TORCH` it does not name; one it names is judged by :func:`check` alone.
     """
-    if not env.torch or "torch" not in replay_names(env):
+    named = replay_names(env)
+    if not env.torch or "torch" not in named:
         return []
+    unnamed = tuple(dist for dist in LINKS_TORCH if dist not in named)
     return [
         Finding(
             check=f"{ID}:unknown-build",
@@ -100,7 +115,7 @@ def unknown_builds(env: Environment) -> list[Finding]:
             fix=f"reinstall the extension the error names built against torch {env.torch} (pip install "
             "--no-build-isolation --no-cache-dir, or its wheel for this torch series), or the torch it was built for",
             link=ABI_SOURCE,
-            everything=True,
+            uses=unnamed,
             conditional=True,
             uncertain=True,
             predicts=TORCH_ABI,

@@ -66,13 +66,18 @@ def check(env: Environment) -> list[Finding]:
 
 
 def unknown_builds(env: Environment) -> list[Finding]:
-    """The risk that any other compiled package was built against NumPy 1.x: which NumPy a binary was built
-    against is not in its metadata, so only NumPy's own refusal of such a build (:data:`OWN_MESSAGES`, which
-    states it) confirms it. For a stated stack that names numpy 2 (``registry.evaluate_risks``; a replay's
-    other numpy is the machine's, not the stack's).
+    """The risk that a compiled package the stack leaves out was built against NumPy 1.x: which NumPy a binary was
+    built against is not in its metadata, so only NumPy's own refusal of such a build (:data:`OWN_MESSAGES`, which
+    states it) confirms it. For a stated stack that names numpy 2 (``registry.evaluate_risks``; a replay's other
+    numpy is the machine's, not the stack's), unless it settles every build: a stack that names packages besides
+    numpy, each a known NumPy 2 build (torch from 2.3, a :data:`BY_DIST` release from its first).
     """
     numpy = optional_version(env.libraries.get("numpy"))
-    if numpy is None or numpy.release[:1] < (2,) or "numpy" not in replay_names(env):
+    named = replay_names(env)
+    if numpy is None or numpy.release[:1] < (2,) or "numpy" not in named:
+        return []
+    others = named - {"numpy"}
+    if others and all(_numpy2_build(env, name) for name in others):
         return []
     return [
         Finding(
@@ -88,6 +93,20 @@ def unknown_builds(env: Environment) -> list[Finding]:
             signature_only=True,
         )
     ]
+
+
+# torch's first release built against NumPy 2 (the bundled rule numpy2-torch-built-against-numpy1, pytorch#107302)
+TORCH_FIRST_NUMPY2 = Version("2.3.0")
+
+
+def _numpy2_build(env: Environment, name: str) -> bool:
+    """Whether the stack's ``name`` is a release known to be built against NumPy 2."""
+    listed = env.torch if name == "torch" else env.libraries.get(name)
+    version = optional_version(listed)
+    if version is None:
+        return False
+    first = TORCH_FIRST_NUMPY2 if name == "torch" else (Version(BY_DIST[name].first) if name in BY_DIST else None)
+    return first is not None and Version(version.base_version) >= first
 
 
 def _finding(dist: str, listed: str, row: FirstNumpy2, numpy: str) -> Finding:
