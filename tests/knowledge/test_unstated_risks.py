@@ -225,3 +225,38 @@ def test_xformers_names_the_torch_it_was_built_for() -> None:
     abi = Signature(TORCH_ABI)
     assert all(abi.search(text) for text in XFORMERS_OTHER_TORCH)
     assert abi.search(XFORMERS_SAME_TORCH) is None
+
+
+@pytest.mark.parametrize(
+    ("check_id", "text"),
+    [
+        # ptxas not knowing the GPU: kijai/ComfyUI-WanVideoWrapper#63 (RTX 5090), triton-lang/triton#8539 (sm_121a)
+        ("arch-not-in-build", "ptxas fatal  : Value 'sm_120' is not defined for option 'gpu-name'"),
+        ("arch-not-in-build", "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"),
+        # no toolkit where a build needs one: thinhlpg/vixtts-demo#12, deepspeedai/DeepSpeed#2337
+        (
+            "extension-build-toolkit-mismatch",
+            '    raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
+        ),
+        (
+            "extension-build-toolkit-mismatch",
+            'assert cuda_home is not None, "CUDA_HOME does not exist, unable to compile CUDA op(s)".',
+        ),
+    ],
+)
+def test_a_toolchain_s_own_refusal(check_id: str, text: str) -> None:
+    from pytest_rocmcompat.knowledge.checks.registry import PREDICTS
+    from pytest_rocmcompat.knowledge.rules.signature import Signature
+
+    assert Signature(PREDICTS[check_id]).search(text) is not None
+
+
+def test_an_xformers_build_without_cuda_kernels() -> None:
+    from pytest_rocmcompat.knowledge.checks.extension_torch import TORCH_ABI
+    from pytest_rocmcompat.knowledge.rules.signature import Signature
+
+    # Vchitect/SEINE#27, kijai/ComfyUI-DepthAnythingV2#27: the reason xformers gives for each operator
+    text = "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n" + (
+        "    xFormers wasn't build with CUDA support"
+    )
+    assert Signature(TORCH_ABI).search(text) is not None

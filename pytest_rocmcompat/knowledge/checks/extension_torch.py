@@ -83,6 +83,9 @@ TORCH_ABI = (
     # installed one (the same torch twice is another failure: its Python differs, or the build is broken)
     r"|xFormers was built for:\s+PyTorch (\d[\w.]*)\+?(\w*) with CUDA \w+ \(you have (?!\1\+?\2\))"
     r"|xFormers was built for a different version of PyTorch or Python"
+    # its operators' reason where the build has no CUDA kernels at all (xformers/ops/fmha/common.py, the
+    # library's own spelling)
+    r"|xFormers wasn't build with CUDA support"
 )
 ABI_SOURCE = "https://pytorch.org/tutorials/advanced/cpp_extension.html"
 
