@@ -24,6 +24,12 @@ The ROCm release: a path under the versioned install directory, ``/opt/rocm-5.7.
 (each release installs into ``/opt/rocm-X.Y.Z``, several side by side in a multi-version install:
 ROCM_PATH_SOURCE), or the HIP SDK's ``AMD\\ROCm\\6.2\\`` directory on Windows. Two releases named: no fact.
 
+The amdgpu kernel driver: rocminfo's ``ROCk module version 6.8.5 is loaded``, the kernel log's ``[drm] amdgpu
+version: 6.16.6``, ``dkms status``' ``amdgpu/6.8.5-2009582.22.04, 6.5.0-14-generic, x86_64: installed`` (the
+lines :mod:`stack.amd_driver` reads in a stated ``driver``); else the running kernel, whose in-kernel amdgpu it is,
+from the kernel log's ``Linux version 6.5.0-14-generic`` or ``uname -a``'s ``Linux host 6.5.0-14-generic #14~22.04.1``.
+Two versions named: no fact.
+
 The NumPy release: NumPy 2's refusal of a 1.x build names the NumPy it runs, ``A module that was
 compiled using NumPy 1.x cannot be run in NumPy 2.0.0 as it may crash`` (``numpy/core/_multiarray_umath.py``,
 NUMPY_SOURCE).
@@ -86,3 +92,22 @@ def numpy_named(text: str) -> str | None:
     """The one NumPy release that refused a NumPy 1.x build in the failure (``"2.0.0"``), or ``None``."""
     named = set(_NUMPY.findall(text))
     return named.pop() if len(named) == 1 else None
+
+
+# the amdgpu driver's own version lines (stack.amd_driver's), then the running kernel's release
+_AMDGPU = re.compile(
+    r"ROCk module version (\d+(?:\.\d+){1,3}) is loaded|\[drm\] amdgpu version: *(\d+(?:\.\d+){1,3})"
+    r"|\bamdgpu/(\d+\.\d+\.\d+(?:\.\d+)?)-\d+[.\w]*, [\w.-]+, \w+: installed"
+)
+_KERNEL = re.compile(r"\bLinux version (\d+\.\d+\.\d+-[\w.+~-]+)|\bLinux [\w.-]+ (\d+\.\d+\.\d+-[\w.+~-]+) #\d")
+
+
+def amdgpu_driver_named(text: str) -> str | None:
+    """The one amdgpu driver version (``"6.8.5"``) or, where none, the one kernel release (``"6.5.0-14-generic"``)
+    the failure names; ``None`` for none or several.
+    """
+    for pattern in (_AMDGPU, _KERNEL):
+        named = {next(g for g in m.groups() if g) for m in pattern.finditer(text)}
+        if named:
+            return named.pop() if len(named) == 1 else None
+    return None

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.knowledge.failure_facts import gpu_arch_named, rocm_release_named
+from pytest_rocmcompat.knowledge.failure_facts import (
+    amdgpu_driver_named,
+    gpu_arch_named,
+    numpy_named,
+    rocm_release_named,
+)
 
 
 @pytest.mark.parametrize(
@@ -117,3 +122,40 @@ def test_the_release_the_failure_s_paths_name(text: str, release: str) -> None:
 )
 def test_no_single_release_no_fact(text: str) -> None:
     assert rocm_release_named(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "driver"),
+    [
+        ("ROCk module version 6.8.5 is loaded", "6.8.5"),  # rocminfo
+        ("[    3.211] [drm] amdgpu version: 6.16.6", "6.16.6"),  # the kernel log of ROCm 7.1.1's driver
+        ("amdgpu/6.8.5-2009582.22.04, 6.5.0-14-generic, x86_64: installed", "6.8.5"),  # dkms status
+        ("[    0.000000] Linux version 6.5.0-14-generic (buildd@lcy02-amd64-110)", "6.5.0-14-generic"),
+        (
+            "Linux gpu-box 6.8.0-45-generic #45-Ubuntu SMP PREEMPT_DYNAMIC Fri Aug 30 12:02:04 UTC 2024",
+            "6.8.0-45-generic",
+        ),
+        # the driver's own line wins over the kernel it runs on
+        ("Linux version 6.5.0-14-generic\nROCk module version 6.3.6 is loaded", "6.3.6"),
+    ],
+)
+def test_the_driver_the_failure_names(text: str, driver: str) -> None:
+    assert amdgpu_driver_named(text) == driver
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ROCk module is loaded",  # no version
+        "ROCk module version 6.8.5 is loaded\nROCk module version 6.3.6 is loaded",  # two
+        "/lib/modules/6.5.0-14-generic/updates/dkms/amdgpu.ko",  # a path
+    ],
+)
+def test_no_single_driver_no_fact(text: str) -> None:
+    assert amdgpu_driver_named(text) is None
+
+
+def test_numpy_s_refusal_names_its_release() -> None:
+    assert numpy_named("compiled using NumPy 1.x cannot be run in NumPy 2.1.3 as it may crash") == "2.1.3"
+    two = "compiled using NumPy 1.x cannot be run in NumPy 2.0.0; compiled using NumPy 1.x cannot be run in NumPy 2.1.0"
+    assert numpy_named(two) is None

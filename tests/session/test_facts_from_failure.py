@@ -98,3 +98,28 @@ def test_a_stated_release_is_not_replaced_by_the_path(pytester: pytest.Pytester)
     text = "Cannot read /opt/rocm-5.3.3/lib/rocblas/library/TensileLibrary.dat: No such file for GPU arch : gfx1100"
     cases = _run(pytester, text, ("rocm=5.4.3", "torch=2.1.2+rocm5.6"), STATED)
     assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+ROCK_636 = (
+    "ROCk module version 6.3.6 is loaded\n"
+    "hsa api call failure at: /long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1306\n"
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources."
+)
+
+
+def test_the_driver_the_failure_names(pytester: pytest.Pytester) -> None:
+    # ROCm 6.0's amdgpu (6.3.6) supports the 5.6-6.2 user spaces, not 6.4's: rocminfo's own line says which is loaded
+    cases = _run(pytester, ROCK_636, ("rocm=6.4.0",), STATED)
+    gemm = cases["test_gemm"]
+    assert gemm.get("rocm_outcome") == "known-bad" and gemm.get("rocm_rule") == "rocm-driver-unsupported", gemm
+    assert "driver=6.3.6 read from the failure text" in gemm.get("rocm_note", "")
+
+
+def test_a_driver_that_supports_the_release_claims_nothing(pytester: pytest.Pytester) -> None:
+    cases = _run(pytester, ROCK_636.replace("6.3.6", "6.8.5"), ("rocm=6.2.0",), STATED)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
+
+
+def test_a_stated_driver_is_not_replaced_by_the_text(pytester: pytest.Pytester) -> None:
+    cases = _run(pytester, ROCK_636, ("rocm=6.4.0", "driver=6.12.12"), STATED)
+    assert cases["test_gemm"].get("rocm_outcome") != "known-bad", cases["test_gemm"]
