@@ -29,10 +29,6 @@ version: 6.16.6``, ``dkms status``' ``amdgpu/6.8.5-2009582.22.04, 6.5.0-14-gener
 lines :mod:`stack.amd_driver` reads in a stated ``driver``); else the running kernel, whose in-kernel amdgpu it is,
 from the kernel log's ``Linux version 6.5.0-14-generic`` or ``uname -a``'s ``Linux host 6.5.0-14-generic #14~22.04.1``.
 Two versions named: no fact.
-
-The NumPy release: NumPy 2's refusal of a 1.x build names the NumPy it runs, ``A module that was
-compiled using NumPy 1.x cannot be run in NumPy 2.0.0 as it may crash`` (``numpy/core/_multiarray_umath.py``,
-NUMPY_SOURCE).
 """
 
 from __future__ import annotations
@@ -48,7 +44,6 @@ RCCL_SOURCE = "https://github.com/ROCm/rocm-systems/issues/7184"
 TF_SOURCE = "https://github.com/xuhuisheng/rocm-gfx803/issues/33"
 TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.7.0/torch/cuda/__init__.py"
 
-NUMPY_SOURCE = "https://github.com/numpy/numpy/blob/v2.0.0/numpy/core/_multiarray_umath.py"
 ROCM_PATH_SOURCE = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/install/native-install/multi-version-install.html"
 
 _GFX = r"(gfx[0-9a-f]{3,4})\b"
@@ -82,15 +77,6 @@ _ROCM_DIR = re.compile(r"/opt/rocm-(\d+\.\d+(?:\.\d+)?)(?=/|\s|$|['\":])|AMD\\RO
 def rocm_release_named(text: str) -> str | None:
     """The one ROCm release whose install directory the failure's paths name (``"5.7.1"``), or ``None``."""
     named = {a or b for a, b in _ROCM_DIR.findall(text)}
-    return named.pop() if len(named) == 1 else None
-
-
-_NUMPY = re.compile(r"compiled using NumPy 1\.x cannot be run in\s+NumPy (\d+\.\d+\.\d+)")
-
-
-def numpy_named(text: str) -> str | None:
-    """The one NumPy release that refused a NumPy 1.x build in the failure (``"2.0.0"``), or ``None``."""
-    named = set(_NUMPY.findall(text))
     return named.pop() if len(named) == 1 else None
 
 

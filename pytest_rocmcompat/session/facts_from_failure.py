@@ -1,5 +1,5 @@
-"""A failure stating what the stack leaves out (the GPU's processor, the ROCm release, the amdgpu driver, NumPy): the
-rules those bring.
+"""A failure stating what the stack leaves out (the GPU's processor, the ROCm release, the amdgpu driver): the rules
+those bring.
 
 A replayed or stack-file run may leave the GPU's arch or the ROCm release out (the report did not say
 them), while the failure prints them (:mod:`knowledge.failure_facts`: rocBLAS' ``for GPU arch : gfx1031``,
@@ -8,26 +8,21 @@ On the machine that failed, a probe would have read them; so the stack is judged
 per set of facts and session, and the rules that reach the test only then are offered to the failure:
 one whose signature matches claims it (``known-bad``, with a note saying where the facts came from).
 A fact the stack states always stands: an arch where it states any GPU's arch, a release where it
-states ``rocm``, ``hip`` or a ``+rocm`` torch, a driver where it states one, a NumPy where it lists numpy (a replay: where it names
-numpy; the machine's is not the stack's); a processor of the other vendor's platform is ignored.
+states ``rocm``, ``hip`` or a ``+rocm`` torch, a driver where it states one; a processor of the other vendor's
+platform is ignored. A package is never taken from the text: a replay reports nothing about packages its stack
+does not contain.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_rocmcompat.knowledge.failure_facts import (
-    amdgpu_driver_named,
-    gpu_arch_named,
-    numpy_named,
-    rocm_release_named,
-)
+from pytest_rocmcompat.knowledge.failure_facts import amdgpu_driver_named, gpu_arch_named, rocm_release_named
 from pytest_rocmcompat.knowledge.rules.model import Rule
-from pytest_rocmcompat.knowledge.rules.signature import plain_text
 from pytest_rocmcompat.session.item_facts import item_facts, marks_of
 from pytest_rocmcompat.session.state import judge, state_of
 from pytest_rocmcompat.stack.environment import Environment
-from pytest_rocmcompat.stack.overrides import apply_overrides, replay_names
+from pytest_rocmcompat.stack.overrides import apply_overrides
 
 _PLATFORM = {"gfx": "rocm", "sm_": "cuda"}
 
@@ -47,11 +42,6 @@ def failure_assignments(env: Environment, text: str) -> tuple[str, ...]:
         driver = amdgpu_driver_named(text)
         if driver is not None:
             found.append(f"driver={driver}")
-    listed = replay_names(env) if env.source == "overridden" else set(env.libraries)
-    if "numpy" not in listed:
-        numpy = numpy_named(plain_text(text))
-        if numpy is not None:
-            found.append(f"lib.numpy={numpy}")
     return tuple(found)
 
 

@@ -7,7 +7,6 @@ import pytest
 from pytest_rocmcompat.knowledge.failure_facts import (
     amdgpu_driver_named,
     gpu_arch_named,
-    numpy_named,
     rocm_release_named,
 )
 
@@ -153,9 +152,3 @@ def test_the_driver_the_failure_names(text: str, driver: str) -> None:
 )
 def test_no_single_driver_no_fact(text: str) -> None:
     assert amdgpu_driver_named(text) is None
-
-
-def test_numpy_s_refusal_names_its_release() -> None:
-    assert numpy_named("compiled using NumPy 1.x cannot be run in NumPy 2.1.3 as it may crash") == "2.1.3"
-    two = "compiled using NumPy 1.x cannot be run in NumPy 2.0.0; compiled using NumPy 1.x cannot be run in NumPy 2.1.0"
-    assert numpy_named(two) is None

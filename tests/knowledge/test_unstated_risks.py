@@ -134,12 +134,10 @@ def test_a_stack_of_numpy2_builds_settles_it(pytester: pytest.Pytester) -> None:
     assert cases["test_predicted"].get("rocm_outcome") != "known-bad", cases["test_predicted"]
 
 
-def test_the_numpy_the_failure_names_where_the_stack_names_none(pytester: pytest.Pytester) -> None:
+def test_a_numpy_the_stack_does_not_name_is_not_taken_from_the_text(pytester: pytest.Pytester) -> None:
+    # a replay reports nothing about packages its stack does not contain, whatever the failure says
     cases = _run(pytester, NUMPY1_BUILD, ("platform=cuda", "torch=2.3.1", "lib.pandas=2.1.4", "driver=550.54.15"))
-    predicted = cases["test_predicted"]
-    assert predicted.get("rocm_outcome") == "known-bad", predicted
-    assert "lib.numpy=2.0.0 read from the failure text" in predicted.get("rocm_note", ""), predicted
-    assert cases["test_unrelated"].get("rocm_outcome") != "known-bad"
+    assert cases["test_predicted"].get("rocm_outcome") != "known-bad", cases["test_predicted"]
 
 
 def test_the_machine_s_numpy_is_not_the_replayed_stack_s() -> None:
@@ -233,15 +231,6 @@ def test_xformers_names_the_torch_it_was_built_for() -> None:
         # ptxas not knowing the GPU: kijai/ComfyUI-WanVideoWrapper#63 (RTX 5090), triton-lang/triton#8539 (sm_121a)
         ("arch-not-in-build", "ptxas fatal  : Value 'sm_120' is not defined for option 'gpu-name'"),
         ("arch-not-in-build", "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"),
-        # no toolkit where a build needs one: thinhlpg/vixtts-demo#12, deepspeedai/DeepSpeed#2337
-        (
-            "extension-build-toolkit-mismatch",
-            '    raise MissingCUDAException("CUDA_HOME does not exist, unable to compile CUDA op(s)")',
-        ),
-        (
-            "extension-build-toolkit-mismatch",
-            'assert cuda_home is not None, "CUDA_HOME does not exist, unable to compile CUDA op(s)".',
-        ),
     ],
 )
 def test_a_toolchain_s_own_refusal(check_id: str, text: str) -> None:

@@ -57,10 +57,6 @@ PREDICTS = (
     r"[\d.]+, unable to compile"
     r"|Cuda extensions are being compiled with a version of Cuda that does not match the version used to compile "
     r"Pytorch binaries"
-    # no toolkit at all where a build needs one: DeepSpeed's MissingCUDAException (op_builder/builder.py,
-    # v0.14.0) and torch.utils.cpp_extension's (v2.3.0: "CUDA_HOME environment variable is not set. Please set
-    # it to your CUDA install root.")
-    r"|CUDA_HOME does not exist, unable to compile CUDA op\(s\)|CUDA_HOME environment variable is not set"
 )
 TORCH_SOURCE = "https://github.com/pytorch/pytorch/blob/v2.9.0/torch/utils/cpp_extension.py"
 DEEPSPEED_SOURCE = "https://github.com/deepspeedai/DeepSpeed/blob/v0.18.0/op_builder/builder.py"
