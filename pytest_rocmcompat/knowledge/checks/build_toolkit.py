@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
 from pytest_rocmcompat.knowledge.derived_facts import torch_tag_derived
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
@@ -147,18 +147,14 @@ def unstated(env: Environment) -> list[Finding]:
         return []  # a stated toolkit equal to torch's +cuXYZ: the stack says they match
     built = f"torch {env.torch}" if env.torch else f"the stack's torch (CUDA {env.cuda})" if env.cuda else "torch"
     return [
-        Finding(
-            check=f"{ID}:unstated",
-            reason=f"the stack does not name the CUDA toolkit (nvcc of CUDA_HOME) that extensions are built with; "
+        own_message_risk(
+            f"{ID}:unstated",
+            f"the stack does not name the CUDA toolkit (nvcc of CUDA_HOME) that extensions are built with; "
             f"torch.utils.cpp_extension, DeepSpeed's op builder and apex refuse one that does not match {built}",
-            fix="state the toolkit (nvcc --version) to settle it; point CUDA_HOME at the CUDA release torch was "
-            "built with",
-            link=TORCH_SOURCE,
+            "state the toolkit (nvcc --version) to settle it; point CUDA_HOME at the CUDA release torch was built with",
+            TORCH_SOURCE,
+            PREDICTS,
             uses=BUILDERS,
-            conditional=True,
-            uncertain=True,
-            predicts=PREDICTS,
-            signature_only=True,
         )
     ]
 

@@ -16,7 +16,7 @@ for CUDA runtime version"); never counted against the stack.
 
 from __future__ import annotations
 
-from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -84,16 +84,12 @@ def unstated(env: Environment) -> list[Finding]:
         return []
     built = f"torch {env.torch}" if env.torch else "the stack's CUDA build"
     return [
-        Finding(
-            check=f"{ID}:unstated",
-            reason=f"the stack does not name the NVIDIA driver; {built} needs one supporting "
+        own_message_risk(
+            f"{ID}:unstated",
+            f"the stack does not name the NVIDIA driver; {built} needs one supporting "
             f"CUDA {env.torch_cuda or env.cuda or 'of its build'}",
-            fix="state the driver (nvidia-smi's 'Driver Version') to settle it",
-            link=SOURCE,
-            everything=True,
-            conditional=True,
-            uncertain=True,
-            predicts=PREDICTS,
-            signature_only=True,
+            "state the driver (nvidia-smi's 'Driver Version') to settle it",
+            SOURCE,
+            PREDICTS,
         )
     ]

@@ -8,7 +8,7 @@ disagree with the installed torch. Reaches tests that use the extension.
 
 from __future__ import annotations
 
-from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
 from pytest_rocmcompat.knowledge.checks.python_range import torch_series
 from pytest_rocmcompat.knowledge.extension_builds import built_for, official_cxx11_abi
 from pytest_rocmcompat.stack.environment import Environment
@@ -111,17 +111,14 @@ def unknown_builds(env: Environment) -> list[Finding]:
         return []
     unnamed = tuple(dist for dist in LINKS_TORCH if dist not in named)
     return [
-        Finding(
-            check=f"{ID}:unknown-build",
-            reason=f"a compiled extension built against another torch than {env.torch} cannot be loaded; "
+        own_message_risk(
+            f"{ID}:unknown-build",
+            f"a compiled extension built against another torch than {env.torch} cannot be loaded; "
             "which torch a build without a label was made for is recorded nowhere",
-            fix=f"reinstall the extension the error names built against torch {env.torch} (pip install "
+            f"reinstall the extension the error names built against torch {env.torch} (pip install "
             "--no-build-isolation --no-cache-dir, or its wheel for this torch series), or the torch it was built for",
-            link=ABI_SOURCE,
+            ABI_SOURCE,
+            TORCH_ABI,
             uses=unnamed,
-            conditional=True,
-            uncertain=True,
-            predicts=TORCH_ABI,
-            signature_only=True,
         )
     ]

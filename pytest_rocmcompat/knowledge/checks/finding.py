@@ -36,3 +36,24 @@ class Finding:
     def describe(self) -> str:
         """``[check-id] reason; fix: ... (link)``, as a rule's text reads."""
         return f"[{self.check}] {self.reason}; fix: {self.fix} ({self.link})"
+
+
+def own_message_risk(
+    check: str, reason: str, fix: str, link: str, predicts: str, uses: tuple[str, ...] = ()
+) -> Finding:
+    """A risk of what a stated stack leaves out (a driver, a toolkit, a build it does not name), confirmed only by the
+    failures ``predicts`` names, which state the mismatch themselves: in every test, or in those that use ``uses``;
+    never counted against the stack, and a pass under it stands.
+    """
+    return Finding(
+        check=check,
+        reason=reason,
+        fix=fix,
+        link=link,
+        everything=not uses,
+        uses=uses,
+        conditional=True,
+        uncertain=True,
+        predicts=predicts,
+        signature_only=True,
+    )

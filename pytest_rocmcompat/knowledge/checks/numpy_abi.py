@@ -19,7 +19,7 @@ from __future__ import annotations
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
 from pytest_rocmcompat.knowledge.checks.numpy_abi_data import BY_DIST, FirstNumpy2
 from pytest_rocmcompat.knowledge.declared_data import marker_holds
 from pytest_rocmcompat.knowledge.declared_pins import declared_requires_all
@@ -80,17 +80,13 @@ def unknown_builds(env: Environment) -> list[Finding]:
     if others and all(_numpy2_build(env, name) for name in others):
         return []
     return [
-        Finding(
-            check=f"{ID}:unknown-build",
-            reason=f"numpy {env.libraries['numpy']} cannot import a compiled package built against NumPy 1.x; "
+        own_message_risk(
+            f"{ID}:unknown-build",
+            f"numpy {env.libraries['numpy']} cannot import a compiled package built against NumPy 1.x; "
             "which NumPy a package's binary was built against is not in its metadata",
-            fix="upgrade the package NumPy names to a release built against NumPy 2, or pin numpy<2",
-            link=SOURCE,
-            everything=True,
-            conditional=True,
-            uncertain=True,
-            predicts=OWN_MESSAGES,
-            signature_only=True,
+            "upgrade the package NumPy names to a release built against NumPy 2, or pin numpy<2",
+            SOURCE,
+            OWN_MESSAGES,
         )
     ]
 
