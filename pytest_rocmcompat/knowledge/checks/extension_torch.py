@@ -81,7 +81,7 @@ TORCH_ABI = (
     r"|lib(?:cudart|cublas|cusparse|amdhip64|hipblas|rocblas|hipsolver)\.so\.[\d.]{1,12}: cannot open shared object file"
     # xFormers' own check of its build (xformers/_cpp_lib.py, v0.0.32.post2), where the torch it names is not the
     # installed one (the same torch twice is another failure: its Python differs, or the build is broken)
-    r"|xFormers was built for:\s+PyTorch (\d[\w.]*)\+?(\w*) with CUDA \w+ \(you have (?!\1\+?\2\))"
+    r"|xFormers was built for:\s+PyTorch (\d\S*) with CUDA \w+ \(you have (?!\1\))"
     r"|xFormers was built for a different version of PyTorch or Python"
     # its operators' reason where the build has no CUDA kernels at all (xformers/ops/fmha/common.py, the
     # library's own spelling)
