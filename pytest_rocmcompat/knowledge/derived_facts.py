@@ -140,7 +140,7 @@ def derive(env: Environment) -> Environment:
         if version is None or env.platform not in platforms or coerce_version(version) is None:
             continue
         _fill(env, fact, version, f"from {dist} ({source})", changes, libraries, notes)
-    cuda_of_driver = driver_cuda(env.driver) if _nvidia(env) and env.driver_cuda is None else None
+    cuda_of_driver = driver_cuda(env.driver) if cuda_stack(env) and env.driver_cuda is None else None
     if cuda_of_driver is not None:
         changes["driver_cuda"] = cuda_of_driver
         notes.append(f"derived: driver_cuda {cuda_of_driver} from NVIDIA driver {env.driver} ({DRIVER_SOURCE})")
@@ -184,8 +184,8 @@ def derive(env: Environment) -> Environment:
 _UNTAGGED_TORCH = "derived: torch "
 
 
-def _nvidia(env: Environment) -> bool:
-    """Whether ``env.driver`` is an NVIDIA driver: a CUDA stack (platform, or a ``+cu`` torch)."""
+def cuda_stack(env: Environment) -> bool:
+    """Whether ``env`` is a CUDA stack (its platform, or a ``+cu`` torch): its driver is NVIDIA's, its toolkit nvcc."""
     return env.platform == "cuda" or (env.torch_local or "").startswith("cu")
 
 

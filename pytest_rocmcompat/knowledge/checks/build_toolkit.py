@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
-from pytest_rocmcompat.knowledge.derived_facts import torch_tag_derived
+from pytest_rocmcompat.knowledge.derived_facts import cuda_stack, torch_tag_derived
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -140,8 +140,7 @@ def check(env: Environment) -> list[Finding]:
 
 def unstated(env: Environment) -> list[Finding]:
     """The risk of a stated CUDA stack that names no system toolkit apart from torch's CUDA (see the module doc)."""
-    cuda = env.platform == "cuda" or (env.torch_local or "").startswith("cu")
-    if not cuda or toolkits(env) is not None or (env.torch_local or "").startswith(("rocm", "cpu")):
+    if not cuda_stack(env) or toolkits(env) is not None or (env.torch_local or "").startswith(("rocm", "cpu")):
         return []
     if "cuda" in stated_keys(env) and _tag_cuda(env) is not None:
         return []  # a stated toolkit equal to torch's +cuXYZ: the stack says they match
