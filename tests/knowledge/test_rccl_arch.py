@@ -171,7 +171,7 @@ def test_other_collective_failures_are_not_claimed(message: str, source: str) ->
     assert SIGNATURE.search(message) is None
 
 
-@pytest.mark.parametrize("uses", ["torch.distributed", "nccl"])
+@pytest.mark.parametrize("uses", ["torch.distributed", "nccl", "rccl", "RCCL"])
 def test_predicted_is_known_bad_and_unrelated_fails_with_the_cause(pytester: pytest.Pytester, uses: str) -> None:
     """Through pytest: a collective test's missing-code failure is known-bad, an unrelated one stays a
     failure with the stack problem as its likely cause, and a test that names no collective is not reached.

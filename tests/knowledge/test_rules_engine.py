@@ -129,3 +129,12 @@ def test_rule_without_applies_to_reaches_every_test(matrix_file) -> None:
     rules = load_matrix(matrix_file("known_bad:\n  - id: all\n    reason: r\n")).rules
     engine = ActiveRules(rules, CPU_ENV)
     assert [r.id for r in engine.match(ItemFacts("a.py::b", frozenset(), frozenset()))] == ["all"]
+
+
+def test_rccl_and_nccl_are_one_library_for_uses() -> None:
+    """``uses("rccl")`` reaches what NCCL rules and checks describe, ``uses("nccl")`` an RCCL rule; others untouched."""
+    from pytest_rocmcompat.knowledge.rules.engine import uses_of
+
+    assert uses_of(["RCCL"]) == {"rccl", "nccl"}
+    assert uses_of(["nccl", "torch.distributed"]) == {"nccl", "rccl", "torch-distributed"}
+    assert uses_of(["gloo"]) == {"gloo"}

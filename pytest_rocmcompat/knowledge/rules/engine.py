@@ -138,6 +138,13 @@ def _split_params(pattern: str) -> tuple[str, str | None]:
     return pattern[:bracket], pattern[bracket + 1 : -1]
 
 
+# Names of one library: torch.distributed's ``nccl`` backend is RCCL on ROCm (``librccl.so``, NCCL's API), so
+# a test marked ``uses("rccl")`` meets what the NCCL rules and checks describe, and one marked ``uses("nccl")``
+# on ROCm meets an RCCL rule (PyTorch's HIP notes: https://docs.pytorch.org/docs/stable/notes/hip.html)
+SAME_LIBRARY: dict[str, frozenset[str]] = {"nccl": frozenset({"nccl", "rccl"}), "rccl": frozenset({"nccl", "rccl"})}
+
+
 def uses_of(args: Iterable[object]) -> frozenset[str]:
-    """Normalised library names from ``uses(...)`` marker arguments."""
-    return frozenset(normalize_library(str(a)) for a in args)
+    """Normalised library names from ``uses(...)`` marker arguments, with the other names of each (:data:`SAME_LIBRARY`)."""
+    names = frozenset(normalize_library(str(a)) for a in args)
+    return names.union(*(SAME_LIBRARY[n] for n in names if n in SAME_LIBRARY))
