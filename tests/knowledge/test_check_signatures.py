@@ -124,6 +124,13 @@ VERBATIM: list[tuple[str, str, str]] = [
         "RuntimeError: Distributed package doesn't have NCCL built in",
         "https://github.com/kennymckormick/pyskl/issues/79",
     ),
+    # rocm-wheel-not-for-os: pip on Windows given download.pytorch.org's rocm5.4.2 index; more in test_rocm_wheel_os.py
+    (
+        "rocm-wheel-not-for-os",
+        "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+        "ERROR: No matching distribution found for torch",
+        "https://github.com/RVC-Project/Retrieval-based-Voice-Conversion-WebUI/issues/1658",
+    ),
     # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
     (
         "torch-cpu-build",

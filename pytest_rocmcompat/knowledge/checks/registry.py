@@ -43,6 +43,7 @@ from pytest_rocmcompat.knowledge.checks import (
     rocm_gpu_support,
     rocm_sdk_family,
     rocm_visibility,
+    rocm_wheel_os,
     torch_cpu_build,
     triton_rocm_linker,
     wheel_glibc,
@@ -91,6 +92,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     deepspeed_rocm.ID: deepspeed_rocm.check,
     pypi_namesake.ID: pypi_namesake.check,
     apex_rocm.ID: apex_rocm.check,
+    rocm_wheel_os.ID: rocm_wheel_os.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -130,6 +132,7 @@ PREDICTS: dict[str, str] = {
     deepspeed_rocm.ID: deepspeed_rocm.PREDICTS,
     pypi_namesake.ID: pypi_namesake.PREDICTS,
     apex_rocm.ID: apex_rocm.PREDICTS,
+    rocm_wheel_os.ID: rocm_wheel_os.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
