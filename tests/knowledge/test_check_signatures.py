@@ -131,6 +131,13 @@ VERBATIM: list[tuple[str, str, str]] = [
         "ERROR: No matching distribution found for torch",
         "https://github.com/RVC-Project/Retrieval-based-Voice-Conversion-WebUI/issues/1658",
     ),
+    # amdsmi-binding-mismatch: a 6.4.1+ wrapper on ROCm 6.4.0's library; more in test_amdsmi_binding.py
+    (
+        "amdsmi-binding-mismatch",
+        "AttributeError: /opt/rocm-6.4.0/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_busy_percent. Did you "
+        "mean: 'amdsmi_get_gpu_fan_speed'?",
+        "https://github.com/ROCm/amdsmi/issues/98",
+    ),
     # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
     (
         "torch-cpu-build",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from pytest_rocmcompat.knowledge.checks import (
+    amdsmi_binding,
     apex_rocm,
     arch,
     bitsandbytes_cuda,
@@ -93,6 +94,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     pypi_namesake.ID: pypi_namesake.check,
     apex_rocm.ID: apex_rocm.check,
     rocm_wheel_os.ID: rocm_wheel_os.check,
+    amdsmi_binding.ID: amdsmi_binding.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -133,6 +135,7 @@ PREDICTS: dict[str, str] = {
     pypi_namesake.ID: pypi_namesake.PREDICTS,
     apex_rocm.ID: apex_rocm.PREDICTS,
     rocm_wheel_os.ID: rocm_wheel_os.PREDICTS,
+    amdsmi_binding.ID: amdsmi_binding.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
