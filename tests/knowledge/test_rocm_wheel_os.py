@@ -109,3 +109,12 @@ def test_through_pytest_the_refusal_is_known_bad_and_another_failure_keeps_its_o
     unrelated = cases["test_unrelated"]
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
     assert unrelated["rocm_diagnosis"].startswith(f"{rocm_wheel_os.ID}: torch 2.5.1+rocm6.2 on Windows")
+
+
+def test_the_windows_triton_risk_leaves_a_build_windows_has_no_wheel_of_to_this_check() -> None:
+    """dynamo-python-gate's Windows risk speaks of a torch's Windows wheels: none exists for a +rocm build."""
+    env = apply_overrides(BASE, ["os=Windows", "platform=rocm", "torch=2.5.1+rocm6.2"])
+    assert [f.check for f in evaluate(env) if f.check == "dynamo-python-gate"] == []
+    cuda = apply_overrides(BASE, ["os=Windows", "platform=cuda", "torch=2.5.1+cu124"])
+    assert [f.check for f in evaluate(cuda) if f.check == "dynamo-python-gate"] == ["dynamo-python-gate"]
+    assert rocm_wheel_os.linux_only("2.5.1+rocm6.2") and not rocm_wheel_os.linux_only(None)

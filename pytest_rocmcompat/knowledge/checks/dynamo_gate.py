@@ -24,6 +24,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks import rocm_wheel_os
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.python_range import python_minor, torch_series, unnamed_torch_candidates
 from pytest_rocmcompat.knowledge.declared_pins import EXACT  # libraries whose PyPI wheels pin torch exactly
@@ -108,6 +109,8 @@ def _windows_gate(env: Environment) -> list[Finding]:
     series = torch_series(env)
     if series is None or env.system != "Windows" or Version(series) < Version("2.0"):
         return []
+    if rocm_wheel_os.linux_only(env.torch):
+        return []  # no such wheel on Windows: rocm-wheel-not-for-os says so
     if Version(series) < Version("2.5"):
         dynamo = Version(series) < Version("2.2")  # 2.0/2.1: Dynamo itself; 2.2-2.4: the inductor backend
         what = "torch.compile" if dynamo else "Inductor (torch.compile's default backend)"

@@ -40,7 +40,7 @@ def check(env: Environment) -> list[Finding]:
     system = _SYSTEMS.get(env.system)
     if system is None or env.source == "live":  # a live host runs what it has installed
         return []
-    labelled = [f"{name} {version}" for name, version in _pins(env) if _linux_only(version)]
+    labelled = [f"{name} {version}" for name, version in _pins(env) if linux_only(version)]
     if not labelled:
         return []
     return [
@@ -62,7 +62,8 @@ def _pins(env: Environment) -> list[tuple[str, str]]:
     return found + [(name, env.libraries[name]) for name in _DISTRIBUTIONS if env.libraries.get(name)]
 
 
-def _linux_only(version: str) -> bool:
+def linux_only(version: str | None) -> bool:
+    """Whether ``version`` carries the label of a build published for Linux x86-64 only (``+rocm6.2``)."""
     parsed = coerce_version(version)
     local = (parsed.local or "") if parsed is not None else ""
     return _LINUX_LABEL.fullmatch(local) is not None
