@@ -18,7 +18,6 @@ import io
 import json
 import re
 import sys
-import urllib.request
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,7 +25,9 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-PROJECT = "https://pypi.org/pypi/amdsmi/json"
+from tools.regenerate_declared import INDEX, RegenerateError, http_fetch
+
+PROJECT = INDEX.format(name="amdsmi")
 OUT = Path(__file__).resolve().parents[1] / "pytest_rocmcompat" / "knowledge" / "data" / "amdsmi_bindings.json"
 # a module-level binding: ``name = _libraries['libamd_smi.so'].function`` (the wrapper's only form)
 _BINDING = re.compile(r"^\w+ = _libraries\['libamd_smi\.so'\]\.(amdsmi_\w+)\s*$", re.MULTILINE)
@@ -62,9 +63,11 @@ def releases(project: dict[str, Any]) -> Iterable[tuple[str, str]]:
 
 
 def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=60) as response:
-        data: bytes = response.read()
-        return data
+    """:func:`tools.regenerate_declared.http_fetch` (a retry, a timeout, a clear error), a missing file an error too."""
+    body = http_fetch(url, None)
+    if body is None:
+        raise RegenerateError(f"{url}: not found")
+    return body
 
 
 def generate(fetch: Callable[[str], bytes] = _get) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import re
 
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.pytorch_index import DOMAIN_LIBRARIES
 from pytest_rocmcompat.stack.versions import coerce_version
 
 ID = "rocm-wheel-not-for-os"
@@ -33,7 +34,6 @@ PREDICTS = (
 # ``rocm6.4.1.git1ded221d``; not TheRock's prerelease-numbered ``rocm7.10.0a20251120`` nor ``rocmsdk...``.
 _LINUX_LABEL = re.compile(r"rocm\d+(?:\.\d+)*(?:\.git[0-9a-f]+)?")
 _SYSTEMS = {"Windows": "Windows", "Darwin": "macOS"}
-_DISTRIBUTIONS = ("torchvision", "torchaudio")
 
 
 def check(env: Environment) -> list[Finding]:
@@ -59,7 +59,7 @@ def check(env: Environment) -> list[Finding]:
 def _pins(env: Environment) -> list[tuple[str, str]]:
     """(distribution, version) of torch and the torch companions the stack names."""
     found = [("torch", env.torch)] if env.torch else []
-    return found + [(name, env.libraries[name]) for name in _DISTRIBUTIONS if env.libraries.get(name)]
+    return found + [(name, env.libraries[name]) for name in DOMAIN_LIBRARIES if env.libraries.get(name)]
 
 
 def linux_only(version: str | None) -> bool:

@@ -141,7 +141,8 @@ def _split_params(pattern: str) -> tuple[str, str | None]:
 # Names of one library: torch.distributed's ``nccl`` backend is RCCL on ROCm (``librccl.so``, NCCL's API), so
 # a test marked ``uses("rccl")`` meets what the NCCL rules and checks describe, and one marked ``uses("nccl")``
 # on ROCm meets an RCCL rule (PyTorch's HIP notes: https://docs.pytorch.org/docs/stable/notes/hip.html)
-SAME_LIBRARY: dict[str, frozenset[str]] = {"nccl": frozenset({"nccl", "rccl"}), "rccl": frozenset({"nccl", "rccl"})}
+_NCCL = frozenset({"nccl", "rccl"})
+SAME_LIBRARY: dict[str, frozenset[str]] = dict.fromkeys(_NCCL, _NCCL)
 
 
 def uses_of(args: Iterable[object]) -> frozenset[str]:
