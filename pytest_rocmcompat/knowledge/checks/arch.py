@@ -69,6 +69,7 @@ PREDICTS = (
     # beside the build predates the GPU as the build does ("ptxas fatal   : Value 'sm_120' is not defined for
     # option 'gpu-name'": tests/knowledge/test_unstated_risks.py quotes the reports)
     r"|Value 'sm_\d+a?' is not defined for option 'gpu-name'"
+    r"|" + rocm_targets.TRITON_HIP_NO_BINARY
 )
 # A GPU the build has no code for runs a kernel only when the runtime was told to load another processor's
 # code in its place: HSA_OVERRIDE_GFX_VERSION, which guides tell users of such GPUs to export and launchers

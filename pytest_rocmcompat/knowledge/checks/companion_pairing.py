@@ -32,7 +32,7 @@ LOAD_FAILURES: dict[str, str] = {
     "torchvision": r"operator torchvision::\w+ does not exist|No such operator torchvision::\w+"
     r"|Couldn't load custom C\+\+ ops"
     r"|Detected that PyTorch and torchvision were compiled with different CUDA (?:major )?versions"
-    r"|[\\/]torchvision[\\/][\w.-]+" + _TORCH_SYMBOL,
+    r"|[\\/]torchvision[\\/][\w.-]+" + _TORCH_SYMBOL + r"|" + requirements.TORCHVISION_META_FRAME,
     "torchaudio": r"Detected that PyTorch and TorchAudio were compiled with different CUDA (?:major )?versions"
     r"|[\\/]torchaudio[\\/](?:lib[\\/])?[\w.-]+" + _TORCH_SYMBOL,
     # xformers/_cpp_lib.py's warning when its _C does not load (it then names the torch it was built for)

@@ -37,7 +37,11 @@ PREDICTS = (
     r"|Failed to load library libonnxruntime_providers_(?:cuda|rocm|migraphx|tensorrt)\.so"
     r"|Failed to create (?:CUDA|ROCM|MIGraphX|Tensorrt)ExecutionProvider"
     r"|lib(?:cudart|cuda|cublas|cublasLt|cudnn|nvrtc|cufft|curand|cusparse|nccl|amdhip64|hiprtc|rocblas"
-    r"|hipblas|hipblaslt|MIOpen|rccl|migraphx)\.so[.\d]*: cannot open shared object file"
+    r"|hipblas|hipblaslt|MIOpen|rccl|migraphx"
+    # thirtieth round: torch's own per-vendor libraries, which an extension built against the other vendor's torch
+    # links (a ROCm torch has libtorch_hip.so and libc10_hip.so, a CUDA torch the _cuda ones; a CUDA build's
+    # op library loaded into a ROCm torch: https://github.com/pytorch/pytorch/issues/139410)
+    r"|torch_cuda|torch_hip|c10_cuda|c10_hip)\.so[.\d]*: cannot open shared object file"
     r"|Found no NVIDIA driver on your system|No HIP GPUs are available"
     r"|CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
     r"|make sure that the package matches with the version of CUDA or ROCm installed"

@@ -25,6 +25,7 @@ from packaging.version import Version
 from pytest_rocmcompat.knowledge import arch_table
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import COMPILE_USES
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.rocm_targets import TRITON_HIP_NO_BINARY
 from pytest_rocmcompat.knowledge.torch_rocm_triton import rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.versions import optional_version, parse_specifier, specifier_contains
@@ -222,6 +223,12 @@ PREDICTS = (
     r"|mori currently only support arch gfx942 and gfx950"
     r"|requires an MI300-series or MI350-series GPU \(gfx942 or gfx950\)"
     r"|The quantization method \S{1,60} is not supported for the current GPU\. Minimum capability: \d+"
+    # thirtieth round: LLVM (Triton's bundled one, or a language's) older than the GPU, warning before it emits code
+    # for no processor ("'gfx1100' is not a recognized processor for this target (ignoring processor)":
+    # https://github.com/JuliaGPU/AMDGPU.jl/issues/522; MCSubtargetInfo.cpp), and Triton's HIP launcher given
+    # code the GPU cannot load (rocm_targets.TRITON_HIP_NO_BINARY)
+    r"|'gfx\w{1,8}' is not a recognized processor for this target"
+    r"|" + TRITON_HIP_NO_BINARY
 )
 
 

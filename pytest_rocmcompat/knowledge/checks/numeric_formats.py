@@ -33,13 +33,18 @@ S_HIPBLASLT_FP8 = "https://rocm.docs.amd.com/projects/hipBLASLt/en/latest/refere
 # vLLM's dtype check, transformers' TrainingArguments(bf16=True), torch autocast's check, and
 # (seventh round) Accelerate's mixed-precision check (src/accelerate/accelerator.py).
 BF16_PREDICTS = (
-    r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0"
+    # (case-blind: users paste it lower-cased, https://github.com/OpenBuddy/OpenBuddy/issues/45)
+    r"(?i:Bfloat16 is only supported on GPUs with compute capability of at least 8\.0)"
     r"|Your setup doesn't support bf16/gpu|Current CUDA Device does not support bfloat16"
     r"|bf16 mixed precision requires PyTorch >= 1\.10 and a supported device"
     # ptxas refusing bf16 PTX (Triton or xformers kernels) below sm_80: facebookresearch/chameleon#39
     # (maintainer: "bf16 support is required, so V100 TensorCores won't support inference"),
     # https://github.com/facebookresearch/chameleon/issues/39, https://github.com/ModelTC/LightLLM/issues/1029
     r"|Feature '[^'\n]{0,40}bf16[^'\n]{0,40}' requires \.target sm_80 or higher"
+    # thirtieth round: Triton lowering a bf16 conversion on a GPU below sm_80, which has no instruction for it
+    # (ElementwiseOpToLLVM.cpp's "Unsupported conversion from bf16 to f16", then UNREACHABLE; on a GTX 1080:
+    # https://github.com/Tractables/pyjuice/issues/20)
+    r"|Unsupported conversion from '?bf16'? to"
 )
 # Triton's per-arch fp8 types (its AMD backend lists them per gfx arch: third_party/amd/backend/compiler.py),
 # torch._scaled_mm's arch gate, and compilers rejecting FNUZ off gfx942.
@@ -117,6 +122,11 @@ _FP8_GATES = (
     r"|Networks with FP8 [\w/ ]{1,30}require hardware with FP8 support"
     r"|Unsupported GPU arch: \S+ for FP8|FP8 FMHA cannot be enabled except on"
     r"|fp8 tensor core is not supported in fa2 backend|(?:CUBLAS|HIPBLAS)_STATUS_NOT_SUPPORTED"
+    # thirtieth round: vLLM before its ROCm fp8 support refusing the method on ROCm (config.py's
+    # rocm_supported_quantization, f"{self.quantization} quantization is currently not supported in ROCm."): on every
+    # ROCm GPU of those releases, so predicted only where the GPU has no fp8 anyway (an MI250:
+    # https://github.com/vllm-project/vllm/issues/7471)
+    r"|fp8 quantization is currently not supported in ROCm"
 )
 # ninth round: compilers rejecting fp8 instructions for a GPU without them: clang's builtin target-feature check
 # (clang/test/CodeGenOpenCL/builtins-amdgcn-gfx9-4-generic-err.cl at

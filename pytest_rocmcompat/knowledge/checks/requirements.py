@@ -48,6 +48,8 @@ from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
 ID = "requirement-not-met"
 SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
+# torchvision's import failing in its fake-kernel registration (see OWN_MESSAGES)
+TORCHVISION_META_FRAME = r'[\\/]torchvision[\\/]_meta_registrations\.py", line \d+'
 # A package next to a version of its dependency it does not accept: pip's resolver says so, a
 # compiled part fails to load (undefined symbols, xFormers' and torchvision's own messages), or
 # it calls an API the installed dependency does not have (too old) or no longer has (too new).
@@ -420,7 +422,13 @@ OWN_MESSAGES: dict[str, str] = {
     # alone (Xilinx/Vitis-AI#943), and a torchvision _C built for another CUDA than torch's, whose runtime
     # library is not there (pytorch/vision#3261, pyro-ppl/pyro#1880, pytorch/pytorch#25173)
     + r"|This can happen if your PyTorch and torchvision versions are incompatible"
-    + r"|libcudart\.so\.[\d.]{1,12}: cannot open shared object file",
+    + r"|libcudart\.so\.[\d.]{1,12}: cannot open shared object file"
+    # thirtieth round: a traceback cut before its last line ("operator torchvision::nms does not exist") still
+    # shows where it failed, torchvision's fake-kernel registration at import, which fails only where its ops did
+    # not load or torch lacks the registration API it calls (pytorch/vision#8985, ROCm/TheRock#3134,
+    # pytorch/pytorch#123094)
+    + r"|"
+    + TORCHVISION_META_FRAME,
     # torchaudio's extension on Windows: ctypes' FileNotFoundError for libtorchaudio.pyd, the loader's dialog;
     # torch.ops.load_library's own OSError naming torchaudio's library (torch/_ops.py, "Could not load this
     # library: {path}", chained to the loader's error: AI4Bharat/IndicVoices#5, FranckyB/Voice-Clone-Studio#79);

@@ -54,7 +54,7 @@ SOURCE_DKMS_71 = "https://github.com/ROCm/legacy-rocm-build/issues/5624"
 PREDICTS = (
     r"No HIP GPUs are available|no ROCm-capable device|HSA_STATUS_ERROR\w*|hsa_init|hsa api call failure at"
     r"|/dev/kfd|ROCk module (?:version \S+ )?is NOT loaded|KFD|not supported in kfd|(?<!/opt/)amdgpu(?!\.ids)"
-    r"|Memory access fault by GPU node-\d+|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b"
+    r"|Memory access fault by GPU node-\d+|HW Exception by GPU node-\d+|GPU Hang|hipError(?:NoDevice|InsufficientDriver)\b|HIP_ERROR_NoDevice\b"
 )
 
 # KMD release -> (oldest, newest) ROCm user-space series it supports, and whether the newest is

@@ -42,7 +42,7 @@ GPU_SUITE = ("suites/gpu", "*/suites/gpu/*")
 #   node-%u (Agent handle: %p) on address %p%s. Reason: %s.";
 # - rocBLAS (library/src/tensile_host.cpp): "Cannot read ...TensileLibrary..." (as rocblas_arch).
 PREDICTS = (
-    r"no ROCm-capable device is detected|hipErrorNoDevice|No HIP GPUs are available"
+    r"no ROCm-capable device is detected|hipErrorNoDevice|HIP_ERROR_NoDevice|No HIP GPUs are available"
     r"|Unsupported HSA device \S+ \(PCI ID \w+\) for ISA"
     r"|hipErrorNoBinaryForGpu|no kernel image is available for execution on the device"
     r"|Unable to find code object for all current devices"

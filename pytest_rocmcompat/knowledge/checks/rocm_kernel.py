@@ -131,7 +131,9 @@ DRIVER_LEVEL = (
     r"|driver version is insufficient for runtime version|not supported in kfd|" + DRIVER_TEXTS
 )
 # No device for HIP: where the kernel may lack the GPU's KFD support, the likely driver-level symptom.
-NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b"
+# (TensorFlow's ROCm executor spells the HIP error HIP_ERROR_NoDevice: "could not retrieve ROCM device count:
+# HIP_ERROR_NoDevice", https://github.com/ROCm/tensorflow-upstream/issues/972)
+NO_DEVICE = r"No HIP GPUs are available|no ROCm-capable device|hipErrorNoDevice\b|HIP_ERROR_NoDevice\b"
 UNSTATED_PREDICTS = DRIVER_LEVEL + "|" + NO_DEVICE
 ROCMINFO_SOURCE = "https://github.com/ROCm/rocminfo/blob/rocm-6.2.0/rocminfo.cc"
 # Kernels whose vendor backports newer amdgpu code into an old base: RHEL (4.18.0-553.el8_10,

@@ -32,6 +32,10 @@ GENERIC_MEMBERS: dict[str, frozenset[str]] = {
 OVERRIDE_VARIABLE = "HSA_OVERRIDE_GFX_VERSION"
 _OVERRIDE = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s*$")
 
+# Triton's HIP launcher quoting the error by number, 209 being hipErrorNoBinaryForGpu (hip_runtime_api.h;
+# "Triton test failed: Triton Error [HIP]: Code: 209" under ZLUDA: https://github.com/patientx/ComfyUI-Zluda/issues/263)
+TRITON_HIP_NO_BINARY = r"Triton Error \[HIP\]:\s+Code: 209\b"
+
 
 def base(target: str) -> str:
     """``"gfx90a:sramecc+:xnack-"`` -> ``"gfx90a"``."""
