@@ -138,6 +138,13 @@ VERBATIM: list[tuple[str, str, str]] = [
         "mean: 'amdsmi_get_gpu_fan_speed'?",
         "https://github.com/ROCm/amdsmi/issues/98",
     ),
+    # flashinfer-parts-mismatch: a cubin of another release; more in test_flashinfer_parts.py
+    (
+        "flashinfer-parts-mismatch",
+        "RuntimeError: flashinfer-cubin version (0.6.8.post1) does not match flashinfer version (0.6.10). Please "
+        "install the same version of both packages. Set FLASHINFER_DISABLE_VERSION_CHECK=1 to bypass this check.",
+        "https://github.com/NVIDIA-NeMo/Export-Deploy/pull/679",
+    ),
     # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
     (
         "torch-cpu-build",

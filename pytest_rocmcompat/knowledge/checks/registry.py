@@ -23,6 +23,7 @@ from pytest_rocmcompat.knowledge.checks import (
     deepspeed_rocm,
     dynamo_gate,
     extension_torch,
+    flashinfer_parts,
     gpu_vendor_builds,
     hipblaslt_arch,
     hsa_override,
@@ -95,6 +96,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     apex_rocm.ID: apex_rocm.check,
     rocm_wheel_os.ID: rocm_wheel_os.check,
     amdsmi_binding.ID: amdsmi_binding.check,
+    flashinfer_parts.ID: flashinfer_parts.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -136,6 +138,7 @@ PREDICTS: dict[str, str] = {
     apex_rocm.ID: apex_rocm.PREDICTS,
     rocm_wheel_os.ID: rocm_wheel_os.PREDICTS,
     amdsmi_binding.ID: amdsmi_binding.PREDICTS,
+    flashinfer_parts.ID: flashinfer_parts.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
