@@ -31,7 +31,8 @@ _WINDOWS_BUILD = re.compile(r"^(\d+)-[\d.]+(?:-SP\d+)?$")
 _NAMES = (
     r"ubuntu(?: (?:mate|studio|budgie|server|desktop))?|kubuntu|xubuntu|lubuntu|debian(?: gnu/linux)?"
     r"|fedora(?: linux)?|rhel|red hat enterprise linux(?: server| workstation)?|centos(?: linux| stream)?"
-    r"|rocky(?: linux)?|almalinux(?: os)?|opensuse(?: leap| tumbleweed)?|sles|suse linux enterprise server"
+    r"|rocky(?: linux)?|almalinux(?: os)?|opensuse(?: leap| tumbleweed)?|sles|suse linux enterprise server|suse"
+    r"|red ?hat"
     r"|arch(?: linux)?|manjaro(?: linux)?|linux ?mint|pop!?_os|amazon(?: linux)?|oracle(?: linux)?"
     r"|nixos|gentoo|endeavouros|cachyos|garuda(?: linux)?|nobara(?: linux)?|bazzite|zorin(?: os)?"
     r"|elementary(?: os)?|kali(?: linux)?|void(?: linux)?|alpine(?: linux)?|clear linux(?: os)?|openeuler"
@@ -72,6 +73,8 @@ _ALIASES = {
     "opensuse-leap": "opensuse",
     "opensuse-tumbleweed": "opensuse",
     "suse-linux-enterprise-server": "sles",
+    "redhat": "rhel",
+    "red-hat": "rhel",
     "amazon": "amazonlinux",
     "amazon-linux": "amazonlinux",
     "oracle": "oraclelinux",

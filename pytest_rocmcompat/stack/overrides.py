@@ -81,6 +81,10 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             # kernel release, 6.5.0-14-generic) or AMD's DKMS package version (6.8.5.60200-2009582.22.04) as written
             stated = driver_version(value)
             changes[key] = stated if _verbatim_driver(stated) else _version(where, stated)
+        elif key == "hip" and value and _HIP_VERSION.match(value):
+            changes[key] = value  # as HIP prints it (hipconfig --version, torch.version.hip), as the probe records it
+        elif key == "rocm" and value and _ROCM_PACKAGE.match(value):
+            changes[key] = _ROCM_PACKAGE.match(value).group(1)  # type: ignore[union-attr]
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
             if key == "torch":
@@ -157,6 +161,11 @@ def _shown(key: str, value: str, text: str) -> str:
     return text
 
 
+# HIP's version as ``hipconfig --version`` and ``torch.version.hip`` print it: release, build number, commit
+# (``6.2.41133-dd7f95766``, ``7.1.25344-b46750915f``); read as its leading release (versions.coerce_version)
+_HIP_VERSION = re.compile(r"^\d{1,3}\.\d{1,3}\.\d{1,9}-[0-9a-f]{6,40}$")
+# ROCm's package version as apt/dnf list it (``rocm-core 6.2.0.60200-66~22.04``, ``6.4.1.60401-83.el9``): the release
+_ROCM_PACKAGE = re.compile(r"^(\d{1,2}\.\d{1,2}\.\d{1,2})\.\d{5}-\d{1,6}(?:~\d{2}\.\d{2}|\.el\d{1,2}|\.sles\d{1,3})?$")
 # A Linux kernel release as ``uname -r`` prints it (what the probe records as ``driver`` for the
 # distribution's in-kernel amdgpu): a dotted numeric head and a distribution suffix.
 _KERNEL_RELEASE = re.compile(r"^[3-9]\.\d{1,3}(?:\.\d{1,4})?[-+_~][A-Za-z0-9][A-Za-z0-9._+~-]{0,80}$")

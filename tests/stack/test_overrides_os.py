@@ -59,6 +59,10 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("EndeavourOS", "Linux endeavouros"),
         ("Void Linux", "Linux void-linux"),
         ("openEuler 22.03", "Linux openeuler-22.03"),
+        ("suse", "Linux suse"),  # a distribution named bare, as a blind report gave it
+        ("openSUSE Leap 15.5", "Linux opensuse-15.5"),
+        ("Red Hat", "Linux rhel"),
+        ("redhat 9.4", "Linux rhel-9.4"),
         ("Alpine 3.19", "Linux alpine-3.19"),
         ("Rocky Linux 9.3 (Blue Onyx)", "Linux rocky-9.3"),
         # in the quotes of the shell line it was copied from
