@@ -216,7 +216,8 @@ def recording(fetch: Fetch, folder: Path) -> Fetch:
 # ---- parsing (pure) ----------------------------------------------------------------------
 def kept_requirements(lines: Iterable[str]) -> list[str]:
     """The ``Requires-Dist`` lines on the packages in :data:`KEPT`, normalised by :mod:`packaging`;
-    those gated on an extra (``; extra == "dev"``) left out.
+    those gated on an extra (``; extra == "dev"``) left out, except an *integration* extra: one named after the
+    very package it requires (``vllm>=0.10.2; extra == "vllm"``, what ``pip install trl[vllm]`` pins).
     """
     kept = []
     for line in lines:
@@ -225,11 +226,22 @@ def kept_requirements(lines: Iterable[str]) -> list[str]:
         except InvalidRequirement:
             continue
         name = canonicalize_name(req.name)
-        if req.marker is not None and _EXTRA.search(str(req.marker)):
-            continue  # an extra's: no reader applies them (unsloth's hundreds would make the file 9 MB)
+        if req.marker is not None and _EXTRA.search(str(req.marker)) and not integration_extra(req):
+            continue  # another extra's: no reader applies them (unsloth's hundreds would make the file 9 MB)
         if name in KEPT or name.startswith("nvidia-"):
             kept.append(str(req))
     return kept
+
+
+_INTEGRATION = re.compile(r"""^extra\s*==\s*["']([A-Za-z0-9._-]+)["']$""")
+
+
+def integration_extra(req: Requirement) -> bool:
+    """Whether ``req`` is gated on nothing but an extra named after the package it requires."""
+    if req.marker is None:
+        return False
+    m = _INTEGRATION.match(str(req.marker).strip())
+    return m is not None and canonicalize_name(m.group(1)) == canonicalize_name(req.name) and bool(req.specifier)
 
 
 def metadata_requirements(text: str) -> tuple[list[str], str]:
@@ -453,7 +465,8 @@ def read_release(
                 entry["from"] = f"{filename}: PKG-INFO not in its first {SDIST_HEAD + 1} bytes"
             else:
                 found, meta_version = metadata_requirements(text)
-                if found or _at_least(meta_version, "2.2"):
+                # an integration extra alone does not show the base requirements were published
+                if any(not _EXTRA.search(r.partition(";")[2]) for r in found) or _at_least(meta_version, "2.2"):
                     requires = found
                     entry["from"] = f"{filename} PKG-INFO"
                 else:
@@ -519,7 +532,8 @@ def regenerate(fetch: Fetch, packages: Iterable[str], since: str, today: str) ->
         "metadata": "PEP 658: {wheel url}.metadata of the release's Linux x86_64 wheel (else a pure-Python one); "
         "releases without wheels: PKG-INFO in the first 64 KiB of the sdist",
         "kept": [*sorted(KEPT), "nvidia-*"],
-        "extras": "requirements gated on an extra (; extra == ...) are left out",
+        "extras": "requirements gated on an extra (; extra == ...) are left out, except a versioned one gated on "
+        'an extra named after the package it requires (an integration extra: vllm>=0.10.2; extra == "vllm")',
         "native": f"packages {', '.join(sorted(NATIVE))}: the *.so files in the package folder of the same wheel "
         "(its zip directory, read by byte ranges)",
         "packages": data,

@@ -165,6 +165,25 @@ def requirements_on(rel: Release, dist: str, python: str | None = None) -> tuple
     return tuple(r for r in requirements(rel, python) if canonicalize_name(r.name) == wanted)
 
 
+_INTEGRATION = re.compile(r"""^extra\s*==\s*["']([A-Za-z0-9._-]+)["']$""")
+
+
+def integration_requirements(rel: Release) -> tuple[Requirement, ...]:
+    """``rel``'s requirements gated on an extra named after the package they require (``vllm>=0.10.2; extra ==
+    "vllm"``: what ``pip install trl[vllm]`` pins), returned without the marker.
+    """
+    found = []
+    for text in rel.requires or ():
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        m = _INTEGRATION.match(str(req.marker).strip()) if req.marker is not None else None
+        if m is not None and canonicalize_name(m.group(1)) == canonicalize_name(req.name) and req.specifier:
+            found.append(Requirement(f"{req.name}{req.specifier}"))
+    return tuple(found)
+
+
 @cache
 def pinned_to_torch(name: str, torch: Version) -> tuple[Version, ...]:
     """The releases of ``name`` whose torch requirements are all exact pins admitting ``torch`` (``torch==2.5.1``):

@@ -50,6 +50,7 @@ ALLOWED: tuple[str, ...] = (
     "RAY_EXPERIMENTAL_*",
     "VLLM_*",
     "SGLANG_USE_AITER",  # SGLang's AITER switch (checks/library_arch.py)
+    "FLASHINFER_DISABLE_VERSION_CHECK",  # FlashInfer's parts check (checks/flashinfer_parts.py)
     "OMP_NUM_THREADS",
     "LD_LIBRARY_PATH",
 )

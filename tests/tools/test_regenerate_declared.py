@@ -128,6 +128,22 @@ def test_kept_requirements_normalise_and_filter() -> None:
     assert kept == ["Torch>=2.0", "nvidia_nccl_cu12==2.21.5"]
 
 
+def test_an_integration_extra_is_kept_and_other_extras_are_not() -> None:
+    """``trl[vllm]`` pins the vLLM its integration works with; ``unsloth[cu121-torch240]`` is a build choice."""
+    kept = rd.kept_requirements(
+        [
+            'vllm<0.12.0,>=0.10.2; extra == "vllm"',
+            "sglang[openai,srt]==0.5.8; extra == 'sglang'",
+            'xformers==0.0.27; extra == "cu121-torch240"',  # named after no package
+            'vllm>=0.8; extra == "all"',
+            'deepspeed; extra == "deepspeed"',  # no version: nothing to judge
+            'vllm>=0.8; extra == "vllm" and python_version >= "3.10"',  # another condition beside the extra
+            'einops>=0.8; extra == "einops"',  # a package the data does not keep
+        ]
+    )
+    assert kept == ['vllm<0.12.0,>=0.10.2; extra == "vllm"', 'sglang[openai,srt]==0.5.8; extra == "sglang"']
+
+
 def test_a_missing_project_is_an_error_and_nothing_is_written(tmp_path: Path) -> None:
     out = tmp_path / "declared.json"
     code = rd.main(["--offline", str(FIXTURE), "--packages", "no-such-package", "--out", str(out)])

@@ -54,9 +54,10 @@ ID = "extension-build-toolkit-mismatch"
 PREDICTS = (
     r"The detected CUDA version \((?:\d+\.\d+|%s)\) mismatches the version that was used to compile\s*PyTorch"
     # (its tail is cut in logs that wrap: "... compiled with 11.8, unable to",
-    # https://github.com/deepspeedai/DeepSpeedExamples/issues/370)
+    # https://github.com/deepspeedai/DeepSpeedExamples/issues/370; the DS_SKIP_CUDA_CHECK warning, "... with 11.8.Detected",
+    # is no failure)
     r"|DeepSpeed Op Builder: Installed CUDA version \d+\.\d+ does not match the version torch was compiled with "
-    r"\d+\.\d+\b"
+    r"[\d.]+, unable to\b"
     r"|Cuda extensions are being compiled with a version of Cuda that does not match the version used to compile "
     r"Pytorch binaries"
 )

@@ -1,0 +1,94 @@
+"""``requirement-not-met`` for an integration extra: a listed package outside what another listed release's extra
+named after it pins (``pip install trl[vllm]``), read from PyPI's metadata (knowledge/data/declared.json).
+
+TRL 0.26.0 declares ``vllm<0.12.0,>=0.10.2; extra == "vllm"`` and its maintainer: "TRL supports 0.10.2 - 0.11.2, but
+not 0.12" (https://github.com/huggingface/trl/pull/4117); vLLM 0.12 removed ``GuidedDecodingParams``, which TRL's
+trainers imported (https://github.com/vllm-project/vllm/pull/29326). A stack with both may not use the integration,
+so it is a risk: only the pair's own texts confirm it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks import requirements
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.stack.environment import Environment
+from pytest_rocmcompat.stack.overrides import apply_overrides
+from tests.knowledge.two_ways import predicted_and_unrelated
+
+BASE = Environment(platform="cpu", python="3.12.3", os="Linux")
+STACK = (
+    "platform=cuda",
+    "arch=sm_90",
+    "torch=2.9.0+cu128",
+    "lib.trl=0.26.0",
+    "lib.vllm=0.12.0",
+)  # vLLM 0.12.0 pins torch 2.9.0
+# the same vLLM API removal met by another script importing it (davanstrien/uv-scripts-for-ai#14)
+IMPORT_TEXT = "ImportError: cannot import name 'GuidedDecodingParams' from 'vllm.sampling_params'"
+
+
+def _integration(*stack: str) -> list:
+    env = apply_overrides(BASE, list(stack))
+    return [f for f in requirements.check(env) if "extra)" in f.reason]
+
+
+def test_the_extras_pin_is_read_from_what_the_release_declared() -> None:
+    release = declared_data.release("trl", "0.26.0")
+    assert release is not None
+    assert [str(r) for r in declared_data.integration_requirements(release)] == [
+        "deepspeed>=0.14.4",
+        "peft>=0.8.0",
+        "vllm<0.12.0,>=0.10.2",
+    ]
+    assert all("extra" not in str(r) for r in declared_data.requirements(release))  # other readers: unchanged
+
+
+def test_a_vllm_outside_trls_vllm_extra_is_a_risk() -> None:
+    (finding,) = _integration(*STACK)
+    assert "trl 0.26.0 requires vllm<0.12.0,>=0.10.2 (its vllm extra), installed vllm 0.12.0" in finding.reason
+    assert finding.uncertain and finding.signature_only
+    assert {"trl", "vllm"} <= set(finding.uses)
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("platform=cuda", "lib.trl=0.26.0", "lib.vllm=0.11.2"),  # inside the pin
+        ("platform=cuda", "lib.trl=0.26.0"),  # no vLLM listed: nothing to judge
+    ],
+)
+def test_nothing_where_the_pin_holds_or_the_package_is_not_listed(stack: tuple[str, ...]) -> None:
+    assert _integration(*stack) == []
+
+
+def test_a_rocm_vllm_is_judged_by_trls_own_metadata() -> None:
+    """TRL's wheel is one for every platform; only the pins vLLM's own (CUDA) wheels declare are not read on ROCm."""
+    (finding,) = _integration("platform=rocm", "torch=2.9.0+rocm6.4", "lib.trl=0.26.0", "lib.vllm=0.12.0+rocm700")
+    assert "installed vllm 0.12.0+rocm700" in finding.reason
+
+
+def test_verls_vllm_extra_is_judged_too() -> None:
+    (finding,) = _integration("platform=cuda", "lib.verl=0.4.1", "lib.vllm=0.9.2")
+    assert "verl 0.4.1 requires vllm<=0.8.5 (its vllm extra)" in finding.reason
+
+
+def test_only_the_pairs_own_texts_confirm_it() -> None:
+    (rule,) = [r for r in compile_rules(_integration(*STACK)) if r.id == requirements.ID]
+    assert rule.signature is not None and rule.signature.search(IMPORT_TEXT)
+    assert not rule.signature.search("RuntimeError: CUDA error: out of memory")
+    assert not rule.signature.search("ERROR: pip's dependency resolver does not currently take into account")
+
+
+def test_through_pytest_the_import_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
+    # the stack's one requirement-not-met finding is the integration risk (vLLM 0.12.0's own torch pin holds)
+    assert [f.reason for f in requirements.check(apply_overrides(BASE, list(STACK)))] == [
+        f.reason for f in _integration(*STACK)
+    ]
+    predicted, unrelated = predicted_and_unrelated(
+        pytester, IMPORT_TEXT, STACK, uses="trl", env=BASE, error="ImportError"
+    )
+    assert predicted["rocm_rule"] == requirements.ID
+    assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
