@@ -145,6 +145,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "install the same version of both packages. Set FLASHINFER_DISABLE_VERSION_CHECK=1 to bypass this check.",
         "https://github.com/NVIDIA-NeMo/Export-Deploy/pull/679",
     ),
+    # integration-extra-pin: an API of the integrated package its release lacks; more in test_integration_extras.py
+    (
+        "integration-extra-pin",
+        "ImportError: cannot import name 'GuidedDecodingParams' from 'vllm.sampling_params'",
+        "https://github.com/davanstrien/uv-scripts-for-ai/issues/14",
+    ),
     # torch-cpu-build: a CPU build asked for CUDA; more in test_torch_cpu_build.py (texts a real CPU build prints)
     (
         "torch-cpu-build",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from packaging.requirements import Requirement
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import numpy_abi, requirements, wheel_python
@@ -32,10 +33,16 @@ def test_every_package_is_in_the_data_and_the_file_stays_small() -> None:
     assert list(raw["packages"]) == list(rd.PACKAGES) and len(rd.PACKAGES) == 59
     assert all(raw["packages"][name] for name in rd.PACKAGES), "a package with no release since 2020"
     assert DATA.stat().st_size < 4_000_000
-    # requirements gated on an extra are left out (unsloth's per-CUDA/torch extras alone are megabytes)
-    assert not any(
-        "extra" in r for releases in raw["packages"].values() for e in releases.values() for r in e["requires"] or ()
-    )
+    # requirements gated on an extra are left out (unsloth's per-CUDA/torch extras alone are megabytes), except
+    # integration extras, named after the package they require
+    extras = [
+        r
+        for releases in raw["packages"].values()
+        for e in releases.values()
+        for r in e["requires"] or ()
+        if "extra" in r
+    ]
+    assert extras and all(rd.integration_extra(Requirement(r)) for r in extras)
     assert "sgl-kernel" in raw["kept"] and "sentence-transformers" in raw["kept"]
 
 

@@ -1,5 +1,4 @@
-"""``requirement-not-met`` for an integration extra: a listed package outside what another listed release's extra
-named after it pins (``pip install trl[vllm]``), read from PyPI's metadata (knowledge/data/declared.json).
+"""``integration-extra-pin``: a listed package outside what another listed release's extra named after it pins (``pip install trl[vllm]``), read from PyPI's metadata (knowledge/data/declared.json).
 
 TRL 0.26.0 declares ``vllm<0.12.0,>=0.10.2; extra == "vllm"`` and its maintainer: "TRL supports 0.10.2 - 0.11.2, but
 not 0.12" (https://github.com/huggingface/trl/pull/4117); vLLM 0.12 removed ``GuidedDecodingParams``, which TRL's
@@ -12,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_rocmcompat.knowledge import declared_data
-from pytest_rocmcompat.knowledge.checks import requirements
-from pytest_rocmcompat.knowledge.checks.registry import compile_rules
+from pytest_rocmcompat.knowledge.checks import integration_extras
+from pytest_rocmcompat.knowledge.checks.registry import compile_rules, evaluate
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import apply_overrides
 from tests.knowledge.two_ways import predicted_and_unrelated
@@ -31,8 +30,7 @@ IMPORT_TEXT = "ImportError: cannot import name 'GuidedDecodingParams' from 'vllm
 
 
 def _integration(*stack: str) -> list:
-    env = apply_overrides(BASE, list(stack))
-    return [f for f in requirements.check(env) if "extra)" in f.reason]
+    return integration_extras.check(apply_overrides(BASE, list(stack)))
 
 
 def test_the_extras_pin_is_read_from_what_the_release_declared() -> None:
@@ -70,25 +68,31 @@ def test_a_rocm_vllm_is_judged_by_trls_own_metadata() -> None:
     assert "installed vllm 0.12.0+rocm700" in finding.reason
 
 
-def test_verls_vllm_extra_is_judged_too() -> None:
-    (finding,) = _integration("platform=cuda", "lib.verl=0.4.1", "lib.vllm=0.9.2")
-    assert "verl 0.4.1 requires vllm<=0.8.5 (its vllm extra)" in finding.reason
+def test_verls_sglang_extra_is_judged_too() -> None:
+    (finding,) = _integration("platform=cuda", "lib.verl=0.4.1", "lib.sglang=0.4.9")
+    assert "verl 0.4.1 requires sglang==0.4.6.post5 (its sglang extra), installed sglang 0.4.9" in finding.reason
+
+
+def test_a_pair_this_project_has_run_time_rows_for_is_left_to_them() -> None:
+    """OpenRLHF's and transformers' pairs have sourced rows (requirement_tables): an exact extra pin does not add a risk."""
+    assert _integration("platform=cuda", "lib.openrlhf=0.10.4", "lib.vllm=0.9.0") == []
+    assert _integration("platform=cuda", "lib.verl=0.4.1", "lib.vllm=0.9.2") == []
+    assert _integration("platform=cuda", "torch=1.13.1", "lib.transformers=4.49.0") == []
 
 
 def test_only_the_pairs_own_texts_confirm_it() -> None:
-    (rule,) = [r for r in compile_rules(_integration(*STACK)) if r.id == requirements.ID]
+    (rule,) = [r for r in compile_rules(_integration(*STACK)) if r.id == integration_extras.ID]
     assert rule.signature is not None and rule.signature.search(IMPORT_TEXT)
     assert not rule.signature.search("RuntimeError: CUDA error: out of memory")
     assert not rule.signature.search("ERROR: pip's dependency resolver does not currently take into account")
 
 
 def test_through_pytest_the_import_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
-    # the stack's one requirement-not-met finding is the integration risk (vLLM 0.12.0's own torch pin holds)
-    assert [f.reason for f in requirements.check(apply_overrides(BASE, list(STACK)))] == [
-        f.reason for f in _integration(*STACK)
-    ]
+    # no other check claims the stack (vLLM 0.12.0's own torch pin holds)
+    others = [f.check for f in evaluate(apply_overrides(BASE, list(STACK))) if not f.uncertain]
+    assert integration_extras.ID not in others and "requirement-not-met" not in others
     predicted, unrelated = predicted_and_unrelated(
         pytester, IMPORT_TEXT, STACK, uses="trl", env=BASE, error="ImportError"
     )
-    assert predicted["rocm_rule"] == requirements.ID
+    assert predicted["rocm_rule"] == integration_extras.ID
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated

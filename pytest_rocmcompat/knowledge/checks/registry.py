@@ -27,6 +27,7 @@ from pytest_rocmcompat.knowledge.checks import (
     gpu_vendor_builds,
     hipblaslt_arch,
     hsa_override,
+    integration_extras,
     library_arch,
     measured_pair,
     nccl_nvls,
@@ -97,6 +98,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     rocm_wheel_os.ID: rocm_wheel_os.check,
     amdsmi_binding.ID: amdsmi_binding.check,
     flashinfer_parts.ID: flashinfer_parts.check,
+    integration_extras.ID: integration_extras.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -139,6 +141,7 @@ PREDICTS: dict[str, str] = {
     rocm_wheel_os.ID: rocm_wheel_os.PREDICTS,
     amdsmi_binding.ID: amdsmi_binding.PREDICTS,
     flashinfer_parts.ID: flashinfer_parts.PREDICTS,
+    integration_extras.ID: integration_extras.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user

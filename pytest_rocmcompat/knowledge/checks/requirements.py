@@ -24,7 +24,6 @@ from collections.abc import Iterable
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks import nightly_triton
 from pytest_rocmcompat.knowledge.checks.arch import untagged_rocm_release
 from pytest_rocmcompat.knowledge.checks.dynamo_gate import (
@@ -41,7 +40,7 @@ from pytest_rocmcompat.knowledge.checks.requirement_tables import (
     runtime_minimums,
 )
 from pytest_rocmcompat.knowledge.declared_data import LINUX_X86_64
-from pytest_rocmcompat.knowledge.declared_pins import CUDA_WHEELS, TRITON, declared_requires_all
+from pytest_rocmcompat.knowledge.declared_pins import TRITON, declared_requires_all
 from pytest_rocmcompat.knowledge.torch_rocm_triton import release_rocm_triton_pin, rocm_triton_pin
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
@@ -140,7 +139,6 @@ def check(env: Environment) -> list[Finding]:
         *_pypi_triton_for_rocm_torch(env, markers, replaced),
         *_bare_release_rocm_triton(env, markers, replaced),
         *nightly_triton.mismatches(env, replaced, rocm=rocm_build(env)),
-        *_integration_pins(env, installed, markers, replaced),
     ]
     return [*_pair_finding(broken, env, markers), *_pair_finding(risky, env, markers, uncertain=True)]
 
@@ -591,28 +589,6 @@ def _judged(env: Environment, row: RuntimeRow) -> bool:
 
 def _cite(source: str) -> str:
     return "installed metadata" if source == SOURCE else source
-
-
-def _integration_pins(
-    env: Environment, installed: dict[str, str], markers: dict[str, str], replaced: set[str] | None
-) -> list[tuple[str, str, str, str, str, bool]]:
-    """A listed package outside what a listed release's integration extra pins (trl 0.19's ``vllm`` extra,
-    ``vllm>=0.10.2``, beside vLLM 0.9): a risk, since a stack of both may not use the integration; only the
-    pair's own texts (an import of the one in the other, a resolver's refusal) confirm it.
-    """
-    found: list[tuple[str, str, str, str, str, bool]] = []
-    for dist, version in installed.items():
-        if (replaced and dist not in replaced) or dist in env.requires or (dist in CUDA_WHEELS and rocm_build(env)):
-            continue  # installed metadata has no extras; a ROCm stack's vLLM is not PyPI's CUDA build
-        release = declared_data.release(dist, version)
-        for req in declared_data.integration_requirements(release) if release is not None else ():
-            target = normalize_library(req.name)
-            if target == dist or target not in installed:
-                continue
-            problem = _unmet(str(req), env, markers, replaced)
-            if problem is not None:
-                found.append((f"{dist} {version}", f"{req} (its {target} extra)", problem, release.source, "", False))  # type: ignore[union-attr]
-    return found
 
 
 def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str]]:

@@ -1,0 +1,85 @@
+"""``integration-extra-pin``: a listed package outside what a listed release's integration extra pins.
+
+An *integration extra* is an extra named after the package it requires: TRL 0.26.0 declares
+``vllm<0.12.0,>=0.10.2; extra == "vllm"``, what ``pip install trl[vllm]`` installs and what its vLLM code
+paths were written against (its maintainer: "TRL supports 0.10.2 - 0.11.2, but not 0.12",
+https://github.com/huggingface/trl/pull/4117); verl pins vLLM and SGLang the same way, OpenRLHF vLLM,
+transformers torch and accelerate. The data is PyPI's metadata of every release
+(:mod:`.declared_data`, ``tools/regenerate_declared.py``).
+
+A stack of both packages may never use the integration (a TRL test that runs no vLLM), and an exact pin names
+what was tested, not all that works: a risk, confirmed only by the pair's own texts (one importing from the
+other what the installed release lacks). Where this project has sourced run-time rows for the pair
+(``requirement_tables``), or the release's base requirements already name the package, those judge it and
+the extra is not read. The pins of vLLM's, xformers' and SGLang's own PyPI wheels (CUDA builds) are not read
+on a ROCm stack, as for ``requirement-not-met``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from pytest_rocmcompat.knowledge import declared_data
+from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS
+from pytest_rocmcompat.knowledge.checks.requirements import pair_predicts, rocm_build
+from pytest_rocmcompat.knowledge.declared_pins import CUDA_WHEELS
+from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.overrides import replay_names
+from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
+
+ID = "integration-extra-pin"
+# one package importing from an integrated one what its installed release lacks (the form every finding's own
+# pair_predicts narrows to its two packages); "cannot import name 'GuidedDecodingParams' from
+# 'vllm.sampling_params'": https://github.com/davanstrien/uv-scripts-for-ai/issues/14 (vLLM 0.12's removal)
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+PREDICTS = r"cannot import name '\w+' from '(?:vllm|sglang|deepspeed|peft|trl|transformers|accelerate)(?:\.[\w.]+)?'"
+
+
+def check(env: Environment) -> list[Finding]:
+    listed = dict(env.libraries)
+    if env.torch:
+        listed["torch"] = env.torch
+    replaced = replay_names(env)
+    found = []
+    for dist, version in listed.items():
+        if (replaced and dist not in replaced) or dist in env.requires or (dist in CUDA_WHEELS and rocm_build(env)):
+            continue  # the base machine's; installed metadata has no extras; a ROCm stack's vLLM is no PyPI wheel
+        release = declared_data.release(dist, version)
+        if release is None:
+            continue
+        judged = _judged_elsewhere(release, dist)
+        for req in declared_data.integration_requirements(release):
+            target = normalize_library(req.name)
+            installed = coerce_version(listed.get(target))
+            if target == dist or target in judged or installed is None or (replaced and target not in replaced):
+                continue
+            try:
+                spec = SpecifierSet(str(req.specifier))
+            except InvalidSpecifier:
+                continue
+            if specifier_contains(spec, installed):
+                continue
+            found.append(
+                Finding(
+                    check=ID,
+                    reason=f"{dist} {version} requires {req} (its {target} extra), installed {target} "
+                    f"{listed[target]} ({release.source})",
+                    fix=f"install {dist}[{target}] (the {target} its release pins), or a {dist} release whose "
+                    f"{target} extra takes {target} {listed[target]}",
+                    link=release.source,
+                    uses=(dist, target),
+                    uncertain=True,
+                    signature_only=True,
+                    predicts=pair_predicts((dist, target)),
+                )
+            )
+    return found
+
+
+def _judged_elsewhere(release: declared_data.Release, dist: str) -> set[str]:
+    """The packages the release's base requirements or this project's run-time rows already judge for ``dist``."""
+    named = {normalize_library(r.name) for r in declared_data.requirements(release)}
+    return named | {normalize_library(_NAME.match(row.requirement).group(0)) for row in RUNTIME_MINIMUMS.get(dist, ())}  # type: ignore[union-attr]
