@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import re
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS
@@ -56,11 +54,7 @@ def check(env: Environment) -> list[Finding]:
             installed = coerce_version(listed.get(target))
             if target == dist or target in judged or installed is None or (replaced and target not in replaced):
                 continue
-            try:
-                spec = SpecifierSet(str(req.specifier))
-            except InvalidSpecifier:
-                continue
-            if specifier_contains(spec, installed):
+            if specifier_contains(req.specifier, installed):
                 continue
             found.append(
                 Finding(
