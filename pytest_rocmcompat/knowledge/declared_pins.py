@@ -49,7 +49,7 @@ every requirement, on torch and on the rest of the stack, with these policies:
    tokenizers -> huggingface-hub, sentence-transformers/diffusers/unsloth -> the Hugging Face
    libraries, SGLang -> transformers/xgrammar/flashinfer-python/sgl-kernel): as declared,
    ``nvidia-*`` exact pins read as in 2. Requirements gated on an extra are not in the data, except integration
-   extras (``vllm>=0.10.2; extra == "vllm"``), which only ``requirements``' integration risk reads.
+   extras (``vllm>=0.10.2; extra == "vllm"``), which only ``checks/integration_extras.py`` reads.
    The check reports only requirements on packages present in the stack.
 
 vLLM's, xformers' and SGLang's PyPI metadata is that of their CUDA builds: on ROCm they declare

@@ -86,6 +86,8 @@ STACK_LIBRARIES: tuple[str, ...] = (
     "mamba-ssm",
     "causal-conv1d",
     "flashinfer-python",
+    "flashinfer-cubin",  # FlashInfer's prebuilt parts (checks/flashinfer_parts.py)
+    "flashinfer-jit-cache",
     "torch-scatter",
     "torch-sparse",
     "torch-cluster",

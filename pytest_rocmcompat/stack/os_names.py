@@ -31,8 +31,8 @@ _WINDOWS_BUILD = re.compile(r"^(\d+)-[\d.]+(?:-SP\d+)?$")
 _NAMES = (
     r"ubuntu(?: (?:mate|studio|budgie|server|desktop))?|kubuntu|xubuntu|lubuntu|debian(?: gnu/linux)?"
     r"|fedora(?: linux)?|rhel|red hat enterprise linux(?: server| workstation)?|centos(?: linux| stream)?"
-    r"|rocky(?: linux)?|almalinux(?: os)?|opensuse(?: leap| tumbleweed)?|sles|suse linux enterprise server|suse"
-    r"|red ?hat"
+    r"|rocky(?: linux)?|almalinux(?: os)?|opensuse(?: leap| tumbleweed)?|sles|suse linux enterprise server|suse(?: linux)?"
+    r"|red ?hat(?: enterprise)?(?: linux)?"
     r"|arch(?: linux)?|manjaro(?: linux)?|linux ?mint|pop!?_os|amazon(?: linux)?|oracle(?: linux)?"
     r"|nixos|gentoo|endeavouros|cachyos|garuda(?: linux)?|nobara(?: linux)?|bazzite|zorin(?: os)?"
     r"|elementary(?: os)?|kali(?: linux)?|void(?: linux)?|alpine(?: linux)?|clear linux(?: os)?|openeuler"
@@ -73,8 +73,20 @@ _ALIASES = {
     "opensuse-leap": "opensuse",
     "opensuse-tumbleweed": "opensuse",
     "suse-linux-enterprise-server": "sles",
-    "redhat": "rhel",
-    "red-hat": "rhel",
+    **dict.fromkeys(("suse-linux",), "suse"),
+    **dict.fromkeys(
+        (
+            "redhat",
+            "red-hat",
+            "redhat-linux",
+            "red-hat-linux",
+            "redhat-enterprise",
+            "red-hat-enterprise",
+            "redhat-enterprise-linux",
+            "red-hat-enterprise-linux",
+        ),
+        "rhel",
+    ),
     "amazon": "amazonlinux",
     "amazon-linux": "amazonlinux",
     "oracle": "oraclelinux",

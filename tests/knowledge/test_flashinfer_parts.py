@@ -57,6 +57,12 @@ def test_matching_parts_an_old_library_or_the_bypass_are_not_judged(stack: tuple
     assert findings(*stack) == []
 
 
+def test_versions_are_compared_as_flashinfer_compares_its_strings() -> None:
+    """``flashinfer_version != flashinfer_cubin_version``: 0.6 and 0.6.0 differ there; spaces a file carries do not."""
+    assert len(findings("lib.flashinfer-python=0.6.0", "lib.flashinfer-cubin=0.6")) == 1
+    assert findings("lib.flashinfer-python=0.6.0", "lib.flashinfer-jit-cache=0.6.0+cu128") == []
+
+
 def test_an_unread_04_release_is_a_risk() -> None:
     (finding,) = findings("lib.flashinfer-python=0.4.1", "lib.flashinfer-cubin=0.4.0")
     assert finding.uncertain

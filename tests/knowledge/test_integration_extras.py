@@ -48,7 +48,7 @@ def test_a_vllm_outside_trls_vllm_extra_is_a_risk() -> None:
     (finding,) = _integration(*STACK)
     assert "trl 0.26.0 requires vllm<0.12.0,>=0.10.2 (its vllm extra), installed vllm 0.12.0" in finding.reason
     assert finding.uncertain and finding.signature_only
-    assert {"trl", "vllm"} <= set(finding.uses)
+    assert finding.uses == ("trl",)  # a vLLM test alone never runs TRL's integration
 
 
 @pytest.mark.parametrize(
@@ -74,10 +74,23 @@ def test_verls_sglang_extra_is_judged_too() -> None:
 
 
 def test_a_pair_this_project_has_run_time_rows_for_is_left_to_them() -> None:
-    """OpenRLHF's and transformers' pairs have sourced rows (requirement_tables): an exact extra pin does not add a risk."""
+    """OpenRLHF's and verl's vLLM pairs have sourced rows for these releases (requirement_tables): an exact extra pin
+    does not add a risk; where no row covers the release, the extra is read (transformers' torch rows begin at 4.50)."""
     assert _integration("platform=cuda", "lib.openrlhf=0.10.4", "lib.vllm=0.9.0") == []
     assert _integration("platform=cuda", "lib.verl=0.4.1", "lib.vllm=0.9.2") == []
-    assert _integration("platform=cuda", "torch=1.13.1", "lib.transformers=4.49.0") == []
+    (finding,) = _integration("platform=cuda", "torch=1.13.1", "lib.transformers=4.49.0")
+    assert "transformers 4.49.0 requires torch>=2.0 (its torch extra)" in finding.reason
+    (finding,) = _integration("platform=cuda", "lib.trl=0.29.0", "lib.peft=0.3.0")
+    assert "trl 0.29.0 requires peft>=0.8.0 (its peft extra)" in finding.reason
+
+
+def test_a_live_hosts_installed_metadata_does_not_hide_the_extra() -> None:
+    """The probe records requirements without extras; the release's extras are PyPI's all the same."""
+    live = Environment(
+        platform="cuda", python="3.12.3", os="Linux", torch="2.9.0+cu128", source="live",
+        libraries={"trl": "0.26.0", "vllm": "0.12.0"}, requires={"trl": ("transformers>=4.56.1",), "vllm": ()},
+    )  # fmt: skip
+    assert [f.check for f in integration_extras.check(live)] == [integration_extras.ID]
 
 
 def test_only_the_pairs_own_texts_confirm_it() -> None:
@@ -85,6 +98,9 @@ def test_only_the_pairs_own_texts_confirm_it() -> None:
     assert rule.signature is not None and rule.signature.search(IMPORT_TEXT)
     assert not rule.signature.search("RuntimeError: CUDA error: out of memory")
     assert not rule.signature.search("ERROR: pip's dependency resolver does not currently take into account")
+    # TRL's own API, as a test written for another TRL release meets it: not the integration
+    assert not rule.signature.search("ImportError: cannot import name 'GRPOConfig' from 'trl'")
+    assert not rule.signature.search("AttributeError: module 'trl' has no attribute 'SFTConfig'")
 
 
 def test_through_pytest_the_import_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:

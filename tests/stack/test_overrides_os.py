@@ -63,6 +63,9 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("openSUSE Leap 15.5", "Linux opensuse-15.5"),
         ("Red Hat", "Linux rhel"),
         ("redhat 9.4", "Linux rhel-9.4"),
+        ("SUSE Linux 15", "Linux suse-15"),  # the release kept
+        ("Red Hat Linux 9", "Linux rhel-9"),
+        ("RedHat Enterprise Linux 8.10", "Linux rhel-8.10"),
         ("Alpine 3.19", "Linux alpine-3.19"),
         ("Rocky Linux 9.3 (Blue Onyx)", "Linux rocky-9.3"),
         # in the quotes of the shell line it was copied from

@@ -30,27 +30,34 @@ USES = ("flashinfer", "flashinfer-python")
 BYPASS = "FLASHINFER_DISABLE_VERSION_CHECK"
 FIRST_PARTS = Version("0.4.0")  # flashinfer-cubin's first release (PyPI, 2025-10-09)
 READ_FROM = Version("0.5.0")  # the oldest release whose check was read
+# where each part's releases are published
+_WHERE = {
+    "flashinfer-cubin": "; PyPI, or FlashInfer's index",
+    "flashinfer-jit-cache": "; FlashInfer's index, built per CUDA",
+}
 # the library's own refusal (both parts' messages share it)
 PREDICTS = r"flashinfer-(?:cubin|jit-cache) version \([^)\n]{1,60}\) does not match flashinfer version"
 
 
 def check(env: Environment) -> list[Finding]:
-    library = coerce_version(env.libraries.get(LIBRARY))
+    stated = (env.libraries.get(LIBRARY) or "").strip()
+    library = coerce_version(stated)
     if library is None or library < FIRST_PARTS or env.env.get(BYPASS):
         return []
-    found = []
-    cubin = env.libraries.get("flashinfer-cubin")
-    if cubin and coerce_version(cubin) != library:
+    found = []  # compared as strings, as flashinfer compares its __version__ strings
+    cubin = (env.libraries.get("flashinfer-cubin") or "").strip()
+    if cubin and cubin != stated:
         found.append(("flashinfer-cubin", cubin, "exactly"))
-    cache = env.libraries.get("flashinfer-jit-cache")
-    if cache and not cache.startswith(env.libraries[LIBRARY]):
+    cache = (env.libraries.get("flashinfer-jit-cache") or "").strip()
+    if cache and not cache.startswith(stated):
         found.append(("flashinfer-jit-cache", cache, "with its CUDA label after it"))
     return [
         Finding(
             check=ID,
             reason=f"{part} {version} beside {LIBRARY} {env.libraries[LIBRARY]}: import flashinfer refuses a {part} "
             f"that is not the library's release ({how})",
-            fix=f"install {part}=={library.public} (the library's release), or set {BYPASS}=1 to bypass the check",
+            fix=f"install {part}=={library.public} (the library's release{_WHERE[part]}), or set {BYPASS}=1 to bypass "
+            "the check",
             link=SOURCE,
             uses=USES,
             uncertain=library < READ_FROM,

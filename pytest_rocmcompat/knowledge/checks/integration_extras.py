@@ -8,10 +8,11 @@ transformers torch and accelerate. The data is PyPI's metadata of every release
 (:mod:`.declared_data`, ``tools/regenerate_declared.py``).
 
 A stack of both packages may never use the integration (a TRL test that runs no vLLM), and an exact pin names
-what was tested, not all that works: a risk, confirmed only by the pair's own texts (one importing from the
-other what the installed release lacks). Where this project has sourced run-time rows for the pair
-(``requirement_tables``), or the release's base requirements already name the package, those judge it and
-the extra is not read. The pins of vLLM's, xformers' and SGLang's own PyPI wheels (CUDA builds) are not read
+what was tested, not all that works: a risk for the dependent package's tests, confirmed only by its importing from
+the integrated package what the installed release lacks. Where this project has sourced run-time rows for the pair
+at this release (``requirement_tables``), or the release's base requirements already name the package, those judge
+it and the extra is not read. The pins are PyPI's, read for a live host's installed release too (its recorded
+metadata has no extras). The pins of vLLM's, xformers' and SGLang's own PyPI wheels (CUDA builds) are not read
 on a ROCm stack, as for ``requirement-not-met``.
 """
 
@@ -21,8 +22,8 @@ import re
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
-from pytest_rocmcompat.knowledge.checks.requirement_tables import RUNTIME_MINIMUMS
-from pytest_rocmcompat.knowledge.checks.requirements import pair_predicts, rocm_build
+from pytest_rocmcompat.knowledge.checks.requirement_tables import runtime_minimums
+from pytest_rocmcompat.knowledge.checks.requirements import import_name, rocm_build
 from pytest_rocmcompat.knowledge.declared_pins import CUDA_WHEELS
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
@@ -43,12 +44,13 @@ def check(env: Environment) -> list[Finding]:
     replaced = replay_names(env)
     found = []
     for dist, version in listed.items():
-        if (replaced and dist not in replaced) or dist in env.requires or (dist in CUDA_WHEELS and rocm_build(env)):
-            continue  # the base machine's; installed metadata has no extras; a ROCm stack's vLLM is no PyPI wheel
+        if (replaced and dist not in replaced) or (dist in CUDA_WHEELS and rocm_build(env)):
+            continue  # the base machine's package; a ROCm stack's vLLM is no PyPI wheel
+        # (installed metadata, recorded without its extras, does not stop it: the release's own extras are PyPI's)
         release = declared_data.release(dist, version)
         if release is None:
             continue
-        judged = _judged_elsewhere(release, dist)
+        judged = _judged_elsewhere(release, dist, version)
         for req in declared_data.integration_requirements(release):
             target = normalize_library(req.name)
             installed = coerce_version(listed.get(target))
@@ -64,16 +66,25 @@ def check(env: Environment) -> list[Finding]:
                     fix=f"install {dist}[{target}] (the {target} its release pins), or a {dist} release whose "
                     f"{target} extra takes {target} {listed[target]}",
                     link=release.source,
-                    uses=(dist, target),
+                    uses=(dist,),  # a test of the integrated package alone never runs the integration
                     uncertain=True,
                     signature_only=True,
-                    predicts=pair_predicts((dist, target)),
+                    predicts=_imports_from(target),
                 )
             )
     return found
 
 
-def _judged_elsewhere(release: declared_data.Release, dist: str) -> set[str]:
-    """The packages the release's base requirements or this project's run-time rows already judge for ``dist``."""
+def _judged_elsewhere(release: declared_data.Release, dist: str, version: str) -> set[str]:
+    """The packages the release's base requirements, or this project's run-time rows for this release, already judge."""
     named = {normalize_library(r.name) for r in declared_data.requirements(release)}
-    return named | {normalize_library(_NAME.match(row.requirement).group(0)) for row in RUNTIME_MINIMUMS.get(dist, ())}  # type: ignore[union-attr]
+    return named | {normalize_library(_NAME.match(row.requirement).group(0)) for row in runtime_minimums(dist, version)}  # type: ignore[union-attr]
+
+
+def _imports_from(target: str) -> str:
+    """The dependent package importing from ``target`` what its installed release lacks (never the dependent's own
+    API: a test written for another release of it fails so too).
+    """
+    name = re.escape(import_name(target))
+    module = rf"{name}(?:\.[\w.]+)?"
+    return rf"cannot import name '\w+' from '{module}'|module '{module}' has no attribute '\w+'|No module named '{name}\.[\w.]+'"
