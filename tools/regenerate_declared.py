@@ -53,6 +53,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
+from pytest_rocmcompat.knowledge.declared_data import integration_extra
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "pytest_rocmcompat" / "knowledge" / "data" / "declared.json"
 INDEX = "https://pypi.org/pypi/{name}/json"
@@ -231,17 +233,6 @@ def kept_requirements(lines: Iterable[str]) -> list[str]:
         if name in KEPT or name.startswith("nvidia-"):
             kept.append(str(req))
     return kept
-
-
-_INTEGRATION = re.compile(r"""^extra\s*==\s*["']([A-Za-z0-9._-]+)["']$""")
-
-
-def integration_extra(req: Requirement) -> bool:
-    """Whether ``req`` is gated on nothing but an extra named after the package it requires."""
-    if req.marker is None:
-        return False
-    m = _INTEGRATION.match(str(req.marker).strip())
-    return m is not None and canonicalize_name(m.group(1)) == canonicalize_name(req.name) and bool(req.specifier)
 
 
 def metadata_requirements(text: str) -> tuple[list[str], str]:

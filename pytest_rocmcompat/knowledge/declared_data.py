@@ -168,18 +168,23 @@ def requirements_on(rel: Release, dist: str, python: str | None = None) -> tuple
 _INTEGRATION = re.compile(r"""^extra\s*==\s*["']([A-Za-z0-9._-]+)["']$""")
 
 
-def integration_requirements(rel: Release) -> tuple[Requirement, ...]:
-    """``rel``'s requirements gated on an extra named after the package they require (``vllm>=0.10.2; extra ==
-    "vllm"``: what ``pip install trl[vllm]`` pins), returned without the marker.
+def integration_extra(req: Requirement) -> bool:
+    """Whether ``req`` is versioned and gated on nothing but an extra named after the package it requires
+    (``vllm>=0.10.2; extra == "vllm"``: what ``pip install trl[vllm]`` pins).
     """
+    m = _INTEGRATION.match(str(req.marker).strip()) if req.marker is not None else None
+    return m is not None and canonicalize_name(m.group(1)) == canonicalize_name(req.name) and bool(req.specifier)
+
+
+def integration_requirements(rel: Release) -> tuple[Requirement, ...]:
+    """``rel``'s :func:`integration_extra` requirements, returned without the marker."""
     found = []
     for text in rel.requires or ():
         try:
             req = Requirement(text)
         except InvalidRequirement:
             continue
-        m = _INTEGRATION.match(str(req.marker).strip()) if req.marker is not None else None
-        if m is not None and canonicalize_name(m.group(1)) == canonicalize_name(req.name) and req.specifier:
+        if integration_extra(req):
             found.append(Requirement(f"{req.name}{req.specifier}"))
     return tuple(found)
 

@@ -83,8 +83,8 @@ def apply_overrides(env: Environment, assignments: list[str]) -> Environment:
             changes[key] = stated if _verbatim_driver(stated) else _version(where, stated)
         elif key == "hip" and value and _HIP_VERSION.match(value):
             changes[key] = value  # as HIP prints it (hipconfig --version, torch.version.hip), as the probe records it
-        elif key == "rocm" and value and _ROCM_PACKAGE.match(value):
-            changes[key] = _ROCM_PACKAGE.match(value).group(1)  # type: ignore[union-attr]
+        elif key == "rocm" and value and (package := _ROCM_PACKAGE.match(value)):
+            changes[key] = package.group(1)
         elif key in VERSION_KEYS:
             changes[key] = _version(where, value) if value else None
             if key == "torch":

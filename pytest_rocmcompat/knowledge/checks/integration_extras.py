@@ -18,29 +18,29 @@ on a ROCm stack, as for ``requirement-not-met``.
 
 from __future__ import annotations
 
-import re
-
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.checks.requirement_tables import runtime_minimums
-from pytest_rocmcompat.knowledge.checks.requirements import import_name, rocm_build
+from pytest_rocmcompat.knowledge.checks.requirements import (
+    imports_from,
+    installed_packages,
+    required_name,
+    rocm_build,
+)
 from pytest_rocmcompat.knowledge.declared_pins import CUDA_WHEELS
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import replay_names
 from pytest_rocmcompat.stack.versions import coerce_version, specifier_contains
 
 ID = "integration-extra-pin"
-# one package importing from an integrated one what its installed release lacks (the form every finding's own
-# pair_predicts narrows to its two packages); "cannot import name 'GuidedDecodingParams' from
+# one package importing from an integrated one what its installed release lacks (the form each finding's own
+# requirements.imports_from narrows to its integrated package); "cannot import name 'GuidedDecodingParams' from
 # 'vllm.sampling_params'": https://github.com/davanstrien/uv-scripts-for-ai/issues/14 (vLLM 0.12's removal)
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 PREDICTS = r"cannot import name '\w+' from '(?:vllm|sglang|deepspeed|peft|trl|transformers|accelerate)(?:\.[\w.]+)?'"
 
 
 def check(env: Environment) -> list[Finding]:
-    listed = dict(env.libraries)
-    if env.torch:
-        listed["torch"] = env.torch
+    listed = installed_packages(env)
     replaced = replay_names(env)
     found = []
     for dist, version in listed.items():
@@ -69,7 +69,9 @@ def check(env: Environment) -> list[Finding]:
                     uses=(dist,),  # a test of the integrated package alone never runs the integration
                     uncertain=True,
                     signature_only=True,
-                    predicts=_imports_from(target),
+                    predicts=imports_from(
+                        (target,)
+                    ),  # never the dependent's own API: another release of it fails so too
                 )
             )
     return found
@@ -78,13 +80,5 @@ def check(env: Environment) -> list[Finding]:
 def _judged_elsewhere(release: declared_data.Release, dist: str, version: str) -> set[str]:
     """The packages the release's base requirements, or this project's run-time rows for this release, already judge."""
     named = {normalize_library(r.name) for r in declared_data.requirements(release)}
-    return named | {normalize_library(_NAME.match(row.requirement).group(0)) for row in runtime_minimums(dist, version)}  # type: ignore[union-attr]
-
-
-def _imports_from(target: str) -> str:
-    """The dependent package importing from ``target`` what its installed release lacks (never the dependent's own
-    API: a test written for another release of it fails so too).
-    """
-    name = re.escape(import_name(target))
-    module = rf"{name}(?:\.[\w.]+)?"
-    return rf"cannot import name '\w+' from '{module}'|module '{module}' has no attribute '\w+'|No module named '{name}\.[\w.]+'"
+    rows = {required_name(row.requirement) for row in runtime_minimums(dist, version)}
+    return named | {name for name in rows if name is not None}

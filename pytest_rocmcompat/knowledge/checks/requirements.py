@@ -109,7 +109,7 @@ def check(env: Environment) -> list[Finding]:
     markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
     # (dist, requirement, installed target, source, the failure a run-time row quotes or "", a run-time row)
     broken: list[tuple[str, str, str, str, str, bool]] = []
-    installed = _installed(env)
+    installed = installed_packages(env)
     replaced = replay_names(env)
     for dist, version in installed.items():
         if replaced and dist not in replaced:
@@ -223,7 +223,7 @@ def unnamed_findings(env: Environment) -> list[Finding]:
     Not part of :func:`check`: ``registry.evaluate_risks`` compiles them into rules for a stated stack
     only, never listed as the stack's problems (most stacks that state torch would get one).
     """
-    installed = _installed(env)
+    installed = installed_packages(env)
     markers: dict[str, str] = {}
     replaced = replay_names(env)
     return [f for dist in RUNTIME_MINIMUMS if dist not in installed for f in _unnamed(dist, env, markers, replaced)]
@@ -279,7 +279,7 @@ def unnamed_dependency_findings(env: Environment) -> list[Finding]:
     hand row's quoted failure): only that failure confirms it. Like :func:`unnamed_findings`, for a stated
     stack only (``registry.evaluate_risks``).
     """
-    installed = _installed(env)
+    installed = installed_packages(env)
     replaced = replay_names(env)
     # a replay's own names (the machine it runs on holds the rest, which the replayed stack need not have had);
     # torch counts wherever there is one, as in _unmet
@@ -292,7 +292,7 @@ def unnamed_dependency_findings(env: Environment) -> list[Finding]:
             (row, name)
             for row in runtime_minimums(dist, version)
             if row.message and _judged(env, row)
-            for name in [_required_name(row.requirement)]
+            for name in [required_name(row.requirement)]
             if name is not None and name not in named and name != dist
         ]
         if not rows:
@@ -316,7 +316,7 @@ def unnamed_dependency_findings(env: Environment) -> list[Finding]:
     return found
 
 
-def _installed(env: Environment) -> dict[str, str]:
+def installed_packages(env: Environment) -> dict[str, str]:
     """The stack's packages by name, torch's field among them (it wins: it is what ``--rocm-set torch=`` changes)."""
     installed = dict(env.libraries)
     if env.torch:
@@ -324,7 +324,7 @@ def _installed(env: Environment) -> dict[str, str]:
     return installed
 
 
-def _required_name(text: str) -> str | None:
+def required_name(text: str) -> str | None:
     m = _REQUIREMENT.match(text)
     return normalize_library(m.group(1)) if m is not None else None
 
@@ -362,14 +362,23 @@ def pair_predicts(dists: Iterable[str]) -> str:
     attribute 'X'``, ``No module named 'transformers.modeling_layers'``), naming either package.
     """
     dists = sorted({normalize_library(d) for d in dists})
-    names = "|".join(re.escape(n) for n in sorted({import_name(d) for d in dists}))
+    imports = imports_from(dists)
+    if not imports:
+        return ""
+    return imports + "".join(f"|{OWN_MESSAGES[d]}" for d in dists if d in OWN_MESSAGES)
+
+
+def imports_from(dists: Iterable[str]) -> str:
+    """Code importing from one of ``dists`` what its installed release lacks (``cannot import name 'X' from
+    'transformers.cache_utils'``, ``module 'peft' has no attribute 'X'``, ``No module named 'transformers.sub'``).
+    """
+    names = "|".join(re.escape(n) for n in sorted({import_name(normalize_library(d)) for d in dists}))
     if not names:
         return ""
     module = rf"(?:{names})(?:\.[\w.]+)?"
-    own = "".join(f"|{OWN_MESSAGES[d]}" for d in dists if d in OWN_MESSAGES)
     return (
         rf"cannot import name '\w+' from '{module}'|module '{module}' has no attribute '\w+'"
-        rf"|No module named '(?:{names})\.[\w.]+'{own}"
+        rf"|No module named '(?:{names})\.[\w.]+'"
     )
 
 
