@@ -287,6 +287,9 @@ S_TRITON_35 = (
 )
 S_TRITON_38 = "https://github.com/triton-lang/triton/pull/9628"
 S_TRITON_39 = "https://pypi.org/project/triton/3.9.0/"
+S_SGL_KERNEL_ROCM = (
+    "https://github.com/sgl-project/sglang/blob/01b582cb0e3bc89eef018e9a7c305fd3c694c04a/sgl-kernel/setup_rocm.py"
+)
 S_TRITON_BUILD = "https://github.com/pytorch/pytorch/blob/950fabb0eb624b7d81579100f380acc993efb861/.github/scripts/build_triton_wheel.py"
 _TRITON_39 = (
     "gfx908 gfx90a gfx942 gfx950 gfx1100 gfx1101 gfx1102 gfx1103 gfx1150 gfx1151 gfx1152 gfx1153 gfx1200 gfx1201"
@@ -439,6 +442,23 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "gfx90a gfx942 gfx950 gfx1100 gfx1151 gfx1201",
         "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
     ),
+    # SGLang on ROCm runs its own kernels, sgl-kernel, built from source for the one GPU its build detects
+    # (sgl-kernel/setup_rocm.py): anything but gfx942 or gfx950 ends the build ("Warning: Unsupported GPU
+    # architecture detected '...'. Expected 'gfx942' or 'gfx950'." and exit 1; from 2026 an explicit
+    # AMDGPU_TARGET builds "at your own risk", untested upstream). SGLang's HIP extra requires sgl-kernel from
+    # 0.4.3 (its wheel's METADATA: "sgl-kernel>=0.0.3.post1; extra == \"srt-hip\""); 0.4.2 and earlier ran vLLM's
+    # ROCm kernels (vllm==0.6.3.post2.dev1 in the same extra): no refusal known, an earlier generation an unnamed
+    # release is not taken to be. The only builds are source builds and AMD's images (MI300 and MI350 tags):
+    # an unnamed release, or a local one, may be a fork's build for another GPU, so a risk there.
+    LibArch(
+        "sglang",
+        "amd",
+        "<0.4.3",
+        " ".join(a.name for a in ARCHS if a.vendor == "amd"),
+        "https://pypi.org/project/sglang/0.4.2/",
+        unlisted=False,
+    ),
+    LibArch("sglang", "amd", "", "gfx942 gfx950", S_SGL_KERNEL_ROCM, official_wheels=True),
 )
 
 

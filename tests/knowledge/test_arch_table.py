@@ -138,9 +138,9 @@ def test_library_min_arch_both_ways() -> None:
     assert {f.uses[0] for f in library_arch.check(stack("platform=cuda", "arch=sm_90"))} == set()
     # no version listed: judged by every release (flash-attn's CK build serves RDNA 3 in no tag yet)
     rocm = {f.uses[0] for f in library_arch.check(stack("platform=rocm", "arch=gfx1100"))}
-    assert rocm == {"aiter", "flash-attn", "xformers"}  # AITER's RDNA 3 is experimental from 0.1.19 only
+    assert rocm == {"aiter", "flash-attn", "sglang", "xformers"}  # AITER's RDNA 3 is experimental from 0.1.19 only
     rocm = {f.uses[0] for f in library_arch.check(stack("platform=rocm", "arch=gfx1030"))}
-    assert rocm == {"aiter", "flash-attn", "vllm", "xformers"}
+    assert rocm == {"aiter", "flash-attn", "sglang", "vllm", "xformers"}
     assert library_arch.check(stack("platform=rocm", "arch=gfx942")) == []
 
 

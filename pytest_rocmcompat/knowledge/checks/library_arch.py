@@ -5,7 +5,8 @@ library's releases (flash-attn: Turing+ in 1.x, Ampere+ from 2.0 on CUDA; on ROC
 MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CUDA and its growing
 gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942; Triton's AMD
 backend, torch.compile's compiler on ROCm, from 3.5 refusing the gfx archs it has no ISA family for;
-AITER's asm kernels MI300/MI350, with RDNA 3/3.5/4 experimental from 0.1.19), each row sourced.
+AITER's asm kernels MI300/MI350, with RDNA 3/3.5/4 experimental from 0.1.19; SGLang's ROCm kernels,
+sgl-kernel, MI300/MI350 from 0.4.3), each row sourced.
 Triton's release is the one listed, else the one an official ``+rocm`` torch pins, and its findings
 also reach the tests that use torch.compile or Inductor. A stack listing the library's version is
 judged by the row of that release; otherwise by every arch some release serves (the finding then
@@ -46,6 +47,8 @@ _TRUE = ("1", "true")
 # ``vllm`` package (its _version.py: 0.6.3.dev193+gfd47e57f.d20241014); its _C, _moe_C and _rocm_C hold code
 # objects for gfx90a, gfx942 and gfx1100 only, the <0.7.3 row's list: https://pypi.org/project/vllm-rocm/0.6.3/
 VLLM_DISTRIBUTIONS = ("vllm", "vllm-rocm")
+# SGLang's findings (its ROCm kernels) also reach the tests that use those kernels by their own names
+SGLANG_USES = ("sglang", "sgl-kernel", "sglang-kernel")
 
 
 class Experimental(NamedTuple):
@@ -229,6 +232,9 @@ PREDICTS = (
     # code the GPU cannot load (rocm_targets.TRITON_HIP_NO_BINARY)
     r"|'gfx\w{1,8}' is not a recognized processor for this target"
     r"|" + TRITON_HIP_NO_BINARY
+    # thirty-first round: sgl-kernel's ROCm build detecting a GPU outside its list (setup_rocm.py, arch_table's
+    # sglang row: "Warning: Unsupported GPU architecture detected 'gfx1100'. Expected 'gfx942' or 'gfx950'.")
+    + r"|Unsupported GPU architecture detected 'gfx\w{1,8}'\. Expected 'gfx"
 )
 
 
@@ -324,6 +330,8 @@ def _uses(library: str) -> tuple[str, ...]:
     """What a test declares to meet the library's finding: Triton's also torch.compile and Inductor."""
     if library == "aiter":
         return AITER_USES
+    if library == "sglang":
+        return SGLANG_USES
     name = normalize_library(library)
     return (name, *COMPILE_USES) if library == "triton" else (name,)
 
@@ -347,6 +355,11 @@ def _fix(library: str) -> str:
         return (
             "run aiter tests on an MI300/MI350 GPU (gfx942, gfx950: its asm kernels' archs); vLLM and SGLang run "
             "without it (VLLM_ROCM_USE_AITER and SGLANG_USE_AITER unset)"
+        )
+    if library == "sglang":
+        return (
+            "run SGLang on an MI300/MI350 GPU (gfx942, gfx950: the GPUs sgl-kernel's ROCm build accepts), or serve "
+            "the model with vLLM, which builds for Radeon GPUs too"
         )
     if library == "triton":
         return (
