@@ -311,6 +311,8 @@ class LibArch(NamedTuple):
     (flash-attn 1.x: tests written for 2.x do not run on it) and for builds of no tagged release yet.
     ``official_wheels``: the rule lists what the official wheels target while other builds target other
     archs (a source build, the vendor's own): an unnamed release or a local/dev build is then a risk.
+    ``source_builds``: the library has no wheels for the vendor, only source builds for the GPU the build
+    detects, and its releases' build files have differed in what they accept: every finding is a risk.
     """
 
     library: str  # as `uses` names it
@@ -320,6 +322,7 @@ class LibArch(NamedTuple):
     source: str
     unlisted: bool = True
     official_wheels: bool = False
+    source_builds: bool = False
 
 
 LIB_MIN_ARCH: tuple[LibArch, ...] = (
@@ -442,14 +445,18 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "gfx90a gfx942 gfx950 gfx1100 gfx1151 gfx1201",
         "https://github.com/ROCm/aiter/blob/v0.1.19/README.md#supported-hardware",
     ),
-    # SGLang on ROCm runs its own kernels, sgl-kernel, built from source for the one GPU its build detects
-    # (sgl-kernel/setup_rocm.py): anything but gfx942 or gfx950 ends the build ("Warning: Unsupported GPU
-    # architecture detected '...'. Expected 'gfx942' or 'gfx950'." and exit 1; from 2026 an explicit
-    # AMDGPU_TARGET builds "at your own risk", untested upstream). SGLang's HIP extra requires sgl-kernel from
-    # 0.4.3 (its wheel's METADATA: "sgl-kernel>=0.0.3.post1; extra == \"srt-hip\""); 0.4.2 and earlier ran vLLM's
-    # ROCm kernels (vllm==0.6.3.post2.dev1 in the same extra): no refusal known, an earlier generation an unnamed
-    # release is not taken to be. The only builds are source builds and AMD's images (MI300 and MI350 tags):
-    # an unnamed release, or a local one, may be a fork's build for another GPU, so a risk there.
+    # SGLang on ROCm runs its own kernels, sgl-kernel, which have no ROCm wheels: each is built from source
+    # (sgl-kernel/setup_rocm.py), in AMD's and SGLang's images for MI300 and MI350 only. Its build file has
+    # changed what it accepts: in 2025's first releases it compiled for gfx942 only ("--amdgpu-target=gfx942",
+    # at 8d295839d9088396cfebb056b8750784478e2156); later for the GPU it detects, and by August 2025 it refused
+    # anything but gfx942 and gfx950 ("Warning: Unsupported GPU architecture detected '...'. Expected 'gfx942' or
+    # 'gfx950'." and exit 1; a gfx1100 user: "The previous version could be compiled and run successfully on
+    # gfx1100, but the new version failed", https://github.com/sgl-project/sglang/issues/9417); from 2026 an
+    # explicit AMDGPU_TARGET builds "at your own risk", untested upstream. Which build a stack runs is not in the
+    # release number, so every finding is a risk (``source_builds``), confirmed by what the failure says.
+    # SGLang's HIP extra requires sgl-kernel from 0.4.3 (its wheel's METADATA: "sgl-kernel>=0.0.3.post1; extra ==
+    # \"srt-hip\""); 0.4.2 and earlier ran vLLM's ROCm kernels (vllm==0.6.3.post2.dev1 in the same extra): no
+    # refusal known, an earlier generation an unnamed release is not taken to be.
     LibArch(
         "sglang",
         "amd",
@@ -458,7 +465,7 @@ LIB_MIN_ARCH: tuple[LibArch, ...] = (
         "https://pypi.org/project/sglang/0.4.2/",
         unlisted=False,
     ),
-    LibArch("sglang", "amd", "", "gfx942 gfx950", S_SGL_KERNEL_ROCM, official_wheels=True),
+    LibArch("sglang", "amd", "", "gfx942 gfx950", S_SGL_KERNEL_ROCM, source_builds=True),
 )
 
 

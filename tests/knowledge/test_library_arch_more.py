@@ -87,3 +87,13 @@ def test_through_pytest_the_refusal_is_known_bad(pytester: pytest.Pytester) -> N
     predicted, unrelated = predicted_and_unrelated(pytester, refusal("gfx1010"), stack, uses="vllm", env=rocm)
     assert predicted["rocm_rule"] == library_arch.ID
     assert unrelated["rocm_outcome"] == "fail" and "rocm_rule" not in unrelated
+
+
+def test_an_instruction_the_gpu_lacks_is_predicted_whichever_intrinsic() -> None:
+    """LLVM failing to select any amdgcn intrinsic for the GPU: RDNA2's missing bf16 dot (unsloth on a gfx1032)."""
+    quoted = (  # https://github.com/unslothai/unsloth/issues/5337
+        "`Error: Inference subprocess crashed during generation` with "
+        "`LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16`"
+    )
+    assert compile_signature(library_arch.PREDICTS).search(quoted)
+    assert not compile_signature(library_arch.PREDICTS).search("LLVM ERROR: Cannot select: t12: f32 = fadd t10, t11")

@@ -6,7 +6,7 @@ MI350, then RDNA 3/4; FlashAttention-3 Hopper; vLLM Volta+, later Turing+, on CU
 gfx list on ROCm; Transformer Engine Ampere+; xformers' ROCm wheels gfx90a/gfx942; Triton's AMD
 backend, torch.compile's compiler on ROCm, from 3.5 refusing the gfx archs it has no ISA family for;
 AITER's asm kernels MI300/MI350, with RDNA 3/3.5/4 experimental from 0.1.19; SGLang's ROCm kernels,
-sgl-kernel, MI300/MI350 from 0.4.3), each row sourced.
+sgl-kernel, MI300/MI350 from 0.4.3, a risk: built from source), each row sourced.
 Triton's release is the one listed, else the one an official ``+rocm`` torch pins, and its findings
 also reach the tests that use torch.compile or Inductor. A stack listing the library's version is
 judged by the row of that release; otherwise by every arch some release serves (the finding then
@@ -178,7 +178,10 @@ PREDICTS = (
     # llvm/llvm-project@00d09051ccd8f02394b57264eb645d76edc03352; reports: vllm-project/vllm#9319,
     # iree-org/iree#17807, modular/modular#6722)
     r"|stack frame size \(\d+\) exceeds limit \(\d+\) in function"
-    r"|Cannot select: intrinsic %llvm\.amdgcn\.(?:mfma|wmma)"
+    # (thirty-first round: any amdgcn intrinsic, not only the matrix cores': a GPU the library leaves out lacks others
+    # too, e.g. RDNA2's bf16 dot, "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.fdot2.bf16.bf16" on a gfx1032,
+    # https://github.com/unslothai/unsloth/issues/5337)
+    r"|Cannot select: intrinsic %llvm\.amdgcn\.[\w.]{1,60}"
     # Triton's AMD backend given a gfx arch it has no ISA family for (Triton 3.5+, torch.compile on ROCm from
     # torch 2.9; arch_table's Triton rows) (mod.emitError("unsupported target: '"),
     # third_party/amd/lib/TritonAMDGPUToLLVM/TritonGPUToLLVM.cpp at
@@ -231,10 +234,11 @@ PREDICTS = (
     # https://github.com/JuliaGPU/AMDGPU.jl/issues/522; MCSubtargetInfo.cpp), and Triton's HIP launcher given
     # code the GPU cannot load (rocm_targets.TRITON_HIP_NO_BINARY)
     r"|'gfx\w{1,8}' is not a recognized processor for this target"
-    r"|" + TRITON_HIP_NO_BINARY
+    r"|"
+    + TRITON_HIP_NO_BINARY
     # thirty-first round: sgl-kernel's ROCm build detecting a GPU outside its list (setup_rocm.py, arch_table's
     # sglang row: "Warning: Unsupported GPU architecture detected 'gfx1100'. Expected 'gfx942' or 'gfx950'.")
-    + r"|Unsupported GPU architecture detected 'gfx\w{1,8}'\. Expected 'gfx"
+    + r"|Unsupported GPU architecture detected '?gfx\w{1,8}'?\.? Expected 'gfx"
 )
 
 
@@ -372,9 +376,12 @@ def _fix(library: str) -> str:
 def _other_builds(library: str, vendor: str, version: Version | None) -> bool:
     """Whether the installed build may be one the rows do not describe (``LibArch.official_wheels``:
     xformers' ROCm wheels, beside source builds for the local GPU and AMD's own): an unnamed release
-    or a local/dev build.
+    or a local/dev build; any build of a library built only from source (``LibArch.source_builds``: sgl-kernel).
     """
-    if not any(r.official_wheels for r in arch_table.lib_rows(library, vendor)):
+    rows = arch_table.lib_rows(library, vendor)
+    if any(r.source_builds for r in rows):
+        return True
+    if not any(r.official_wheels for r in rows):
         return False
     return version is None or bool(version.local) or version.is_devrelease
 
