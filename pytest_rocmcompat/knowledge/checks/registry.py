@@ -10,6 +10,7 @@ attached as its likely cause (:func:`likely_cause`): a check never hides a diffe
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 
 from pytest_rocmcompat.knowledge.checks import (
     amdsmi_binding,
@@ -55,6 +56,7 @@ from pytest_rocmcompat.knowledge.checks import (
 from pytest_rocmcompat.knowledge.checks.finding import Finding
 from pytest_rocmcompat.knowledge.derived_facts import derive
 from pytest_rocmcompat.knowledge.driver_texts import ACCESS_DENIED
+from pytest_rocmcompat.knowledge.gpu_refusals import refusing
 from pytest_rocmcompat.knowledge.rules.model import AppliesTo, Rule
 from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
@@ -150,6 +152,17 @@ EXPLAINED_BY: dict[str, str] = dict.fromkeys(
     (arch.ID, gpu_vendor_builds.ID, hsa_override.ID, rocm_driver.ID, rocm_gpu_support.ID, rocm_visibility.ID),
     ACCESS_DENIED,
 )
+# Checks whose findings say the stack's GPU is not served (by the build, a library, a ROCm library or release): a
+# failure refusing that GPU by name, in any library's words, confirms them too (knowledge/gpu_refusals.py)
+GPU_SERVICE: tuple[str, ...] = (
+    arch.ID,
+    library_arch.ID,
+    rocblas_arch.ID,
+    hipblaslt_arch.ID,
+    rccl_arch.ID,
+    rocm_gpu_support.ID,
+    rocm_sdk_family.ID,
+)
 SETTINGS: tuple[str, ...] = ("off", "skip", "xfail", "isolate")
 DEFAULT_ACTION = "xfail"
 SOURCE_FILE = "built-in check"
@@ -164,10 +177,22 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
         if settings.get(check_id) == "off":
             continue
         try:
-            found.extend(check(env))
+            found.extend(_refusals_named(check_id, check(env), env))
         except Exception:  # a check must never stop a session; it simply says nothing
             continue
     return found
+
+
+def _refusals_named(check_id: str, findings: list[Finding], env: Environment) -> list[Finding]:
+    """A :data:`GPU_SERVICE` check's findings, each also predicting a failure that refuses the stack's GPU by name
+    (a finding that claims only its own messages keeps them).
+    """
+    named = refusing(env.archs) if check_id in GPU_SERVICE else ""
+    if not named:
+        return findings
+    return [
+        f if f.signature_only else replace(f, predicts="|".join(p for p in (f.predicts, named) if p)) for f in findings
+    ]
 
 
 def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) -> list[Finding]:
