@@ -23,7 +23,7 @@ def test_gemm():
 
 @pytest.mark.gpus(1)
 def test_other():
-    raise ValueError("a genuinely different regression: Unknown GPU architecture: gfx1031 in the test's own table")
+    raise ValueError("a genuinely different regression: the gfx1031 row of the test's own table has 3 entries, not 4")
 """
 
 
@@ -39,7 +39,8 @@ def test_the_named_processor_brings_the_release_s_finding(pytester: pytest.Pytes
     assert gemm.get("rocm_outcome") == "known-bad", gemm
     assert gemm.get("rocm_rule") in ("arch-not-in-build", "rocblas-arch-not-in-release"), gemm
     assert "arch=gfx1031 read from the failure text" in gemm.get("rocm_note", "")
-    # a different failure that merely names the processor does not match the finding's signature
+    # a different failure that merely names the processor does not match the finding's signature (one refusing it by
+    # name, "Unknown GPU architecture: gfx1031", would: knowledge/gpu_refusals.py)
     assert cases["test_other"].get("rocm_outcome") != "known-bad"
 
 
