@@ -40,7 +40,9 @@ and ``__init__.py``), about 3 minutes with eight requests at a time (2026-11-27:
 (2026-11-27): 829 releases (17 torch minors), 5,985 requests, 390 MB (mostly DeepSpeed's sdists), 422 s
 (mostly parsing, which the threads do not share), 68 rows (39 before); with torchao's opt-in pair 851
 releases, 585 s, 120 rows. With unsloth's three pairs (2026-11-27): 1,158 releases, 8,405 requests, 497 MB, 782 s,
-129 rows (unsloth's 61 rows are new; every earlier row reproduced). ``--offline`` answers only the byte ranges recorded: replay with the pairs
+129 rows (unsloth's 61 rows are new; every earlier row reproduced). With the RL and quantisation pairs (2026-11-29:
+liger-kernel, verl, OpenRLHF, AutoAWQ, AutoGPTQ, GPTQModel, unsloth-zoo on transformers, TRL on vLLM): 1,746
+releases, 23,623 requests, 1,159 MB, 1,740 s, 309 rows (99 new; every earlier row reproduced). ``--offline`` answers only the byte ranges recorded: replay with the pairs
 recorded (other pairs ask other ranges, and a member not answered counts as present). Run from the
 repository root::
 
@@ -121,6 +123,18 @@ PAIRS: tuple[tuple[str, str], ...] = (
     ("trl", "peft"),
     # vLLM imports transformers' model configs and utilities at ``import vllm``; it declares only a lower bound
     ("vllm", "transformers"),
+    # thirty-first round: the RL and fine-tuning stacks' own libraries, on the transformers (and TRL on the vLLM) they
+    # import: Liger's model patches, verl's and OpenRLHF's trainers and workers, the GPTQ/AWQ quantisers (their
+    # releases declare transformers with a lower bound only), unsloth-zoo beside unsloth, TRL's vLLM client and trainers
+    ("liger-kernel", "transformers"),
+    ("verl", "transformers"),
+    ("openrlhf", "transformers"),
+    ("autoawq", "transformers"),
+    ("auto-gptq", "transformers"),
+    ("gptqmodel", "transformers"),
+    ("unsloth-zoo", "transformers"),
+    ("unsloth-zoo", "trl"),
+    ("trl", "vllm"),
 )
 # a lazy package's modules that its public names load, walked beside ``import <pkg>`` (a module a release
 # lacks is skipped): transformers' ``__init__`` only maps names to modules (``_LazyModule``), and ``Trainer``
@@ -132,6 +146,11 @@ ENTRY_MODULES: dict[str, tuple[str, ...]] = {
         f"trl.trainer.{m}_trainer" for m in ("sft", "dpo", "ppo", "reward", "grpo", "kto", "orpo", "online_dpo")
     ),
     "diffusers": ("diffusers.models.modeling_utils", "diffusers.pipelines.pipeline_utils"),
+    # Liger's patches load with ``liger_kernel.transformers``; verl's and OpenRLHF's entry points are their trainers
+    # and workers (``import verl`` alone loads almost nothing)
+    "liger-kernel": ("liger_kernel.transformers",),
+    "verl": ("verl.trainer.main_ppo", "verl.workers.fsdp_workers", "verl.workers.megatron_workers"),
+    "openrlhf": ("openrlhf.trainer", "openrlhf.models", "openrlhf.utils"),
 }
 # scanned with ``--pairs`` only: their rows' sources (pytorch/ao's files) are not yet among those the
 # run-time tables accept (tests/knowledge/test_requirements_runtime.py's ``_ROW_SOURCES``)
@@ -151,6 +170,7 @@ IMPORT_NAME = {
     "transformers": "transformers",
     "huggingface-hub": "huggingface_hub",
     "deepspeed": "deepspeed",
+    "autoawq": "awq",
 }
 
 
@@ -171,6 +191,12 @@ SOURCES = {
     "torchao": "https://github.com/pytorch/ao/blob/v{version}/{path}",
     "xformers": "https://github.com/facebookresearch/xformers/blob/v{version}/{path}",
     "vllm": "https://github.com/vllm-project/vllm/blob/v{version}/{path}",
+    "liger-kernel": "https://github.com/linkedin/Liger-Kernel/blob/v{version}/src/{path}",
+    "verl": "https://github.com/volcengine/verl/blob/v{version}/{path}",
+    "openrlhf": "https://github.com/OpenRLHF/OpenRLHF/blob/v{version}/{path}",
+    "autoawq": "https://github.com/casper-hansen/AutoAWQ/blob/v{version}/{path}",
+    "auto-gptq": "https://github.com/AutoGPTQ/AutoGPTQ/blob/v{version}/{path}",
+    "gptqmodel": "https://github.com/ModelCloud/GPTQModel/blob/v{version}/{path}",
 }
 PYPI_PAGE = "https://pypi.org/project/{name}/{version}/"
 GAP = 32768  # members closer than this are fetched in one range request

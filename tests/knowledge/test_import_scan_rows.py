@@ -33,6 +33,7 @@ IMPORT_DIST = {
     "torch": "torch",
     "trl": "trl",
     "peft": "peft",
+    "vllm": "vllm",
 }
 REPOS = {
     "peft": "https://github.com/huggingface/peft/blob/v{}/src/peft/",
@@ -47,6 +48,11 @@ REPOS = {
     "bitsandbytes": "https://pypi.org/project/bitsandbytes/{}/",  # no tag pattern used
     "unsloth": "https://pypi.org/project/unsloth/{}/",  # its tags do not name its PyPI releases
     "vllm": "https://github.com/vllm-project/vllm/blob/v{}/vllm/",
+    "liger-kernel": "https://github.com/linkedin/Liger-Kernel/blob/v{}/src/liger_kernel/",
+    "verl": "https://github.com/volcengine/verl/blob/v{}/verl/",
+    "autoawq": "https://github.com/casper-hansen/AutoAWQ/blob/v{}/awq/",
+    "auto-gptq": "https://github.com/AutoGPTQ/AutoGPTQ/blob/v{}/auto_gptq/",
+    "gptqmodel": "https://github.com/ModelCloud/GPTQModel/blob/v{}/gptqmodel/",
 }
 
 

@@ -104,11 +104,24 @@ def test_only_the_pairs_own_texts_confirm_it() -> None:
 
 
 def test_through_pytest_the_import_is_known_bad_and_unrelated_fails(pytester: pytest.Pytester) -> None:
-    # no other check claims the stack (vLLM 0.12.0's own torch pin holds)
-    others = [f.check for f in evaluate(apply_overrides(BASE, list(STACK))) if not f.uncertain]
+    # TRL 1.7.0's extra pins vllm>=0.14.0; no other check claims vLLM 0.13.0 beside it (its own torch pin holds, and no
+    # name TRL 1.7.0 imports from vLLM is missing there: tools/import_scan.py)
+    stack = ("platform=cuda", "arch=sm_90", "torch=2.9.0+cu128", "lib.trl=1.7.0", "lib.vllm=0.13.0")
+    others = [f.check for f in evaluate(apply_overrides(BASE, list(stack))) if not f.uncertain]
     assert integration_extras.ID not in others and "requirement-not-met" not in others
     predicted, unrelated = predicted_and_unrelated(
-        pytester, IMPORT_TEXT, STACK, uses="trl", env=BASE, error="ImportError"
+        pytester, IMPORT_TEXT, stack, uses="trl", env=BASE, error="ImportError"
     )
     assert predicted["rocm_rule"] == integration_extras.ID
     assert unrelated.get("rocm_outcome", "fail") == "fail" and "rocm_rule" not in unrelated
+
+
+def test_a_name_the_release_imports_is_judged_by_the_generated_row_too() -> None:
+    """TRL 0.26.0's trainers import GuidedDecodingParams, which vLLM 0.12 removed: the row generated from what the release
+    imports states it for certain, and the extra's risk stays beside it (a generated row does not judge the pair)."""
+    found = {f.check: f for f in evaluate(apply_overrides(BASE, list(STACK)))}
+    row = found["requirement-not-met"]
+    assert not row.uncertain and "trl 0.26.0 requires vllm>=0.6.0.dev0,<0.12.0" in row.reason
+    assert found[integration_extras.ID].uncertain
+    (rule,) = [r for r in compile_rules([row]) if r.id == "requirement-not-met"]
+    assert rule.signature.search(IMPORT_TEXT)

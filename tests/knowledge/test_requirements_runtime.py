@@ -99,6 +99,11 @@ _ROW_SOURCES = (
     "https://github.com/UKPLab/sentence-transformers/",  # generated rows (tools/import_scan.py)
     "https://pypi.org/project/unsloth/",  # generated rows: unsloth's tags do not name its PyPI releases
     "https://github.com/vllm-project/vllm/",  # generated rows (vllm -> transformers)
+    # generated rows of the thirty-first round (tools/import_scan.py: the quantisers, unsloth-zoo)
+    "https://github.com/casper-hansen/AutoAWQ/",
+    "https://github.com/AutoGPTQ/AutoGPTQ/",
+    "https://github.com/ModelCloud/GPTQModel/",
+    "https://pypi.org/project/unsloth-zoo/",
 )
 
 

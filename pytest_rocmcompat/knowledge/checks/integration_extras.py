@@ -9,9 +9,9 @@ transformers torch and accelerate. The data is PyPI's metadata of every release
 
 A stack of both packages may never use the integration (a TRL test that runs no vLLM), and an exact pin names
 what was tested, not all that works: a risk for the dependent package's tests, confirmed only by its importing from
-the integrated package what the installed release lacks. Where this project has sourced run-time rows for the pair
-at this release (``requirement_tables``), or the release's base requirements already name the package, those judge
-it and the extra is not read. The pins are PyPI's, read for a live host's installed release too (its recorded
+the integrated package what the installed release lacks. Where this project has sourced hand-written run-time rows
+for the pair at this release (``requirement_tables``), or the release's base requirements already name the package,
+those judge it and the extra is not read (rows generated from what releases import do not: they stand beside it). The pins are PyPI's, read for a live host's installed release too (its recorded
 metadata has no extras). The pins of vLLM's, xformers' and SGLang's own PyPI wheels (CUDA builds) are not read
 on a ROCm stack, as for ``requirement-not-met``.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.checks.import_scan_rows import import_scan_rows
 from pytest_rocmcompat.knowledge.checks.requirement_tables import runtime_minimums
 from pytest_rocmcompat.knowledge.checks.requirements import (
     imports_from,
@@ -78,7 +79,11 @@ def check(env: Environment) -> list[Finding]:
 
 
 def _judged_elsewhere(release: declared_data.Release, dist: str, version: str) -> set[str]:
-    """The packages the release's base requirements, or this project's run-time rows for this release, already judge."""
+    """The packages the release's base requirements, or this project's hand-written run-time rows for this release,
+    already judge. Rows generated from what releases import (``import_scan_rows``) name only the names an import
+    takes, not what the integration was written against: the extra's pin still counts beside them.
+    """
     named = {normalize_library(r.name) for r in declared_data.requirements(release)}
-    rows = {required_name(row.requirement) for row in runtime_minimums(dist, version)}
+    generated = set(import_scan_rows().get(dist, ()))
+    rows = {required_name(row.requirement) for row in runtime_minimums(dist, version) if row not in generated}
     return named | {name for name in rows if name is not None}
