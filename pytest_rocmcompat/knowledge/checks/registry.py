@@ -172,22 +172,23 @@ def evaluate(env: Environment, settings: Mapping[str, str] | None = None) -> lis
     """Findings of every check not switched off; a check that breaks is skipped, never raised."""
     settings = settings or {}
     env = derive(env)  # the same facts the rules see (knowledge/derived_facts.py)
+    named = refusing(env.archs)  # a failure refusing the stack's GPU by name, for the GPU_SERVICE checks
     found: list[Finding] = []
     for check_id, check in CHECKS.items():
         if settings.get(check_id) == "off":
             continue
         try:
-            found.extend(_refusals_named(check_id, check(env), env))
+            findings = check(env)
         except Exception:  # a check must never stop a session; it simply says nothing
             continue
+        found.extend(_also_predicting(findings, named) if check_id in GPU_SERVICE else findings)
     return found
 
 
-def _refusals_named(check_id: str, findings: list[Finding], env: Environment) -> list[Finding]:
-    """A :data:`GPU_SERVICE` check's findings, each also predicting a failure that refuses the stack's GPU by name
-    (a finding that claims only its own messages keeps them).
+def _also_predicting(findings: list[Finding], named: str) -> list[Finding]:
+    """``findings``, each also predicting ``named`` (a :data:`GPU_SERVICE` check's: a refusal of the stack's GPU by
+    name); a finding that claims only its own messages keeps them.
     """
-    named = refusing(env.archs) if check_id in GPU_SERVICE else ""
     if not named:
         return findings
     return [
