@@ -15,9 +15,20 @@ from __future__ import annotations
 
 import re
 
-_SYSTEMS = {"linux": "Linux", "windows": "Windows", "darwin": "Darwin", "macos": "Darwin", "mac os x": "Darwin"}
+_SYSTEMS = {
+    "linux": "Linux",
+    "windows": "Windows",
+    "win": "Windows",
+    "darwin": "Darwin",
+    "macos": "Darwin",
+    "mac os x": "Darwin",
+    "osx": "Darwin",
+}
+# "Windows 11", "windows-11", "Windows_10", "win11", "macos-14", "OSX 10.15": a system and its release, however joined
+# ("win" and "osx" only before a release number)
 _SYSTEM = re.compile(
-    r"^(?P<system>linux|windows|darwin|macos|mac os x)(?:[ /](?P<release>[A-Za-z0-9][A-Za-z0-9._+~-]{0,80}))?"
+    r"^(?P<system>linux|windows|darwin|macos|mac os x|(?:win|osx)(?=[ /_-]?\d))"
+    r"(?:(?:[ /_-]|(?=\d))(?P<release>[A-Za-z0-9][A-Za-z0-9._+~-]{0,80}))?"
     r"(?:\s+(?:pro|home|enterprise|education|server|workstation|ltsc|iot)\b.*)?$",
     re.IGNORECASE,
 )

@@ -878,6 +878,12 @@ VERBATIM: list[tuple[str, str, str]] = [
         "AttributeError: 'AdamW' object has no attribute 'train'",
         "https://github.com/huggingface/transformers/issues/33620",
     ),
+    # cusparse-nvjitlink-older (twenty-ninth session): the loader naming an nvJitLink function an older nvJitLink lacks
+    (
+        "cusparse-nvjitlink-older",
+        "On Kaggle : libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12",
+        "https://github.com/pytorch/pytorch/issues/134929",
+    ),
 ]
 
 # Failures no check predicts: a real regression, a test's own assertion, a GPU out of memory.

@@ -47,6 +47,14 @@ STACK = ["platform=cuda", "torch=2.5.1", "lib.nvidia-nccl-cu12=2.20.5"]
         ("Ubuntu 24.04.1 LTS (GNU/Linux 6.8.0-45-generic x86_64)", "Linux ubuntu-24.04.1"),  # the login banner
         ("Windows 10 Pro", "Windows 10"),
         ("Windows 11 Home", "Windows 11"),
+        # a system and its release joined as users type them
+        ("windows-11", "Windows 11"),
+        ("Windows_10", "Windows 10"),
+        ("win11", "Windows 11"),
+        ("Win 10", "Windows 10"),
+        ("macos-14", "Darwin 14"),
+        ("OSX 10.15", "Darwin 10.15"),
+        ("linux-6.8.0-45-generic", "Linux 6.8.0-45-generic"),
         ("Docker (Ubuntu 22.04)", "Linux ubuntu-22.04"),
         ("Linux (Ubuntu 22.04)", "Linux ubuntu-22.04"),
         ("Kubuntu 24.04", "Linux ubuntu-24.04"),  # an Ubuntu flavour: Ubuntu's release and libraries
@@ -97,6 +105,9 @@ def test_an_untagged_torch_is_the_cuda_wheel_on_linux_only() -> None:
         "WSL2 FreeBSD",
         "WSL;rm -rf /",
         "Linx",
+        "linuxfoo",  # a system name run into a word is no release
+        "window-11",
+        "winter",
         "garbage!!",
         "Docker (FreeBSD)",
         "Ubuntu 22.04; rm -rf /",

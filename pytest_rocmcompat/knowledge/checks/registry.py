@@ -37,6 +37,7 @@ from pytest_rocmcompat.knowledge.checks import (
     numeric_formats,
     numpy_abi,
     nvidia_driver_gpu,
+    nvjitlink_shadow,
     onnxruntime_builds,
     pypi_namesake,
     python_range,
@@ -101,6 +102,7 @@ CHECKS: dict[str, Callable[[Environment], list[Finding]]] = {
     amdsmi_binding.ID: amdsmi_binding.check,
     flashinfer_parts.ID: flashinfer_parts.check,
     integration_extras.ID: integration_extras.check,
+    nvjitlink_shadow.ID: nvjitlink_shadow.check,
 }
 # The failures each check predicts: a signature, like a known-bad rule's (checked by
 # tests/knowledge/test_check_signatures.py against messages quoted from real reports).
@@ -144,6 +146,7 @@ PREDICTS: dict[str, str] = {
     amdsmi_binding.ID: amdsmi_binding.PREDICTS,
     flashinfer_parts.ID: flashinfer_parts.PREDICTS,
     integration_extras.ID: integration_extras.PREDICTS,
+    nvjitlink_shadow.ID: nvjitlink_shadow.PREDICTS,
 }
 # Texts that explain a failure otherwise, per check: a failure showing one is not the check's even where its
 # signature matches. The ROCm device checks predict "no GPU" failures, which a GPU closed to the user
@@ -200,7 +203,8 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
     """Risks no stack listing counts: a package the stack does not name (``requirements.unnamed_findings``,
     ``requirements.unnamed_dependency_findings``,
     ``companion_pairing.unnamed``, ``bitsandbytes_cuda.unnamed``, ``apex_rocm.unnamed``) or a CUDA toolkit it does not name
-    (``build_toolkit.unstated``) a driver it does not name (``cuda_driver.unstated``), or a NumPy 1.x build beside a
+    (``build_toolkit.unstated``) a driver it does not name (``cuda_driver.unstated``), a library path it does not
+    name (``nvjitlink_shadow.unstated``), or a NumPy 1.x build beside a
     stated NumPy 2 (``numpy_abi.unknown_builds``) or an extension's unrecorded build beside a stated
     torch (``extension_torch.unknown_builds``).
 
@@ -220,6 +224,7 @@ def evaluate_risks(env: Environment, settings: Mapping[str, str] | None = None) 
         ),
         build_toolkit.ID: (build_toolkit.unstated,),
         cuda_driver.ID: (cuda_driver.unstated,),
+        nvjitlink_shadow.ID: (nvjitlink_shadow.unstated,),
         numpy_abi.ID: (numpy_abi.unknown_builds,),
         extension_torch.ID: (extension_torch.unknown_builds,),
         bitsandbytes_cuda.ID: (bitsandbytes_cuda.unnamed,),
