@@ -18,8 +18,8 @@ metadata:
   ``PKG-INFO``, in the first 64 KiB of the archive (an HTTP range request); sdists with metadata
   older than 2.2 publish no requirements, and the data says so (``requires: null``).
 
-Run from the repository root (about 4,700 releases of 59 packages, about 10 minutes, four requests
-at a time; 2.1 MB written)::
+Run from the repository root (about 5,900 releases of 77 packages, about 12 minutes, four requests
+at a time; 2.7 MB written)::
 
     python tools/regenerate_declared.py            # writes the committed data file
     python tools/regenerate_declared.py --record DIR --packages vllm   # also saves the responses
@@ -109,6 +109,28 @@ PACKAGES = (
     "openrlhf",
     "onnxruntime",
     "onnxruntime-gpu",
+    # session 29: NVIDIA's training layer (Transformer Engine's three packages pin each other; Megatron-Core, ModelOpt),
+    # TorchRL and its tensordict, torchcodec (torchaudio's decoder from 2.9), SGLang's kernels, the fine-tuning
+    # front ends that pin their Hugging Face layer (LLaMA-Factory, axolotl, ms-swift), lm-eval, LMDeploy, vLLM's
+    # structured-output and tokenizer packages (outlines, outlines-core, mistral-common) and HQQ
+    "transformer-engine",
+    "transformer-engine-torch",
+    "transformer-engine-cu12",
+    "megatron-core",
+    "nvidia-modelopt",
+    "tensordict",
+    "torchrl",
+    "torchcodec",
+    "sgl-kernel",
+    "llamafactory",
+    "axolotl",
+    "ms-swift",
+    "lm-eval",
+    "lmdeploy",
+    "outlines",
+    "outlines-core",
+    "mistral-common",
+    "hqq",
     # the compiled scientific layer under them: what they declare on NumPy (numba's and SciPy's upper
     # bounds) and which Pythons their wheels serve (NumPy 1.24 has no Python 3.12 wheel)
     "numpy",

@@ -1,7 +1,7 @@
 """What GPU-stack releases declared, read from the generated ``data/declared.json``.
 
 ``tools/regenerate_declared.py`` writes the file from PyPI's metadata (every release since
-2020 of 49 packages: torch, vLLM, SGLang, xformers, the domain libraries, the Hugging Face
+2020 of 77 packages: torch, vLLM, SGLang, xformers, the domain libraries, the Hugging Face
 libraries and the fine-tuning, RL and inference libraries on them; their ``Requires-Dist`` on
 torch, NumPy, Triton, the ``nvidia-*`` wheels and each other (the file's ``kept`` list; those
 gated on an extra left out), their wheel tags, and for bitsandbytes the native libraries inside

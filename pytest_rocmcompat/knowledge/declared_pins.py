@@ -3,7 +3,7 @@
 ``--rocm-set lib.vllm=0.6.3.post1`` says which vLLM is installed but not what it declares;
 this answers from the generated data (:mod:`declared_data`: every release since 2020 of torch,
 its domain libraries, vLLM, SGLang, xformers, bitsandbytes, DeepSpeed, flash-attn, the Hugging Face
-libraries and the fine-tuning, RL and inference libraries on them, 49 packages, as PyPI's metadata
+libraries and the fine-tuning, RL and inference libraries on them, 77 packages, as PyPI's metadata
 states it; the packages and the requirements kept are listed by ``tools/regenerate_declared.py``).
 Installed metadata, when recorded, always wins
 (``Environment.requires``, in the check). Extras and requirements without a version are left

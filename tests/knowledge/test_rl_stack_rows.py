@@ -281,10 +281,14 @@ def test_one_floor_does_not_claim_another() -> None:
 
 
 def test_llamafactory_tables_only_its_mandatory_check() -> None:
-    """check_dependencies and the vLLM range are skipped by DISABLE_VERSION_CHECK=1: no row states them."""
+    """check_dependencies and the vLLM range are skipped by DISABLE_VERSION_CHECK=1: no run-time row states them.
+    What the release declared on PyPI is another fact (pip's own check), judged since the data holds LLaMA-Factory."""
     rows = RUNTIME_MINIMUMS["llamafactory"]
     assert [r.requirement for r in rows] == ["deepspeed>=0.10.0,<=0.16.9"]
-    assert not _reasons("lib.llamafactory=0.9.3", "lib.transformers=4.56.0", "lib.datasets=4.0.0")
+    (reason,) = _reasons("lib.llamafactory=0.9.3", "lib.transformers=4.56.0", "lib.datasets=4.0.0")
+    assert "llamafactory 0.9.3 requires transformers" in reason and "<=4.52.4" in reason
+    assert "https://pypi.org/project/llamafactory/0.9.3/" in reason
+    assert not _reasons("lib.llamafactory=0.9.3", "lib.transformers=4.52.4", "lib.datasets=3.6.0")
 
 
 def test_an_unnamed_openrlhf_beside_vllm_010() -> None:
