@@ -93,6 +93,7 @@ _ROW_SOURCES = (
     "https://github.com/volcengine/verl/",
     "https://github.com/OpenRLHF/OpenRLHF/",
     "https://github.com/hiyouga/LLaMA-Factory/",
+    "https://github.com/facebookresearch/xformers/",  # xFormers' flash-attn check (session 29)
     "https://github.com/bitsandbytes-foundation/bitsandbytes/",
     "https://github.com/linkedin/Liger-Kernel/",
     "https://github.com/state-spaces/mamba/",

@@ -412,6 +412,12 @@ VERBATIM: list[tuple[str, str, str, str]] = [
         "AttributeError: module 'triton.language.math' has no attribute 'log1p'. Did you mean: 'log2'?",
         "https://github.com/triton-lang/triton/issues/4918",
     ),
+    (
+        "xformers",
+        "0.0.30",
+        "ImportError: Requires Flash-Attention version >=2.7.1,<=2.7.4 but got 2.8.0.post2.",
+        "https://github.com/facebookresearch/xformers/issues/1267",
+    ),
 ]
 
 

@@ -54,6 +54,10 @@ _VERL_REFUSED = (
     "!=0.3.2,!=0.3.3,!=0.4.0.*,!=0.4.1,!=0.4.3,!=0.5.0.*,!=0.5.1,!=0.5.2,!=0.5.3.*,!=0.5.5,"
     "!=0.6.0,!=0.6.1.*,!=0.6.2,!=0.6.3.post1,!=0.6.4.*,!=0.6.5"
 )
+_XF = "https://github.com/facebookresearch/xformers/blob/"
+_XF_FLASH = "xformers/ops/fmha/flash.py"
+# xFormers' ImportError (format strings of every release read), as facebookresearch/xformers#1267 quotes it
+_XF_MESSAGE = r"Requires Flash-Attention version >=\d[\w.]*,<=\d[\w.]* but got \S+"
 _ORLHF = "https://github.com/OpenRLHF/OpenRLHF/blob/"
 _ORLHF_ENGINE = "openrlhf/trainer/ray/vllm_engine.py"
 # What a release checks or needs at run time although its metadata declares it only loosely or as
@@ -547,6 +551,18 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
             message=r"Streaming VLLM version must be greater than 0\.8\.5",
             compared="version",
         ),
+    ),
+    # session 29: xFormers' own check of an installed flash-attn (xformers/ops/fmha/flash.py, read in every PyPI wheel
+    # 0.0.27-0.0.35). Its wheels stopped carrying their own FlashAttention-2 (_C_flashattention) from 0.0.27.post1; from
+    # 0.0.30 the check sits in an if/elif chain, so `import xformers.ops` raises on every platform wherever flash_attn
+    # is installed outside the range (0.0.27.post1-0.0.29.x caught it and fell back to torch's kernels on CUDA: not
+    # tabled). Up to 0.0.31.post1 it compares the first three numbers (2.8.0.post2 is 2.8.0), from 0.0.32 packaging's
+    # Version (2.8.2.post1 is above 2.8.2). XFORMERS_IGNORE_FLASH_VERSION_CHECK=1 skips it.
+    "xformers": (
+        RuntimeRow("0.0.30", "flash-attn>=2.7.1,<2.7.5", f"{_XF}v0.0.30/{_XF_FLASH}", "0.0.31", _XF_MESSAGE),
+        RuntimeRow("0.0.31", "flash-attn>=2.7.1,<2.8.1", f"{_XF}v0.0.31/{_XF_FLASH}", "0.0.32", _XF_MESSAGE),
+        RuntimeRow("0.0.32", "flash-attn>=2.7.1,<=2.8.2", f"{_XF}v0.0.32.post1/{_XF_FLASH}", "0.0.33", _XF_MESSAGE),
+        RuntimeRow("0.0.33", "flash-attn>=2.7.1,<=2.8.4", f"{_XF}v0.0.33/{_XF_FLASH}", "0.0.36", _XF_MESSAGE),
     ),
     # a run with a DeepSpeed config; mandatory=True: DISABLE_VERSION_CHECK does not skip it
     "llamafactory": (
