@@ -10,6 +10,9 @@ or silently drops its kernels. Three recorded facts say which torch it was built
   the wheel file name in ``direct_url.json`` (PEP 610), nothing imported;
 * **torchao's own compatibility table** (``torchao/__init__.py``, v0.14.1 to v0.16.0; from
   0.17 a minimum torch): the release loads its C++ extensions only with those torch builds;
+* **torchcodec's compatibility table** (its README, in every release's wheel METADATA): one torch
+  series per torchcodec series up to 0.11, torch >= 2.11 from 0.12; under another torch libtorchcodec
+  does not load;
 * the torch build's **C++ ABI** (``torch._C._GLIBCXX_USE_CXX11_ABI`` when probed, else the
   official pip wheels' switch: pytorch/pytorch#143962, #152790).
 """
@@ -42,6 +45,31 @@ TORCHAO_BUILT_FOR: dict[tuple[int, int, int], tuple[tuple[int, int, int], ...]] 
 }
 TORCHAO_MIN_FROM = (0, 17, 0)  # from this release: torch >= 2.11.0
 TORCHAO_MIN_TORCH = (2, 11, 0)
+
+# torchcodec release series -> the torch series its libtorchcodec is built for: the compatibility table of its
+# README, as each release's wheel METADATA carries it (read in every PyPI wheel 0.1.0-0.17.0, session 29); from
+# 0.12 the table says ">=2.11" (built on torch's stable ABI)
+_TORCHCODEC = "https://github.com/pytorch/torchcodec/blob/v0.11.0/README.md"
+_TORCHCODEC_MIN = "https://github.com/pytorch/torchcodec/blob/v0.17.0/README.md"
+TORCHCODEC_BUILT_FOR: dict[tuple[int, int], tuple[int, int]] = {
+    (0, 0): (2, 4),
+    (0, 1): (2, 5),
+    (0, 2): (2, 6),
+    (0, 3): (2, 7),
+    (0, 4): (2, 7),
+    (0, 5): (2, 7),
+    (0, 6): (2, 8),
+    (0, 7): (2, 8),
+    (0, 8): (2, 9),
+    (0, 9): (2, 9),
+    (0, 10): (2, 10),
+    (0, 11): (2, 11),
+}
+TORCHCODEC_MIN_FROM = (0, 12)  # from this series: torch >= 2.11
+TORCHCODEC_MIN_TORCH = (2, 11)
+# its own RuntimeError when libtorchcodec does not load (torchcodec/_core/ops.py, every release read), which names the
+# torch version as a likely cause; an FFmpeg missing says the same, so it is predicted only for this fact
+TORCHCODEC_PREDICTS = r"Could not load libtorchcodec"
 
 # torch2.8 (flash-attn, mamba-ssm, causal-conv1d, flashinfer wheels) and pt23 (PyG wheels)
 _TORCH_LABEL = re.compile(r"torch(\d+)\.(\d+)")
@@ -106,6 +134,10 @@ def built_for(
         judged = _torchao(v, t)
         if judged is not None:
             found.append(judged)
+    if dist == "torchcodec":
+        codec = _torchcodec(v, t)
+        if codec is not None:
+            found.append(codec)
     series = _labelled_series(label)
     if series is not None:
         source = _PYG_SOURCE if _PYG_LABEL.search(label) and not _TORCH_LABEL.search(label) else _LABEL_SOURCE
@@ -329,6 +361,20 @@ def _torchao(v: Version, t: Version) -> BuiltFor | None:
         else "it skips its C++ extensions (their kernels are missing)"
     )
     return BuiltFor(f"torch {wanted}", _TORCHAO, torch in pairs, consequence)
+
+
+def _torchcodec(v: Version, t: Version) -> BuiltFor | None:
+    """What torchcodec's compatibility table says of ``v`` beside torch ``t`` (by series; ``None``: not tabled)."""
+    codec, torch = (v.major, v.minor), (t.major, t.minor)
+    consequence = "libtorchcodec does not load (decoding and torchaudio's load fail)"
+    if codec >= TORCHCODEC_MIN_FROM:
+        wanted, source, ok = "torch >= 2.11", _TORCHCODEC_MIN, torch >= TORCHCODEC_MIN_TORCH
+    elif codec in TORCHCODEC_BUILT_FOR:
+        series = TORCHCODEC_BUILT_FOR[codec]
+        wanted, source, ok = f"torch {series[0]}.{series[1]}", _TORCHCODEC, torch == series
+    else:
+        return None
+    return BuiltFor(wanted, source, ok, consequence, predicts=TORCHCODEC_PREDICTS)
 
 
 def _shown(p: tuple[int, int, int]) -> str:
