@@ -64,3 +64,13 @@ def test_another_import_failure_is_not_claimed() -> None:
     compiled = rule(BASE, "lib.xformers=0.0.30", "lib.flash-attn=2.8.0.post2")
     assert not compiled.signature_matches("ImportError: Requires Flash attention 2.3.6 for varlen_fwd api")
     assert not compiled.signature_matches("ModuleNotFoundError: No module named 'xformers'")
+
+
+def test_the_escape_hatch_the_stack_sets_skips_the_rows() -> None:
+    stack = ("lib.xformers=0.0.30", "lib.flash-attn=2.8.0.post2")
+    assert [r for r in reasons(BASE, *stack) if "requires flash-attn" in r]
+    skipped = reasons(BASE, *stack, "env.XFORMERS_IGNORE_FLASH_VERSION_CHECK=1")
+    assert not [r for r in skipped if "requires flash-attn" in r]
+    kept = reasons(BASE, *stack, "env.XFORMERS_IGNORE_FLASH_VERSION_CHECK=0")  # only "1" skips it
+    assert [r for r in kept if "requires flash-attn" in r]
+    assert all(r.skipped_by == "XFORMERS_IGNORE_FLASH_VERSION_CHECK=1" for r in RUNTIME_MINIMUMS["xformers"])

@@ -56,6 +56,7 @@ _VERL_REFUSED = (
 )
 _XF = "https://github.com/facebookresearch/xformers/blob/"
 _XF_FLASH = "xformers/ops/fmha/flash.py"
+_XF_SKIP = "XFORMERS_IGNORE_FLASH_VERSION_CHECK=1"
 # xFormers' ImportError (format strings of every release read), as facebookresearch/xformers#1267 quotes it
 _XF_MESSAGE = r"Requires Flash-Attention version >=\d[\w.]*,<=\d[\w.]* but got \S+"
 _ORLHF = "https://github.com/OpenRLHF/OpenRLHF/blob/"
@@ -557,12 +558,15 @@ RUNTIME_MINIMUMS: dict[str, tuple[RuntimeRow, ...]] = {
     # 0.0.30 the check sits in an if/elif chain, so `import xformers.ops` raises on every platform wherever flash_attn
     # is installed outside the range (0.0.27.post1-0.0.29.x caught it and fell back to torch's kernels on CUDA: not
     # tabled). Up to 0.0.31.post1 it compares the first three numbers (2.8.0.post2 is 2.8.0), from 0.0.32 packaging's
-    # Version (2.8.2.post1 is above 2.8.2). XFORMERS_IGNORE_FLASH_VERSION_CHECK=1 skips it.
-    "xformers": (
-        RuntimeRow("0.0.30", "flash-attn>=2.7.1,<2.7.5", f"{_XF}v0.0.30/{_XF_FLASH}", "0.0.31", _XF_MESSAGE),
-        RuntimeRow("0.0.31", "flash-attn>=2.7.1,<2.8.1", f"{_XF}v0.0.31/{_XF_FLASH}", "0.0.32", _XF_MESSAGE),
-        RuntimeRow("0.0.32", "flash-attn>=2.7.1,<=2.8.2", f"{_XF}v0.0.32.post1/{_XF_FLASH}", "0.0.33", _XF_MESSAGE),
-        RuntimeRow("0.0.33", "flash-attn>=2.7.1,<=2.8.4", f"{_XF}v0.0.33/{_XF_FLASH}", "0.0.36", _XF_MESSAGE),
+    # Version (2.8.2.post1 is above 2.8.2). XFORMERS_IGNORE_FLASH_VERSION_CHECK=1 skips it (skipped_by).
+    "xformers": tuple(
+        RuntimeRow(since, f"flash-attn{bounds}", f"{_XF}{tag}/{_XF_FLASH}", until, _XF_MESSAGE, skipped_by=_XF_SKIP)
+        for since, bounds, tag, until in (
+            ("0.0.30", ">=2.7.1,<2.7.5", "v0.0.30", "0.0.31"),
+            ("0.0.31", ">=2.7.1,<2.8.1", "v0.0.31", "0.0.32"),
+            ("0.0.32", ">=2.7.1,<=2.8.2", "v0.0.32.post1", "0.0.33"),
+            ("0.0.33", ">=2.7.1,<=2.8.4", "v0.0.33", "0.0.36"),
+        )
     ),
     # a run with a DeepSpeed config; mandatory=True: DISABLE_VERSION_CHECK does not skip it
     "llamafactory": (

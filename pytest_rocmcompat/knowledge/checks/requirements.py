@@ -592,8 +592,13 @@ _PYTHON_MARKER = re.compile(r"\bpython_(?:full_)?version\b")
 
 def _judged(env: Environment, row: RuntimeRow) -> bool:
     """Whether a run-time row applies to the stack: one conditioned on the Python only where the stack
-    states its Python (else the machine running the check would decide it).
+    states its Python (else the machine running the check would decide it), and never where the stack's
+    environment sets the library's own escape hatch (``row.skipped_by``).
     """
+    if row.skipped_by:
+        name, _, value = row.skipped_by.partition("=")
+        if env.env.get(name, "").strip() == value:
+            return False
     return bool(env.python) or not _PYTHON_MARKER.search(row.requirement)
 
 

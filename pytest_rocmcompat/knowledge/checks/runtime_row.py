@@ -21,3 +21,6 @@ class RuntimeRow(NamedTuple):
     # (packaging's Version: only a local label does); a build of the floor's release the comparison accepts
     # is not judged (requirements._at_a_gate_bound). "": a missing API, every build judged.
     compared: str = ""
+    # The library's own escape hatch, ``VARIABLE=value`` (xFormers' XFORMERS_IGNORE_FLASH_VERSION_CHECK=1): a stack
+    # whose environment sets it is not judged by the row. "": none.
+    skipped_by: str = ""
