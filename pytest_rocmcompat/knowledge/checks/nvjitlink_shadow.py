@@ -35,6 +35,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.checks.finding import Finding, own_message_risk
+from pytest_rocmcompat.knowledge.derived_facts import torch_release_pins
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.overrides import stated_keys
 from pytest_rocmcompat.stack.versions import coerce_version
@@ -63,8 +64,8 @@ def check(env: Environment) -> list[Finding]:
     needed = needed_minor(env)
     if needed is None:
         return []
-    found = [f for f in (_wheel(env, needed), _library_path(env, needed)) if f is not None]
-    return found[:1]  # one cause is enough: the wheel the stack lists wins over the path
+    found = _wheel(env, needed) or _library_path(env, needed)  # one cause is enough: the listed wheel wins
+    return [found] if found is not None else []
 
 
 def unstated(env: Environment) -> list[Finding]:
@@ -72,8 +73,8 @@ def unstated(env: Environment) -> list[Finding]:
     needed = needed_minor(env)
     if needed is None or not _path_decides(env) or VARIABLE in env.env or f"env.{VARIABLE}" in stated_keys(env):
         return []
-    if check(env):
-        return []
+    if _wheel(env, needed) is not None:
+        return []  # the listed wheel is the cause, whatever the path
     return [
         own_message_risk(
             f"{ID}:unstated",
@@ -104,15 +105,7 @@ def cusparse_cuda_minors() -> dict[str, int]:
     """``nvidia-cusparse-cu12`` release -> the CUDA 12 minor of the runtime torch's PyPI wheels pin beside it."""
     found: dict[str, int] = {}
     for version in declared_data.versions("torch"):
-        rel = declared_data.release("torch", version)
-        if rel is None:
-            continue
-        pins = {
-            req.name: spec.version
-            for req in declared_data.requirements(rel)
-            for spec in req.specifier
-            if spec.operator == "==" and req.name in (_RUNTIME, _CUSPARSE)
-        }
+        pins = {dist: pinned for dist, pinned, _ in torch_release_pins(str(version), None)}
         runtime = coerce_version(pins.get(_RUNTIME))
         if _CUSPARSE in pins and runtime is not None and runtime.major == 12:
             found[pins[_CUSPARSE]] = runtime.minor
@@ -181,7 +174,4 @@ def _path_decides(env: Environment) -> bool:
 
 def _torch_pins_nvjitlink(env: Environment) -> bool:
     """Whether torch's PyPI wheel pins ``nvidia-nvjitlink-cu12`` itself (``requirement-not-met`` judges it then)."""
-    rel = declared_data.release("torch", env.torch_version.public) if env.torch_version is not None else None
-    return rel is not None and any(
-        req.name == _NVJITLINK for req in declared_data.requirements(rel, env.python or None)
-    )
+    return any(dist == _NVJITLINK for dist, _, _ in torch_release_pins(env.torch or "", env.python or None))
