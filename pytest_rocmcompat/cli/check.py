@@ -96,19 +96,24 @@ def run_check(args: argparse.Namespace) -> int:
         except CheckUsageError as exc:
             echo(f"rocmcompat check: {exc}", err=True)
             return 2
-    status = 1 if (any(not (p.conditional or p.uncertain) for p in problems) or any(map(_counted, rules))) else 0
+    standings = {rule.id: _standing(rule, env) for rule in rules}
+    counted = any(not (p.conditional or p.uncertain) for p in problems) or any(not s for s in standings.values())
+    status = 1 if counted else 0
     if args.json:
-        _print_json(stack, env, problems, rules, reached, status)
+        _print_json(stack, env, problems, rules, standings, reached, status)
     else:
-        _print_text(stack, env, problems, rules, reached, status)
+        _print_text(stack, env, problems, rules, standings, reached, status)
     return status
 
 
-def _counted(rule: Rule) -> bool:
-    """A rule counted against the stack: one that is not only a risk (:attr:`Rule.only_a_risk`, the same
-    predicate ``recommend`` files under "At risk").
+def _standing(rule: Rule, env: Environment) -> str:
+    """``""`` for a rule counted against the stack, else why not (knowledge/rules/standing.py): only a risk (the
+    predicate ``recommend`` files under "At risk"), a feature gap, or only tests of libraries the stack lacks.
     """
-    return not rule.only_a_risk
+    from pytest_rocmcompat.knowledge.rules.standing import standing
+    from pytest_rocmcompat.probe.libraries import STACK_LIBRARIES
+
+    return standing(rule, env, STACK_LIBRARIES)
 
 
 def stack_environment(path: str, assignments: list[str], fmt: str | None = None) -> tuple[StackFile, Environment]:
@@ -192,7 +197,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 # ---------------------------------------------------------------------------- output
-def _rule_data(rule: Rule) -> dict[str, Any]:
+def _rule_data(rule: Rule, standing: str) -> dict[str, Any]:
     a = rule.applies_to
     return {
         "id": rule.id,
@@ -203,7 +208,8 @@ def _rule_data(rule: Rule) -> dict[str, Any]:
         "defined_at": rule.location,
         "uncertain": rule.at_risk,
         "contested": rule.contested,
-        "counted": _counted(rule),  # against the stack (its exit status); not when only a risk
+        "counted": not standing,  # against the stack (its exit status)
+        "not_counted_because": standing or None,  # risk | feature gap | not listed
         "applies_to": "all tests"
         if a.everything
         else {"markers": list(a.markers), "uses": list(a.uses), "nodeids": list(a.nodeids)},
@@ -215,6 +221,7 @@ def _print_json(
     env: Environment,
     problems: list[Finding],
     rules: list[Rule],
+    standings: dict[str, str],
     reached: dict[str, list[str]] | None,
     status: int,
 ) -> None:
@@ -240,7 +247,7 @@ def _print_json(
             }
             for f in problems
         ],
-        "rules": [_rule_data(r) for r in rules],
+        "rules": [_rule_data(r, standings[r.id]) for r in rules],
         "tests": reached,
     }
     print(json.dumps(safe_data(data), indent=2, sort_keys=True))
@@ -251,9 +258,11 @@ def _print_text(
     env: Environment,
     problems: list[Finding],
     rules: list[Rule],
+    standings: dict[str, str],
     reached: dict[str, list[str]] | None,
     status: int,
 ) -> None:
+    from pytest_rocmcompat.knowledge.rules.standing import FEATURE_GAP, NOT_LISTED
     from pytest_rocmcompat.safe_io.escape import terminal_line
 
     def out(line: str = "") -> None:
@@ -266,18 +275,25 @@ def _print_text(
     for note in stack.skipped:
         out(f"  skipped: {note}")
     out(f"problems (built-in checks): {len(problems) or 'none found'}")
-    for problem in problems:
+    # the stack's own problems first, then its risks, then what only tests using something meet
+    for problem in sorted(problems, key=lambda p: (p.conditional, p.uncertain)):
         only = " (only for tests that use it: not counted against the stack)" if problem.conditional else ""
         if problem.uncertain:
             only = " (at risk: the stack does not say enough to confirm it; not counted against the stack)"
         out(f"  {problem.describe()}{only}")
     out(f"known-bad rules active: {len(rules) or 'none'}")
-    for rule in rules:
+    notes = {
+        FEATURE_GAP: " (a feature this GPU or build lacks: only for tests that use it; not counted against the stack)",
+        NOT_LISTED: " (only for tests that use a library this stack does not list: not counted against the stack)",
+    }
+    for rule in sorted(rules, key=lambda r: bool(standings[r.id])):
         fixed = ", ".join(f"{k} {v}" for k, v in rule.fixed_in)
-        risk = " (at risk: its source says the stack may fail; not counted against the stack)" if rule.at_risk else ""
-        if not rule.at_risk and rule.contested:
+        risk = notes.get(standings[rule.id], "")
+        if rule.at_risk:
+            risk = " (at risk: its source says the stack may fail; not counted against the stack)"
+        elif rule.contested:
             risk = " (contested: its sources disagree; not counted against the stack)"
-        elif not rule.at_risk and not _counted(rule):
+        elif rule.only_a_risk:
             risk = " (crash-prone: its tests run isolated; not counted against the stack)"
         out(f"  {rule.describe()} [{rule.action}]{f'; fixed in {fixed}' if fixed else ''}{risk}")
     if reached is not None:
@@ -285,7 +301,8 @@ def _print_text(
         for nodeid, ids in sorted(reached.items()):
             out(f"  {nodeid}: {', '.join(ids)}")
     if status:
-        counted = len([p for p in problems if not (p.conditional or p.uncertain)]) + len(list(filter(_counted, rules)))
+        counted = len([p for p in problems if not (p.conditional or p.uncertain)])
+        counted += len([r for r in rules if not standings[r.id]])
         out(f"verdict: known-bad: {counted} finding(s) against this stack")
     else:
         out("verdict: nothing known against this stack")

@@ -18,8 +18,8 @@ from pytest_rocmcompat.knowledge.rules.signature import Signature
 from pytest_rocmcompat.matrix.model import FileContent
 from pytest_rocmcompat.stack.versions import parse_specifier
 
-FORMAT = 5  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics; 4: at_risk;
-# 5: explained_by
+FORMAT = 6  # 2: rules keep contested/fresh, files keep their checks mapping; 3: declared metrics; 4: at_risk;
+# 5: explained_by; 6: feature_gap
 
 
 def content_to_plain(content: FileContent) -> dict[str, Any]:
@@ -74,6 +74,7 @@ def _rule_to_plain(rule: Rule) -> dict[str, Any]:
         "contested": rule.contested,
         "fresh": rule.fresh,
         "at_risk": rule.at_risk,
+        "feature_gap": rule.feature_gap,
         "signature": None if rule.signature is None else rule.signature.pattern,
         "explained_by": None if rule.explained_by is None else rule.explained_by.pattern,
         "links": list(rule.links),
@@ -121,6 +122,7 @@ def _rule_from_plain(data: dict[str, Any]) -> Rule:
         contested=_bool(data["contested"]),
         fresh=_bool(data["fresh"]),
         at_risk=_bool(data["at_risk"]),
+        feature_gap=_bool(data["feature_gap"]),
         explained_by=None if explained_by is None else Signature(_str(explained_by)),
     )
 

@@ -33,6 +33,7 @@ RULE_KEYS = (
     "contested",
     "fresh",
     "uncertain",
+    "feature_gap",
 )
 WHEN_KEYS = ("platform", "arch", *VERSION_AXES, "libraries", "env")
 APPLIES_KEYS = ("all", "nodeids", "markers", "uses")
@@ -117,6 +118,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
     if "signature" in rule and rule["signature"] is None:
         ck.add(rule, "signature", join_path(path, "signature"), "is empty; remove it or give a regular expression")
     contested = _parse_contested(rule, ck, path, action, signature)
+    feature_gap = _parse_feature_gap(rule, ck, path, applies)
     uncertain = _parse_uncertain(rule, ck, path, action, signature)
     if len(ck.problems) > before or when is None or applies is None or rule_id is None or reason is None:
         return None  # (a missing or invalid id or reason is one of the problems)
@@ -134,6 +136,7 @@ def parse_rule(raw: Any, ck: Checker, container: Any, index: int, path: str) -> 
         contested=contested,
         fresh=fresh is True,
         at_risk=uncertain,
+        feature_gap=feature_gap,
     )
 
 
@@ -144,6 +147,28 @@ def _parse_contested(rule: Any, ck: Checker, path: str, action: Any, signature: 
         "a contested rule must not blanket-skip: use action isolate or xfail "
         "with a signature, so a pass shows as stale-rule evidence",
     )  # fmt: skip
+
+
+def _parse_feature_gap(rule: Any, ck: Checker, path: str, applies: AppliesTo | None) -> bool:
+    """``feature_gap: true``: the GPU or build lacks a feature (fp8 before sm_89, bf16 before Ampere): only the
+    tests that use it meet the rule, so it must name them (``applies_to`` nodeids or uses, not every GPU test).
+    """
+    if "feature_gap" not in rule:
+        return False
+    value = rule["feature_gap"]
+    where = join_path(path, "feature_gap")
+    if not isinstance(value, bool):
+        ck.add(rule, "feature_gap", where, f"expected true or false, got {type_name(value)} {show(value)}")
+        return False
+    if value and applies is not None and (applies.everything or applies.markers):
+        ck.add(
+            rule,
+            "feature_gap",
+            where,
+            "a feature gap reaches only the tests that use the feature: name them in applies_to "
+            "(nodeids or uses), not all tests or a marker",
+        )
+    return value
 
 
 def _parse_uncertain(rule: Any, ck: Checker, path: str, action: Any, signature: Signature | None) -> bool:

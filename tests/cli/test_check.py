@@ -76,7 +76,8 @@ def assert_same_as_replay(tmp_path: Path, result: dict, *extra: str) -> None:
     problems = [p for p in problems if " is not named: " not in p]
     assert [p["text"] for p in result["problems"]] == problems
     assert [r["id"] for r in result["rules"]] == rules
-    assert result["known_bad"] == bool(problems or rules)
+    counted = [p for p in result["problems"] if not (p["conditional"] or p["uncertain"])]
+    assert result["known_bad"] == bool(counted or [r for r in result["rules"] if r["counted"]])
 
 
 def test_pip_freeze_same_findings_as_replay(tmp_path: Path) -> None:
@@ -359,3 +360,67 @@ def test_format_choices_are_the_readers_formats() -> None:
     text = " ".join(proc.stdout.split())
     assert "{" + ",".join(FORMATS) + "}" in text
     assert "conda list" in text
+
+
+def test_a_working_a100_stack_is_not_known_bad_for_the_fp8_it_lacks(tmp_path: Path) -> None:
+    """torch 2.5.1 (the default CUDA wheel) on an A100 works: the fp8 rules it meets are feature gaps, listed
+    for the tests that use fp8 and not counted against the stack (exit 0); a GPU-wide rule still counts.
+    """
+    (tmp_path / "r.txt").write_text("torch==2.5.1\nfilelock==3.16.1\n")
+    status, result = check_json(str(tmp_path / "r.txt"), "--set", "arch=sm_80")
+    assert status == 0 and not result["known_bad"]
+    gaps = {r["id"]: r for r in result["rules"] if r["not_counted_because"] == "feature gap"}
+    assert {"fp8-scaled-mm-cuda-pre-sm89", "triton-fp8e4nv-pre-sm89"} <= set(gaps)
+    assert not any(r["counted"] for r in gaps.values())
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--set", "arch=sm_80")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[fp8-scaled-mm-cuda-pre-sm89] " in proc.stdout and "(a feature this GPU or build lacks: " in proc.stdout
+    assert "verdict: nothing known against this stack" in proc.stdout
+    (tmp_path / "r.txt").write_text("torch==2.5.1+rocm6.2\n")  # the same on MI250X (gfx90a), and on MI50:
+    assert check_json(str(tmp_path / "r.txt"), "--set", "arch=gfx90a")[0] == 0
+    status, result = check_json(str(tmp_path / "r.txt"), "--set", "arch=gfx906")  # its Triton has no gfx906 kernels
+    assert status == 1 and not all(p["conditional"] or p["uncertain"] for p in result["problems"])
+
+
+RULES_BY_REACH = """known_bad:
+  - id: fa2-needs-ampere
+    when: {platform: cuda, arch: ["sm_7*"]}
+    applies_to: {uses: [flash-attn]}
+    reason: FlashAttention-2 needs Ampere
+    action: skip
+  - id: distributed-on-turing
+    when: {platform: cuda, arch: ["sm_75"], torch: "==2.6.0"}
+    applies_to: {uses: [torch.distributed]}
+    reason: a runtime feature of the stack's own build
+    action: xfail
+    signature: "broken collective"
+  - id: fp16-gap
+    when: {platform: cuda, arch: ["sm_75"]}
+    applies_to: {nodeids: ["*fp16*"]}
+    reason: a format the GPU lacks
+    action: xfail
+    signature: "no fp16"
+    feature_gap: true
+"""
+
+
+def test_a_rule_counts_by_what_it_reaches_and_what_the_stack_lists(tmp_path: Path) -> None:
+    """A rule reaching only tests of a library the stack does not list is not counted; listed, it is. A rule on
+    a runtime feature of the stack's own build (torch.distributed) counts; a feature gap does not.
+    """
+    (tmp_path / "m.yaml").write_text(RULES_BY_REACH)
+    (tmp_path / "r.txt").write_text("torch==2.6.0\n")
+    status, result = check_json(str(tmp_path / "r.txt"), "--set", "arch=sm_75", "--matrix", str(tmp_path / "m.yaml"))
+    why = {r["id"]: r["not_counted_because"] for r in result["rules"]}
+    assert why == {"fa2-needs-ampere": "not listed", "distributed-on-turing": None, "fp16-gap": "feature gap"}
+    assert status == 1
+    (tmp_path / "r.txt").write_text("torch==2.5.1\nflash-attn==2.6.3\n")  # distributed-on-turing is 2.6.0 only
+    status, result = check_json(str(tmp_path / "r.txt"), "--set", "arch=sm_75", "--matrix", str(tmp_path / "m.yaml"))
+    assert status == 1
+    assert {r["id"]: r["counted"] for r in result["rules"]} == {"fa2-needs-ampere": True, "fp16-gap": False}
+    (tmp_path / "r.txt").write_text("torch==2.5.1\n")
+    proc = rocmcompat("check", str(tmp_path / "r.txt"), "--set", "arch=sm_75", "--matrix", str(tmp_path / "m.yaml"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        "[fa2-needs-ampere] FlashAttention-2 needs Ampere [skip] (only for tests that use a library this" in proc.stdout
+    )

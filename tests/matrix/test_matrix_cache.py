@@ -322,7 +322,7 @@ def test_a_hit_keeps_every_declared_metric_field(tmp_path: Path, monkeypatch: py
     first = load_matrix(path, cache=cache)
     (entry,) = entries(cache.directory)
     stored = json.loads(entry.read_text(encoding="utf-8"))
-    assert stored["format"] == FORMAT == 5  # 4: rules keep at_risk; 5: explained_by
+    assert stored["format"] == FORMAT == 6  # 4: rules keep at_risk; 5: explained_by; 6: feature_gap
     again = load_matrix(path, cache=MatrixCache(cache.directory))
     assert again == first
     assert again.metrics["p50_latency_ms"] == DeclaredMetric(

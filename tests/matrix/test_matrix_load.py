@@ -174,6 +174,22 @@ def _errors(matrix_file, text: str, name: str = "m.yaml") -> list[str]:
             "    contested: true\n    uncertain: true\n",
             "m.yaml:8: known_bad[0].uncertain: a rule cannot be both contested",
         ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    feature_gap: true\n",
+            "m.yaml:5: known_bad[0].feature_gap: a feature gap reaches only the tests that use the feature",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    applies_to: {markers: [gpus]}\n    feature_gap: true\n",
+            "m.yaml:6: known_bad[0].feature_gap: a feature gap reaches only the tests that use the feature",
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    applies_to: {nodeids: ['*fp8*']}\n    feature_gap: yes\n",
+            None,  # YAML 1.1's yes is true
+        ),
+        (
+            "name: x\nknown_bad:\n  - id: a\n    reason: r\n    applies_to: {nodeids: ['*fp8*']}\n    feature_gap: 'no'\n",
+            "m.yaml:6: known_bad[0].feature_gap: expected true or false, got a string 'no'",
+        ),
     ],
 )
 def test_error_names_file_line_and_path(matrix_file, text: str, expected: str | None) -> None:

@@ -9,10 +9,12 @@ from dataclasses import replace
 import pytest
 
 from pytest_rocmcompat.cli.main import main
+from pytest_rocmcompat.knowledge.rules.model import Rule
 from pytest_rocmcompat.matrix.loader import bundled_known_bad, load_matrix
 from pytest_rocmcompat.report.junit_read import read_run
 from pytest_rocmcompat.report.recommend import recommend
 from pytest_rocmcompat.report.recommend_render import render_markdown
+from pytest_rocmcompat.stack.environment import Environment
 from tests.conftest import MI50_ENV, REPO
 
 
@@ -114,11 +116,15 @@ def test_unknown_arch_is_a_clear_usage_error(capsys: pytest.CaptureFixture) -> N
 
 
 def test_check_and_recommend_agree_on_what_is_only_a_risk() -> None:
-    """One predicate (``Rule.only_a_risk``): ``rocmcompat check`` counts a rule exactly when ``recommend``
-    would tell users to avoid the stack for it, over every bundled rule and the four kinds by hand.
+    """One predicate (``Rule.only_a_risk``): ``rocmcompat check`` leaves a rule uncounted as a risk exactly when
+    ``recommend`` puts the stack at risk for it, over every bundled rule and the four kinds by hand.
     """
-    from pytest_rocmcompat.cli.check import _counted
+    from pytest_rocmcompat.knowledge.rules.standing import RISK, standing
+    from pytest_rocmcompat.probe.libraries import STACK_LIBRARIES
     from pytest_rocmcompat.report.recommend import puts_at_risk
+
+    def _counted(rule: Rule) -> bool:
+        return standing(rule, Environment(), STACK_LIBRARIES) != RISK
 
     rules = load_matrix(str(bundled_known_bad())).rules
     # every bundled rule of each kind sorted the same way by both (kinds the bundled matrix has)

@@ -119,6 +119,9 @@ class Rule:
     contested: bool = False  # its sources disagree: it must isolate/xfail with a signature, never blanket-skip
     fresh: bool = False  # an isolate rule: run in a sandbox that has run no other test
     at_risk: bool = False  # a check's uncertain finding (``Finding.uncertain``): a pass is no stale rule
+    # the GPU or build lacks a feature (a numeric format, a compiler target): no defect of the stack, so
+    # ``rocmcompat check`` lists it for the tests that use the feature without counting it against the stack
+    feature_gap: bool = False
     # texts that explain a failure otherwise (a GPU closed to the user): a failure showing one is not this rule's
     explained_by: Signature | None = None
 
