@@ -40,7 +40,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the stack: pip freeze output, a requirements/constraints file with == pins, uv.lock, "
         "a conda environment.yml export (conda env export), conda list output (plain, --export or --explicit), "
-        "or rocmcompat probe --json output",
+        "rocmcompat probe --json output, or PyTorch's collect_env report (python -m torch.utils.collect_env)",
     )
     p.add_argument(
         "--set",
@@ -59,9 +59,10 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         dest="stack_format",
-        choices=("requirements", "uv.lock", "conda", "conda-list", "probe"),
+        choices=("requirements", "uv.lock", "conda", "conda-list", "probe", "collect-env"),
         help="the file's format (default: detected from its name and content): conda is conda env export's "
-        "environment.yml, conda-list is conda list output (plain, --export or --explicit)",
+        "environment.yml, conda-list is conda list output (plain, --export or --explicit), collect-env is "
+        "python -m torch.utils.collect_env (or vllm collect-env) output",
     )
     p.add_argument("--json", action="store_true", help="write the findings as JSON")
 

@@ -34,7 +34,7 @@ def add_options(parser: pytest.Parser) -> None:
         dest="rocm_env",
         type=rocm_stack_option,
         help="Replay exactly the stack FILE states (pip freeze, pinned requirements, uv.lock, conda "
-        "export, recorded probe; as `rocmcompat check`): nothing comes from this machine. "
+        "export, recorded probe, a collect_env report; as `rocmcompat check`): nothing comes from this machine. "
         "--rocm-set applies on top.",
     )
     group.addoption(

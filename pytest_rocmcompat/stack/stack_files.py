@@ -6,8 +6,9 @@ environment markers, extras, ``--hash`` continuation lines), a ``uv.lock`` (a un
 resolved by its markers for the target Python and platform), conda's formats (conda_files.py:
 ``conda env export``'s ``environment.yml`` with its nested ``pip:`` list, format ``conda``; plain
 ``conda list``, ``conda list --export`` and ``--explicit``, format ``conda-list``, told apart by
-their headers or by every line being ``name=version=build``), and a recorded probe
-(``rocmcompat probe --json``).
+their headers or by every line being ``name=version=build``), a recorded probe
+(``rocmcompat probe --json``), and PyTorch's environment report (``python -m torch.utils.collect_env``,
+vLLM's ``vllm collect-env``; collect_env.py), which states the GPUs, driver and build as well.
 
 conda keeps what a wheel's version says in the build string: conda's torch
 (``pytorch=2.3.1=py3.10_cuda12.1_cudnn8.9.2_0``) is read as ``torch 2.3.1+cu121``, never as PyPI's
@@ -43,13 +44,14 @@ from packaging.version import InvalidVersion, Version
 
 from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
 from pytest_rocmcompat.stack import pytorch_index
+from pytest_rocmcompat.stack.collect_env import looks_like_collect_env, parse_collect_env
 from pytest_rocmcompat.stack.conda_files import finish, looks_like_conda_list, read_conda_export, read_conda_list
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.stack_model import StackFile, StackFileError, Target
 
 STACK_FILE_BYTES = 4 * 2**20  # a uv.lock of a large project is a few hundred KB
 MAX_INCLUDE_DEPTH = 16
-FORMATS = ("requirements", "uv.lock", "conda", "conda-list", "probe")
+FORMATS = ("requirements", "uv.lock", "conda", "conda-list", "probe", "collect-env")
 PIN_HOW = (
     "pin it to one version: write the stack with `pip freeze > FILE` from the environment, "
     "resolve ranges with `uv pip compile requirements.in -o requirements.txt` (or pip-compile), "
@@ -67,13 +69,17 @@ _IGNORED_OPTIONS = (
 
 # ---------------------------------------------------------------------------- entry points
 def detect_format(path: str, text: str) -> str:
-    """``requirements`` | ``uv.lock`` | ``conda`` | ``conda-list`` | ``probe``, from the name first, then the content."""
+    """``requirements`` | ``uv.lock`` | ``conda`` | ``conda-list`` | ``probe`` | ``collect-env``, from the name first,
+    then the content.
+    """
     name = os.path.basename(path).lower()
     stripped = text.lstrip()
     if name.endswith(".lock") or re.search(r"(?m)^\[\[package\]\]\s*$", text):
         return "uv.lock"
     if name.endswith(".json") or stripped.startswith("{"):
         return "probe"
+    if looks_like_collect_env(text):
+        return "collect-env"
     if not name.endswith((".yml", ".yaml")) and looks_like_conda_list(text):
         return "conda-list"
     if name.endswith((".yml", ".yaml")) or re.search(r"(?m)^dependencies:\s*$", text):
@@ -93,6 +99,8 @@ def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
         return parse_conda_list(path, text)
     if fmt == "probe":
         return parse_probe(path, text)
+    if fmt == "collect-env":
+        return parse_collect_env(path, text)
     return parse_requirements(path, text, target)
 
 

@@ -103,3 +103,22 @@ def test_transformers_runtime_deepspeed_floor(stack: tuple[str, ...], found: boo
         assert "requires deepspeed>=0.9.3" in finding.reason
         assert finding.link == "https://github.com/huggingface/transformers/pull/24541"
         assert set(finding.uses) == {"transformers", "deepspeed"}
+
+
+@pytest.mark.parametrize(
+    ("stack", "flagged"),
+    [
+        # a snapshot before a release meets a pairing's lower bound as that release (derived_facts.contains):
+        # ROCm's torch 1.7.0a0 source build with its torchvision 0.8.0a0, pytorch.org's 1.8 nightlies
+        (("torch=1.7.0a0+a9603c7", "lib.torchvision=0.8.0"), False),
+        (("torch=1.8.0.dev20201117", "lib.torchvision=0.9.0.dev20201117"), False),
+        (("torch=1.6.0", "lib.torchvision=0.8.0"), True),  # a release of another series still is not
+        (("torch=1.8.0a0", "lib.torchvision=0.8.0"), True),  # nor a snapshot of the next one (<1.8)
+        # a companion built from a commit (AMD's images) is not the release whose pins a table or PyPI states
+        (("torch=2.10.0+git8514f05", "lib.torchvision=0.24.1+d801a34"), False),
+        (("torch=2.10.0", "lib.torchvision=0.24.1"), True),
+        (("torch=2.10.0", "lib.torchvision=0.24.1+cu128"), True),  # a wheel's build label is no commit
+    ],
+)
+def test_snapshots_and_source_builds_are_compared_as_what_they_are(stack: tuple[str, ...], flagged: bool) -> None:
+    assert bool(_reasons(*stack)) is flagged

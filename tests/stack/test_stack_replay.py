@@ -105,3 +105,25 @@ def test_the_recorded_file_is_private_unguessable_and_gone_at_exit(tmp_path) -> 
     assert out.endswith("-requirements.txt.json") and Path(out).parent == tmp_path
     assert mode == "0o600"
     assert not Path(out).exists(), "the recorded stack outlived its process"
+
+
+def test_a_collect_env_report_is_replayed_with_its_gpus(pytester: pytest.Pytester) -> None:
+    """A real report (H100 PCIe, torch 2.0.1+cu117: no sm_90 kernels) replayed: its GPU's failure is known-bad."""
+    report = Path(__file__).parent.parent / "data" / "collect_env" / "nvidia_h100pcie_torch2.0.1_pt110153.txt"
+    (pytester.path / "collect_env.txt").write_text(report.read_text(encoding="utf-8"), encoding="utf-8")
+    pytester.makepyfile(
+        test_gpu="""
+import pytest
+
+@pytest.mark.gpus(1)
+def test_matmul():
+    raise RuntimeError("CUDA error: no kernel image is available for execution on the device")
+
+@pytest.mark.gpus(1)
+def test_other():
+    raise ValueError("a genuinely different regression")
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--rocm-stack=collect_env.txt")
+    result.assert_outcomes(xfailed=1, failed=1)
+    result.stdout.fnmatch_lines(["*environment: platform=cuda arch=sm_90 x1*torch=2.0.1+cu117*"])

@@ -116,7 +116,7 @@ def check(env: Environment) -> list[Finding]:
             continue  # the base machine's package beside a replayed stack: not part of that stack
         seen: dict[str, int] = {}  # a dependency already reported: its place in ``broken``
         # (requirement, source, the failure a run-time row quotes, a run-time row, its comparison)
-        declared = [(text, where, "", False, "") for text, where in _declared(env, dist, version)]
+        declared = [(text, where, "", False, compared) for text, where, compared in _declared(env, dist, version)]
         rows = [
             (r.requirement, r.source, r.message, True, r.compared)
             for r in runtime_minimums(dist, version)
@@ -606,14 +606,20 @@ def _cite(source: str) -> str:
     return "installed metadata" if source == SOURCE else source
 
 
-def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str]]:
-    """``(requirement, source)``: installed metadata, else a sourced table, else what PyPI's release declared."""
+def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str, str]]:
+    """``(requirement, source, comparison)``: installed metadata, else a sourced table, else what PyPI's release
+    declared. A table's pairing (torchvision 0.8 with torch 1.7) is no pin pip compares but a pairing of series: a
+    snapshot before a release (``1.7.0a0+git...``, a nightly) is compared as that release (:data:`PER_BOUND`).
+    """
     if dist in env.requires:
-        return [(text, SOURCE) for text in env.requires[dist]]
+        return [(text, SOURCE, "") for text in env.requires[dist]]
+    parsed = coerce_version(version)
+    if parsed is not None and _SOURCE_BUILD.match(parsed.local or ""):
+        return []  # built from a commit against the torch then installed (AMD's images): not the release's pins
     paired = domain_pairing(dist, version)
     if paired is not None:
-        return [(text, paired[1]) for text in paired[0]]
-    return list(declared_requires_all(dist, version, cuda_build=not rocm_build(env)))
+        return [(text, paired[1], PER_BOUND) for text in paired[0]]
+    return [(text, where, "") for text, where in declared_requires_all(dist, version, cuda_build=not rocm_build(env))]
 
 
 def rocm_build(env: Environment) -> bool:
@@ -645,14 +651,34 @@ def _unmet(
         spec = SpecifierSet(spec_text)
     except InvalidSpecifier:
         return None
-    if specifier_contains(spec, version) or (gate and _at_a_gate_bound(spec, version, gate)):
+    if gate == PER_BOUND:
+        if _series_contains(spec, version):
+            return None
+    elif specifier_contains(spec, version) or (gate and _at_a_gate_bound(spec, version, gate)):
         return None
     if m.group(3) and not _marker_holds(m.group(3), env, markers):
         return None  # an extra's requirement, or one for another Python/platform
     return f"{name} {installed}" if _valid(text) else None
 
 
+# a build from a git commit, as setup.py labels one (torchvision 0.24.1+d801a34, torch 2.10.0+git8514f05)
+_SOURCE_BUILD = re.compile(r"^(?:git)?[0-9a-f]{7,40}$")
+PER_BOUND = "series"  # a sourced pairing of release series: a snapshot compared as its release (_series_contains)
 _FLOORS = (">", ">=")  # the floors a library's own version check compares against
+
+
+def _series_contains(spec: SpecifierSet, version: Version) -> bool:
+    """A pairing of release series (torchvision 0.8 with torch >=1.7,<1.8): a snapshot before a release
+    (``1.7.0a0+git...``, a ``.dev`` nightly) is of that release's series, so it is compared as that release,
+    unless the pairing names snapshots itself (a nightly's ``<=2.7.0.dev20241020``).
+    """
+    snapshots = any(
+        coerce_version(s.version.rstrip(".*")) is not None and Version(s.version.rstrip(".*")).is_prerelease
+        for s in spec
+    )
+    if snapshots or not (version.is_prerelease or version.is_devrelease):
+        return specifier_contains(spec, version)
+    return spec.contains(Version(version.base_version), prereleases=True)
 
 
 def _at_a_gate_bound(spec: SpecifierSet, version: Version, compared: str) -> bool:
