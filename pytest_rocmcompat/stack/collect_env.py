@@ -105,7 +105,9 @@ def parse_collect_env(path: str, text: str) -> StackFile:
     pins = _pip_pins(report)
     conda = _conda_packages(report)
     packages = {**conda, **pins}
-    torch = packages.pop("torch", None) or _version_of(report, "PyTorch version", skipped)
+    # torch.__version__ (with the wheel's build label, 2.11.0+cu130) over pip's row (2.11.0), which names the same torch
+    torch = _version_of(report, "PyTorch version", skipped) or packages.get("torch")
+    packages.pop("torch", None)
     if torch is not None:
         packages["torch"] = torch
     vllm = _version_of(report, "vLLM Version", skipped, r"\s*\(git sha: \w+\)$")

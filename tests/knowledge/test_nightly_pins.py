@@ -90,13 +90,21 @@ def test_mismatched_nightlies_are_found(stack: tuple[str, ...], problem: str) ->
         ("platform=cuda", "torch=2.5.0.dev20240801+cu121", "lib.torchaudio=2.5.0.dev20240801+cu121"),
         # the torch of the day before (pytorch/pytorch#29530)
         ("platform=cuda", "torch=2.5.0.dev20240731+cu121", "lib.torchaudio=2.5.0.dev20240801+cu121"),
-        # a checkout's torchvision/torchaudio beside a torch release: unknown
+        # a checkout's torchvision/torchaudio beside a torch release: unknown (at most a risk, below)
         ("platform=cuda", "torch=2.1.0", "lib.torchvision=0.17.0a0+abc1234"),
         ("platform=rocm", "torch=2.7.1+rocm6.3", "lib.torchaudio=2.8.0a0+6e1c7fe"),
     ],
 )
 def test_matching_or_unknown_nightlies_say_nothing(stack: tuple[str, ...]) -> None:
-    assert _reasons(*stack) == []
+    env = apply_overrides(BASE, list(stack))
+    assert [f.reason for f in evaluate(env) if f.check == requirements.ID and not f.uncertain] == []
+
+
+def test_a_checkouts_companion_is_a_risk_that_only_its_load_failure_confirms() -> None:
+    """Built from a commit against the torch installed then: its release's pins are a risk, never a known-bad stack."""
+    env = apply_overrides(BASE, ["platform=cuda", "torch=2.1.0", "lib.torchvision=0.17.0a0+abc1234"])
+    (risk,) = [f for f in evaluate(env) if f.check == requirements.ID]
+    assert risk.uncertain and "torchvision 0.17.0a0+abc1234 requires torch>=2.2,<2.3" in risk.reason
 
 
 @pytest.mark.parametrize(

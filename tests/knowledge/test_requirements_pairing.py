@@ -108,12 +108,20 @@ def test_transformers_runtime_deepspeed_floor(stack: tuple[str, ...], found: boo
 @pytest.mark.parametrize(
     ("stack", "flagged"),
     [
-        # a snapshot before a release meets a pairing's lower bound as that release (derived_facts.contains):
-        # ROCm's torch 1.7.0a0 source build with its torchvision 0.8.0a0, pytorch.org's 1.8 nightlies
-        (("torch=1.7.0a0+a9603c7", "lib.torchvision=0.8.0"), False),
-        (("torch=1.8.0.dev20201117", "lib.torchvision=0.9.0.dev20201117"), False),
-        (("torch=1.6.0", "lib.torchvision=0.8.0"), True),  # a release of another series still is not
-        (("torch=1.8.0a0", "lib.torchvision=0.8.0"), True),  # nor a snapshot of the next one (<1.8)
+        # an undated companion snapshot (NGC's 0.19.0a0) pairs with a torch snapshot of its series (a risk:
+        # test_builds_of_unknown_pairing_are_risks), not with one of another series
+        (("torch=1.8.0a0", "lib.torchvision=0.9.0a0"), False),
+        (("torch=2.4.0a0+3bcc3cddb5.nv24.7", "lib.torchvision=0.19.0a0"), False),
+        (("torch=2.5.0a0+3bcc3cddb5.nv24.7", "lib.torchvision=0.19.0a0"), True),
+        # the old table's nightlies are compared as PEP 440 compares them (pkg-helpers' rows name the day)
+        (("torch=1.9.0.dev20210301", "lib.torchvision=0.9.0.dev20201117"), True),
+        (("torch=1.8.0a0+git1234abc", "lib.torchvision=0.9.0.dev20201117"), True),
+        # a released wheel is built against the released torch: a snapshot torch (NGC's 1.7.0a0) is another ABI
+        (("torch=1.7.0a0+a9603c7", "lib.torchvision=0.8.0"), True),
+        (("torch=1.6.0", "lib.torchvision=0.8.0"), True),
+        (("torch=1.7.1", "lib.torchvision=0.8.0"), False),
+        # ROCm's torch 1.7.0a0 source build with its torchvision built from a commit beside it
+        (("torch=1.7.0a0+a9603c7", "lib.torchvision=0.8.0a0+a4736ea"), False),
         # a companion built from a commit (AMD's images) is not the release whose pins a table or PyPI states
         (("torch=2.10.0+git8514f05", "lib.torchvision=0.24.1+d801a34"), False),
         (("torch=2.10.0", "lib.torchvision=0.24.1"), True),
@@ -121,4 +129,26 @@ def test_transformers_runtime_deepspeed_floor(stack: tuple[str, ...], found: boo
     ],
 )
 def test_snapshots_and_source_builds_are_compared_as_what_they_are(stack: tuple[str, ...], flagged: bool) -> None:
-    assert bool(_reasons(*stack)) is flagged
+    env = apply_overrides(BASE, ["platform=cuda", *stack])
+    assert bool([f for f in evaluate(env) if f.check == requirements.ID and not f.uncertain]) is flagged
+
+
+def _risks(*stack: str) -> list[str]:
+    env = apply_overrides(BASE, ["platform=cuda", *stack])
+    return [f.reason for f in evaluate(env) if f.check == requirements.ID and f.uncertain]
+
+
+@pytest.mark.parametrize(
+    ("stack", "risk"),
+    [
+        # a companion built from a commit, or two snapshots of one series: what decides is the torch it was built
+        # against, which the stack cannot name: a risk that only an ABI failure confirms, never nothing at all
+        (("torch=2.10.0+git8514f05", "lib.torchvision=0.24.1+d801a34"), True),
+        (("torch=2.9.0", "lib.torchvision=0.24.1+d801a34"), False),  # the pins of its release hold
+        (("torch=1.6.0.dev20200525", "lib.torchvision=0.7.0a0+78ed10c"), True),
+        (("torch=1.8.0a0", "lib.torchvision=0.9.0a0"), True),
+        (("torch=1.8.0", "lib.torchvision=0.9.0"), False),
+    ],
+)
+def test_builds_of_unknown_pairing_are_risks(stack: tuple[str, ...], risk: bool) -> None:
+    assert bool(_risks(*stack)) is risk

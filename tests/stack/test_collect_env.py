@@ -77,6 +77,17 @@ FACTS = [
         "3.12.7",
         "Linux rhel",
     ),
+    (
+        "nvidia_h200_torch2.11_recorded_device.txt",  # recorded on the H200 device machine (session 30)
+        "cuda",
+        ("sm_90",),
+        1,
+        "2.11.0+cu130",  # torch.__version__, over pip's "torch==2.11.0"
+        "13.0",
+        "580.159.04",
+        "3.12.3",
+        "Linux ubuntu-24.04.3",
+    ),
     ("nvidia_v100s_torch2.5.1_vllm10147.txt", "cuda", ("sm_70",), 3, "2.5.1+cu118", "11.8", None, "3.10.15", None),
     ("nvidia_t4_colab_torch1.7_pt46973.txt", "cuda", ("sm_75",), 1, "1.7.0+cu101", "10.1", "418.67", "3.6", None),
     (

@@ -109,6 +109,7 @@ def check(env: Environment) -> list[Finding]:
     markers: dict[str, str] = {}  # filled when a requirement on an installed package has a marker
     # (dist, requirement, installed target, source, the failure a run-time row quotes or "", a run-time row)
     broken: list[tuple[str, str, str, str, str, bool]] = []
+    snapshot_pairs: list[tuple[str, str, str, str, str, bool]] = []  # a companion built from a commit or snapshot
     installed = installed_packages(env)
     replaced = replay_names(env)
     for dist, version in installed.items():
@@ -123,8 +124,14 @@ def check(env: Environment) -> list[Finding]:
             if _judged(env, r)
         ]
         for text, where, message, runtime, compared in declared + rows:
-            problem = _unmet(text, env, markers, replaced, gate=compared)
+            problem = _unmet(text, env, markers, replaced, gate="" if compared == SOURCE_BUILT else compared)
+            snapshots = compared == PER_BOUND and problem is None  # both snapshots of the series: which torch?
+            if snapshots:
+                problem = _unmet(text, env, markers, replaced)
             if problem is None:
+                continue
+            if snapshots or compared == SOURCE_BUILT:  # built against a torch the stack cannot name: a risk
+                snapshot_pairs.append((f"{dist} {version}", text, problem, where, message, runtime))
                 continue
             target = problem.split()[0]
             if target not in seen:
@@ -137,6 +144,7 @@ def check(env: Environment) -> list[Finding]:
     # module; a ROCm Triton beside a torch named without its build tag, against the official ROCm wheels' pin
     # and a torch nightly beside a Triton of neither its series' release nor the one before (nightly_triton)
     risky = [
+        *snapshot_pairs,
         *_pypi_triton_for_rocm_torch(env, markers, replaced),
         *_bare_release_rocm_triton(env, markers, replaced),
         *nightly_triton.mismatches(env, replaced, rocm=rocm_build(env)),
@@ -608,18 +616,31 @@ def _cite(source: str) -> str:
 
 def _declared(env: Environment, dist: str, version: str) -> list[tuple[str, str, str]]:
     """``(requirement, source, comparison)``: installed metadata, else a sourced table, else what PyPI's release
-    declared. A table's pairing (torchvision 0.8 with torch 1.7) is no pin pip compares but a pairing of series: a
-    snapshot before a release (``1.7.0a0+git...``, a nightly) is compared as that release (:data:`PER_BOUND`).
+    declared. A table's pairing (torchvision 0.8 with torch 1.7) of an undated companion snapshot (``0.9.0a0``) is a
+    pairing of series: a torch snapshot of the paired release (``1.8.0a0+...``) is compared as that release (:data:`PER_BOUND`);
+    where both are snapshots of one series, what decides is the torch the companion was built against, which the
+    stack does not name (a risk, check()). A companion built from a commit (:data:`SOURCE_BUILT`) is judged by its
+    release's pins, as a risk too.
     """
     if dist in env.requires:
         return [(text, SOURCE, "") for text in env.requires[dist]]
     parsed = coerce_version(version)
-    if parsed is not None and _SOURCE_BUILD.match(parsed.local or ""):
-        return []  # built from a commit against the torch then installed (AMD's images): not the release's pins
     paired = domain_pairing(dist, version)
+    if parsed is not None and _SOURCE_BUILD.match(parsed.local or ""):
+        # built from a commit against the torch then installed (AMD's images): the release's pins, as a risk
+        if paired is not None:
+            return [(text, paired[1], SOURCE_BUILT) for text in paired[0]]
+        pins = declared_requires_all(dist, parsed.public, cuda_build=not rocm_build(env))
+        return [(text, where, SOURCE_BUILT) for text, where in pins]
+    # a released wheel is built against the released torch (a snapshot torch is another ABI), a nightly against
+    # the torch nightly of its day; an undated snapshot (NGC's, ROCm's images: 0.19.0a0) against a torch snapshot
+    # of the series it pairs with, which one the stack cannot say
+    snapshot = parsed is not None and (parsed.is_prerelease or parsed.is_devrelease) and not _dated(parsed)
+    compared = PER_BOUND if snapshot else ""
     if paired is not None:
-        return [(text, paired[1], PER_BOUND) for text in paired[0]]
-    return [(text, where, "") for text, where in declared_requires_all(dist, version, cuda_build=not rocm_build(env))]
+        return [(text, paired[1], compared) for text in paired[0]]
+    pins = declared_requires_all(dist, version, cuda_build=not rocm_build(env))
+    return [(text, where, compared) for text, where in pins]
 
 
 def rocm_build(env: Environment) -> bool:
@@ -663,8 +684,16 @@ def _unmet(
 
 # a build from a git commit, as setup.py labels one (torchvision 0.24.1+d801a34, torch 2.10.0+git8514f05)
 _SOURCE_BUILD = re.compile(r"^(?:git)?[0-9a-f]{7,40}$")
-PER_BOUND = "series"  # a sourced pairing of release series: a snapshot compared as its release (_series_contains)
+# a sourced pairing of release series (an undated companion snapshot's): a torch snapshot compared as its release
+# (_series_contains)
+PER_BOUND = "series"
+SOURCE_BUILT = "source-built"
 _FLOORS = (">", ">=")  # the floors a library's own version check compares against
+
+
+def _dated(version: Version) -> bool:
+    """A nightly named by its day (``0.9.0.dev20201117``)."""
+    return version.dev is not None and version.dev > 19_000_000
 
 
 def _series_contains(spec: SpecifierSet, version: Version) -> bool:
