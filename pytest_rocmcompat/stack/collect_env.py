@@ -30,6 +30,7 @@ from pytest_rocmcompat.stack.environment import GPU, Environment, normalize_libr
 from pytest_rocmcompat.stack.nvidia_names import nvidia_arch_of_name
 from pytest_rocmcompat.stack.os_names import recorded_os
 from pytest_rocmcompat.stack.stack_model import StackFile, StackFileError
+from pytest_rocmcompat.stack.versions import build_tag_version
 
 # the labels whose values are read (and where a flattened report is split again)
 LABELS = (
@@ -117,7 +118,10 @@ def parse_collect_env(path: str, text: str) -> StackFile:
     cuda = _version_of(report, "CUDA used to build PyTorch", skipped)
     system_rocm = _hip(report, "ROCM Version", skipped)
     gpus = _gpus(report)
-    platform = "rocm" if hip or system_rocm else "cuda" if cuda else "cpu"
+    local = Version(torch).local if torch else None  # a report cut before its build lines: torch's own label
+    platform = "rocm" if hip or system_rocm or build_tag_version(local, "rocm") else "cpu"
+    if platform == "cpu" and (cuda or build_tag_version(local, "cuda")):
+        platform = "cuda"
     if torch is None and gpus:  # torch not importable: the GPUs still say which vendor's stack this is
         vendors = {g.vendor for g in gpus}
         platform = "rocm" if vendors == {"amd"} else "cuda" if vendors == {"nvidia"} else platform

@@ -198,6 +198,13 @@ def test_hostile_report_secrets_redacted_and_escapes_shown_escaped(tmp_path: Pat
     assert "\x1b" not in proc.stdout and "hf_abcdefghijklmnop" not in proc.stdout
 
 
+def test_a_report_cut_before_its_build_lines_takes_the_build_from_torchs_label(tmp_path: Path) -> None:
+    for label, platform in (("cu121", "cuda"), ("rocm6.2", "rocm"), ("cpu", "cpu")):
+        path = tmp_path / f"{label}.txt"
+        path.write_text(f"PyTorch version: 2.4.0+{label}\r\nIs debug build: False\r\n", encoding="utf-8")
+        assert stack_file_environment(str(path))[1].platform == platform
+
+
 def test_not_a_report() -> None:
     assert not looks_like_collect_env("torch==2.5.1\nnumpy==1.26.4\n")
     assert not looks_like_collect_env("OS: Linux\n")  # one generic label is no report
