@@ -40,7 +40,8 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the stack: pip freeze output, a requirements/constraints file with == pins, uv.lock, "
         "a conda environment.yml export (conda env export), conda list output (plain, --export or --explicit), "
-        "rocmcompat probe --json output, or PyTorch's collect_env report (python -m torch.utils.collect_env)",
+        "rocmcompat probe --json output, or PyTorch's collect_env report (python -m torch.utils.collect_env); "
+        "- reads standard input (pip freeze | rocmcompat check -)",
     )
     p.add_argument(
         "--set",

@@ -42,7 +42,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from pytest_rocmcompat.safe_io.input_files import InputError, read_text_file
+from pytest_rocmcompat.safe_io.input_files import InputError, decode_text, read_text_file
 from pytest_rocmcompat.stack import pytorch_index
 from pytest_rocmcompat.stack.collect_env import looks_like_collect_env, parse_collect_env
 from pytest_rocmcompat.stack.conda_files import finish, looks_like_conda_list, read_conda_export, read_conda_list
@@ -88,8 +88,9 @@ def detect_format(path: str, text: str) -> str:
 
 
 def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
-    """Read ``path`` (bounded, regular files only) and parse it for ``target``."""
+    """Read ``path`` (bounded, regular files only; ``-``: standard input) and parse it for ``target``."""
     text = _read(path, path, None)
+    path = "<stdin>" if path == STDIN else path  # as messages name it; its includes are relative to here
     fmt = fmt or detect_format(path, text)
     if fmt == "uv.lock":
         return parse_uv_lock(path, text, target)
@@ -104,7 +105,15 @@ def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
     return parse_requirements(path, text, target)
 
 
+_STDIN: list[str] = []  # ``-``: standard input, read once per process (a stack is loaded again for its Python)
+STDIN = "-"
+
+
 def _read(path: str, shown: str, where: str | None) -> str:
+    if path == STDIN and where is None:
+        if not _STDIN:
+            _STDIN.append(_read_stdin())
+        return _STDIN[0]
     try:
         return read_text_file(path, limit=STACK_FILE_BYTES, what="a stack file (pip freeze, requirements, uv.lock)")
     except InputError as exc:
@@ -113,6 +122,17 @@ def _read(path: str, shown: str, where: str | None) -> str:
     except OSError as exc:
         prefix = f"{where}: " if where else ""
         raise StackFileError(f"{prefix}{shown}: cannot read the stack file: {exc.strerror or exc}") from None
+
+
+def _read_stdin() -> str:
+    """``rocmcompat check -``: the stack piped in (``pip freeze | rocmcompat check -``), as bounded as a file."""
+    data = sys.stdin.buffer.read(STACK_FILE_BYTES + 1)
+    if len(data) > STACK_FILE_BYTES:
+        raise StackFileError(f"<stdin>: more than {STACK_FILE_BYTES // 2**20} MiB; a stack file may be at most that")
+    try:
+        return decode_text(data)
+    except InputError as exc:
+        raise StackFileError(f"<stdin>:{exc.line}: {exc}" if exc.line else f"<stdin>: {exc}") from None
 
 
 # ---------------------------------------------------------------------------- requirements / pip freeze

@@ -53,6 +53,7 @@ def stack_file_environment(
     env = apply_overrides(base, assignments) if assignments else base
     if stack.environment is None and not any(k == "platform" for k, _ in parsed):
         env = replace(env, platform=platform_of(env))
+    path = "<stdin>" if path == "-" else path
     shown = f"{path} + {'; '.join(assignments)}" if assignments else path
     return stack, replace(env, source="replay", origin=shown)
 
@@ -82,6 +83,11 @@ def rocm_stack_option(path: str) -> str:
     records it once, under a name nobody can guess or plant (``mkstemp``: created new, 0600), and
     removes it when it exits; the name ends with the stack file's, which the replay label shows.
     """
+    if path == "-":
+        raise argparse.ArgumentTypeError(
+            "standard input (-) is not read under pytest (each xdist worker and isolated test parses the command line "
+            "again); save the stack to a file (pip freeze > stack.txt) and pass --rocm-stack=stack.txt"
+        )
     try:
         _, env = stack_file_environment(path)
     except (StackFileError, OverrideError) as exc:

@@ -424,3 +424,20 @@ def test_a_rule_counts_by_what_it_reaches_and_what_the_stack_lists(tmp_path: Pat
     assert (
         "[fa2-needs-ampere] FlashAttention-2 needs Ampere [skip] (only for tests that use a library this" in proc.stdout
     )
+
+
+def test_standard_input(tmp_path: Path) -> None:
+    """`pip freeze | rocmcompat check -` and `python -m torch.utils.collect_env | rocmcompat check -`."""
+    run = [sys.executable, "-m", "pytest_rocmcompat", "check", "-"]
+    proc = subprocess.run(
+        [*run, "--set", "arch=gfx942", "--json"], input=PIP_FREEZE, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["file"] == "<stdin>"
+    report = (Path(__file__).parent.parent / "data" / "collect_env" / "nvidia_4xa10_torch2.4_vllm7943.txt").read_text()
+    proc = subprocess.run(run, input=report, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1 and "stack: <stdin> (collect-env, " in proc.stdout, proc.stderr
+    proc = subprocess.run(run, input="torch==2.5.1\nnumpy>=2\n", capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("rocmcompat check: <stdin>:2: numpy>=2 is not pinned")
+    proc = subprocess.run(run, input=b"\xff\xfe\x00", capture_output=True, timeout=300)
+    assert proc.returncode == 2 and b"<stdin>" in proc.stderr and b"Traceback" not in proc.stderr

@@ -127,3 +127,9 @@ def test_other():
     result = pytester.runpytest("-p", "no:cacheprovider", "-rA", "--rocm-stack=collect_env.txt")
     result.assert_outcomes(xfailed=1, failed=1)
     result.stdout.fnmatch_lines(["*environment: platform=cuda arch=sm_90 x1*torch=2.0.1+cu117*"])
+
+
+def test_standard_input_is_refused_under_pytest(pytester: pytest.Pytester) -> None:
+    result = _run(pytester, "--rocm-stack=-")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--rocm-stack: standard input (-) is not read under pytest*"])
