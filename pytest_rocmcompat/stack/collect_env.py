@@ -122,7 +122,12 @@ def parse_collect_env(path: str, text: str) -> StackFile:
     platform = "rocm" if hip or system_rocm or build_tag_version(local, "rocm") else "cpu"
     if platform == "cpu" and (cuda or build_tag_version(local, "cuda")):
         platform = "cuda"
-    if torch is None and gpus:  # torch not importable: the GPUs still say which vendor's stack this is
+    cpu_build = torch is not None and not local and bool(gpus) and _cpu_build(report)
+    if (
+        cpu_build
+    ):  # torch.version.cuda is None and no HIP: the build has no GPU code, whatever the GPUs (torch-cpu-build)
+        torch = f"{torch}+cpu"
+    if (torch is None or cpu_build) and gpus:  # the GPUs still say which vendor's machine this is
         vendors = {g.vendor for g in gpus}
         platform = "rocm" if vendors == {"amd"} else "cuda" if vendors == {"nvidia"} else platform
     python = _python(report)
@@ -220,6 +225,14 @@ def _hip(report: _Report, label: str, skipped: list[str]) -> str | None:
         return value
     skipped.append(f"{report.path}:{number}: {label} {value[:80]!r} (not a HIP version)")
     return None
+
+
+def _cpu_build(report: _Report) -> bool:
+    """The report says torch has neither CUDA nor HIP: ``CUDA used to build PyTorch: None`` (``torch.version.cuda``
+    printed as it is; ``N/A``/``Could not collect`` mean it was not read) and no ROCm build.
+    """
+    cuda = report.fields.get("CUDA used to build PyTorch")
+    return cuda is not None and cuda[1].strip() == "None" and _value(report, "ROCM used to build PyTorch") is None
 
 
 def _driver(report: _Report, skipped: list[str]) -> str | None:

@@ -205,6 +205,23 @@ def test_a_report_cut_before_its_build_lines_takes_the_build_from_torchs_label(t
         assert stack_file_environment(str(path))[1].platform == platform
 
 
+def test_a_cpu_torch_on_a_gpu_host_is_a_cpu_build(tmp_path: Path) -> None:
+    """``CUDA used to build PyTorch: None`` (torch.version.cuda) beside an A100: torch-cpu-build, exit 1."""
+    path = tmp_path / "env.txt"
+    path.write_text(
+        "PyTorch version: 2.5.1\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+        "ROCM used to build PyTorch: N/A\n\nGPU models and configuration: GPU 0: NVIDIA A100-SXM4-80GB\n"
+        "Nvidia driver version: 550.54.15\n",
+        encoding="utf-8",
+    )
+    _, env = stack_file_environment(str(path))
+    assert (env.torch, env.platform) == ("2.5.1+cpu", "cuda")
+    proc = rocmcompat("check", str(path), "--json")
+    assert proc.returncode == 1 and any(p["check"] == "torch-cpu-build" for p in json.loads(proc.stdout)["problems"])
+    path.write_text(path.read_text().replace("CUDA used to build PyTorch: None", "CUDA used to build PyTorch: 12.4"))
+    assert stack_file_environment(str(path))[1].torch == "2.5.1"
+
+
 def test_not_a_report() -> None:
     assert not looks_like_collect_env("torch==2.5.1\nnumpy==1.26.4\n")
     assert not looks_like_collect_env("OS: Linux\n")  # one generic label is no report
