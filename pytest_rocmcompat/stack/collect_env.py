@@ -65,14 +65,19 @@ LABELS = (
     "Environment Variables",
 )
 _LABELS_RE = "|".join(re.escape(label) for label in sorted(LABELS, key=len, reverse=True))
-_LABEL_AT = re.compile(rf"(?m)(?:^|\s{{3}})\s*({_LABELS_RE})\s*:")
+# where a label starts: a line's start, or after the padding a flattened report keeps (linear: no nested runs)
+_LABEL_AT = re.compile(rf"(?m)(?:^[ \t]*|(?<=[ \t]{{3}}))({_LABELS_RE})[ \t]*:")
 _NOT_KNOWN = re.compile(r"^(?:N/?A|None|Could not collect|No CUDA|Not Set|)$", re.IGNORECASE)
-_FIELD = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z0-9 _().+/-]{1,60}?)\s*:\s?(?P<value>.*?)\s*$")
-_PIP = re.compile(r"^\[pip3?\]\s*(?P<item>.*?)\s*$")
-_CONDA = re.compile(r"^\[conda\]\s*(?P<item>.*?)\s*$")
-_GPU_LINE = re.compile(r"^\s*GPU\s+\d+\s*:\s*(?P<name>.+?)\s*(?:\(UUID:[^)]*\)\s*)?$")
+# matched on stripped lines, the value stripped after: no pattern backtracks over a run of blanks
+_FIELD = re.compile(r"^(?P<label>[A-Za-z][A-Za-z0-9 _().+/-]{1,60}?)[ \t]*:(?P<value>.*)$")
+_PIP = re.compile(r"^\[pip3?\](?P<item>.*)$")
+_CONDA = re.compile(r"^\[conda\](?P<item>.*)$")
+_GPU_LINE = re.compile(r"^GPU[ \t]+\d+[ \t]*:(?P<name>.*)$")
+_UUID = re.compile(r"\(UUID:[^)]*\)$")
+MAX_GPUS = 64  # more GPUs than one host has: the report is not one host's
+_LINE_CHARS = 4096  # a report's line is short; a longer one (hostile, or flattened past repair) is read that far
 _GFX = re.compile(r"\((gfx[0-9a-f]{3,4})(?::[^)]*)?\)")
-_ENV_LINE = re.compile(r"^\s*([A-Z][A-Z0-9_]{1,80})=(.{0,500}?)\s*$")
+_ENV_LINE = re.compile(r"^([A-Z][A-Z0-9_]{1,80})=(.{0,500})")
 _HIP = re.compile(r"^(\d{1,3}\.\d{1,3}\.\d{1,9})(?:-[0-9a-f]{6,40})?$")
 _PYTHON = re.compile(r"^(\d\.\d{1,2}(?:\.\d{1,3})?)")
 _DRIVER = re.compile(r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$")
@@ -111,7 +116,7 @@ def parse_collect_env(path: str, text: str) -> StackFile:
     packages.pop("torch", None)
     if torch is not None:
         packages["torch"] = torch
-    vllm = _version_of(report, "vLLM Version", skipped, r"\s*\(git sha: \w+\)$")
+    vllm = _version_of(report, "vLLM Version", skipped, r"\(git sha: \w+\)$")
     if vllm is not None and "vllm" not in packages:
         packages["vllm"] = vllm
     hip = _hip(report, "ROCM used to build PyTorch", skipped)
@@ -152,44 +157,52 @@ def parse_collect_env(path: str, text: str) -> StackFile:
 # ---------------------------------------------------------------------------- reading the lines
 def _unflatten(text: str) -> str:
     """A report pasted without its line breaks (each line padded with spaces to the terminal's width) split again
-    before each label that follows padding, each ``[pip3]``/``[conda]`` row and each ``GPU N:`` line.
+    before each label that follows padding, each ``[pip3]``/``[conda]`` row and each ``GPU N:`` line (each run of
+    blanks is tried once, from its start: linear in the text).
     """
-    text = re.sub(rf"[ \t]{{3,}}(?=(?:{_LABELS_RE})\s*:)", "\n", text)
-    text = re.sub(r"[ \t]+(?=\[(?:pip3?|conda)\]\s)", "\n", text)
-    return re.sub(r"[ \t]{3,}(?=GPU \d+:)", "\n", text)
+    text = re.sub(rf"(?<![ \t])[ \t]{{3,}}(?=(?:{_LABELS_RE})[ \t]*:)", "\n", text)
+    text = re.sub(r"(?<![ \t])[ \t]+(?=\[(?:pip3?|conda)\][ \t])", "\n", text)
+    return re.sub(r"(?<![ \t])[ \t]{3,}(?=GPU \d+:)", "\n", text)
 
 
 def _read(path: str, text: str) -> _Report:
     report = _Report(path)
     section = ""
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        if not line.strip():
+        line = raw[:_LINE_CHARS].strip()
+        if not line:
             if section == "gpus":
                 section = ""
             continue
-        pip = _PIP.match(line.strip())
-        row = pip or _CONDA.match(line.strip())
+        pip = _PIP.match(line)
+        row = pip or _CONDA.match(line)
         if row:
-            (report.pip if pip else report.conda).append((number, row.group("item")))
+            (report.pip if pip else report.conda).append((number, row.group("item").strip()))
             continue
         gpu = _GPU_LINE.match(line)
+        if gpu and section == "gpus" and len(report.gpus) >= MAX_GPUS:
+            report.skipped.append(f"{path}:{number}: GPU lines past the first {MAX_GPUS}")
+            section = ""
+            continue
         if gpu and section == "gpus":
-            report.gpus.append((number, gpu.group("name")))
+            report.gpus.append((number, _UUID.sub("", gpu.group("name").strip()).strip()))
             continue
         if section == "env" and (assignment := _ENV_LINE.match(line)):
-            report.env[assignment.group(1)] = redact_variable(assignment.group(1), assignment.group(2))
+            report.env[assignment.group(1)] = redact_variable(assignment.group(1), assignment.group(2).strip())
             continue
         match = _FIELD.match(line)
         label = match.group("label").strip() if match else ""
-        if label not in LABELS:
+        if match is None or label not in LABELS:
             continue
-        value = match.group("value") if match else ""
-        report.fields.setdefault(label, (number, value))
+        value = match.group("value").strip()
+        if label in report.fields:
+            section = ""  # a label a report prints once, again: the first one stands, its section too
+            continue
+        report.fields[label] = (number, value)
         section = {"GPU models and configuration": "gpus", "Environment Variables": "env"}.get(label, "")
         if section == "gpus" and value and not _NOT_KNOWN.match(value):
             inline = _GPU_LINE.match(value)
-            report.gpus.append((number, inline.group("name") if inline else value))
+            report.gpus.append((number, _UUID.sub("", inline.group("name").strip() if inline else value).strip()))
     return report
 
 
@@ -206,7 +219,7 @@ def _version_of(report: _Report, label: str, skipped: list[str], suffix: str = "
     if found is None:
         return None
     number, value = found
-    value = re.sub(suffix, "", value) if suffix else value
+    value = re.sub(suffix, "", value).rstrip() if suffix else value
     try:
         Version(value)
     except InvalidVersion:
@@ -260,7 +273,7 @@ def _os(report: _Report) -> str:
         return kernel
     named = _value(report, "OS")
     if named:  # "Microsoft Windows 11 Pro", "macOS 13.7.4 (arm64)", "Mac OSX 11.0 (x86_64)" (torch <= 1.8)
-        system = re.sub(r"\s*\((?:x86_64|arm64|aarch64|AMD64|i386|ppc64le|s390x)\)$", "", named[1])
+        system = re.sub(r"\((?:x86_64|arm64|aarch64|AMD64|i386|ppc64le|s390x)\)$", "", named[1]).rstrip()
         system = re.sub(r"^Mac OSX\b", "macOS", re.sub(r"^Microsoft\s+", "", system))
     distribution = recorded_os(system) if named else None
     return distribution or kernel or ""
@@ -276,7 +289,7 @@ def _gpus(report: _Report) -> list[GPU]:
         vendor = arch_vendor(arch) if arch else "amd" if re.search(r"\bAMD\b|Radeon|Instinct", name) else "unknown"
         if vendor == "unknown" and re.search(r"NVIDIA|Tesla|GeForce|Quadro", name):
             vendor = "nvidia"
-        gpus.append(GPU(len(gpus), re.sub(r"\s*\(gfx[^)]*\)", "", name).strip()[:120], arch, None, vendor))
+        gpus.append(GPU(len(gpus), re.sub(r"\(gfx[^)]*\)", "", name).strip()[:120], arch, None, vendor))
     return gpus
 
 

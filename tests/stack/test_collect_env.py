@@ -222,6 +222,30 @@ def test_a_cpu_torch_on_a_gpu_host_is_a_cpu_build(tmp_path: Path) -> None:
     assert stack_file_environment(str(path))[1].torch == "2.5.1"
 
 
+def test_pathological_reports_are_read_in_linear_time(tmp_path: Path) -> None:
+    """Found by bench/fuzz_stack_files.py: a 200,000-blank run inside a line (the patterns backtracked over it:
+    over a minute), and a GPU label line repeated 2,789 times (2,789 GPUs, then a check quadratic in GPUs). The
+    subprocess limit only tells a hang; the facts are what is asserted.
+    """
+    path = tmp_path / "env.txt"
+    label = "GPU models and configuration: AMD Instinct MI250X/MI250 (gfx90a:sramecc+:xnack-)\n"
+    path.write_text(
+        "PyTorch version: 2.5.1+rocm6.2\nIs debug build: False\nOS:" + " " * 200_000 + "x\n"
+        "[pip3] " + " " * 200_000 + "y\n" + label * 2_789,
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_rocmcompat", "check", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    env = json.loads(proc.stdout)["environment"]
+    assert [g["arch"] for g in env["gpus"]] == ["gfx90a"] and env["torch"] == "2.5.1+rocm6.2"
+
+
 def test_not_a_report() -> None:
     assert not looks_like_collect_env("torch==2.5.1\nnumpy==1.26.4\n")
     assert not looks_like_collect_env("OS: Linux\n")  # one generic label is no report

@@ -58,6 +58,8 @@ def override_setting(env: Environment, gpu: GPU) -> tuple[str, str] | None:
     ``HSA_OVERRIDE_GFX_VERSION_<n>`` (n = 1 + its position among the stack's AMD GPUs: NVIDIA GPUs are no
     KFD nodes), else the global one; ``None`` when neither is set or the GPU is not a gfx one.
     """
+    if not any(name.startswith(OVERRIDE_VARIABLE) for name in env.env):
+        return None  # (the common case, linear over the GPUs: the list below is built once per GPU)
     amd = [g for g in env.gpus if _amd(env, g)]
     if gpu not in amd:
         return None
