@@ -1,7 +1,7 @@
 """Generated hostile stack files through ``rocmcompat check``'s reader and the checks, every format.
 
 Seeds: the test fixtures of each format (pip freeze, requirements, uv.lock, conda export, conda list)
-and the real collect_env reports of tests/data/collect_env. Each input is one seed mutated: long runs
+two recorded probes (``rocmcompat probe --json``) and the real collect_env reports of tests/data/collect_env. Each input is one seed mutated: long runs
 of blanks, tabs or one character inserted into a line, a line repeated, hostile pieces (control
 characters, lone surrogates, terminal escapes, planted secrets), truncation, line endings changed.
 Each is read as the command reads it (``stack_file_environment``: detection, parsing, ``--set``) and
@@ -56,6 +56,8 @@ def seeds() -> list[tuple[str, str]]:
         ("environment.yml", CONDA_EXPORT),
         ("conda-list.txt", "# packages in environment at /opt/conda:\ntorch 2.3.1 py3.10_cuda12.1 pytorch\n"),
     ]
+    for name in ("env_h100_live.json", "env_h100_archs.json"):  # recorded probes (rocmcompat probe --json)
+        found.append((f"probe-{name}", (REPO / "tests" / "data" / name).read_text(encoding="utf-8")))
     for path in sorted((REPO / "tests" / "data" / "collect_env").glob("*.txt")):
         found.append((path.name, path.read_text(encoding="utf-8")))
     return found

@@ -91,6 +91,7 @@ def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
     """Read ``path`` (bounded, regular files only; ``-``: standard input) and parse it for ``target``."""
     text = _read(path, path, None)
     path = "<stdin>" if path == STDIN else path  # as messages name it; its includes are relative to here
+    _refuse_key_blocks(path, text)
     fmt = fmt or detect_format(path, text)
     if fmt == "uv.lock":
         return parse_uv_lock(path, text, target)
@@ -122,6 +123,22 @@ def _read(path: str, shown: str, where: str | None) -> str:
     except OSError as exc:
         prefix = f"{where}: " if where else ""
         raise StackFileError(f"{prefix}{shown}: cannot read the stack file: {exc.strerror or exc}") from None
+
+
+_KEY_BLOCK = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+
+
+def _refuse_key_blocks(shown: str, text: str) -> None:
+    """A file holding a private key is no stack file, and the line-by-line errors would quote the key's body (only
+    the whole block shows that it is one): refused before parsing, naming only the line where it begins.
+    """
+    found = _KEY_BLOCK.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        raise StackFileError(
+            f"{shown}:{line}: holds a private key block (-----BEGIN ... PRIVATE KEY-----), so it is no stack file; "
+            "nothing of it is shown"
+        )
 
 
 def _read_stdin() -> str:
@@ -241,6 +258,7 @@ def _option(
         if len(seen) > MAX_INCLUDE_DEPTH:
             raise StackFileError(f"{where}: {kind} {name}: includes nested deeper than {MAX_INCLUDE_DEPTH}")
         text = _read(resolved, resolved, where)
+        _refuse_key_blocks(resolved, text)
         as_constraint = constraint or kind in ("-c", "--constraint")
         _read_requirements(resolved, text, target, found, constraint=as_constraint, seen=(*seen, key))
         return

@@ -414,3 +414,19 @@ def test_pips_own_messages_are_named_as_such(tmp_path: Path, line: str) -> None:
     assert text.startswith(f"{tmp_path}/freeze.txt:2: `{line[:20]}")
     assert "is pip's own message, not a requirement" in text and "`pip freeze > FILE` (stdout only" in text
     assert "\n" not in text
+
+
+@pytest.mark.parametrize("name", ["requirements.txt", "conda-list.txt", "included.txt"])
+def test_a_private_key_block_is_refused_without_quoting_it(tmp_path: Path, name: str) -> None:
+    """A line of a key's body alone does not look like a secret; the block does: refused, nothing of it quoted."""
+    key = "-----BEGIN PRIVATE KEY-----\nMIIfuzzKEYbody\n-----END PRIVATE KEY-----\n"
+    head = "# packages in environment at /opt/conda:\n" if name == "conda-list.txt" else "torch==2.5.1\n"
+    (tmp_path / name).write_text(head + key, encoding="utf-8")
+    path = tmp_path / name
+    if name == "included.txt":
+        (tmp_path / "requirements.txt").write_text("torch==2.5.1\n-r included.txt\n", encoding="utf-8")
+        path = tmp_path / "requirements.txt"
+    with pytest.raises(StackFileError) as err:
+        load_stack(str(path), Target())
+    assert "private key block" in str(err.value) and "MIIfuzz" not in str(err.value)
+    assert f"{name}:2:" in str(err.value)
