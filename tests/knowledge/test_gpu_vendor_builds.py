@@ -251,3 +251,43 @@ def test_rocmcompat_check_finds_it_in_a_pip_freeze(tmp_path: Path) -> None:
         and "but torch 2.5.1+rocm6.2 is a ROCm build" in t
         for t in texts
     ), texts
+
+
+# ---- an untagged torch on AMD GPUs: PyPI's wheel of it is the CUDA build (a risk) ----------------
+# torch's own words on a machine without an NVIDIA driver (torch/cuda/__init__.py, _lazy_init; its warning from
+# torch/csrc/cuda/Module.cpp), as pytorch/pytorch#33339 and ROCm users' reports quote them
+NO_NVIDIA_DRIVER = (
+    "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed "
+    "a driver from http://www.nvidia.com/Download/index.aspx"
+)
+
+
+def test_an_untagged_torch_on_amd_gpus_is_a_risk_of_the_cuda_wheel() -> None:
+    (risk,) = _findings("platform=rocm", "arch=gfx942", "torch=2.5.1")
+    assert risk.uncertain and risk.signature_only and risk.markers == ("gpus",)
+    assert risk.reason.startswith("torch 2.5.1 names no build, and PyPI's wheel of it is the CUDA build (2.5.1+cu124)")
+    assert compile_signature(risk.predicts).search(NO_NVIDIA_DRIVER) is not None
+    # what a ROCm torch prints itself (no GPU, a fault) is not this risk's
+    assert compile_signature(risk.predicts).search("RuntimeError: No HIP GPUs are available") is None
+
+
+@pytest.mark.parametrize(
+    "stack",
+    [
+        ("platform=rocm", "arch=gfx942", "torch=2.5.1+rocm6.2"),  # ROCm's wheel says so
+        ("platform=rocm", "arch=gfx942", "torch=2.4.0a0+git1234abc"),  # a source or vendor build
+        ("platform=rocm", "arch=gfx942", "torch=2.5.1", "os=Windows"),  # torch-cpu-build's
+        ("platform=cuda", "arch=sm_90", "torch=2.5.1"),  # the CUDA wheel on NVIDIA GPUs
+        ("torch=2.5.1",),  # no GPU, no platform
+    ],
+)
+def test_no_untagged_risk_where_the_build_is_known_or_fits(stack: tuple[str, ...]) -> None:
+    assert not [f for f in _findings(*stack) if "names no build" in f.reason]
+
+
+def test_the_untagged_risk_both_ways(pytester: pytest.Pytester) -> None:
+    stack = ("platform=rocm", "arch=gfx942", "torch=2.5.1")
+    predicted, unrelated = predicted_and_unrelated(pytester, NO_NVIDIA_DRIVER, stack)
+    assert predicted["rocm_rule"] == gpu_vendor_builds.ID
+    # an unconfirmed risk is no likely cause: a plain failure whose note only says the risk reached it
+    assert "rocm_rule" not in unrelated and unrelated["rocm_note"].startswith("risk ")

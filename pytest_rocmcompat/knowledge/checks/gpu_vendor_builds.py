@@ -19,6 +19,7 @@ from packaging.version import Version
 
 from pytest_rocmcompat.knowledge.checks import gpu_vendor_builds_data as data
 from pytest_rocmcompat.knowledge.checks.finding import Finding
+from pytest_rocmcompat.knowledge.derived_facts import pypi_default_build
 from pytest_rocmcompat.stack.environment import Environment
 from pytest_rocmcompat.stack.versions import coerce_version
 
@@ -56,6 +57,8 @@ def check(env: Environment) -> list[Finding]:
     torch_build = data.label_vendor(env.torch_local)
     if gpus is not None and torch_build is not None and torch_build != gpus:
         found.append(_torch_finding(env, torch_build, gpus))
+    if gpus == "rocm" and torch_build is None:
+        found += _untagged_torch_on_amd(env)
     platform = gpus or torch_build or ("rocm" if env.hip else None)
     if platform is None:
         return found
@@ -96,6 +99,44 @@ def _torch_finding(env: Environment, build: str, platform: str) -> Finding:
         uses=("torch",),
         nodeids=GPU_SUITE,
     )
+
+
+# What PyPI's CUDA torch says on a machine without an NVIDIA driver (torch/cuda/__init__.py _lazy_init, the driver
+# check of torch/csrc/cuda/Module.cpp), and its Triton looking for the CUDA driver library: nothing a ROCm torch prints
+UNTAGGED_ON_AMD_PREDICTS = r"Found no NVIDIA driver on your system|libcuda\.so(?:\.1)?: cannot open shared object file"
+
+
+def _untagged_torch_on_amd(env: Environment) -> list[Finding]:
+    """A torch release without a build label on a stack whose GPUs are AMD, on Linux (or an OS not named): PyPI's wheel
+    of that release is a CUDA build (``pip install torch`` without ROCm's index), while ROCm's wheels always carry
+    ``+rocm``; a distribution's or a source build may be untagged too. A risk (*uncertain*) that only the CUDA
+    build's own failure on a machine without an NVIDIA driver confirms.
+    """
+    version = coerce_version(env.torch)
+    if version is None or version.local or version.is_prerelease or version.is_devrelease:
+        return []
+    if env.system and env.system != "Linux":
+        return []  # PyPI's Windows and macOS wheels are CPU builds (torch-cpu-build's)
+    default = pypi_default_build(env.torch)
+    if default is None or not default[0].startswith("cu"):
+        return []
+    return [
+        Finding(
+            check=ID,
+            reason=f"torch {env.torch} names no build, and PyPI's wheel of it is the CUDA build ({env.torch}+"
+            f"{default[0]}), but {_evidence(env, 'rocm')}; ROCm's wheels always carry +rocm (a distribution's or a "
+            "source build may not)",
+            fix="install torch's ROCm build (pip install torch --index-url https://download.pytorch.org/whl/rocmX.Y), "
+            "or state the build (torch=X.Y.Z+rocmX.Y)",
+            link=data.LABEL_SOURCE,
+            markers=("gpus",),
+            uses=("torch",),
+            nodeids=GPU_SUITE,
+            uncertain=True,
+            predicts=UNTAGGED_ON_AMD_PREDICTS,
+            signature_only=True,
+        )
+    ]
 
 
 def _library_finding(env: Environment, dist: str, version: str, platform: str) -> Finding | None:
