@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pytest_rocmcompat.knowledge.rules.model import Rule
     from pytest_rocmcompat.stack.environment import Environment
     from pytest_rocmcompat.stack.stack_files import StackFile
+    from pytest_rocmcompat.stack.stack_model import LockSelection
 
 APPLIED_FILE_VAR = "ROCMCOMPAT_CHECK_APPLIED"
 
@@ -65,6 +66,22 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         "environment.yml, conda-list is conda list output (plain, --export or --explicit), collect-env is "
         "python -m torch.utils.collect_env (or vllm collect-env) output",
     )
+    p.add_argument(
+        "--extra",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a uv.lock: install this extra of the workspace (repeatable), as uv sync --extra; none by default",
+    )
+    p.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a uv.lock: install this dependency group too (repeatable), as uv sync --group; dev is installed by "
+        "default (uv's default-groups, which the lock does not record)",
+    )
+    p.add_argument("--no-dev", action="store_true", help="a uv.lock: leave the dev group out, as uv sync --no-dev")
     p.add_argument("--json", action="store_true", help="write the findings as JSON")
 
 
@@ -77,7 +94,11 @@ def run_check(args: argparse.Namespace) -> int:
     from pytest_rocmcompat.safe_io.escape import echo
 
     try:
-        stack, env = stack_environment(args.file, args.set, args.stack_format)
+        from pytest_rocmcompat.stack.stack_model import LockSelection as Selection
+
+        groups = tuple(dict.fromkeys([*([] if args.no_dev else ["dev"]), *args.group]))
+        selection = Selection(tuple(args.extra), groups)
+        stack, env = stack_environment(args.file, args.set, args.stack_format, selection)
     except CheckUsageError as exc:
         echo(f"rocmcompat check: {exc}", err=True)
         return 2
@@ -118,14 +139,16 @@ def _standing(rule: Rule, env: Environment) -> str:
     return standing(rule, env, STACK_LIBRARIES)
 
 
-def stack_environment(path: str, assignments: list[str], fmt: str | None = None) -> tuple[StackFile, Environment]:
+def stack_environment(
+    path: str, assignments: list[str], fmt: str | None = None, selection: LockSelection | None = None
+) -> tuple[StackFile, Environment]:
     """The stack FILE describes, with ``--set`` applied: :class:`CheckUsageError` for any mistake."""
     from pytest_rocmcompat.errors import OverrideError
     from pytest_rocmcompat.stack.stack_files import StackFileError
     from pytest_rocmcompat.stack.stack_replay import stack_file_environment
 
     try:
-        return stack_file_environment(path, assignments, fmt)
+        return stack_file_environment(path, assignments, fmt, selection)
     except (OverrideError, StackFileError) as exc:
         raise CheckUsageError(str(exc)) from None
 

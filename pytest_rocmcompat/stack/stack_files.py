@@ -47,7 +47,7 @@ from pytest_rocmcompat.stack import pytorch_index
 from pytest_rocmcompat.stack.collect_env import looks_like_collect_env, parse_collect_env
 from pytest_rocmcompat.stack.conda_files import finish, looks_like_conda_list, read_conda_export, read_conda_list
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
-from pytest_rocmcompat.stack.stack_model import StackFile, StackFileError, Target
+from pytest_rocmcompat.stack.stack_model import LockSelection, StackFile, StackFileError, Target
 
 STACK_FILE_BYTES = 4 * 2**20  # a uv.lock of a large project is a few hundred KB
 MAX_INCLUDE_DEPTH = 16
@@ -87,14 +87,14 @@ def detect_format(path: str, text: str) -> str:
     return "requirements"
 
 
-def load_stack(path: str, target: Target, fmt: str | None = None) -> StackFile:
+def load_stack(path: str, target: Target, fmt: str | None = None, selection: LockSelection | None = None) -> StackFile:
     """Read ``path`` (bounded, regular files only; ``-``: standard input) and parse it for ``target``."""
     text = _read(path, path, None)
     path = "<stdin>" if path == STDIN else path  # as messages name it; its includes are relative to here
     _refuse_key_blocks(path, text)
     fmt = fmt or detect_format(path, text)
     if fmt == "uv.lock":
-        return parse_uv_lock(path, text, target)
+        return parse_uv_lock(path, text, target, selection or LockSelection())
     if fmt == "conda":
         return parse_conda(path, text, target)
     if fmt == "conda-list":
@@ -381,28 +381,41 @@ def _marker_holds(marker: Marker, target: Target, where: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- uv.lock
-def parse_uv_lock(path: str, text: str, target: Target) -> StackFile:
-    """A ``uv.lock``: the packages the workspace installs for ``target`` (markers resolved)."""
+def parse_uv_lock(path: str, text: str, target: Target, selection: LockSelection | None = None) -> StackFile:
+    """A ``uv.lock``: the packages the workspace installs for ``target`` (markers resolved) with ``selection``'s
+    extras and dependency groups, as ``uv sync`` installs them.
+    """
+    selection = selection or LockSelection()
     data = _load_toml(path, text)
     packages = data.get("package")
     if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):
         raise StackFileError(f"{path}: no [[package]] tables; a uv.lock is written by `uv lock`")
     entries = [_lock_entry(path, text, p) for p in packages]
+    _check_selection(path, entries, data, selection)
+    requires_python = data.get("requires-python")
+    if target.python and isinstance(requires_python, str) and not _python_allowed(requires_python, target.python):
+        raise StackFileError(
+            f"{path}: the lock is for Python {requires_python} (its requires-python), not {target.python}; "
+            "give a Python it allows with --set python=3.X"
+        )
     if target.python:
-        return _resolve_lock(path, text, entries, target, data)
+        return _resolve_lock(path, text, entries, target, data, selection)
     # No Python given: the lock must resolve the same for every Python it allows.
     results = {}
-    requires_python = data.get("requires-python")
     for candidate in CANDIDATE_PYTHONS:
         if isinstance(requires_python, str) and not _python_allowed(requires_python, candidate):
             continue
         try:
-            stack = _resolve_lock(path, text, entries, Target(candidate, target.sys_platform, target.machine), data)
+            stack = _resolve_lock(
+                path, text, entries, Target(candidate, target.sys_platform, target.machine), data, selection
+            )
         except StackFileError:
             continue
         results[candidate] = stack
     if not results:
-        return _resolve_lock(path, text, entries, Target("3.12.0", target.sys_platform, target.machine), data)
+        return _resolve_lock(
+            path, text, entries, Target("3.12.0", target.sys_platform, target.machine), data, selection
+        )
     stacks = list(results.items())
     for python, stack in stacks[1:]:
         if stack.packages != stacks[0][1].packages:
@@ -442,6 +455,8 @@ class _LockEntry:
     resolution_markers: tuple[str, ...]
     dependencies: tuple[Mapping[str, Any], ...]
     line: int
+    extras: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)  # optional-dependencies
+    groups: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)  # dev-dependencies
 
 
 def _lock_entry(path: str, text: str, package: Mapping[str, Any]) -> _LockEntry:
@@ -450,14 +465,15 @@ def _lock_entry(path: str, text: str, package: Mapping[str, Any]) -> _LockEntry:
         raise StackFileError(f"{path}: a [[package]] without a name")
     version = package.get("version")
     line = _line_of(text, name, version if isinstance(version, str) else None)
-    deps: list[Mapping[str, Any]] = []
-    for key in ("dependencies",):
-        deps.extend(d for d in package.get(key) or () if isinstance(d, dict))
+    deps = tuple(d for d in package.get("dependencies") or () if isinstance(d, dict))
+    tables: dict[str, dict[str, tuple[Mapping[str, Any], ...]]] = {}
     for table in ("optional-dependencies", "dev-dependencies"):
-        groups = package.get(table) or {}
-        if isinstance(groups, dict):
-            for items in groups.values():
-                deps.extend(d for d in items or () if isinstance(d, dict))
+        named = package.get(table) or {}
+        tables[table] = {
+            normalize_library(str(k)): tuple(d for d in v or () if isinstance(d, dict))
+            for k, v in (named.items() if isinstance(named, dict) else ())
+            if isinstance(v, list)
+        }
     markers = package.get("resolution-markers") or ()
     source = package.get("source") or {}
     return _LockEntry(
@@ -465,8 +481,10 @@ def _lock_entry(path: str, text: str, package: Mapping[str, Any]) -> _LockEntry:
         version if isinstance(version, str) else None,
         source if isinstance(source, dict) else {},
         tuple(m for m in markers if isinstance(m, str)),
-        tuple(deps),
+        deps,
         line,
+        tables["optional-dependencies"],
+        tables["dev-dependencies"],
     )
 
 
@@ -490,15 +508,30 @@ def _python_allowed(requires_python: str, python: str) -> bool:
 
 
 def _resolve_lock(
-    path: str, text: str, entries: list[_LockEntry], target: Target, data: Mapping[str, Any]
+    path: str,
+    text: str,
+    entries: list[_LockEntry],
+    target: Target,
+    data: Mapping[str, Any],
+    selection: LockSelection | None = None,
 ) -> StackFile:
+    selection = selection or LockSelection()
     markers = target.markers()
+    members = _workspace_members(entries, data)
+    # uv encodes a member's chosen extras and groups for its conflict markers as `extra == 'extra-8-nanochat-gpu'`
+    # (`group-13-open-instruct-cuda12`): the set of those chosen, each atom of a marker judged against it
+    active = {
+        f"{kind}-{len(member)}-{member}-{normalize_library(name)}"
+        for member in members
+        for kind, names in (("extra", selection.extras), ("group", selection.groups))
+        for name in names
+    }
 
     def holds(marker: str | None, where: str) -> bool:
         if not marker:
             return True
         try:
-            return bool(Marker(marker).evaluate(markers))
+            return bool(Marker(_with_active(marker, active)).evaluate(markers))
         except (InvalidMarker, UndefinedEnvironmentName) as exc:
             raise StackFileError(f"{where}: marker `{marker}` cannot be evaluated ({exc})") from None
 
@@ -509,39 +542,37 @@ def _resolve_lock(
     by_name: dict[str, list[_LockEntry]] = {}
     for entry in entries:
         by_name.setdefault(entry.name, []).append(entry)
-    members = _workspace_members(entries, data)
     roots = [e for e in entries if e.name in members] or entries
     chosen: dict[str, _LockEntry] = {}
-    queue = list(roots)
+    taken: set[tuple[str, str]] = set()  # (package, extra) whose optional dependencies are in
+    # (entry, the dependency lists it brings): a member's own, its chosen extras and groups; another package's
+    # dependencies and the extras a dependency on it asks for
+    queue: list[tuple[_LockEntry, tuple[tuple[Mapping[str, Any], ...], ...]]] = [
+        (
+            root,
+            (
+                root.dependencies,
+                *(root.extras.get(normalize_library(e), ()) for e in selection.extras),
+                *(root.groups.get(normalize_library(g), ()) for g in selection.groups),
+            ),
+        )
+        for root in roots
+    ]
     while queue:
-        entry = queue.pop()
+        entry, lists = queue.pop()
         where = f"{path}:{entry.line}" if entry.line else path
         existing = chosen.get(entry.name)
-        if existing is not None:
-            if existing is not entry and existing.version != entry.version:
-                raise StackFileError(
-                    f"{where}: {entry.name} {entry.version} and {existing.version} are both installed for "
-                    f"Python {target.python} on {target.sys_platform} (conflicting extras or groups?); "
-                    f"export one set with `uv export --no-hashes` and check that"
-                )
-            continue
+        if existing is not None and existing is not entry and existing.version != entry.version:
+            raise StackFileError(
+                f"{where}: {entry.name} {entry.version} and {existing.version} are both installed for "
+                f"Python {target.python} on {target.sys_platform} (conflicting extras or groups: choose them with "
+                "--extra and --group, as `uv sync` takes them)"
+            )
+        first = existing is None
         chosen[entry.name] = entry
-        for dep in entry.dependencies:
-            dep_name = dep.get("name")
-            if not isinstance(dep_name, str):
-                continue
-            marker = dep.get("marker")
-            if not holds(marker if isinstance(marker, str) else None, where):
-                continue
-            candidates = by_name.get(normalize_library(dep_name), [])
-            version = dep.get("version")
-            if isinstance(version, str):
-                candidates = [c for c in candidates if c.version == version]
-            elif len(candidates) > 1:
-                candidates = [c for c in candidates if in_fork(c)]
-            if not candidates:
-                continue  # uv lists every dependency it locked; a missing one is nothing to check
-            queue.append(candidates[0])
+        for deps in lists if first else lists[1:]:  # once chosen, only the extras asked for anew
+            for dep in deps:
+                _follow(dep, where, holds, in_fork, by_name, taken, queue)
     packages: dict[str, str] = {}
     not_checkable: list[str] = []
     for name, entry in sorted(chosen.items()):
@@ -556,6 +587,65 @@ def _resolve_lock(
             continue
         packages[name] = entry.version
     return StackFile(path, "uv.lock", packages, None, tuple(not_checkable))
+
+
+def _follow(
+    dep: Mapping[str, Any],
+    where: str,
+    holds: Any,
+    in_fork: Any,
+    by_name: Mapping[str, list[_LockEntry]],
+    taken: set[tuple[str, str]],
+    queue: list[tuple[_LockEntry, tuple[tuple[Mapping[str, Any], ...], ...]]],
+) -> None:
+    """Queue the locked package a dependency entry names (with the extras it asks for), if its marker holds."""
+    dep_name = dep.get("name")
+    if not isinstance(dep_name, str):
+        return
+    marker = dep.get("marker")
+    if not holds(marker if isinstance(marker, str) else None, where):
+        return
+    candidates = by_name.get(normalize_library(dep_name), [])
+    version = dep.get("version")
+    if isinstance(version, str):
+        candidates = [c for c in candidates if c.version == version]
+    elif len(candidates) > 1:
+        candidates = [c for c in candidates if in_fork(c)]
+    if not candidates:
+        return  # uv lists every dependency it locked; a missing one is nothing to check
+    target = candidates[0]
+    asked = [normalize_library(str(e)) for e in dep.get("extra") or () if isinstance(e, str)]
+    new = [e for e in asked if (target.name, e) not in taken]
+    taken.update((target.name, e) for e in new)
+    queue.append((target, (target.dependencies, *(target.extras.get(e, ()) for e in new))))
+
+
+_ACTIVE_ATOM = re.compile(r"""\bextra\s*(==|!=)\s*(['"])((?:extra|group)-\d+-[^'"]+)\2""")
+
+
+def _with_active(marker: str, active: set[str]) -> str:
+    """``marker`` with uv's conflict atoms (``extra == 'extra-8-nanochat-gpu'``) judged against the chosen set:
+    each replaced by an always true or always false comparison, for packaging's one-value ``extra``.
+    """
+
+    def judged(m: re.Match[str]) -> str:
+        member = m.group(3) in active
+        return "python_version >= '0'" if member == (m.group(1) == "==") else "python_version < '0'"
+
+    return _ACTIVE_ATOM.sub(judged, marker)
+
+
+def _check_selection(path: str, entries: list[_LockEntry], data: Mapping[str, Any], selection: LockSelection) -> None:
+    """An ``--extra`` or ``--group`` no workspace member declares is a usage error (``dev`` may be absent)."""
+    members = _workspace_members(entries, data)
+    roots = [e for e in entries if e.name in members]
+    extras = {e for r in roots for e in r.extras}
+    groups = {g for r in roots for g in r.groups}
+    for kind, wanted, declared in (("extra", selection.extras, extras), ("group", selection.groups, groups)):
+        for name in wanted:
+            if normalize_library(name) not in declared and not (kind == "group" and name == "dev"):
+                known = ", ".join(sorted(declared)) or "none"
+                raise StackFileError(f"{path}: no workspace member declares the {kind} {name!r} (declared: {known})")
 
 
 def _workspace_members(entries: list[_LockEntry], data: Mapping[str, Any]) -> set[str]:

@@ -60,3 +60,14 @@ class StackFile:
     not_checkable: tuple[str, ...] = ()  # "FILE:LINE: what" for editable/VCS entries
     skipped: tuple[str, ...] = ()  # entries whose markers exclude the target, non-PEP 440 conda versions
     environment: Environment | None = None  # a recorded probe, whole
+
+
+@dataclass(frozen=True)
+class LockSelection:
+    """What of a ``uv.lock``'s workspace is installed, as ``uv sync`` takes it: the members' dependencies, their
+    ``extras`` (``--extra``; none by default) and dependency ``groups`` (``--group``; ``dev`` by default, as uv's
+    ``default-groups``, which the lock does not record).
+    """
+
+    extras: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ("dev",)

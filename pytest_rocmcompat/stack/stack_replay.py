@@ -21,11 +21,15 @@ from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import apply_overrides, parse_assignment
 from pytest_rocmcompat.stack.stack_files import StackFile, StackFileError, load_stack, marker_target
+from pytest_rocmcompat.stack.stack_model import LockSelection
 from pytest_rocmcompat.stack.versions import build_tag_version
 
 
 def stack_file_environment(
-    path: str, assignments: list[str] | tuple[str, ...] = (), fmt: str | None = None
+    path: str,
+    assignments: list[str] | tuple[str, ...] = (),
+    fmt: str | None = None,
+    selection: LockSelection | None = None,
 ) -> tuple[StackFile, Environment]:
     """The stack ``path`` describes, with ``assignments`` (``KEY=VALUE``) applied.
 
@@ -34,9 +38,9 @@ def stack_file_environment(
     """
     assignments = list(assignments)
     parsed = [parse_assignment(a) for a in assignments]
-    stack = load_stack(path, marker_target(parsed), fmt)
+    stack = load_stack(path, marker_target(parsed), fmt, selection)
     if stack.environment is None and stack.python and not any(k == "python" for k, _ in parsed):
-        stack = load_stack(path, marker_target([("python", stack.python)]), fmt)
+        stack = load_stack(path, marker_target([("python", stack.python)]), fmt, selection)
     if stack.environment is not None:
         base = replace(stack.environment, source="replay", origin=path)
     else:
