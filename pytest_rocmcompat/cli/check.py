@@ -39,7 +39,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
         metavar="FILE",
-        help="the stack: pip freeze output, a requirements/constraints file with == pins, uv.lock, "
+        help="the stack: pip freeze output, a requirements/constraints file with == pins, uv.lock, pylock.toml (PEP 751), "
         "a conda environment.yml export (conda env export), conda list output (plain, --export or --explicit), "
         "rocmcompat probe --json output, or PyTorch's collect_env report (python -m torch.utils.collect_env); "
         "- reads standard input (pip freeze | rocmcompat check -)",
@@ -61,7 +61,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         dest="stack_format",
-        choices=("requirements", "uv.lock", "conda", "conda-list", "probe", "collect-env"),
+        choices=("requirements", "uv.lock", "pylock", "conda", "conda-list", "probe", "collect-env"),
         help="the file's format (default: detected from its name and content): conda is conda env export's "
         "environment.yml, conda-list is conda list output (plain, --export or --explicit), collect-env is "
         "python -m torch.utils.collect_env (or vllm collect-env) output",

@@ -36,7 +36,10 @@ CONDA_LIST_HOW = "write the environment with `conda list --export`"
 _RENAMED = {"pytorch": "torch", "pytorch-gpu": None, "pytorch-cpu": None, "pytorch-cuda": None}
 _NOT_PINNED = "<>*!,|"
 _EXPORT_ROW = re.compile(r"^(?:[\w.-]+::)?[\w.+-]+=[^=\s]+=[^=\s]+$")  # name=version=build
-_LIST_HEADER = re.compile(r"(?m)^(# packages in environment at |# platform: |@EXPLICIT\s*$)")
+# its headers: the environment line, `# Name Version Build Channel` (a list pasted from there on), --export's platform
+_LIST_HEADER = re.compile(
+    r"(?m)^(# packages in environment at |# platform: |@EXPLICIT\s*$|#\s*Name\s+Version\s+Build(?:\s+Channel)?\s*$)"
+)
 
 
 def looks_like_conda_list(text: str) -> bool:

@@ -51,7 +51,7 @@ from pytest_rocmcompat.stack.stack_model import LockSelection, StackFile, StackF
 
 STACK_FILE_BYTES = 4 * 2**20  # a uv.lock of a large project is a few hundred KB
 MAX_INCLUDE_DEPTH = 16
-FORMATS = ("requirements", "uv.lock", "conda", "conda-list", "probe", "collect-env")
+FORMATS = ("requirements", "uv.lock", "pylock", "conda", "conda-list", "probe", "collect-env")
 PIN_HOW = (
     "pin it to one version: write the stack with `pip freeze > FILE` from the environment, "
     "resolve ranges with `uv pip compile requirements.in -o requirements.txt` (or pip-compile), "
@@ -74,6 +74,10 @@ def detect_format(path: str, text: str) -> str:
     """
     name = os.path.basename(path).lower()
     stripped = text.lstrip()
+    if re.fullmatch(r"pylock(?:\.[^.]+)?\.toml", name) or (
+        re.search(r"(?m)^lock-version\s*=", text) and re.search(r"(?m)^\[\[packages\]\]\s*$", text)
+    ):
+        return "pylock"
     if name.endswith(".lock") or re.search(r"(?m)^\[\[package\]\]\s*$", text):
         return "uv.lock"
     if name.endswith(".json") or stripped.startswith("{"):
@@ -95,6 +99,8 @@ def load_stack(path: str, target: Target, fmt: str | None = None, selection: Loc
     fmt = fmt or detect_format(path, text)
     if fmt == "uv.lock":
         return parse_uv_lock(path, text, target, selection or LockSelection())
+    if fmt == "pylock":
+        return parse_pylock(path, text, target)
     if fmt == "conda":
         return parse_conda(path, text, target)
     if fmt == "conda-list":
@@ -288,6 +294,7 @@ def _requirement(where: str, line: str, target: Target, found: _Requirements, *,
             f"{where}: `{shown}` is pip's own message, not a requirement (captured with the output); "
             "write the file with `pip freeze > FILE` (stdout only, without 2>&1)"
         )
+    text = _named_archive(text)
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
@@ -321,6 +328,29 @@ def _requirement(where: str, line: str, target: Target, found: _Requirements, *,
     except InvalidVersion:
         raise StackFileError(f"{where}: {req.name}=={version}: not a valid version (PEP 440)") from None
     _add(found, _Pin(name, version, where), constraint)
+
+
+_ARCHIVE_URL = re.compile(
+    r"^(?P<url>(?:https?|file)://\S+?/(?P<file>[^/\s;]+\.(?:whl|tar\.gz|zip)))(?P<rest>\s*(?:;.*)?)$"
+)
+
+
+def _named_archive(text: str) -> str:
+    """A line that is a wheel's or an sdist's URL alone (pip installs it as it is): ``NAME @ URL`` with the name
+    its file name gives; anything else as it is.
+    """
+    m = _ARCHIVE_URL.match(text)
+    if m is None:
+        return text
+    try:
+        if m.group("file").endswith(".whl"):
+            name = str(parse_wheel_filename(m.group("file"))[0])
+        else:
+            name = str(parse_sdist_filename(re.sub(r"\.zip$", ".tar.gz", m.group("file")))[0])
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return text
+    rest = m.group("rest").strip()  # PEP 508 wants a blank between a URL and its marker; pip does not
+    return f"{name} @ {m.group('url')}" + (f" {rest}" if rest else "")
 
 
 def _add(found: _Requirements, pin: _Pin, constraint: bool) -> None:
@@ -378,6 +408,53 @@ def _marker_holds(marker: Marker, target: Target, where: str) -> bool:
             "which; give it with --set python=3.X"
         )
     return results.pop()
+
+
+# ---------------------------------------------------------------------------- pylock.toml (PEP 751)
+def parse_pylock(path: str, text: str, target: Target) -> StackFile:
+    """A ``pylock.toml`` (PEP 751: ``pip lock``, ``uv export --format pylock.toml``): each ``[[packages]]`` entry
+    whose ``marker`` holds for ``target`` is installed at its ``version``; one without a version (a VCS checkout,
+    a directory) is not checkable.
+    """
+    data = _load_toml(path, text)
+    packages = data.get("packages")
+    if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):
+        raise StackFileError(f"{path}: no [[packages]] tables; a pylock.toml is written by `pip lock` or `uv export`")
+    requires_python = data.get("requires-python")
+    if target.python and isinstance(requires_python, str) and not _python_allowed(requires_python, target.python):
+        raise StackFileError(
+            f"{path}: the lock is for Python {requires_python} (its requires-python), not {target.python}; "
+            "give a Python it allows with --set python=3.X"
+        )
+    found: dict[str, str] = {}
+    not_checkable: list[str] = []
+    skipped: list[str] = []
+    for package in packages:
+        name, version, marker = package.get("name"), package.get("version"), package.get("marker")
+        if not isinstance(name, str):
+            raise StackFileError(f"{path}: a [[packages]] entry without a name")
+        line = _line_of(text, name, version if isinstance(version, str) else None)
+        where = f"{path}:{line}" if line else path
+        if isinstance(marker, str):
+            try:
+                parsed = Marker(marker)
+            except InvalidMarker as exc:
+                raise StackFileError(f"{where}: marker `{marker}` is not a marker ({exc})") from None
+            if not _marker_holds(parsed, target, where):
+                skipped.append(f"{where}: {name} (its marker `{marker}` excludes the target)")
+                continue
+        if not isinstance(version, str):
+            not_checkable.append(f"{where}: {name} names no version (a VCS checkout, a directory or an archive)")
+            continue
+        try:
+            Version(version)
+        except InvalidVersion:
+            raise StackFileError(f"{where}: {name} {version}: not a valid version (PEP 440)") from None
+        key = normalize_library(name)
+        if found.get(key, version) != version:
+            raise StackFileError(f"{where}: {name} {version} and {found[key]} are both installed for the target")
+        found[key] = version
+    return StackFile(path, "pylock", dict(sorted(found.items())), None, tuple(not_checkable), tuple(skipped))
 
 
 # ---------------------------------------------------------------------------- uv.lock
@@ -582,8 +659,8 @@ def _resolve_lock(
         if entry.source.get("git") is not None:
             not_checkable.append(f"{where}: {name} from git (a VCS checkout has no released version)")
             continue
-        if entry.version is None:
-            not_checkable.append(f"{where}: {name} has no version (a local path or directory)")
+        if entry.version is None or entry.source.get("directory") is not None:
+            not_checkable.append(f"{where}: {name} from a local directory (its version is the checkout's)")
             continue
         packages[name] = entry.version
     return StackFile(path, "uv.lock", packages, None, tuple(not_checkable))

@@ -165,7 +165,7 @@ def test_detect_conda_list(name: str, text: str, fmt: str) -> None:
 
 
 def test_formats() -> None:
-    assert FORMATS == ("requirements", "uv.lock", "conda", "conda-list", "probe", "collect-env")
+    assert FORMATS == ("requirements", "uv.lock", "pylock", "conda", "conda-list", "probe", "collect-env")
 
 
 # ---------------------------------------------------------------------------- torch's build, from its build string
