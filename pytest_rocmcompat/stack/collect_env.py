@@ -228,16 +228,21 @@ def _version_of(report: _Report, label: str, skipped: list[str], suffix: str = "
     return value
 
 
-def _hip(report: _Report, label: str, skipped: list[str]) -> str | None:
-    """HIP's version as torch records it (``6.2.41133-dd7f95766``), without the hash where the report has none."""
+def _matching(report: _Report, label: str, pattern: re.Pattern[str], what: str, skipped: list[str]) -> str | None:
+    """The value of ``label`` where it has ``pattern``'s shape; else ``None``, and a note naming the line."""
     found = _value(report, label)
     if found is None:
         return None
     number, value = found
-    if _HIP.match(value):
+    if pattern.match(value):
         return value
-    skipped.append(f"{report.path}:{number}: {label} {value[:80]!r} (not a HIP version)")
+    skipped.append(f"{report.path}:{number}: {label} {value[:80]!r} (not {what})")
     return None
+
+
+def _hip(report: _Report, label: str, skipped: list[str]) -> str | None:
+    """HIP's version as torch records it (``6.2.41133-dd7f95766``), without the hash where the report has none."""
+    return _matching(report, label, _HIP, "a HIP version", skipped)
 
 
 def _cpu_build(report: _Report) -> bool:
@@ -249,14 +254,7 @@ def _cpu_build(report: _Report) -> bool:
 
 
 def _driver(report: _Report, skipped: list[str]) -> str | None:
-    found = _value(report, "Nvidia driver version")
-    if found is None:
-        return None
-    number, value = found
-    if _DRIVER.match(value):
-        return value
-    skipped.append(f"{report.path}:{number}: Nvidia driver version {value[:80]!r} (not a driver version)")
-    return None
+    return _matching(report, "Nvidia driver version", _DRIVER, "a driver version", skipped)
 
 
 def _python(report: _Report) -> str | None:
