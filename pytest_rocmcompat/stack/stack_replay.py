@@ -63,7 +63,9 @@ def stack_file_environment(
 
 
 def platform_of(env: Environment) -> str:
-    """What the stack says: torch's ``+rocm``/``+cu`` tag (or ``rocm``/``cuda`` set), else the GPUs' vendor."""
+    """What the stack says: torch's ``+rocm``/``+cu`` tag (or ``rocm``/``cuda`` set), else the GPUs' vendor, else
+    NVIDIA's CUDA wheels beside it on Linux (what PyPI's CUDA torch installs).
+    """
     if build_tag_version(env.torch_local, "rocm") is not None or env.rocm or env.hip:
         return "rocm"
     if build_tag_version(env.torch_local, "cuda") is not None or env.cuda:
@@ -73,9 +75,12 @@ def platform_of(env: Environment) -> str:
         return "rocm"
     if vendors == {"nvidia"}:
         return "cuda"
+    if any(_NVIDIA_CUDA_WHEEL.match(name) for name in env.libraries) and env.system in ("", "Linux"):
+        return "cuda"  # PyPI's CUDA torch pulls NVIDIA's CUDA wheels (nvidia-cublas-cu12, nvidia-nccl-cu13 ...)
     return env.platform
 
 
+_NVIDIA_CUDA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu1\d$")
 _RECORDED: dict[str, str] = {}  # this process's replay files, by content digest
 
 

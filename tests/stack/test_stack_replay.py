@@ -133,3 +133,13 @@ def test_standard_input_is_refused_under_pytest(pytester: pytest.Pytester) -> No
     result = _run(pytester, "--rocm-stack=-")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--rocm-stack: standard input (-) is not read under pytest*"])
+
+
+def test_nvidias_cuda_wheels_say_the_stack_is_cuda(tmp_path: Path) -> None:
+    """An untagged torch beside nvidia-*-cu12 wheels (what PyPI's CUDA torch installs) is a CUDA stack."""
+    (tmp_path / "r.txt").write_text("torch==2.5.1\nnvidia-nccl-cu12==2.21.5\n", encoding="utf-8")
+    assert stack_file_environment(str(tmp_path / "r.txt"))[1].platform == "cuda"
+    (tmp_path / "r.txt").write_text("torch==2.5.1\nnumpy==1.26.4\n", encoding="utf-8")
+    assert stack_file_environment(str(tmp_path / "r.txt"))[1].platform == "cpu"
+    (tmp_path / "r.txt").write_text("torch==2.5.1+rocm6.2\nnvidia-nccl-cu12==2.21.5\n", encoding="utf-8")
+    assert stack_file_environment(str(tmp_path / "r.txt"))[1].platform == "rocm"  # the build's own tag first
