@@ -153,3 +153,12 @@ def write_json(path: str | os.PathLike[str], data: dict[str, object]) -> Path:
 
 def default_out(name: str) -> str:
     return str(REPO / ".bench" / f"{name}.json")
+
+
+class Timeout(BaseException):
+    """A fuzz input past its time limit: not an Exception, so no handler in the code under test swallows it."""
+
+
+def alarm(*_: object) -> None:
+    """SIGALRM's handler for the fuzz benches: raise :class:`Timeout`."""
+    raise Timeout

@@ -30,7 +30,7 @@ import xml.etree.ElementTree as ET
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from _common import REPO, default_out, machine, write_json
+from _common import REPO, Timeout, alarm, default_out, machine, write_json
 
 sys.path.insert(0, str(REPO))
 from tests.hostile import PIECES, SECRET_ENV, SECRET_ENV_NAME, violations
@@ -62,14 +62,6 @@ known_bad:
   - <<: *base
     id: second-rule
 """
-
-
-class Timeout(Exception):
-    pass
-
-
-def _alarm(*_):
-    raise Timeout
 
 
 def hostile(rng: random.Random) -> str:
@@ -164,7 +156,7 @@ def _xml(text: str) -> str:  # as pytest's writer escapes characters XML cannot 
 
 
 def guarded(fn, limit: float, stats: dict, what: str):
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
     start = time.perf_counter()
     try:

@@ -28,20 +28,12 @@ import traceback
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from _common import REPO, default_out, machine, write_json
+from _common import REPO, Timeout, alarm, default_out, machine, write_json
 
 sys.path.insert(0, str(REPO))
 from tests.hostile import PIECES, SECRET_ENV, SECRET_ENV_NAME, SECRETS, violations
 
 RUNS = (" " * 20_000, "\t" * 20_000, "=" * 20_000, "a" * 20_000, " x" * 10_000, "(" * 5_000, "0." * 10_000)
-
-
-class Timeout(BaseException):  # not an Exception: no handler inside the code under test may swallow it
-    pass
-
-
-def _alarm(*_: object) -> None:
-    raise Timeout
 
 
 def seeds() -> list[tuple[str, str]]:
@@ -102,7 +94,7 @@ def main() -> int:
     stats: dict = {"inputs": 0, "refused": 0, "read": 0, "tracebacks": 0, "hangs": 0, "leaks": 0, "slowest_s": 0.0}
     slowest = ""
     examples: list[str] = []
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGALRM, alarm)
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.inputs):
             name, seed = pool[n % len(pool)]

@@ -46,13 +46,13 @@ from pytest_rocmcompat.knowledge import declared_data
 from pytest_rocmcompat.knowledge.nvidia_driver_cuda import SOURCE as DRIVER_SOURCE
 from pytest_rocmcompat.knowledge.nvidia_driver_cuda import driver_cuda
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
+from pytest_rocmcompat.stack.pytorch_index import NVIDIA_CU
 from pytest_rocmcompat.stack.versions import coerce_version
 from pytest_rocmcompat.stack.visibility import NOTE as VISIBILITY_NOTE
 from pytest_rocmcompat.stack.visibility import visible_gpus
 
 # The CUDA packages the PyPI wheels depend on (Requires-Dist of torch 2.0+ on Linux x86_64).
 # an NVIDIA runtime wheel built for one CUDA major (``nvidia-cudnn-cu12``): the major
-NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(1[0-9])$")
 _RUNTIME = re.compile(r"^nvidia-cuda-runtime-cu1[0-9]$")
 # What torch's own exact pins give (the generated data, declared_data): distribution pattern -> fact
 TORCH_PIN_FACTS: tuple[tuple[str, str], ...] = (

@@ -368,7 +368,8 @@ def _torchcodec(v: Version, t: Version) -> BuiltFor | None:
     codec, torch = (v.major, v.minor), (t.major, t.minor)
     consequence = "libtorchcodec does not load (decoding and torchaudio's load fail)"
     if codec >= TORCHCODEC_MIN_FROM:
-        wanted, source, ok = "torch >= 2.11", _TORCHCODEC_MIN, torch >= TORCHCODEC_MIN_TORCH
+        wanted = f"torch >= {TORCHCODEC_MIN_TORCH[0]}.{TORCHCODEC_MIN_TORCH[1]}"
+        source, ok = _TORCHCODEC_MIN, torch >= TORCHCODEC_MIN_TORCH
     elif codec in TORCHCODEC_BUILT_FOR:
         series = TORCHCODEC_BUILT_FOR[codec]
         wanted, source, ok = f"torch {series[0]}.{series[1]}", _TORCHCODEC, torch == series

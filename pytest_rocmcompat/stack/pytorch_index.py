@@ -21,6 +21,8 @@ _INDEX = re.compile(r"^https?://download\.pytorch\.org/whl/(?:nightly/|test/)?(c
 DOMAIN_LIBRARIES = ("torchvision", "torchaudio")
 SERVED = ("torch", *DOMAIN_LIBRARIES)
 INDEX_OPTIONS = ("-i", "--index-url", "--extra-index-url")
+# NVIDIA's CUDA runtime wheels that PyPI's CUDA torch depends on (nvidia-cublas-cu12, nvidia-nccl-cu13): their CUDA major
+NVIDIA_CU = re.compile(r"^nvidia-[a-z0-9-]+-cu(1[0-9])$")
 
 
 def index_label(url: str) -> str | None:

@@ -33,7 +33,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,12 +420,7 @@ def parse_pylock(path: str, text: str, target: Target) -> StackFile:
     packages = data.get("packages")
     if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):
         raise StackFileError(f"{path}: no [[packages]] tables; a pylock.toml is written by `pip lock` or `uv export`")
-    requires_python = data.get("requires-python")
-    if target.python and isinstance(requires_python, str) and not _python_allowed(requires_python, target.python):
-        raise StackFileError(
-            f"{path}: the lock is for Python {requires_python} (its requires-python), not {target.python}; "
-            "give a Python it allows with --set python=3.X"
-        )
+    _requires_python(path, data, target)
     found: dict[str, str] = {}
     not_checkable: list[str] = []
     skipped: list[str] = []
@@ -468,30 +463,26 @@ def parse_uv_lock(path: str, text: str, target: Target, selection: LockSelection
     if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):
         raise StackFileError(f"{path}: no [[package]] tables; a uv.lock is written by `uv lock`")
     entries = [_lock_entry(path, text, p) for p in packages]
-    _check_selection(path, entries, data, selection)
-    requires_python = data.get("requires-python")
-    if target.python and isinstance(requires_python, str) and not _python_allowed(requires_python, target.python):
-        raise StackFileError(
-            f"{path}: the lock is for Python {requires_python} (its requires-python), not {target.python}; "
-            "give a Python it allows with --set python=3.X"
-        )
+    members = _workspace_members(entries, data)
+    _check_selection(path, entries, members, selection)
+    requires_python = _requires_python(path, data, target)
     if target.python:
-        return _resolve_lock(path, text, entries, target, data, selection)
+        return _resolve_lock(path, text, entries, target, members, selection)
     # No Python given: the lock must resolve the same for every Python it allows.
     results = {}
     for candidate in CANDIDATE_PYTHONS:
-        if isinstance(requires_python, str) and not _python_allowed(requires_python, candidate):
+        if requires_python is not None and not _python_allowed(requires_python, candidate):
             continue
         try:
             stack = _resolve_lock(
-                path, text, entries, Target(candidate, target.sys_platform, target.machine), data, selection
+                path, text, entries, Target(candidate, target.sys_platform, target.machine), members, selection
             )
         except StackFileError:
             continue
         results[candidate] = stack
     if not results:
         return _resolve_lock(
-            path, text, entries, Target("3.12.0", target.sys_platform, target.machine), data, selection
+            path, text, entries, Target("3.12.0", target.sys_platform, target.machine), members, selection
         )
     stacks = list(results.items())
     for python, stack in stacks[1:]:
@@ -573,6 +564,19 @@ def _line_of(text: str, name: str, version: str | None) -> int:
     return text.count("\n", 0, m.start()) + 1 if m else 0
 
 
+def _requires_python(path: str, data: Mapping[str, Any], target: Target) -> str | None:
+    """A lock's ``requires-python``; a target Python outside it is refused."""
+    requires_python = data.get("requires-python")
+    if not isinstance(requires_python, str):
+        return None
+    if target.python and not _python_allowed(requires_python, target.python):
+        raise StackFileError(
+            f"{path}: the lock is for Python {requires_python} (its requires-python), not {target.python}; "
+            "give a Python it allows with --set python=3.X"
+        )
+    return requires_python
+
+
 def _python_allowed(requires_python: str, python: str) -> bool:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -589,12 +593,10 @@ def _resolve_lock(
     text: str,
     entries: list[_LockEntry],
     target: Target,
-    data: Mapping[str, Any],
-    selection: LockSelection | None = None,
+    members: set[str],
+    selection: LockSelection,
 ) -> StackFile:
-    selection = selection or LockSelection()
     markers = target.markers()
-    members = _workspace_members(entries, data)
     # uv encodes a member's chosen extras and groups for its conflict markers as `extra == 'extra-8-nanochat-gpu'`
     # (`group-13-open-instruct-cuda12`): the set of those chosen, each atom of a marker judged against it
     active = {
@@ -669,8 +671,8 @@ def _resolve_lock(
 def _follow(
     dep: Mapping[str, Any],
     where: str,
-    holds: Any,
-    in_fork: Any,
+    holds: Callable[[str | None, str], bool],
+    in_fork: Callable[[_LockEntry], bool],
     by_name: Mapping[str, list[_LockEntry]],
     taken: set[tuple[str, str]],
     queue: list[tuple[_LockEntry, tuple[tuple[Mapping[str, Any], ...], ...]]],
@@ -712,9 +714,8 @@ def _with_active(marker: str, active: set[str]) -> str:
     return _ACTIVE_ATOM.sub(judged, marker)
 
 
-def _check_selection(path: str, entries: list[_LockEntry], data: Mapping[str, Any], selection: LockSelection) -> None:
+def _check_selection(path: str, entries: list[_LockEntry], members: set[str], selection: LockSelection) -> None:
     """An ``--extra`` or ``--group`` no workspace member declares is a usage error (``dev`` may be absent)."""
-    members = _workspace_members(entries, data)
     roots = [e for e in entries if e.name in members]
     extras = {e for r in roots for e in r.extras}
     groups = {g for r in roots for g in r.groups}

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pytest_rocmcompat.errors import OverrideError
 from pytest_rocmcompat.stack.environment import Environment, normalize_library
 from pytest_rocmcompat.stack.overrides import apply_overrides, parse_assignment
+from pytest_rocmcompat.stack.pytorch_index import NVIDIA_CU
 from pytest_rocmcompat.stack.stack_files import StackFile, StackFileError, load_stack, marker_target
 from pytest_rocmcompat.stack.stack_model import LockSelection
 from pytest_rocmcompat.stack.versions import build_tag_version
@@ -75,12 +76,11 @@ def platform_of(env: Environment) -> str:
         return "rocm"
     if vendors == {"nvidia"}:
         return "cuda"
-    if any(_NVIDIA_CUDA_WHEEL.match(name) for name in env.libraries) and env.system in ("", "Linux"):
+    if any(NVIDIA_CU.match(name) for name in env.libraries) and env.system in ("", "Linux"):
         return "cuda"  # PyPI's CUDA torch pulls NVIDIA's CUDA wheels (nvidia-cublas-cu12, nvidia-nccl-cu13 ...)
     return env.platform
 
 
-_NVIDIA_CUDA_WHEEL = re.compile(r"^nvidia-[a-z0-9-]+-cu1\d$")
 _RECORDED: dict[str, str] = {}  # this process's replay files, by content digest
 
 

@@ -701,10 +701,7 @@ def _series_contains(spec: SpecifierSet, version: Version) -> bool:
     (``1.7.0a0+git...``, a ``.dev`` nightly) is of that release's series, so it is compared as that release,
     unless the pairing names snapshots itself (a nightly's ``<=2.7.0.dev20241020``).
     """
-    snapshots = any(
-        coerce_version(s.version.rstrip(".*")) is not None and Version(s.version.rstrip(".*")).is_prerelease
-        for s in spec
-    )
+    snapshots = any((bound := coerce_version(s.version.rstrip(".*"))) is not None and bound.is_prerelease for s in spec)
     if snapshots or not (version.is_prerelease or version.is_devrelease):
         return specifier_contains(spec, version)
     return spec.contains(Version(version.base_version), prereleases=True)
