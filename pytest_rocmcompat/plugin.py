@@ -177,7 +177,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             kill_every_descendant(rounds=1)
             if root is not None:
                 root.remove()
-            junit_file.prepare()  # a salvage's JUnit library, imported within the bound, not in salvage's own
 
         # Under xdist, orphans of what the workers started (a killed worker's launches) come to this
         # process, so an interrupted session can find and kill them (interrupt.InterruptGuard.sweep).
@@ -190,6 +189,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             kill_children=kill_children,
             salvage=lambda: _salvage(config),
             sweep=kill_every_descendant,
+            prepare=junit_file.prepare,  # a salvage's JUnit library, imported before the writers, not in a handler
         )
 
 

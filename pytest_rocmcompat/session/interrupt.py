@@ -43,15 +43,22 @@ class InterruptGuard:
 
     ``kill_children`` kills every process the session started (called once, at the second
     signal); ``salvage`` puts the results in place as they are (called if the bound expires);
+    ``prepare`` imports what writing an interrupted session's results needs, when the writers start after a
+    signal: never from a signal handler, whose import can land inside the main thread's own (on Python 3.11 a
+    nested import on one thread breaks the import lock's bookkeeping: ``KeyError`` in ``_ModuleLock.acquire``);
     ``sweep`` kills whatever is still alive below this process once the writers are done (after
     any signal: workers killed by a group signal die without cleaning up, and what they started
     is orphaned to this process).
     """
 
     def __init__(
-        self, kill_children: Callable[[], None], salvage: Callable[[], None], sweep: Callable[[], None] = lambda: None
+        self,
+        kill_children: Callable[[], None],
+        salvage: Callable[[], None],
+        sweep: Callable[[], None] = lambda: None,
+        prepare: Callable[[], None] = lambda: None,
     ) -> None:
-        self.kill_children, self.salvage, self.sweep = kill_children, salvage, sweep
+        self.kill_children, self.salvage, self.sweep, self.prepare = kill_children, salvage, sweep, prepare
         self._previous: dict[int, Callable | int | None] = {}
         self.received: list[str] = []  # signal names, in order
         self.finishing = False  # the results are being written: nothing may interrupt them
@@ -141,9 +148,10 @@ def install_guard(
     kill_children: Callable[[], None],
     salvage: Callable[[], None],
     sweep: Callable[[], None] = lambda: None,
+    prepare: Callable[[], None] = lambda: None,
 ) -> None:
     """The process that writes the results turns SIGINT/SIGTERM into a bounded, lossless stop."""
-    config.stash[GUARD_KEY] = guard = InterruptGuard(kill_children, salvage, sweep)
+    config.stash[GUARD_KEY] = guard = InterruptGuard(kill_children, salvage, sweep, prepare)
     guard.install()
     if not config.pluginmanager.has_plugin(_FINISHING_PLUGIN):
         config.pluginmanager.register(_Finishing(), _FINISHING_PLUGIN)
@@ -174,10 +182,14 @@ def guard_of(config: pytest.Config) -> InterruptGuard | None:
 
 
 def start_finishing(session: pytest.Session) -> None:
-    """From here on the results are being written: a signal no longer interrupts, it arms the bound."""
+    """From here on the results are being written: a signal no longer interrupts, it arms the bound. After a
+    signal, what the writers and a salvage need is imported here, in the main thread's own time.
+    """
     guard = guard_of(session.config)
     if guard is not None:
         guard.finishing = True
+        if guard.interrupted:
+            guard.prepare()
 
 
 def remove_guard(config: pytest.Config) -> None:

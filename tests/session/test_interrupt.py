@@ -147,3 +147,44 @@ def test_collect_only_marks_nothing_not_run(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "## Not run" not in (tmp_path / "r.md").read_text()
+
+
+def test_the_writers_imports_happen_outside_the_signal_handlers() -> None:
+    """Found by CI (TERM+TERM on an isolated test): the second signal's handler imported junitparser while the main
+    thread was itself importing lxml for the writers, and Python 3.11's import lock bookkeeping raised KeyError. What
+    the writers need is now imported when they start after a signal (``prepare``), never by a handler.
+    """
+    import signal
+
+    from pytest_rocmcompat.session.interrupt import InterruptGuard
+
+    calls: list[str] = []
+    guard = InterruptGuard(
+        kill_children=lambda: calls.append("kill"),
+        salvage=lambda: calls.append("salvage"),
+        prepare=lambda: calls.append("prepare"),
+    )
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            guard._handle(signal.SIGTERM, None)  # the first signal: unwind, import nothing
+        assert calls == []
+        guard.finishing = True
+        guard._handle(signal.SIGTERM, None)  # the second: kill and arm the bound, import nothing
+        assert calls == ["kill"]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+def test_prepare_runs_when_the_writers_start_after_a_signal_only() -> None:
+    from types import SimpleNamespace
+
+    from pytest_rocmcompat.session.interrupt import GUARD_KEY, InterruptGuard, start_finishing
+
+    for received, expected in (([], []), (["SIGTERM"], ["prepare"])):
+        calls: list[str] = []
+        guard = InterruptGuard(lambda: None, lambda: None, prepare=lambda c=calls: c.append("prepare"))
+        guard.received = list(received)
+        config = SimpleNamespace(stash={GUARD_KEY: guard})
+        start_finishing(SimpleNamespace(config=config))  # type: ignore[arg-type]
+        assert guard.finishing and calls == expected
